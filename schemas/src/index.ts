@@ -1,0 +1,3 @@
+export * from "./generated/types.ts";
+export { avroSchemas } from "./generated/avro-schemas.ts";
+export { avroType, isKnownType, validateRecord, type SchemaGroup, type SchemaIssue, type TypeName } from "./validate.ts";
