@@ -1,0 +1,69 @@
+/**
+ * Launcher configuration from environment variables, validated: every bad value is a clear error.
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface StackConfig {
+  /** Where the native stack keeps broker logs, registry output and pid files. */
+  dataDir: string;
+  /** Where downloaded JVM artifacts are cached, outside the repository. */
+  cacheDir: string;
+  kafkaPort: number;
+  controllerPort: number;
+  registryPort: number;
+  kafkaVersion: string;
+  apicurioVersion: string;
+  /** Set when the operator points the project at an existing cluster. */
+  externalBrokers: string | undefined;
+  externalRegistryUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export const repoRoot = resolve(new URL("../..", import.meta.url).pathname);
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1024 || value > 65535) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a port number between 1024 and 65535`);
+  }
+  return value;
+}
+
+function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
+  const externalBrokers = nonEmpty(env, "KAFKA_BROKERS");
+  const externalRegistryUrl = nonEmpty(env, "SCHEMA_REGISTRY_URL");
+  if (externalBrokers !== undefined) {
+    for (const broker of externalBrokers.split(",")) {
+      if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) throw new ConfigError(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
+    }
+    if (externalRegistryUrl === undefined) throw new ConfigError("KAFKA_BROKERS is set but SCHEMA_REGISTRY_URL is not: set both to use an existing cluster");
+  }
+  if (externalRegistryUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(externalRegistryUrl)) {
+    throw new ConfigError(`SCHEMA_REGISTRY_URL=${JSON.stringify(externalRegistryUrl)} is not an http(s) URL`);
+  }
+  const config: StackConfig = {
+    dataDir: resolve(nonEmpty(env, "A2A_LEDGER_DATA_DIR") ?? join(repoRoot, ".a2a-ledger")),
+    cacheDir: resolve(nonEmpty(env, "A2A_LEDGER_CACHE_DIR") ?? join(homedir(), ".cache", "a2a-ledger")),
+    kafkaPort: port(env, "A2A_LEDGER_KAFKA_PORT", 19092),
+    controllerPort: port(env, "A2A_LEDGER_KAFKA_CONTROLLER_PORT", 19093),
+    registryPort: port(env, "A2A_LEDGER_REGISTRY_PORT", 18081),
+    kafkaVersion: nonEmpty(env, "A2A_LEDGER_KAFKA_VERSION") ?? "4.1.2",
+    apicurioVersion: nonEmpty(env, "A2A_LEDGER_APICURIO_VERSION") ?? "3.3.3",
+    externalBrokers,
+    externalRegistryUrl,
+  };
+  const ports = [config.kafkaPort, config.controllerPort, config.registryPort];
+  if (new Set(ports).size !== ports.length) throw new ConfigError(`the Kafka, controller and registry ports must differ (got ${ports.join(", ")})`);
+  return config;
+}

@@ -1,0 +1,40 @@
+/**
+ * Real readiness: the broker answers a metadata request through the admin client, and the registry
+ * answers its Confluent-compatible API. Bounded waits only.
+ */
+import kafkajs from "kafkajs";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, onTimeout: () => string = () => ""): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} was not ready after ${Math.round(timeoutMs / 1000)} s.\n${onTimeout()}`);
+    await sleep(500);
+  }
+}
+
+export async function brokerAnswers(brokers: string): Promise<boolean> {
+  const kafka = new kafkajs.Kafka({
+    clientId: "a2a-ledger-readiness",
+    brokers: brokers.split(","),
+    connectionTimeout: 2_000,
+    requestTimeout: 5_000,
+    retry: { retries: 0 },
+    logLevel: kafkajs.logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0 && cluster.controller !== null;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+export async function registryAnswers(url: string): Promise<boolean> {
+  const response = await fetch(`${url}/subjects`, { signal: AbortSignal.timeout(5_000) });
+  return response.ok && Array.isArray(await response.json());
+}

@@ -1,0 +1,28 @@
+/**
+ * The one place that builds kafkajs clients, so that a swap of Kafka library stays local.
+ */
+import kafkajs from "kafkajs";
+
+export type { Admin, Consumer, Kafka, Producer, RecordMetadata, Transaction } from "kafkajs";
+export const { CompressionTypes, logLevel } = kafkajs;
+
+export interface KafkaOptions {
+  brokers: string;
+  clientId: string;
+  /** kafkajs log level; warnings and errors by default. */
+  logLevel?: kafkajs.logLevel;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  retries?: number;
+}
+
+export function createKafka(options: KafkaOptions): kafkajs.Kafka {
+  return new kafkajs.Kafka({
+    clientId: options.clientId,
+    brokers: options.brokers.split(",").map((b) => b.trim()),
+    logLevel: options.logLevel ?? kafkajs.logLevel.WARN,
+    connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    retry: { retries: options.retries ?? 5 },
+  });
+}

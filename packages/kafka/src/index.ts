@@ -1,0 +1,3 @@
+export * from "./client.ts";
+export * from "./topics.ts";
+export * from "./endpoints.ts";

@@ -1,0 +1,100 @@
+/**
+ * Topics as code (DESIGN §3): names, partition counts, cleanup policies and retention, applied
+ * idempotently at start. An existing topic whose settings conflict is a startup error.
+ */
+import type { Admin } from "kafkajs";
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  /** Topic-level configs that must hold; compared against an existing topic. */
+  configs: Record<string, string>;
+  purpose: string;
+}
+
+const forever = "-1";
+const days = (n: number) => String(n * 24 * 60 * 60 * 1000);
+
+export const topicNames = {
+  observations: "a2a.observations.v1",
+  decisions: "a2a.decisions.v1",
+  commands: "a2a.commands.v1",
+  capabilities: "a2a.capabilities.v1",
+  changelog: "a2a.reconciler.changelog.v1",
+  dlq: "a2a.observations.dlq.v1",
+} as const;
+
+/** Observations, decisions, commands and the changelog are co-partitioned by correlationId. */
+export const correlationPartitions = 6;
+
+export const topics: readonly TopicSpec[] = [
+  { name: topicNames.observations, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what every observer saw; the source of truth, kept for replay" },
+  { name: topicNames.decisions, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
+  { name: topicNames.commands, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
+  { name: topicNames.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
+  { name: topicNames.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact" }, purpose: "reconciler state per correlation, restored on assignment" },
+  { name: topicNames.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
+];
+
+export interface TopicConflict {
+  topic: string;
+  setting: string;
+  expected: string;
+  actual: string;
+}
+
+export class TopicConflictError extends Error {
+  override name = "TopicConflictError";
+  constructor(readonly conflicts: TopicConflict[]) {
+    super(
+      `Existing topics conflict with the settings in code:\n${conflicts
+        .map((c) => `  ${c.topic}: ${c.setting} is ${c.actual}, expected ${c.expected}`)
+        .join("\n")}\nFix or delete these topics (data loss!) and start again; nothing was changed.`,
+    );
+  }
+}
+
+export interface EnsureResult {
+  created: string[];
+  existing: string[];
+}
+
+const CONFIG_RESOURCE_TOPIC = 2;
+
+/** Creates missing topics and verifies existing ones. Throws TopicConflictError before creating anything when one conflicts. */
+export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = topics): Promise<EnsureResult> {
+  const present = new Set(await admin.listTopics());
+  const existing = specs.filter((s) => present.has(s.name));
+  const conflicts: TopicConflict[] = [];
+  if (existing.length > 0) {
+    const metadata = await admin.fetchTopicMetadata({ topics: existing.map((s) => s.name) });
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: existing.map((s) => ({ type: CONFIG_RESOURCE_TOPIC, name: s.name, configNames: Object.keys(s.configs) })),
+    });
+    for (const spec of existing) {
+      const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions.length ?? 0;
+      if (partitions !== spec.partitions) conflicts.push({ topic: spec.name, setting: "partitions", expected: String(spec.partitions), actual: String(partitions) });
+      const entries = described.resources.find((r) => r.resourceName === spec.name)?.configEntries ?? [];
+      for (const [key, expected] of Object.entries(spec.configs)) {
+        const actual = entries.find((e) => e.configName === key)?.configValue ?? "(unset)";
+        if (actual !== expected) conflicts.push({ topic: spec.name, setting: key, expected, actual });
+      }
+    }
+  }
+  if (conflicts.length > 0) throw new TopicConflictError(conflicts);
+  const missing = specs.filter((s) => !present.has(s.name));
+  if (missing.length > 0) {
+    const brokers = (await admin.describeCluster()).brokers.length;
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((s) => ({
+        topic: s.name,
+        numPartitions: s.partitions,
+        replicationFactor: Math.min(3, brokers),
+        configEntries: Object.entries(s.configs).map(([name, value]) => ({ name, value })),
+      })),
+    });
+  }
+  return { created: missing.map((s) => s.name), existing: existing.map((s) => s.name) };
+}

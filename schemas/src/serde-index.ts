@@ -1,0 +1,2 @@
+export { Serde, schemaIdOf, WireFormatError, type Decoded, type LedgerRecord } from "./serde.ts";
+export { checkCompatibility, getSubjectCompatibility, setSubjectCompatibility, type Compatibility, type CompatibilityVerdict } from "./registry-admin.ts";

@@ -1,0 +1,95 @@
+/**
+ * Avro serde in the Confluent wire format (magic byte 0, 4-byte schema id, Avro binary) on
+ * @kafkajs/confluent-schema-registry. Registers the catalogue with BACKWARD compatibility per subject,
+ * encodes a typed event by its `type`, and decodes any record back into its typed form.
+ */
+import registryPkg from "@kafkajs/confluent-schema-registry";
+import type { Decision, Observation, StateRecord } from "./generated/types.ts";
+import { setSubjectCompatibility } from "./registry-admin.ts";
+import { catalogue, namespace, type SubjectSchema } from "./subjects.ts";
+import type { SchemaGroup } from "./validate.ts";
+
+const { SchemaRegistry, SchemaType } = registryPkg;
+
+export type LedgerRecord = Observation | Decision | StateRecord;
+
+export interface Decoded {
+  schemaId: number;
+  typeName: string;
+  group: SchemaGroup;
+  record: LedgerRecord;
+}
+
+export class WireFormatError extends Error {
+  override name = "WireFormatError";
+}
+
+/** The schema id of a Confluent-framed record, or a WireFormatError. */
+export function schemaIdOf(buffer: Buffer): number {
+  if (buffer.length < 5 || buffer[0] !== 0) throw new WireFormatError("not a Confluent wire-format record (magic byte 0 and a schema id expected)");
+  return buffer.readInt32BE(1);
+}
+
+export class Serde {
+  private readonly registry: InstanceType<typeof SchemaRegistry>;
+  private readonly ids = new Map<string, number>();
+  private readonly types = new Map<number, { typeName: string; group: SchemaGroup }>();
+  private readonly bySubjectName: Map<string, SubjectSchema>;
+
+  constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue()) {
+    this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 3 } });
+    this.bySubjectName = new Map(schemas.map((s) => [s.typeName, s]));
+  }
+
+  /** Sets BACKWARD on each subject and registers (or finds) its schema; idempotent. */
+  async registerAll(): Promise<Map<string, number>> {
+    for (const entry of this.schemas) {
+      await setSubjectCompatibility(this.registryUrl, entry.subject, "BACKWARD");
+      const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: entry.schema }, { subject: entry.subject });
+      this.ids.set(entry.typeName, id);
+      this.types.set(id, { typeName: entry.typeName, group: entry.group });
+    }
+    return new Map(this.ids);
+  }
+
+  private async idOf(typeName: string): Promise<number> {
+    const known = this.ids.get(typeName);
+    if (known !== undefined) return known;
+    const entry = this.bySubjectName.get(typeName);
+    if (entry === undefined) throw new Error(`no schema for event type ${JSON.stringify(typeName)}`);
+    const id = await this.registry.getRegistryIdBySchema(entry.subject, { type: SchemaType.AVRO, schema: entry.schema });
+    this.ids.set(typeName, id);
+    this.types.set(id, { typeName, group: entry.group });
+    return id;
+  }
+
+  async encode(record: LedgerRecord): Promise<Buffer> {
+    const { type, ...fields } = record;
+    return this.registry.encode(await this.idOf(type), fields);
+  }
+
+  async decode(buffer: Buffer): Promise<Decoded> {
+    const schemaId = schemaIdOf(buffer);
+    const value = (await this.registry.decode(buffer)) as Record<string, unknown>;
+    let known = this.types.get(schemaId);
+    if (known === undefined) {
+      const schema = (await this.registry.getSchema(schemaId)) as { name?: string };
+      const fullName = schema.name ?? "";
+      const typeName = fullName.startsWith(`${namespace}.`) ? fullName.slice(namespace.length + 1) : fullName;
+      const entry = this.bySubjectName.get(typeName);
+      if (entry === undefined) throw new WireFormatError(`schema id ${schemaId} is ${fullName || "not a named record"}, not an event of this catalogue`);
+      known = { typeName, group: entry.group };
+      this.types.set(schemaId, known);
+    }
+    return { schemaId, typeName: known.typeName, group: known.group, record: toPlain({ type: known.typeName, ...value }) as LedgerRecord };
+  }
+}
+
+/** avsc decodes records into class instances; events travel as plain objects. */
+function toPlain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (value !== null && typeof value === "object" && !Buffer.isBuffer(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)]));
+  }
+  return value;
+}
