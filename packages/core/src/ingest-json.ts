@@ -1,0 +1,249 @@
+/**
+ * Ingest JSON → Observation. The input is one JSON object shaped like the Avro record plus `type`.
+ * Lenient where the wire is (times as epoch ms or ISO-8601; task states in any spelling; `via` in
+ * kebab-case; the card as an object or JSON text; part `mimeType` for `mediaType`; defaults filled),
+ * strict everywhere else: unknown types and fields, missing fields and wrong types are issues with paths.
+ * The Avro schema (validateRecord) is the final gate. Shared by the replay CLI and the HTTP ingest.
+ *
+ * cardHash: computed when absent; when present it must equal the computed hash (lower-case hex) — a
+ * mismatch is an issue, because the hash is the card's identity in the capability table.
+ */
+import { avroSchemas, isKnownType, validateRecord, type Observation, type ObservationType, type TaskState } from "@a2a-ledger/schemas";
+import { cardHash } from "./card-hash.ts";
+import { normalizeTaskState } from "./task-state.ts";
+import { toEpochMillis } from "./timestamp.ts";
+
+export interface IngestIssue {
+  /** Path in the input, e.g. `parts[0].mediaType`; empty for the whole object. */
+  path: string;
+  message: string;
+}
+
+export type IngestResult = { ok: true; observation: Observation } | { ok: false; issues: IngestIssue[] };
+
+export interface IngestOptions {
+  /** Deepest nesting accepted anywhere in the input (cards included). Default 32. */
+  maxDepth?: number;
+}
+
+interface AvroField {
+  name: string;
+  type: unknown;
+  default?: unknown;
+}
+
+const channels: Readonly<Record<string, string>> = {
+  "send-response": "SEND_RESPONSE",
+  get: "GET",
+  stream: "STREAM",
+  push: "PUSH",
+  other: "OTHER",
+  SEND_RESPONSE: "SEND_RESPONSE",
+  GET: "GET",
+  STREAM: "STREAM",
+  PUSH: "PUSH",
+  OTHER: "OTHER",
+};
+
+const partKinds = new Set(["TEXT", "RAW", "URL", "DATA", "OTHER"]);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const join = (path: string, key: string | number): string => (typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`);
+
+/** The path of the first place deeper than `max`, or null. Stops descending at the limit. */
+function tooDeep(value: unknown, max: number, path = "", depth = 1): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  if (depth > max) return path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = tooDeep(value[i], max, join(path, i), depth + 1);
+      if (p !== null) return p;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    const p = tooDeep((value as Record<string, unknown>)[key], max, join(path, key), depth + 1);
+    if (p !== null) return p;
+  }
+  return null;
+}
+
+function isNullable(field: AvroField): boolean {
+  return Array.isArray(field.type) && field.type.includes("null");
+}
+
+function state(value: unknown, path: string, issues: IngestIssue[]): TaskState | undefined {
+  if (typeof value !== "string") {
+    issues.push({ path, message: "expected a task state string (v1.0 or v0.3 spelling)" });
+    return undefined;
+  }
+  const s = normalizeTaskState(value);
+  if (s === null) issues.push({ path, message: `unknown task state ${JSON.stringify(value)}` });
+  return s ?? undefined;
+}
+
+function states(value: unknown, path: string, issues: IngestIssue[]): unknown {
+  if (!Array.isArray(value)) return value; // the schema gate reports the type
+  return value.map((v, i) => state(v, join(path, i), issues) ?? v);
+}
+
+function parts(value: unknown, path: string, issues: IngestIssue[]): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((part, i) => {
+    if (!isRecord(part)) return part;
+    const { mimeType, ...rest } = part;
+    const out: Record<string, unknown> = { ...rest };
+    if (mimeType !== undefined) {
+      if (rest["mediaType"] !== undefined) issues.push({ path: join(join(path, i), "mimeType"), message: "give mediaType or its v0.3 name mimeType, not both" });
+      else out["mediaType"] = mimeType;
+    }
+    if (out["mediaType"] === undefined) out["mediaType"] = null;
+    if (typeof out["kind"] === "string" && partKinds.has(out["kind"].toUpperCase())) out["kind"] = out["kind"].toUpperCase();
+    return out;
+  });
+}
+
+function canaries(value: unknown, path: string, issues: IngestIssue[]): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((c, i) => {
+    if (!isRecord(c) || c["state"] === undefined) return c;
+    return { ...c, state: state(c["state"], join(join(path, i), "state"), issues) ?? c["state"] };
+  });
+}
+
+function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: number): { text: string; hash: string } | undefined {
+  const raw = input["card"];
+  let parsed: unknown;
+  let text: string;
+  if (typeof raw === "string") {
+    try {
+      parsed = JSON.parse(raw);
+    } catch (e) {
+      issues.push({ path: "card", message: `card is not JSON text: ${(e as Error).message}` });
+      return undefined;
+    }
+    text = raw;
+  } else {
+    parsed = raw;
+    text = JSON.stringify(raw);
+  }
+  if (!isRecord(parsed)) {
+    issues.push({ path: "card", message: "expected the Agent Card as a JSON object (or its JSON text)" });
+    return undefined;
+  }
+  const deep = tooDeep(parsed, maxDepth);
+  if (deep !== null) {
+    issues.push({ path: join("card", deep), message: `nested deeper than ${maxDepth} levels` });
+    return undefined;
+  }
+  return { text, hash: cardHash(parsed) };
+}
+
+/** Parses one ingest-JSON value (already JSON-parsed) into an Observation. */
+export function parseObservation(input: unknown, options: IngestOptions = {}): IngestResult {
+  const maxDepth = options.maxDepth ?? 32;
+  if (!isRecord(input)) {
+    const got = Array.isArray(input) ? "an array" : input === null ? "null" : typeof input;
+    return { ok: false, issues: [{ path: "", message: `expected one observation as a JSON object, got ${got}` }] };
+  }
+  const type = input["type"];
+  if (type === undefined) return { ok: false, issues: [{ path: "type", message: "missing (one of the observation types)" }] };
+  if (!isKnownType("observations", type)) {
+    return { ok: false, issues: [{ path: "type", message: `unknown observation type ${JSON.stringify(type)}; expected one of ${Object.keys(avroSchemas.observations).join(", ")}` }] };
+  }
+  const deep = tooDeep(input, maxDepth + 1);
+  if (deep !== null && !deep.startsWith("card")) return { ok: false, issues: [{ path: deep, message: `nested deeper than ${maxDepth} levels` }] };
+
+  const fields = (avroSchemas.observations[type as ObservationType] as { fields: readonly AvroField[] }).fields;
+  const declared = new Set(fields.map((f) => f.name));
+  const issues: IngestIssue[] = [];
+  for (const key of Object.keys(input)) if (key !== "type" && !declared.has(key)) issues.push({ path: key, message: "unknown field" });
+
+  const record: Record<string, unknown> = {};
+  for (const field of fields) {
+    const name = field.name;
+    const value = input[name];
+    if (type === "AgentCardObserved" && (name === "card" || name === "cardHash")) continue;
+    if (name === "rawState") continue;
+    if (value === undefined) {
+      if ("default" in field) record[name] = Array.isArray(field.default) ? [] : field.default;
+      else issues.push({ path: name, message: "missing" });
+      continue;
+    }
+    if (value === null && isNullable(field)) {
+      record[name] = null;
+      continue;
+    }
+    switch (name) {
+      case "occurredAt":
+      case "cardFetchedAt": {
+        const t = toEpochMillis(value);
+        if (t.ok) record[name] = t.value;
+        else issues.push({ path: name, message: t.message });
+        break;
+      }
+      case "state":
+        record[name] = state(value, name, issues);
+        break;
+      case "statesObserved":
+      case "reobservable":
+        record[name] = states(value, name, issues);
+        break;
+      case "parkedCanaries":
+        record[name] = canaries(value, name, issues);
+        break;
+      case "parts":
+        record[name] = parts(value, name, issues);
+        break;
+      case "via":
+        if (typeof value === "string" && Object.hasOwn(channels, value)) record[name] = channels[value];
+        else issues.push({ path: name, message: `expected one of send-response, get, stream, push (or ${Object.values(channels).slice(5).join(", ")}), got ${JSON.stringify(value)}` });
+        break;
+      case "errorCode":
+        record[name] = typeof value === "number" ? String(value) : value;
+        break;
+      default:
+        record[name] = value;
+    }
+  }
+  if (type === "TaskStateObserved") {
+    const raw = input["rawState"];
+    record["rawState"] = raw === undefined ? input["state"] : raw;
+  }
+  if (type === "AgentCardObserved") {
+    if (input["card"] === undefined) issues.push({ path: "card", message: "missing" });
+    else {
+      const c = card(input, issues, maxDepth);
+      if (c !== undefined) {
+        record["card"] = c.text;
+        const given = input["cardHash"];
+        if (given === undefined || given === null) record["cardHash"] = c.hash;
+        else if (typeof given !== "string") issues.push({ path: "cardHash", message: "expected a sha256 hex string" });
+        else if (given.toLowerCase() !== c.hash) issues.push({ path: "cardHash", message: `does not match the card: its RFC 8785 sha256 is ${c.hash}` });
+        else record["cardHash"] = c.hash;
+      }
+    }
+  }
+
+  // Avro is the final gate; it reports what the steps above let through, without repeating their issues.
+  const ordered: Record<string, unknown> = {};
+  for (const f of fields) if (record[f.name] !== undefined) ordered[f.name] = record[f.name];
+  const reported = issues.map((i) => i.path);
+  const covered = (path: string): boolean => reported.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`));
+  for (const issue of validateRecord("observations", type, ordered)) {
+    if (!covered(issue.path)) issues.push(issue);
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, observation: { type, ...ordered } as Observation };
+}
+
+/** Parses one ingest-JSON text. */
+export function parseObservationJson(text: string, options: IngestOptions = {}): IngestResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, issues: [{ path: "", message: `invalid JSON: ${(e as Error).message}` }] };
+  }
+  return parseObservation(value, options);
+}

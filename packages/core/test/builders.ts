@@ -1,0 +1,57 @@
+/** Builders for observations in tests: ingest-JSON in, parsed (and thereby schema-checked) Observation out. */
+import type { Observation, TaskState } from "@a2a-ledger/schemas";
+import { lifecycleExtensionUri } from "../src/card.ts";
+import { parseObservation } from "../src/ingest-json.ts";
+
+export interface CardSpec {
+  org: string;
+  states?: string[];
+  taskStore?: "durable" | "ephemeral";
+  skills?: { id: string; outputModes?: string[] }[];
+  defaultOutputModes?: string[];
+  version?: string;
+}
+
+export function agentCard(spec: CardSpec): Record<string, unknown> {
+  return {
+    name: `${spec.org} agent`,
+    version: spec.version ?? "1.0.0",
+    provider: { organization: spec.org, url: `https://${spec.org.toLowerCase()}.example` },
+    capabilities: {
+      streaming: true,
+      extensions: spec.states ? [{ uri: lifecycleExtensionUri, params: { states: spec.states, taskStore: spec.taskStore ?? "ephemeral" } }] : [],
+    },
+    defaultOutputModes: spec.defaultOutputModes ?? ["text/plain"],
+    skills: (spec.skills ?? [{ id: "summarize" }]).map((s) => ({ id: s.id, name: s.id, ...(s.outputModes ? { outputModes: s.outputModes } : {}) })),
+  };
+}
+
+export function parsed(input: Record<string, unknown>): Observation {
+  const r = parseObservation(input);
+  if (!r.ok) throw new Error(`bad test observation ${JSON.stringify(input)}: ${JSON.stringify(r.issues)}`);
+  return r.observation;
+}
+
+/** A log writer with deterministic event ids (`<prefix>1`, `<prefix>2`, …). */
+export function events(prefix = "e") {
+  let n = 0;
+  const id = () => `${prefix}${++n}`;
+  return {
+    card: (workerId: string, card: Record<string, unknown>, o: { at: number; corr?: string; maxAge?: number | null; observer?: string }) =>
+      parsed({ type: "AgentCardObserved", eventId: id(), correlationId: o.corr ?? `probe-${workerId}`, occurredAt: o.at, observer: o.observer ?? "dispatcher", workerId, cardUrl: `https://${workerId}.example/.well-known/agent-card.json`, card, cacheMaxAgeSeconds: o.maxAge ?? null }),
+    probe: (
+      workerId: string,
+      cardHash: string,
+      o: { at: number; corr?: string; states: TaskState[]; reobservable?: TaskState[]; modes: string[]; durable?: boolean | null; canaries?: { serverTaskId: string; state: string }[]; skillId?: string },
+    ) =>
+      parsed({ type: "ProbeCompleted", eventId: id(), correlationId: o.corr ?? `probe-${workerId}`, occurredAt: o.at, observer: "dispatcher", workerId, cardHash, skillId: o.skillId ?? "summarize", statesObserved: o.states, reobservable: o.reobservable ?? o.states, emittedModes: o.modes, durable: o.durable ?? null, parkedCanaries: o.canaries ?? [] }),
+    dispatch: (corr: string, workerId: string, o: { at: number; accepted?: string[]; skillId?: string | null; attempt?: number; messageId?: string; cardHash?: string; cardFetchedAt?: number; observer?: string }) =>
+      parsed({ type: "TaskDispatched", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, skillId: o.skillId === undefined ? "summarize" : o.skillId, messageId: o.messageId ?? `${corr}-m${o.attempt ?? 1}`, acceptedOutputModes: o.accepted ?? [], ...(o.cardHash ? { cardHash: o.cardHash } : {}), ...(o.cardFetchedAt !== undefined ? { cardFetchedAt: o.cardFetchedAt } : {}), attempt: o.attempt ?? 1 }),
+    state: (corr: string, workerId: string, serverTaskId: string, state: string, o: { at: number; observer?: string; via?: string }) =>
+      parsed({ type: "TaskStateObserved", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, state, via: o.via ?? "get" }),
+    notFound: (corr: string, workerId: string, serverTaskId: string, o: { at: number; observer?: string }) =>
+      parsed({ type: "TaskNotFoundObserved", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, method: "GetTask", errorCode: "-32001" }),
+    artifact: (corr: string, workerId: string, serverTaskId: string, o: { at: number; name?: string | null; artifactId?: string; mediaTypes: string[]; observer?: string }) =>
+      parsed({ type: "ArtifactEmitted", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, artifactId: o.artifactId ?? `${serverTaskId}-a`, name: o.name === undefined ? "summary" : o.name, parts: o.mediaTypes.map((m) => ({ kind: "TEXT", mediaType: m, sizeBytes: 10 })) }),
+  };
+}
