@@ -1,0 +1,42 @@
+/**
+ * a2a-ledger: dispatches `a2a-ledger <command> …` to src/commands/<command>.ts.
+ * To add a command, add a module exporting `command: Command` and one line to `commands` below.
+ */
+import type { Command } from "./command.ts";
+import { exitCodes, processIo, UsageError, type Io } from "./io.ts";
+
+const commands: Record<string, () => Promise<{ command: Command }>> = {
+  replay: () => import("./commands/replay.ts"),
+};
+
+async function help(io: Io): Promise<void> {
+  const lines = ["usage: a2a-ledger <command> [options]", "", "commands:"];
+  for (const load of Object.values(commands)) {
+    const { command } = await load();
+    lines.push(`  ${command.name.padEnd(10)} ${command.summary}`);
+  }
+  io.stdout(`${lines.join("\n")}\n`);
+}
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    await help(io);
+    return name === undefined ? exitCodes.usage : exitCodes.ok;
+  }
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (load === undefined) {
+    io.stderr(`a2a-ledger: unknown command ${JSON.stringify(name)}; try a2a-ledger help\n`);
+    return exitCodes.usage;
+  }
+  const { command } = await load();
+  try {
+    return await command.run(args, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`a2a-ledger ${command.name}: ${e.message}\n`);
+      return exitCodes.usage;
+    }
+    throw e;
+  }
+}
