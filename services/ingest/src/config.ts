@@ -1,0 +1,113 @@
+/**
+ * Service configuration from environment variables, validated: each bad value is one clear message,
+ * and all of them are reported together.
+ */
+import { endpointsFromEnv, topicNames } from "@a2a-ledger/kafka";
+
+export interface IngestConfig {
+  host: string;
+  port: number;
+  brokers: string;
+  registryUrl: string;
+  topic: string;
+  /** Largest request body in bytes. */
+  maxBodyBytes: number;
+  /** Most events in one request. */
+  maxEvents: number;
+  /** Largest encoded event in bytes; stays under the broker's max.message.bytes. */
+  maxRecordBytes: number;
+  /** Deepest JSON nesting accepted inside an event. */
+  maxDepth: number;
+  /** How long a batch may wait for Kafka's acknowledgement before the answer is 503. */
+  produceTimeoutMs: number;
+  /** Most records waiting for Kafka at once; beyond it new batches get 503 at once. */
+  maxQueuedRecords: number;
+  retryAfterSeconds: number;
+  /** Bearer tokens; empty means no authentication. Never logged. */
+  tokens: string[];
+  /** How long shutdown waits for in-flight batches. */
+  shutdownGraceMs: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export class IngestConfigError extends Error {
+  override name = "IngestConfigError";
+  constructor(readonly problems: string[]) {
+    super(`Invalid ingest configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export const configDefaults = {
+  host: "127.0.0.1",
+  port: 18090,
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxEvents: 5_000,
+  maxRecordBytes: 1_000_000,
+  maxDepth: 32,
+  produceTimeoutMs: 10_000,
+  maxQueuedRecords: 50_000,
+  retryAfterSeconds: 5,
+  shutdownGraceMs: 15_000,
+  logLevel: "info",
+} as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw === undefined || raw === "" ? undefined : raw;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const host = text("INGEST_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`INGEST_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+
+  const endpoints = endpointsFromEnv(env);
+  for (const broker of endpoints.brokers.split(",")) {
+    if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
+  }
+  if (!/^https?:\/\/\S+$/.test(endpoints.registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(endpoints.registryUrl)} is not an http(s) URL`);
+
+  const topic = text("INGEST_TOPIC") ?? topicNames.observations;
+  if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);
+
+  const tokensRaw = env.INGEST_TOKENS;
+  const tokens = (tokensRaw ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
+  // The value itself is never echoed: it is a secret.
+  if (tokens.some((t) => t.length < 16 || /\s/.test(t))) problems.push("INGEST_TOKENS must be a comma-separated list of tokens of at least 16 characters without whitespace (value not shown)");
+
+  const logLevel = (text("INGEST_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
+  if (!logLevels.includes(logLevel)) problems.push(`INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+
+  const config: IngestConfig = {
+    host,
+    port: int("INGEST_PORT", configDefaults.port, 0, 65535),
+    brokers: endpoints.brokers,
+    registryUrl: endpoints.registryUrl,
+    topic,
+    maxBodyBytes: int("INGEST_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
+    maxEvents: int("INGEST_MAX_EVENTS", configDefaults.maxEvents, 1, 1_000_000),
+    maxRecordBytes: int("INGEST_MAX_RECORD_BYTES", configDefaults.maxRecordBytes, 1024, 100 * 1024 * 1024),
+    maxDepth: int("INGEST_MAX_DEPTH", configDefaults.maxDepth, 2, 1000),
+    produceTimeoutMs: int("INGEST_PRODUCE_TIMEOUT_MS", configDefaults.produceTimeoutMs, 100, 600_000),
+    maxQueuedRecords: int("INGEST_MAX_QUEUED_RECORDS", configDefaults.maxQueuedRecords, 1, 10_000_000),
+    retryAfterSeconds: int("INGEST_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
+    tokens,
+    shutdownGraceMs: int("INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
+    logLevel,
+  };
+  if (config.maxQueuedRecords < config.maxEvents) problems.push(`INGEST_MAX_QUEUED_RECORDS (${config.maxQueuedRecords}) must be at least INGEST_MAX_EVENTS (${config.maxEvents}), or no full batch could ever be queued`);
+  if (problems.length > 0) throw new IngestConfigError(problems);
+  return config;
+}

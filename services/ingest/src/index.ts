@@ -1,0 +1,9 @@
+/** @a2a-ledger/ingest — the observation API on Kafka. */
+export { buildServer, type ServerConfig, type ServerDeps } from "./server.ts";
+export { createIngestApp, type IngestApp, type IngestAppOptions } from "./app.ts";
+export { loadConfig, configDefaults, IngestConfigError, type IngestConfig } from "./config.ts";
+export { errorCatalogue, errorCodes, IngestError, type ErrorBody, type ErrorCode, type ErrorDetail } from "./errors.ts";
+export { KafkaSink, type KafkaSinkOptions, type ObservationSink, type OutgoingRecord } from "./kafka-sink.ts";
+export { openApiDocument } from "./openapi.ts";
+export { observationJsonSchemas } from "./json-schema.ts";
+export { partitionOf } from "./partition.ts";

@@ -1,0 +1,157 @@
+/**
+ * The ingest HTTP API on fastify. `buildServer(deps)` wires the routes to a sink and an encoder so
+ * that tests can build as many servers as they need; `main.ts` builds the real ones.
+ */
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import { tokenCheck } from "./auth.ts";
+import { bodyFormatOf, eventsOf } from "./body.ts";
+import type { IngestConfig } from "./config.ts";
+import { docsPage } from "./docs-page.ts";
+import { encodeBatch, type Encoder } from "./encode-batch.ts";
+import { IngestError, isIngestError, type ErrorCode } from "./errors.ts";
+import type { ObservationSink } from "./kafka-sink.ts";
+import { createMetrics, type IngestMetrics } from "./metrics.ts";
+import { openApiDocument } from "./openapi.ts";
+import { validateBatch } from "./validate-batch.ts";
+
+export type ServerConfig = Pick<
+  IngestConfig,
+  "maxBodyBytes" | "maxEvents" | "maxRecordBytes" | "maxDepth" | "retryAfterSeconds" | "tokens" | "shutdownGraceMs" | "logLevel"
+>;
+
+export interface ServerDeps {
+  config: ServerConfig;
+  sink: ObservationSink;
+  encoder: Encoder;
+  /** Whether the schema registry answers; /readyz asks it. */
+  registryReachable: (timeoutMs: number) => Promise<boolean>;
+  metrics?: IngestMetrics;
+  /** fastify logger option; defaults to JSON logs at config.logLevel. */
+  logger?: FastifyServerOptions["logger"];
+}
+
+const readinessTimeoutMs = 2_000;
+
+/** Fastify's own error codes → the catalogue. */
+const fastifyCodes: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "INGEST_BODY_TOO_LARGE",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "INGEST_UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "INGEST_BAD_REQUEST",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "INGEST_MALFORMED_BODY",
+  FST_ERR_CTP_INVALID_JSON_BODY: "INGEST_MALFORMED_BODY",
+};
+
+function toIngestError(error: FastifyError | Error): IngestError {
+  if (isIngestError(error)) return error;
+  const code = "code" in error && typeof error.code === "string" ? fastifyCodes[error.code] : undefined;
+  if (code !== undefined) return new IngestError(code);
+  const status = "statusCode" in error && typeof error.statusCode === "number" ? error.statusCode : 500;
+  if (status === 413) return new IngestError("INGEST_BODY_TOO_LARGE");
+  if (status === 415) return new IngestError("INGEST_UNSUPPORTED_MEDIA_TYPE");
+  if (status >= 400 && status < 500) return new IngestError("INGEST_BAD_REQUEST", error.message.slice(0, 300));
+  return new IngestError("INGEST_INTERNAL");
+}
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const { config, sink, encoder } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  const tokens = tokenCheck(config.tokens);
+  const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents });
+  const openapiText = JSON.stringify(openapi);
+  const docs = docsPage(openapi);
+  let closing = false;
+
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel, redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" } },
+    bodyLimit: config.maxBodyBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: false,
+    forceCloseConnections: "idle",
+  });
+
+  // Bodies are read as bytes and decoded here: the UTF-8 check, the media types and every error answer
+  // stay under this service's control.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    if (closing) throw new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, config.retryAfterSeconds);
+  });
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onClose", async () => {
+    await sink.close(config.shutdownGraceMs);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
+  });
+
+  app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const ingestError = toIngestError(error);
+    if (ingestError.status >= 500) request.log.error({ err: error, code: ingestError.code }, "request failed");
+    else request.log.info({ code: ingestError.code, status: ingestError.status }, "request rejected");
+    metrics.rejects.inc({ code: ingestError.code });
+    if (ingestError.retryAfterSeconds !== undefined) reply.header("retry-after", String(ingestError.retryAfterSeconds));
+    if (ingestError.code === "INGEST_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-ingest"');
+    return reply.code(ingestError.status).send(ingestError.body());
+  });
+  app.setNotFoundHandler((request) => {
+    throw new IngestError("INGEST_NOT_FOUND", `No route ${request.method} ${request.url.slice(0, 200)}`);
+  });
+
+  app.post(
+    "/v1/observations",
+    {
+      onRequest: async (request) => {
+        if (!tokens.allows(request.headers.authorization)) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
+        bodyFormatOf(request.headers["content-type"]);
+      },
+    },
+    async (request, reply) => {
+      const format = bodyFormatOf(request.headers["content-type"]);
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const values = eventsOf(body, format, config.maxEvents);
+      metrics.eventsReceived.inc(values.length);
+      const observations = validateBatch(values, config.maxDepth);
+      const records = await encodeBatch(encoder, observations, config.maxRecordBytes, config.retryAfterSeconds);
+      const stopTimer = metrics.produceSeconds.startTimer();
+      try {
+        await sink.publish(records);
+        stopTimer({ outcome: "acknowledged" });
+      } catch (e) {
+        stopTimer({ outcome: "failed" });
+        throw e;
+      }
+      metrics.eventsAccepted.inc(records.length);
+      metrics.batchSize.observe(records.length);
+      return reply.code(202).send({ accepted: records.length });
+    },
+  );
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+
+  app.get("/readyz", async (_request, reply) => {
+    const [kafka, registry] = await Promise.all([sink.kafkaReachable(readinessTimeoutMs), deps.registryReachable(readinessTimeoutMs)]);
+    const ready = kafka && registry && !closing;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", kafka, registry, closing });
+  });
+
+  app.get("/metrics", async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
+  });
+
+  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapiText));
+  app.get("/docs", async (_request, reply) => reply.type("text/html; charset=utf-8").send(docs));
+
+  return app;
+}
