@@ -1,0 +1,94 @@
+/**
+ * Test access to the real stack (found through endpointsFromEnv): throwaway topics, end offsets,
+ * a bounded reader, and servers wired to a topic.
+ */
+import { randomUUID } from "node:crypto";
+import { createKafka, endpointsFromEnv, type Admin, type Kafka } from "@a2a-ledger/kafka";
+import { Serde } from "@a2a-ledger/schemas/serde";
+import type { FastifyInstance } from "fastify";
+import { createIngestApp } from "../src/app.ts";
+import { configDefaults, type IngestConfig } from "../src/config.ts";
+
+export const endpoints = endpointsFromEnv();
+
+export function kafkaAt(brokers: string = endpoints.brokers): Kafka {
+  return createKafka({ brokers, clientId: `ingest-test-${randomUUID().slice(0, 8)}` });
+}
+
+export async function withAdmin<T>(kafka: Kafka, use: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return await use(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export async function createTopic(admin: Admin, prefix: string, partitions = 6): Promise<string> {
+  const topic = `test.ingest.${prefix}.${randomUUID().slice(0, 8)}`;
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }] });
+  return topic;
+}
+
+/** How many records the topic has ever held (sum of end offsets). */
+export async function endOffsetSum(admin: Admin, topic: string): Promise<number> {
+  const offsets = await admin.fetchTopicOffsets(topic);
+  return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+}
+
+export interface TopicRecord {
+  partition: number;
+  offset: number;
+  key: string;
+  value: Buffer;
+}
+
+/** Every record of the topic, read from the beginning until `count` arrived or `timeoutMs` passed. */
+export async function readTopic(kafka: Kafka, topic: string, count: number, timeoutMs = 30_000): Promise<TopicRecord[]> {
+  const consumer = kafka.consumer({ groupId: `ingest-test-${randomUUID()}`, maxWaitTimeInMs: 100 });
+  const records: TopicRecord[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      if (count === 0) resolve();
+      void consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          records.push({ partition, offset: Number(message.offset), key: message.key?.toString("utf8") ?? "", value: message.value ?? Buffer.alloc(0) });
+          if (records.length >= count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
+}
+
+export function testConfig(overrides: Partial<IngestConfig> = {}): IngestConfig {
+  return {
+    ...configDefaults,
+    brokers: endpoints.brokers,
+    registryUrl: endpoints.registryUrl,
+    topic: "unset",
+    tokens: [],
+    logLevel: "silent",
+    ...overrides,
+  };
+}
+
+export interface TestServer {
+  server: FastifyInstance;
+  serde: Serde;
+  close(): Promise<void>;
+}
+
+export function testServer(overrides: Partial<IngestConfig> = {}): TestServer {
+  const { server, serde } = createIngestApp(testConfig(overrides), { logger: false });
+  return { server, serde, close: () => server.close() };
+}
