@@ -95,7 +95,7 @@ export async function startKafka(config: StackConfig, timeoutMs = 120_000): Prom
     }
     startDetached(java.path, [...javaArgs(config, libs), "kafka.Kafka", dirs.properties], files);
   }
-  await waitUntil(`Kafka at ${brokers}`, () => brokerAnswers(brokers), timeoutMs, () => `${tail(files.logFile)}\n${tail(join(dirs.logs, "server.log"))}`);
+  await waitUntil(`Kafka at ${brokers}`, () => brokerAnswers(brokers), timeoutMs, () => `${tail(files.logFile)}\n${tail(join(dirs.logs, "server.log"))}`, () => runningPid(files) !== undefined);
   return brokers;
 }
 

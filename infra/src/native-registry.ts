@@ -36,8 +36,9 @@ export async function startRegistry(config: StackConfig, instance: RegistryInsta
     const args = [
       "-Xms64m", "-Xmx512m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
       `-Dquarkus.http.port=${instance.port}`, "-Dquarkus.http.host=127.0.0.1",
-      // The management interface would otherwise listen on every interface at 9000.
-      "-Dquarkus.management.enabled=false",
+      // Health and metrics (the management interface) would otherwise listen on every interface at 9000.
+      "-Dquarkus.management.host=127.0.0.1",
+      `-Dquarkus.management.port=${instance.port + 1}`,
       "-Dapicurio.storage.kind=kafkasql",
       `-Dapicurio.kafkasql.bootstrap.servers=${instance.brokers}`,
       `-Dapicurio.kafkasql.topic=${instance.journalTopic}`,
@@ -48,7 +49,7 @@ export async function startRegistry(config: StackConfig, instance: RegistryInsta
     ];
     startDetached(java.path, args, files, process.env, home);
   }
-  await waitUntil(`Apicurio Registry at ${url}`, () => registryAnswers(url), timeoutMs, () => tail(files.logFile));
+  await waitUntil(`Apicurio Registry at ${url}`, () => registryAnswers(url), timeoutMs, () => tail(files.logFile), () => runningPid(files) !== undefined);
   return url;
 }
 

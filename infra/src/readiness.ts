@@ -6,10 +6,12 @@ import kafkajs from "kafkajs";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, onTimeout: () => string = () => ""): Promise<void> {
+/** Polls `check` until it holds; fails early when `alive` says the process behind it has exited. */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, onTimeout: () => string = () => "", alive: () => boolean = () => true): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
+    if (!alive()) throw new Error(`${what} exited before it was ready.\n${onTimeout()}`);
     if (Date.now() > deadline) throw new Error(`${what} was not ready after ${Math.round(timeoutMs / 1000)} s.\n${onTimeout()}`);
     await sleep(500);
   }

@@ -16,6 +16,9 @@ export interface KafkaOptions {
   retries?: number;
 }
 
+// kafkajs 2's default partitioner is the Java-compatible murmur2 one; its notice says so on every producer.
+process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= "1";
+
 export function createKafka(options: KafkaOptions): kafkajs.Kafka {
   return new kafkajs.Kafka({
     clientId: options.clientId,

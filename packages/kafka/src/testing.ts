@@ -1,0 +1,56 @@
+/**
+ * Test helpers against a real broker: throwaway topics and bounded reads.
+ */
+import { randomUUID } from "node:crypto";
+import type { Admin, Kafka, KafkaMessage } from "kafkajs";
+
+export async function createTestTopic(admin: Admin, prefix: string, partitions = 1, configs: Record<string, string> = {}): Promise<string> {
+  const name = `test.${prefix}.${randomUUID().slice(0, 8)}`;
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1, configEntries: Object.entries(configs).map(([n, value]) => ({ name: n, value })) }],
+  });
+  return name;
+}
+
+export interface ReadMessage {
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: Buffer | null;
+  headers: KafkaMessage["headers"];
+}
+
+/**
+ * Reads `topic` from the beginning with a throwaway group until `count` messages arrived or
+ * `timeoutMs` passed; returns what arrived (the caller asserts on it). read_committed by default.
+ */
+export async function readMessages(kafka: Kafka, topic: string, count: number, timeoutMs = 20_000): Promise<ReadMessage[]> {
+  const consumer = kafka.consumer({ groupId: `test-reader-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 200 });
+  const messages: ReadMessage[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      void consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          messages.push({ partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value, headers: message.headers });
+          if (messages.length >= count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return messages;
+}
+
+/** Sum of end offsets of a topic: how many records it has ever held. */
+export async function topicEndOffset(admin: Admin, topic: string): Promise<number> {
+  const offsets = await admin.fetchTopicOffsets(topic);
+  return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+}

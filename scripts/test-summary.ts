@@ -1,0 +1,28 @@
+/**
+ * Sums the vitest summaries of every workspace in a test log into one closing line,
+ * "tests: N passed, N failed, N skipped", so that one line tells the whole run.
+ *
+ *   tsx scripts/test-summary.ts <log file>
+ */
+import { readFileSync } from "node:fs";
+
+const file = process.argv[2];
+if (!file) {
+  console.error("usage: test-summary <log file>");
+  process.exit(2);
+}
+// biome-ignore lint: control characters are what we strip
+const text = readFileSync(file, "utf8").replace(/\u001b\[[0-9;]*m/g, "");
+const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+let files = 0;
+for (const line of text.split("\n")) {
+  const summary = /^\S*:?\s*Tests\s+(.*)\(\d+\)\s*$/.exec(line.replace(/^@[^:]+:test:\s*/, ""));
+  if (!summary?.[1]) continue;
+  files++;
+  for (const part of summary[1].split("|")) {
+    const m = /(\d+)\s+(passed|failed|skipped|todo)/.exec(part);
+    if (m) totals[m[2] as keyof typeof totals] += Number(m[1]);
+  }
+}
+console.log(`(${files} vitest runs)`);
+console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped + totals.todo} skipped`);
