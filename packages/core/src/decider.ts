@@ -10,7 +10,7 @@ import { initialCorrelationState, type CorrelationState } from "./correlation-st
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
 import { evolve } from "./evolve.ts";
 import type { PolicyConfig } from "./policy.ts";
-import type { RuleOutput, RuleSet } from "./rules/rule.ts";
+import type { RuleInput, RuleOutput, RuleSet } from "./rules/rule.ts";
 
 export interface DecideContext {
   capabilities: CapabilityView;
@@ -42,34 +42,30 @@ export interface Decider {
 
 const nothing = (): Decided => ({ decisions: [], capabilityUpdates: [], cards: [] });
 
-function normalizeOutput(out: RuleOutput | readonly DecisionDraft[]): RuleOutput {
-  return Array.isArray(out) ? { decisions: out as readonly DecisionDraft[] } : (out as RuleOutput);
-}
-
 export function createDecider(ruleSet: RuleSet): Decider {
-  const decide = (ctx: DecideContext, before: CorrelationState, observation: Observation): Decided => {
-    if (before.seenEventIds.includes(observation.eventId)) return nothing();
+  const rules = ruleSet.rules;
+  /** The decisions plus the correlation state with the observation folded in (decisions not yet). */
+  const run = (ctx: DecideContext, before: CorrelationState, observation: Observation): Decided & { state: CorrelationState } => {
     const state = evolve(before, observation);
     const drafts: DecisionDraft[] = [];
     const capabilityUpdates: CapabilitySnapshot[] = [];
     const cards: CardRecord[] = [];
-    for (const rule of ruleSet.rules) {
-      const out = normalizeOutput(
-        rule.apply({
-          observation,
-          before,
-          state,
-          priorCapabilities: ctx.capabilities,
-          capabilities: withUpdates(ctx.capabilities, capabilityUpdates, cards),
-          policy: ctx.policy,
-          emitted: drafts,
-        }),
-      );
-      if (out.decisions) drafts.push(...out.decisions);
-      if (out.capabilityUpdates) capabilityUpdates.push(...out.capabilityUpdates);
-      if (out.cards) cards.push(...out.cards);
+    const input: RuleInput = { observation, before, state, priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted: drafts };
+    for (const rule of rules) {
+      const out = rule.apply(input);
+      if (Array.isArray(out)) {
+        for (const d of out as readonly DecisionDraft[]) drafts.push(d);
+        continue;
+      }
+      const o = out as RuleOutput;
+      if (o.decisions) for (const d of o.decisions) drafts.push(d);
+      if ((o.capabilityUpdates && o.capabilityUpdates.length > 0) || (o.cards && o.cards.length > 0)) {
+        if (o.capabilityUpdates) capabilityUpdates.push(...o.capabilityUpdates);
+        if (o.cards) cards.push(...o.cards);
+        input.capabilities = withUpdates(ctx.capabilities, capabilityUpdates, cards);
+      }
     }
-    return { decisions: finalizeDecisions(observation, drafts, ruleSet.rulesVersion), capabilityUpdates, cards };
+    return { decisions: drafts.length === 0 ? [] : finalizeDecisions(observation, drafts, ruleSet.rulesVersion), capabilityUpdates, cards, state };
   };
 
   return {
@@ -77,11 +73,15 @@ export function createDecider(ruleSet: RuleSet): Decider {
     ruleSet,
     initialState: initialCorrelationState,
     evolve,
-    decide,
+    decide(ctx, state, observation) {
+      if (state.seenEventIds.includes(observation.eventId)) return nothing();
+      const { state: _folded, ...decided } = run(ctx, state, observation);
+      return decided;
+    },
     step(ctx, state, observation) {
-      const decided = decide(ctx, state, observation);
-      if (state.seenEventIds.includes(observation.eventId)) return { ...decided, correlationState: state };
-      let next = evolve(state, observation);
+      if (state.seenEventIds.includes(observation.eventId)) return { ...nothing(), correlationState: state };
+      const { state: folded, ...decided } = run(ctx, state, observation);
+      let next = folded;
       for (const d of decided.decisions) next = evolve(next, d);
       return { ...decided, correlationState: next };
     },

@@ -3,7 +3,7 @@
  * rules took on them. Pure; returns a new state, never mutates its input.
  */
 import type { ArtifactEmitted, Decision, Observation, TaskDispatched } from "@a2a-ledger/schemas";
-import type { Attempt, CorrelationState, OutputRecord } from "./correlation-state.ts";
+import type { Attempt, CorrelationState, CorrelationStatus, OutputRecord } from "./correlation-state.ts";
 import { attemptOf, maxAttemptNumber } from "./correlation-state.ts";
 import { violationKey } from "./decisions.ts";
 import { nextLastState } from "./last-state.ts";
@@ -75,70 +75,104 @@ function withArtifact(state: CorrelationState, obs: ArtifactEmitted): OutputReco
   return state.outputs.map((o, j) => (j === i ? { ...o, mediaTypes: union } : o));
 }
 
-function evolveObservation(state: CorrelationState, obs: Observation): CorrelationState {
-  const base: CorrelationState = {
-    ...state,
-    correlationId: state.correlationId ?? obs.correlationId,
-    seenEventIds: [...state.seenEventIds, obs.eventId],
+/**
+ * A fresh copy of `s` (one literal of a fixed shape) for the fold to fill in. Copy-then-assign keeps
+ * property access monomorphic; spreading partial objects of many shapes dominated the fold's cost.
+ * Only the new copy is ever assigned to: states already returned are never mutated.
+ */
+function copy(s: CorrelationState): CorrelationState {
+  return {
+    version: 1,
+    correlationId: s.correlationId,
+    status: s.status,
+    seenEventIds: s.seenEventIds,
+    attempts: s.attempts,
+    lastState: s.lastState,
+    terminalTaskIds: s.terminalTaskIds,
+    outputs: s.outputs,
+    parkedCanaries: s.parkedCanaries,
+    loss: s.loss,
+    lostTaskIds: s.lostTaskIds,
+    reported: s.reported,
   };
+}
+
+function evolveObservation(state: CorrelationState, obs: Observation): CorrelationState {
+  const next = copy(state);
+  if (next.correlationId === null) next.correlationId = obs.correlationId;
+  const seen = state.seenEventIds.slice();
+  seen.push(obs.eventId);
+  next.seenEventIds = seen;
   switch (obs.type) {
     case "TaskDispatched":
-      return { ...base, attempts: withDispatch(base.attempts, obs) };
+      next.attempts = withDispatch(state.attempts, obs);
+      return next;
     case "TaskStateObserved": {
-      const next = { ...base, attempts: withServerTask(base, obs.workerId, obs.serverTaskId) };
-      const terminal = isTerminal(obs.state);
-      return {
-        ...next,
-        lastState: nextLastState(base.lastState, obs),
-        terminalTaskIds: terminal && !base.terminalTaskIds.includes(obs.serverTaskId) ? [...base.terminalTaskIds, obs.serverTaskId] : base.terminalTaskIds,
-        status: terminal && base.status === "open" ? "terminal" : base.status,
-      };
+      next.attempts = withServerTask(state, obs.workerId, obs.serverTaskId);
+      next.lastState = nextLastState(state.lastState, obs);
+      if (isTerminal(obs.state)) {
+        if (!state.terminalTaskIds.includes(obs.serverTaskId)) next.terminalTaskIds = [...state.terminalTaskIds, obs.serverTaskId];
+        if (state.status === "open") next.status = "terminal";
+      }
+      return next;
     }
-    case "ArtifactEmitted": {
-      const next = { ...base, attempts: withServerTask(base, obs.workerId, obs.serverTaskId) };
-      return { ...next, outputs: withArtifact(next, obs) };
-    }
+    case "ArtifactEmitted":
+      next.attempts = withServerTask(state, obs.workerId, obs.serverTaskId);
+      next.outputs = withArtifact(next, obs);
+      return next;
     case "TaskNotFoundObserved":
-      return { ...base, parkedCanaries: base.parkedCanaries.filter((c) => c.serverTaskId !== obs.serverTaskId) };
+      if (state.parkedCanaries.some((c) => c.serverTaskId === obs.serverTaskId)) next.parkedCanaries = state.parkedCanaries.filter((c) => c.serverTaskId !== obs.serverTaskId);
+      return next;
     case "ProbeCompleted": {
-      const known = new Set(base.parkedCanaries.map((c) => c.serverTaskId));
+      const known = new Set(state.parkedCanaries.map((c) => c.serverTaskId));
       const added = obs.parkedCanaries
         .filter((c) => !known.has(c.serverTaskId))
         .map((c) => ({ workerId: obs.workerId, serverTaskId: c.serverTaskId, state: c.state, cardHash: obs.cardHash, probeEventId: obs.eventId }));
-      return added.length === 0 ? base : { ...base, parkedCanaries: [...base.parkedCanaries, ...added] };
+      if (added.length > 0) next.parkedCanaries = [...state.parkedCanaries, ...added];
+      return next;
     }
     case "AgentCardObserved":
-      return base;
+      return next;
   }
+}
+
+function withStatus(state: CorrelationState, status: CorrelationStatus): CorrelationState {
+  const next = copy(state);
+  next.status = status;
+  return next;
 }
 
 function evolveDecision(state: CorrelationState, d: Decision): CorrelationState {
   switch (d.type) {
     case "ContractViolation": {
       const key = violationKey(d);
-      return state.reported.includes(key) ? state : { ...state, reported: [...state.reported, key] };
+      if (state.reported.includes(key)) return state;
+      const next = copy(state);
+      next.reported = [...state.reported, key];
+      return next;
     }
     case "TaskIndeterminate":
-      return {
-        ...state,
-        status: "indeterminate",
-        loss: {
+    case "TaskFailed": {
+      const next = copy(state);
+      next.status = d.type === "TaskFailed" ? "failed" : "indeterminate";
+      next.lostTaskIds = [...state.lostTaskIds, d.serverTaskId];
+      if (d.type === "TaskIndeterminate") {
+        next.loss = {
           workerId: d.workerId ?? "",
           serverTaskId: d.serverTaskId,
           attempt: attemptOf(state, d.serverTaskId)?.attempt ?? maxAttemptNumber(state),
           lastState: d.lastState,
           eventId: d.causeEventIds[0] ?? "",
-        },
-        lostTaskIds: [...state.lostTaskIds, d.serverTaskId],
-      };
-    case "TaskFailed":
-      return { ...state, status: "failed", lostTaskIds: [...state.lostTaskIds, d.serverTaskId] };
+        };
+      }
+      return next;
+    }
     case "RedispatchCommanded":
-      return { ...state, status: "redispatched" };
+      return withStatus(state, "redispatched");
     case "ReconciliationBlocked":
-      return { ...state, status: "blocked" };
+      return withStatus(state, "blocked");
     case "TaskReconciled":
-      return { ...state, status: "reconciled" };
+      return withStatus(state, "reconciled");
     default:
       return state;
   }
