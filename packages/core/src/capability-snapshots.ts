@@ -24,6 +24,10 @@ export function snapshotFromCard(obs: AgentCardObserved, parsedCard: unknown): C
     verifiedStates: [],
     verifiedOutputModes: [],
     durable: null,
+    // The card travels with its snapshot, so a table rebuilt from a2a.capabilities.v1 can diff the next one (R8).
+    cardUrl: obs.cardUrl,
+    card: obs.card,
+    cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds,
   };
 }
 

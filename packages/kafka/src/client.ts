@@ -3,7 +3,7 @@
  */
 import kafkajs from "kafkajs";
 
-export type { Admin, Consumer, Kafka, Producer, RecordMetadata, Transaction } from "kafkajs";
+export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, Producer, RecordMetadata, Transaction } from "kafkajs";
 export const { CompressionTypes, logLevel } = kafkajs;
 
 export interface KafkaOptions {

@@ -24,17 +24,29 @@ export const topicNames = {
   dlq: "a2a.observations.dlq.v1",
 } as const;
 
+export type TopicNames = { readonly [K in keyof typeof topicNames]: string };
+
+/** The same topic set under other names (tests and side-by-side deployments use a suffix). */
+export function suffixedTopicNames(suffix: string): TopicNames {
+  return Object.fromEntries(Object.entries(topicNames).map(([k, v]) => [k, `${v}.${suffix}`])) as unknown as TopicNames;
+}
+
 /** Observations, decisions, commands and the changelog are co-partitioned by correlationId. */
 export const correlationPartitions = 6;
 
-export const topics: readonly TopicSpec[] = [
-  { name: topicNames.observations, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what every observer saw; the source of truth, kept for replay" },
-  { name: topicNames.decisions, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
-  { name: topicNames.commands, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
-  { name: topicNames.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
-  { name: topicNames.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact" }, purpose: "reconciler state per correlation, restored on assignment" },
-  { name: topicNames.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
-];
+/** Every topic of the ledger with its settings, for a given set of names. */
+export function topicSpecs(names: TopicNames = topicNames): TopicSpec[] {
+  return [
+    { name: names.observations, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what every observer saw; the source of truth, kept for replay" },
+    { name: names.decisions, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
+    { name: names.commands, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
+    { name: names.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
+    { name: names.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact" }, purpose: "reconciler state per correlation, restored on assignment" },
+    { name: names.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
+  ];
+}
+
+export const topics: readonly TopicSpec[] = topicSpecs();
 
 export interface TopicConflict {
   topic: string;

@@ -353,6 +353,12 @@ export interface CapabilitySnapshot {
   verifiedStates: TaskState[];
   verifiedOutputModes: string[];
   durable: null | boolean;
+  /** Where the card in force was fetched. */
+  cardUrl: null | string;
+  /** The card in force as fetched, JSON text: the previous card for the next CardChanged diff (R8). */
+  card: null | string;
+  /** Cache-Control max-age the card was served with. */
+  cacheMaxAgeSeconds: null | number;
 }
 
 export type Observation =

@@ -30,7 +30,7 @@ const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {
 };
 
 const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
-  CapabilitySnapshot: { type: "CapabilitySnapshot", workerId: "worker-a", validFrom: at, causeEventId: "ev-1", cardHash: "a".repeat(64), vendor: "VendorA", taskStore: "ephemeral", advertisedStates: ["TASK_STATE_WORKING"], advertisedOutputModes: [{ skillId: "summarize", outputModes: ["text/markdown"] }], defaultOutputModes: ["text/markdown"], verified: true, verifiedStates: ["TASK_STATE_WORKING"], verifiedOutputModes: ["text/markdown"], durable: false },
+  CapabilitySnapshot: { type: "CapabilitySnapshot", workerId: "worker-a", validFrom: at, causeEventId: "ev-1", cardHash: "a".repeat(64), vendor: "VendorA", taskStore: "ephemeral", advertisedStates: ["TASK_STATE_WORKING"], advertisedOutputModes: [{ skillId: "summarize", outputModes: ["text/markdown"] }], defaultOutputModes: ["text/markdown"], verified: true, verifiedStates: ["TASK_STATE_WORKING"], verifiedOutputModes: ["text/markdown"], durable: false, cardUrl: "http://127.0.0.1:4000/.well-known/agent-card.json", card: JSON.stringify(card), cacheMaxAgeSeconds: 3600 },
 };
 
 const clone = <T>(value: T): T => structuredClone(value);
