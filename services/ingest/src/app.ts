@@ -30,6 +30,7 @@ export function createIngestApp(config: IngestConfig, options: IngestAppOptions 
     produceTimeoutMs: config.produceTimeoutMs,
     maxQueuedRecords: config.maxQueuedRecords,
     retryAfterSeconds: config.retryAfterSeconds,
+    quietClient: config.logLevel === "silent",
     logger: { info: (o, m) => log?.info(o, m), warn: (o, m) => log?.warn(o, m), error: (o, m) => log?.error(o, m) },
   });
   const server = buildServer({

@@ -12,7 +12,7 @@
  * After a failed request the producer is replaced: a fresh producer id means the broker's sequence
  * de-duplication can never mistake a new request for the replay of one whose answer was lost.
  */
-import { createKafka, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import { createKafka, logLevel, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
 import { ChunkBudget, defaultChunkLimits, type ChunkLimits, type OutgoingRecord } from "./chunk-budget.ts";
 import { IngestError } from "./errors.ts";
 
@@ -44,6 +44,8 @@ export interface KafkaSinkOptions {
   clientId?: string;
   logger?: SinkLogger;
   chunkLimits?: ChunkLimits;
+  /** Silences kafkajs's own logging (its connection errors while Kafka is down are expected). */
+  quietClient?: boolean;
 }
 
 interface Pending {
@@ -84,6 +86,7 @@ export class KafkaSink implements ObservationSink {
       connectionTimeoutMs: Math.min(3_000, options.produceTimeoutMs),
       requestTimeoutMs: Math.max(1_000, Math.min(30_000, options.produceTimeoutMs)),
       retries: 2,
+      ...(options.quietClient ? { logLevel: logLevel.NOTHING } : {}),
     });
   }
 

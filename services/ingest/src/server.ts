@@ -91,6 +91,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook("onClose", async () => {
     await sink.close(config.shutdownGraceMs);
   });
+  app.addHook("onSend", async (_request, reply) => {
+    // While draining, answers close their connection so that keep-alive clients reconnect elsewhere.
+    if (closing) reply.header("connection", "close");
+  });
   app.addHook("onResponse", async (request, reply) => {
     metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
   });
