@@ -19,11 +19,22 @@ export interface KafkaOptions {
 // kafkajs 2's default partitioner is the Java-compatible murmur2 one; its notice says so on every producer.
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= "1";
 
+const levels: Record<string, kafkajs.logLevel> = { nothing: kafkajs.logLevel.NOTHING, error: kafkajs.logLevel.ERROR, warn: kafkajs.logLevel.WARN, info: kafkajs.logLevel.INFO, debug: kafkajs.logLevel.DEBUG };
+
+/** A2A_LEDGER_KAFKA_LOG_LEVEL (nothing, error, warn, info, debug) sets the client log level; warn by default. */
+export function kafkaLogLevel(env: NodeJS.ProcessEnv = process.env): kafkajs.logLevel {
+  const name = env.A2A_LEDGER_KAFKA_LOG_LEVEL?.trim().toLowerCase();
+  if (name === undefined || name === "") return kafkajs.logLevel.WARN;
+  const level = levels[name];
+  if (level === undefined) throw new Error(`A2A_LEDGER_KAFKA_LOG_LEVEL=${JSON.stringify(name)}: expected one of ${Object.keys(levels).join(", ")}`);
+  return level;
+}
+
 export function createKafka(options: KafkaOptions): kafkajs.Kafka {
   return new kafkajs.Kafka({
     clientId: options.clientId,
     brokers: options.brokers.split(",").map((b) => b.trim()),
-    logLevel: options.logLevel ?? kafkajs.logLevel.WARN,
+    logLevel: options.logLevel ?? kafkaLogLevel(),
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     retry: { retries: options.retries ?? 5 },

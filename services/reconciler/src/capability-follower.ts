@@ -1,0 +1,55 @@
+/**
+ * The global capability table: every instance reads a2a.capabilities.v1 whole and keeps following it,
+ * so the rules see every worker's advertised and verified snapshots whichever partition produced them.
+ */
+import { CapabilityTable, type CardRecord } from "@a2a-ledger/core";
+import type { Admin, Kafka } from "@a2a-ledger/kafka";
+import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
+import type { Serde } from "@a2a-ledger/schemas/serde";
+import { TopicReader } from "./topic-reader.ts";
+
+/** The card a snapshot was derived from, when it carries one (R8 needs the previous card's text). */
+export function cardOf(snapshot: CapabilitySnapshot): CardRecord | undefined {
+  if (snapshot.card === null || snapshot.cardUrl === null) return undefined;
+  return { cardHash: snapshot.cardHash, cardUrl: snapshot.cardUrl, card: snapshot.card, cacheMaxAgeSeconds: snapshot.cacheMaxAgeSeconds };
+}
+
+export class CapabilityFollower {
+  readonly table = new CapabilityTable();
+  private readonly reader: TopicReader;
+  /** Snapshots already applied, by worker, cause and time: the topic may hold one twice (compaction lag, replays). */
+  private readonly applied = new Set<string>();
+
+  constructor(kafka: Kafka, admin: Admin, topic: string, private readonly serde: Serde, groupPrefix: string) {
+    this.reader = new TopicReader(kafka, admin, topic, async (_partition, message) => {
+      if (message.value === null) return;
+      const { record } = await this.serde.decode(message.value);
+      if (record.type !== "CapabilitySnapshot") return;
+      const { type: _type, ...snapshot } = record;
+      this.apply(snapshot);
+    }, `${groupPrefix}-capabilities`);
+  }
+
+  apply(snapshot: CapabilitySnapshot): void {
+    const id = `${snapshot.workerId}\u0000${snapshot.causeEventId}\u0000${snapshot.validFrom}`;
+    if (this.applied.has(id)) return;
+    this.applied.add(id);
+    this.table.apply(snapshot);
+    const card = cardOf(snapshot);
+    if (card) this.table.rememberCard(card);
+  }
+
+  async start(): Promise<void> {
+    await this.reader.start();
+    await this.reader.caughtUp(120_000);
+  }
+
+  /** Waits until every snapshot committed so far is in the table. */
+  catchUp(timeoutMs?: number): Promise<void> {
+    return this.reader.caughtUp(timeoutMs);
+  }
+
+  stop(): Promise<void> {
+    return this.reader.stop();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Reconciler configuration from environment variables; each bad value is a clear error.
+ */
+import { hostname } from "node:os";
+import { ruleSetByName, ruleSets, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
+import { endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { ReconcilerConfigError } from "./errors.ts";
+
+export interface ReconcilerConfig {
+  brokers: string;
+  registryUrl: string;
+  groupId: string;
+  instanceId: string;
+  topics: TopicNames;
+  ruleSet: RuleSet;
+  policy: PolicyConfig;
+  /** Port of /metrics and /healthz; undefined to serve none. */
+  metricsPort: number | undefined;
+  /** Upper bound of observations per transaction. */
+  maxBatch: number;
+  /** Consumer group session timeout: how long a dead instance holds its partitions. */
+  sessionTimeoutMs: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ReconcilerConfigError(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+  return value;
+}
+
+export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): ReconcilerConfig {
+  const { brokers, registryUrl } = endpointsFromEnv(env);
+  const rulesName = env.A2A_LEDGER_RULES?.trim() || "default";
+  const ruleSet = ruleSetByName(rulesName);
+  if (ruleSet === undefined) throw new ReconcilerConfigError(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${Object.keys(ruleSets).join(", ")}`);
+  const suffix = env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
+  if (suffix !== undefined && suffix !== "" && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) {
+    throw new ReconcilerConfigError(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
+  }
+  const groupId = env.A2A_LEDGER_RECONCILER_GROUP?.trim() || "a2a-ledger-reconciler";
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) throw new ReconcilerConfigError(`A2A_LEDGER_RECONCILER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
+  const trustedVendors = (env.A2A_LEDGER_TRUSTED_VENDORS ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+  return {
+    brokers,
+    registryUrl,
+    groupId,
+    instanceId: env.A2A_LEDGER_INSTANCE_ID?.trim() || `${hostname()}-${process.pid}`,
+    topics: suffix ? suffixedTopicNames(suffix) : topicNames,
+    ruleSet,
+    policy: { trustedVendors },
+    metricsPort: integer(env, "A2A_LEDGER_RECONCILER_METRICS_PORT", 1024, 65535),
+    maxBatch: integer(env, "A2A_LEDGER_RECONCILER_MAX_BATCH", 1, 100_000) ?? 500,
+    sessionTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 6_000, 300_000) ?? 10_000,
+  };
+}

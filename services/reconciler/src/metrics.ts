@@ -1,0 +1,35 @@
+/**
+ * Prometheus metrics of the reconciler: lag per partition, decisions per kind, transactions.
+ */
+import { createServer, type Server } from "node:http";
+import client from "prom-client";
+
+export class ReconcilerMetrics {
+  readonly registry = new client.Registry();
+  readonly lag = new client.Gauge({ name: "a2a_reconciler_lag", help: "Observations behind the end of each input partition", labelNames: ["partition"], registers: [this.registry] });
+  readonly decisions = new client.Counter({ name: "a2a_reconciler_decisions_total", help: "Decisions committed, by kind", labelNames: ["kind"], registers: [this.registry] });
+  readonly observations = new client.Counter({ name: "a2a_reconciler_observations_total", help: "Observations processed in committed transactions", registers: [this.registry] });
+  readonly deadLetters = new client.Counter({ name: "a2a_reconciler_dead_letters_total", help: "Records sent to the dead-letter topic, by reason", labelNames: ["reason"], registers: [this.registry] });
+  readonly commits = new client.Counter({ name: "a2a_reconciler_transaction_commits_total", help: "Committed transactions", registers: [this.registry] });
+  readonly aborts = new client.Counter({ name: "a2a_reconciler_transaction_aborts_total", help: "Aborted transactions", registers: [this.registry] });
+  readonly restores = new client.Counter({ name: "a2a_reconciler_changelog_restores_total", help: "Changelog restores after an assignment", registers: [this.registry] });
+
+  /** Serves /metrics and /healthz on 127.0.0.1:port. */
+  serve(port: number, healthy: () => boolean): Promise<Server> {
+    const server = createServer((req, res) => {
+      if (req.url === "/metrics") {
+        void this.registry.metrics().then((text) => {
+          res.writeHead(200, { "content-type": this.registry.contentType });
+          res.end(text);
+        });
+      } else if (req.url === "/healthz") {
+        const ok = healthy();
+        res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: ok ? "ok" : "not running" }));
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+  }
+}

@@ -1,0 +1,106 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultRuleSet, replay } from "@a2a-ledger/core";
+import type { Admin } from "@a2a-ledger/kafka";
+import { readMessages } from "@a2a-ledger/kafka/testing";
+import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { isCommand } from "./batch.ts";
+import { dlqHeader } from "./poison.ts";
+import type { Reconciler } from "./reconciler.ts";
+
+const example = new URL("../../../packages/cli/examples/design-section-1.ndjson", import.meta.url);
+const story = parseLines(readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== ""));
+const [capabilityPhase, taskPhase] = [story.filter((o) => o.correlationId.startsWith("probe-")), story.filter((o) => !o.correlationId.startsWith("probe-"))];
+
+let admin: Admin;
+const fixtures: Fixture[] = [];
+const running: Reconciler[] = [];
+
+beforeAll(async () => {
+  admin = kafka.admin();
+  await admin.connect();
+  await serde.registerAll();
+});
+afterAll(async () => {
+  for (const r of running) await r.stop();
+  for (const f of fixtures) await deleteTopics(admin, f);
+  await admin.disconnect();
+});
+
+describe("the reconciler on Kafka", () => {
+  it("turns the DESIGN §1 sequence into exactly the decisions and commands the file replay predicts", async () => {
+    const f = await fixture(admin, "design1");
+    fixtures.push(f);
+    const reconciler = await startInProcess(f);
+    running.push(reconciler);
+    // Probes run before tasks are dispatched: the capabilities they verify are committed first.
+    await produce(f.topics.observations, capabilityPhase);
+    await waitForGroupAtEnd(admin, f);
+    await produce(f.topics.observations, taskPhase);
+    await waitForGroupAtEnd(admin, f);
+
+    const expected = replay(story, defaultRuleSet);
+    expect(expected.map((d) => d.type)).toContain("TaskIndeterminate");
+    expect(expected.map((d) => d.type)).toContain("RedispatchCommanded");
+    const decisions = await readDecisions(f.topics.decisions, expected.length + 1, 5_000);
+    expect(byCorrelation(decisions)).toEqual(byCorrelation(expected));
+    const commands = await readDecisions(f.topics.commands, expected.filter(isCommand).length + 1, 3_000);
+    expect(byCorrelation(commands)).toEqual(byCorrelation(expected.filter(isCommand)));
+    const redispatch = commands.find((c) => c.type === "RedispatchCommanded");
+    expect(redispatch).toMatchObject({ correlationId: "task-42", targetWorkerId: "w-gamma", resumeState: "TASK_STATE_INPUT_REQUIRED" });
+    expect(decisions.some((d) => d.type === "TaskFailed")).toBe(false);
+  }, 120_000);
+
+  it("sends poison records to the DLQ with reason and source coordinates, and processes the stream behind them", async () => {
+    const f = await fixture(admin, "poison");
+    fixtures.push(f);
+    const reconciler = await startInProcess(f);
+    running.push(reconciler);
+    const producer = kafka.producer();
+    await producer.connect();
+    const partitionOf = async (key: string) => {
+      const [meta] = await producer.send({ topic: f.topics.observations, messages: [{ key, value: Buffer.from("not avro at all") }] });
+      return meta;
+    };
+    const poisoned = await partitionOf("task-42");
+    await producer.send({ topic: f.topics.observations, messages: [{ key: "task-42", value: Buffer.from([0, 0x7f, 0xff, 0xff, 0x01, 0x02]) }] });
+    const decision = story.find((o) => o.type === "TaskDispatched");
+    if (!decision) throw new Error("story without a dispatch");
+    await producer.send({ topic: f.topics.observations, messages: [{ key: "someone-else", value: await serde.encode(decision) }] });
+    await producer.disconnect();
+    await produce(f.topics.observations, story);
+    await waitForGroupAtEnd(admin, f);
+
+    const dead = await readMessages(kafka, f.topics.dlq, 4, 5_000);
+    expect(dead.map((m) => m.headers?.[dlqHeader.reason]?.toString())).toEqual(["RECONCILER_UNDECODABLE", "RECONCILER_UNKNOWN_SCHEMA", "RECONCILER_KEY_MISMATCH"]);
+    expect(dead[0]?.value?.toString()).toBe("not avro at all");
+    expect(dead[0]?.headers?.[dlqHeader.topic]?.toString()).toBe(f.topics.observations);
+    expect(dead[0]?.headers?.[dlqHeader.partition]?.toString()).toBe(String(poisoned?.partition));
+    expect(dead[0]?.headers?.[dlqHeader.offset]?.toString()).toBe(String(poisoned?.baseOffset));
+    const decisions = await readDecisions(f.topics.decisions, 1, 20_000);
+    expect(decisions.length).toBeGreaterThan(0);
+    const all = await readDecisions(f.topics.decisions, 100, 5_000);
+    expect(all.some((d) => d.type === "TaskIndeterminate" && d.correlationId === "task-42")).toBe(true);
+  }, 120_000);
+
+  it("restores per-correlation state from the changelog after a restart instead of replaying observations", async () => {
+    const f = await fixture(admin, "restore");
+    fixtures.push(f);
+    const lostAt = taskPhase.findIndex((o) => o.type === "TaskNotFoundObserved");
+    const first = await startInProcess(f);
+    await produce(f.topics.observations, [...capabilityPhase]);
+    await waitForGroupAtEnd(admin, f);
+    await produce(f.topics.observations, taskPhase.slice(0, lostAt));
+    await waitForGroupAtEnd(admin, f);
+    await first.stop();
+
+    const second = await startInProcess(f);
+    running.push(second);
+    await produce(f.topics.observations, taskPhase.slice(lostAt));
+    await waitForGroupAtEnd(admin, f);
+    const processed = (await second.metrics.observations.get()).values[0]?.value;
+    expect(processed, "the restarted instance processed only what came after the restart").toBe(taskPhase.length - lostAt);
+    const decisions = await readDecisions(f.topics.decisions, 100, 5_000);
+    expect(byCorrelation(decisions)).toEqual(byCorrelation(replay(story, defaultRuleSet)));
+  }, 120_000);
+});

@@ -1,0 +1,210 @@
+/**
+ * The reconciler: a consumer group on the observations running the rules per partition with
+ * transactional read-process-write. Decisions, commands, capability snapshots, changelog updates,
+ * dead letters and the consumed offsets of one batch commit in one Kafka transaction, under one
+ * transactional id per input partition (kafkajs sends no group generation with the offsets, so the
+ * transactional id is what fences a zombie that lost the partition).
+ */
+import { type CorrelationState, createDecider, type Decider } from "@a2a-ledger/core";
+import { type Admin, type Consumer, createKafka, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import type { Observation } from "@a2a-ledger/schemas";
+import { Serde } from "@a2a-ledger/schemas/serde";
+import type { Batch, KafkaMessage } from "kafkajs";
+import { type BatchItem, processBatch } from "./batch.ts";
+import { CapabilityFollower } from "./capability-follower.ts";
+import { type PartitionStates, restoreChangelog } from "./changelog.ts";
+import type { ReconcilerConfig } from "./config.ts";
+import { PoisonRecordError } from "./errors.ts";
+import { ReconcilerMetrics } from "./metrics.ts";
+import { classifyDecodeError, deadLetter } from "./poison.ts";
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export const jsonLogger: Logger = {
+  info: (message, fields) => console.log(JSON.stringify({ level: "info", time: new Date().toISOString(), message, ...fields })),
+  error: (message, fields) => console.error(JSON.stringify({ level: "error", time: new Date().toISOString(), message, ...fields })),
+};
+
+export class Reconciler {
+  readonly metrics = new ReconcilerMetrics();
+  private readonly kafka: Kafka;
+  private readonly serde: Serde;
+  private readonly decider: Decider;
+  private admin!: Admin;
+  private consumer!: Consumer;
+  private capabilities!: CapabilityFollower;
+  private readonly producers = new Map<number, Producer>();
+  private states: PartitionStates = new Map();
+  private assigned = new Set<number>();
+  private running = false;
+
+  constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = jsonLogger) {
+    this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
+    this.serde = new Serde(config.registryUrl);
+    this.decider = createDecider(config.ruleSet);
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  async start(): Promise<void> {
+    const { topics, groupId } = this.config;
+    this.admin = this.kafka.admin();
+    await this.admin.connect();
+    this.capabilities = new CapabilityFollower(this.kafka, this.admin, topics.capabilities, this.serde, groupId);
+    await this.capabilities.start();
+    this.consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => void this.onAssignment(payload.memberAssignment[topics.observations] ?? []));
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => this.log.error("consumer crashed", { error: String(payload.error), restart: payload.restart }));
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: topics.observations, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
+          const chunk = batch.messages.slice(i, i + this.config.maxBatch);
+          await this.processChunk(batch, chunk);
+          resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
+          await heartbeat();
+        }
+        this.metrics.lag.set({ partition: String(batch.partition) }, Number(batch.offsetLag()));
+      },
+    });
+    this.running = true;
+    this.log.info("reconciler started", { groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations });
+  }
+
+  /** A new assignment: producers and state of partitions that moved away are dropped. */
+  private onAssignment(partitions: number[]): void {
+    const now = new Set(partitions);
+    for (const [partition, producer] of this.producers) {
+      if (!now.has(partition)) {
+        this.producers.delete(partition);
+        void producer.disconnect().catch(() => undefined);
+      }
+    }
+    for (const partition of this.states.keys()) if (!now.has(partition)) this.states.delete(partition);
+    this.assigned = now;
+    this.log.info("partitions assigned", { partitions: [...now].sort((a, b) => a - b) });
+  }
+
+  private async producerFor(partition: number): Promise<Producer> {
+    let producer = this.producers.get(partition);
+    if (producer === undefined) {
+      const { groupId, topics } = this.config;
+      producer = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1 });
+      // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
+      await producer.connect();
+      this.producers.set(partition, producer);
+    }
+    return producer;
+  }
+
+  /** State of a partition, restored from the changelog the first time after an assignment. */
+  private async statesOf(partition: number): Promise<Map<string, CorrelationState>> {
+    const known = this.states.get(partition);
+    if (known !== undefined) return known;
+    const pending = new Set([...this.assigned].filter((p) => !this.states.has(p)));
+    pending.add(partition);
+    // Fence every previous owner first, so its open transactions are resolved before the read.
+    for (const p of pending) await this.producerFor(p);
+    const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId);
+    for (const [p, states] of restored) this.states.set(p, states);
+    this.metrics.restores.inc();
+    this.log.info("state restored from the changelog", { partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) });
+    return restored.get(partition) as Map<string, CorrelationState>;
+  }
+
+  private async decode(message: KafkaMessage): Promise<Observation> {
+    if (message.value === null) throw new PoisonRecordError("RECONCILER_UNDECODABLE", "tombstone (null value)");
+    let decoded: Awaited<ReturnType<Serde["decode"]>>;
+    try {
+      decoded = await this.serde.decode(message.value);
+    } catch (error) {
+      const poison = classifyDecodeError(error);
+      if (poison === undefined) throw error;
+      throw poison;
+    }
+    if (decoded.group !== "observations") throw new PoisonRecordError("RECONCILER_NOT_AN_OBSERVATION", `a ${decoded.typeName} record`);
+    const observation = decoded.record as Observation;
+    if (message.key?.toString("utf8") !== observation.correlationId) {
+      throw new PoisonRecordError("RECONCILER_KEY_MISMATCH", `key ${JSON.stringify(message.key?.toString("utf8") ?? null)}, correlationId ${JSON.stringify(observation.correlationId)}`);
+    }
+    return observation;
+  }
+
+  private async processChunk(batch: Batch, messages: KafkaMessage[]): Promise<void> {
+    const { topics, groupId } = this.config;
+    const partition = batch.partition;
+    const states = await this.statesOf(partition);
+    const producer = await this.producerFor(partition);
+    await this.capabilities.catchUp();
+
+    const items: BatchItem[] = [];
+    for (const message of messages) {
+      try {
+        items.push({ offset: message.offset, observation: await this.decode(message) });
+      } catch (error) {
+        if (!(error instanceof PoisonRecordError)) throw error;
+        items.push({ offset: message.offset, poison: error });
+      }
+    }
+    const outcome = processBatch(items, { decider: this.decider, policy: this.config.policy, capabilities: this.capabilities.table, stateOf: (id) => states.get(id) });
+    const byOffset = new Map(messages.map((m) => [m.offset, m]));
+    const last = messages[messages.length - 1] as KafkaMessage;
+
+    const [decisions, commands, snapshots] = await Promise.all([
+      Promise.all(outcome.decisions.map(async (d) => ({ key: d.correlationId, value: await this.serde.encode(d) }))),
+      Promise.all(outcome.commands.map(async (d) => ({ key: d.correlationId, value: await this.serde.encode(d) }))),
+      Promise.all(outcome.capabilityUpdates.map(async (s) => ({ key: s.workerId, value: await this.serde.encode({ type: "CapabilitySnapshot", ...s }) }))),
+    ]);
+    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: serialized, partition }));
+    const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
+
+    const tx = await producer.transaction();
+    try {
+      const sends = [
+        { topic: topics.decisions, messages: decisions },
+        { topic: topics.commands, messages: commands },
+        { topic: topics.capabilities, messages: snapshots },
+        { topic: topics.changelog, messages: changelog },
+        { topic: topics.dlq, messages: dead },
+      ].filter((s) => s.messages.length > 0);
+      if (sends.length > 0) await tx.sendBatch({ topicMessages: sends, acks: -1 });
+      await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: batch.topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] });
+      await tx.commit();
+    } catch (error) {
+      await tx.abort().catch(() => undefined);
+      this.metrics.aborts.inc();
+      // The producer may be fenced: a fresh one (and a fresh restore) decides on the next try.
+      this.producers.delete(partition);
+      this.states.delete(partition);
+      await producer.disconnect().catch(() => undefined);
+      this.log.error("transaction aborted", { partition, firstOffset: messages[0]?.offset, error: String(error) });
+      throw error;
+    }
+    for (const [correlationId, { state }] of outcome.states) states.set(correlationId, state);
+    this.metrics.commits.inc();
+    this.metrics.observations.inc(items.length - outcome.poison.length);
+    for (const d of outcome.decisions) this.metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
+    for (const p of outcome.poison) this.metrics.deadLetters.inc({ reason: p.error.reason });
+  }
+
+  /** Finishes the batch in hand (or aborts it), leaves the group, closes every client. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    await this.consumer.disconnect().catch(() => undefined);
+    await Promise.all([...this.producers.values()].map((p) => p.disconnect().catch(() => undefined)));
+    this.producers.clear();
+    await this.capabilities.stop().catch(() => undefined);
+    await this.admin.disconnect().catch(() => undefined);
+    this.log.info("reconciler stopped");
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Test harness: private topics per test, a reconciler in-process or as a child process, producing
+ * observations and reading committed decisions back.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { parseObservationJson } from "@a2a-ledger/core";
+import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { readMessages } from "@a2a-ledger/kafka/testing";
+import type { Decision, Observation } from "@a2a-ledger/schemas";
+import { Serde } from "@a2a-ledger/schemas/serde";
+import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
+import { Reconciler } from "../src/reconciler.ts";
+import { endOffsets } from "../src/topic-reader.ts";
+import { avroType } from "@a2a-ledger/schemas";
+
+// kafkajs logs retried transaction races at error level; tests read outcomes, not logs.
+process.env.A2A_LEDGER_KAFKA_LOG_LEVEL ??= "nothing";
+export const endpoints = endpointsFromEnv();
+export const kafka: Kafka = createKafka({ brokers: endpoints.brokers, clientId: "reconciler-test" });
+export const serde = new Serde(endpoints.registryUrl);
+
+export interface Fixture {
+  suffix: string;
+  topics: TopicNames;
+  groupId: string;
+  env: NodeJS.ProcessEnv;
+  config: ReconcilerConfig;
+}
+
+/** A private copy of every ledger topic and a private consumer group. */
+export async function fixture(admin: Admin, label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Fixture> {
+  const suffix = `${label}-${randomUUID().slice(0, 8)}`;
+  const topics = suffixedTopicNames(suffix);
+  await ensureTopics(admin, topicSpecs(topics));
+  const env = { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000", ...extraEnv };
+  return { suffix, topics, groupId: `reconciler-${suffix}`, env, config: loadReconcilerConfig(env) };
+}
+
+export async function deleteTopics(admin: Admin, f: Fixture): Promise<void> {
+  await admin.deleteTopics({ topics: Object.values(f.topics) }).catch(() => undefined);
+}
+
+export const quietLog = { info: () => undefined, error: (m: string, f?: Record<string, unknown>) => console.error(m, f) };
+
+export async function startInProcess(f: Fixture, env: NodeJS.ProcessEnv = {}): Promise<Reconciler> {
+  const reconciler = new Reconciler(loadReconcilerConfig({ ...f.env, ...env }), quietLog);
+  await reconciler.start();
+  return reconciler;
+}
+
+/** The reconciler as its own process (`src/main.ts`), for kill -9. Resolves once it logged that it started. */
+export async function startChild(f: Fixture, instanceId: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname], {
+    env: { ...f.env, A2A_LEDGER_INSTANCE_ID: instanceId },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`reconciler ${instanceId} did not start:\n${output}`)), 60_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"reconciler started"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`reconciler ${instanceId} exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners("exit");
+  return child;
+}
+
+export function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+export function parseLines(lines: readonly string[]): Observation[] {
+  return lines.map((line, i) => {
+    const result = parseObservationJson(line);
+    if (!result.ok) throw new Error(`line ${i + 1}: ${JSON.stringify(result.issues)}`);
+    return result.observation;
+  });
+}
+
+export async function produce(topic: string, observations: readonly Observation[]): Promise<void> {
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  try {
+    for (let i = 0; i < observations.length; i += 500) {
+      const chunk = observations.slice(i, i + 500);
+      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encode(o) }))) });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Committed decisions (read_committed) of a topic, decoded; waits for `count` or the timeout. */
+export async function readDecisions(topic: string, count: number, timeoutMs = 60_000): Promise<Decision[]> {
+  const messages = await readMessages(kafka, topic, count, timeoutMs);
+  const decoded = await Promise.all(messages.map((m) => serde.decode(m.value as Buffer)));
+  return decoded.map((d) => d.record as Decision);
+}
+
+/** A decision as JSON with its fields in Avro schema order, so the replay's and Kafka's compare byte for byte. */
+export function inSchemaOrder(d: Decision): string {
+  const { type, ...fields } = d;
+  return JSON.stringify({ type, ...(avroType("decisions", type).clone(fields) as object) });
+}
+
+/** Decisions per correlation, in order: what Kafka's per-key ordering makes comparable. */
+export function byCorrelation(decisions: readonly Decision[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const d of decisions) (out[d.correlationId] ??= []).push(inSchemaOrder(d));
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until the group committed offsets to the end of the input topic. */
+export async function waitForGroupAtEnd(admin: Admin, f: Fixture, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ends = await endOffsets(admin, f.topics.observations);
+    const committed = await admin.fetchOffsets({ groupId: f.groupId, topics: [f.topics.observations] });
+    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
+    if (Date.now() > deadline) throw new Error(`group ${f.groupId} did not reach the end: ends ${JSON.stringify(ends)}, committed ${JSON.stringify([...offsets])}`);
+    await sleep(250);
+  }
+}
+
+/** How many records a topic holds for read_committed readers is not knowable up front; count what arrives. */
+export async function countCapabilities(topic: string, atLeast: number, timeoutMs = 30_000): Promise<number> {
+  return (await readMessages(kafka, topic, atLeast, timeoutMs)).length;
+}
