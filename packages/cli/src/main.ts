@@ -7,6 +7,7 @@ import { exitCodes, processIo, UsageError, type Io } from "./io.ts";
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   replay: () => import("./commands/replay.ts"),
+  up: () => import("./commands/up.ts"),
 };
 
 async function help(io: Io): Promise<void> {

@@ -30,8 +30,21 @@ export function kafkaLogLevel(env: NodeJS.ProcessEnv = process.env): kafkajs.log
   return level;
 }
 
+/**
+ * kafkajs's JSON log lines, less one: the warning that an idempotent producer has bounded retries.
+ * The bound is deliberate here (ingest answers 503 and the client retries with the same eventIds; the
+ * reconciler aborts and retries the whole transaction), so the warning would only be noise.
+ */
+const logCreator: kafkajs.logCreator = () => ({ namespace, level, label, log }) => {
+  if (log.message.startsWith("Limiting retries for the idempotent producer")) return;
+  const line = JSON.stringify({ level: label, logger: "kafkajs", namespace, ...log });
+  if (level <= kafkajs.logLevel.ERROR) console.error(line);
+  else console.log(line);
+};
+
 export function createKafka(options: KafkaOptions): kafkajs.Kafka {
   return new kafkajs.Kafka({
+    logCreator,
     clientId: options.clientId,
     brokers: options.brokers.split(",").map((b) => b.trim()),
     logLevel: options.logLevel ?? kafkaLogLevel(),
