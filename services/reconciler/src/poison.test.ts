@@ -22,7 +22,7 @@ describe("classifyDecodeError", () => {
 
 describe("deadLetter", () => {
   it("keeps key, value and headers and adds the reason and the source coordinates", () => {
-    const message = { key: Buffer.from("k"), value: Buffer.from("v"), headers: { trace: Buffer.from("t") }, offset: "41", timestamp: "0", attributes: 0, size: 0 };
+    const message = { key: Buffer.from("k"), value: Buffer.from("v"), headers: { trace: Buffer.from("t") }, offset: "41", timestamp: "0", attributes: 0 };
     const letter = deadLetter({ topic: "in", partition: 3 }, message, new PoisonRecordError("RECONCILER_KEY_MISMATCH", "key k"));
     expect(letter.key).toEqual(Buffer.from("k"));
     expect(letter.value).toEqual(Buffer.from("v"));
