@@ -42,33 +42,42 @@ async function demo(io: Io, ingestUrl: string, brokers: string, registryUrl: str
   }), defaultRuleSet);
   const serde = new Serde(registryUrl);
   const kafka = createKafka({ brokers, clientId: "a2a-ledger-demo" });
-  const consumer = kafka.consumer({ groupId: `a2a-ledger-demo-${runId}` });
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(decisionsTopic);
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: `a2a-ledger-demo-${runId}`, maxWaitTimeInMs: 100 });
   const seen: Decision[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const seenAtLeast = (count: number, timeoutMs: number) =>
+    new Promise<boolean>((resolve) => {
+      if (seen.length >= count) return resolve(true);
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(true)) });
+    });
   await consumer.connect();
-  await consumer.subscribe({ topic: decisionsTopic, fromBeginning: false });
-  let done!: () => void;
-  const finished = new Promise<void>((resolve) => (done = resolve));
+  await consumer.subscribe({ topic: decisionsTopic, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ message }) => {
       if (!message.key?.toString().startsWith(runId) || message.value === null) return;
       const { record } = await serde.decode(message.value);
       seen.push(record as Decision);
       io.stdout(`  ${describeDecision(record as Decision)}\n`);
-      if (seen.length >= expected.length) done();
+      for (const w of waiters) if (seen.length >= w.count) w.resolve();
     },
   });
-  // A fresh group starts at the end only once it has an assignment; wait for it before posting.
-  await new Promise((r) => setTimeout(r, 3_000));
+  // Only what this demo causes: start at the current end of every partition.
+  for (const { partition, offset } of ends) consumer.seek({ topic: decisionsTopic, partition, offset });
   const client = new IngestClient({ baseUrl: ingestUrl });
   const probes = story.filter((o) => String(o.correlationId).startsWith(`${runId}-probe-`));
+  const probeDecisions = expected.filter((d) => d.correlationId.startsWith(`${runId}-probe-`)).length;
   io.stdout(`demo ${runId}: posting ${probes.length} card and probe observations to ${ingestUrl}\n`);
   await client.send(probes as never);
-  // Probes come before tasks: give the reconciler time to commit what they verified.
-  await new Promise((r) => setTimeout(r, 3_000));
+  // Probes come before tasks: the capabilities they verify are committed with their decisions.
+  await seenAtLeast(probeDecisions, 60_000);
   io.stdout(`demo ${runId}: posting ${story.length - probes.length} task observations (the §1 story)\n`);
   await client.send(story.filter((o) => !probes.includes(o)) as never);
-  const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 60_000));
-  const outcome = await Promise.race([finished.then(() => "done" as const), timeout]);
+  const outcome = (await seenAtLeast(expected.length, 60_000)) ? "done" : "timeout";
   await consumer.disconnect();
   const ok = outcome === "done" && JSON.stringify(seen.map((d) => d.decisionId).sort()) === JSON.stringify(expected.map((d) => d.decisionId).sort());
   io.stdout(ok ? `demo ${runId}: ${seen.length} decisions committed, the ones the file replay predicts\n` : `demo ${runId}: ${seen.length} decisions committed, the replay predicts ${expected.length}: they differ\n`);
