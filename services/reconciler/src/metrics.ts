@@ -12,6 +12,7 @@ export class ReconcilerMetrics {
   readonly deadLetters = new client.Counter({ name: "a2a_reconciler_dead_letters_total", help: "Records sent to the dead-letter topic, by reason", labelNames: ["reason"], registers: [this.registry] });
   readonly commits = new client.Counter({ name: "a2a_reconciler_transaction_commits_total", help: "Committed transactions", registers: [this.registry] });
   readonly aborts = new client.Counter({ name: "a2a_reconciler_transaction_aborts_total", help: "Aborted transactions", registers: [this.registry] });
+  readonly stageSeconds = new client.Counter({ name: "a2a_reconciler_stage_seconds_total", help: "Time spent per stage of a transaction (restore, capabilities, decode, rules, encode, send, offsets, commit)", labelNames: ["stage"], registers: [this.registry] });
   readonly restores = new client.Counter({ name: "a2a_reconciler_changelog_restores_total", help: "Changelog restores after an assignment", registers: [this.registry] });
 
   /** Serves /metrics and /healthz on 127.0.0.1:port. */

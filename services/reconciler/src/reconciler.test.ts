@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import type { Admin } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
+import { sampleDecision } from "@a2a-ledger/schemas/testing";
 import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
@@ -67,16 +68,22 @@ describe("the reconciler on Kafka", () => {
     const decision = story.find((o) => o.type === "TaskDispatched");
     if (!decision) throw new Error("story without a dispatch");
     await producer.send({ topic: f.topics.observations, messages: [{ key: "someone-else", value: await serde.encode(decision) }] });
+    const aDecision = sampleDecision("TaskIndeterminate");
+    await producer.send({ topic: f.topics.observations, messages: [{ key: aDecision.correlationId, value: await serde.encode(aDecision) }] });
     await producer.disconnect();
     await produce(f.topics.observations, story);
     await waitForGroupAtEnd(admin, f);
 
-    const dead = await readMessages(kafka, f.topics.dlq, 4, 5_000);
-    expect(dead.map((m) => m.headers?.[dlqHeader.reason]?.toString())).toEqual(["RECONCILER_UNDECODABLE", "RECONCILER_UNKNOWN_SCHEMA", "RECONCILER_KEY_MISMATCH"]);
-    expect(dead[0]?.value?.toString()).toBe("not avro at all");
-    expect(dead[0]?.headers?.[dlqHeader.topic]?.toString()).toBe(f.topics.observations);
-    expect(dead[0]?.headers?.[dlqHeader.partition]?.toString()).toBe(String(poisoned?.partition));
-    expect(dead[0]?.headers?.[dlqHeader.offset]?.toString()).toBe(String(poisoned?.baseOffset));
+    const dead = await readMessages(kafka, f.topics.dlq, 5, 5_000);
+    // The DLQ keeps the order of each source partition; "someone-else" is on another partition than task-42.
+    const reasonOf = (m: (typeof dead)[number]) => m.headers?.[dlqHeader.reason]?.toString();
+    expect(dead.map(reasonOf).sort()).toEqual(["RECONCILER_KEY_MISMATCH", "RECONCILER_NOT_AN_OBSERVATION", "RECONCILER_UNDECODABLE", "RECONCILER_UNKNOWN_SCHEMA"]);
+    const fromPoisoned = dead.filter((m) => m.headers?.[dlqHeader.partition]?.toString() === String(poisoned?.partition));
+    expect(fromPoisoned.map(reasonOf)).toEqual(["RECONCILER_UNDECODABLE", "RECONCILER_UNKNOWN_SCHEMA"]);
+    const undecodable = fromPoisoned[0];
+    expect(undecodable?.value?.toString()).toBe("not avro at all");
+    expect(undecodable?.headers?.[dlqHeader.topic]?.toString()).toBe(f.topics.observations);
+    expect(undecodable?.headers?.[dlqHeader.offset]?.toString()).toBe(String(poisoned?.baseOffset));
     const decisions = await readDecisions(f.topics.decisions, 1, 20_000);
     expect(decisions.length).toBeGreaterThan(0);
     const all = await readDecisions(f.topics.decisions, 100, 5_000);

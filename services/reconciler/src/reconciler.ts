@@ -9,7 +9,7 @@ import { type CorrelationState, createDecider, type Decider } from "@a2a-ledger/
 import { type Admin, type Consumer, createKafka, type Kafka, type Producer } from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
-import type { Batch, KafkaMessage } from "kafkajs";
+import type { Batch, KafkaMessage, RetryOptions } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
@@ -27,6 +27,14 @@ export const jsonLogger: Logger = {
   info: (message, fields) => console.log(JSON.stringify({ level: "info", time: new Date().toISOString(), message, ...fields })),
   error: (message, fields) => console.error(JSON.stringify({ level: "error", time: new Date().toISOString(), message, ...fields })),
 };
+
+/**
+ * Retry settings of the transactional producers (merged over the client's). Right after a commit the
+ * coordinator answers the next transaction's AddPartitionsToTxn with CONCURRENT_TRANSACTIONS until
+ * its commit markers are written, a few milliseconds; kafkajs retries that with its general backoff,
+ * which starts at 300 ms. Starting at 10 ms with ten attempts keeps about the same total patience (some 10 s).
+ */
+export const transactionalProducerRetry: RetryOptions = { initialRetryTime: 10, retries: 10, maxRetryTime: 30_000 };
 
 export class Reconciler {
   readonly metrics = new ReconcilerMetrics();
@@ -98,7 +106,7 @@ export class Reconciler {
     let producer = this.producers.get(partition);
     if (producer === undefined) {
       const { groupId, topics } = this.config;
-      producer = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1 });
+      producer = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
       // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
       await producer.connect();
       this.producers.set(partition, producer);
@@ -142,10 +150,13 @@ export class Reconciler {
   private async processChunk(batch: Batch, messages: KafkaMessage[]): Promise<void> {
     const { topics, groupId } = this.config;
     const partition = batch.partition;
+    const stage = this.stageClock();
     const states = await this.statesOf(partition);
     const producer = await this.producerFor(partition);
-    await this.capabilities.catchUp();
-
+    stage("restore");
+    // Decoding needs no capabilities: it runs while the capability table catches up (a round trip).
+    const caughtUp = this.capabilities.catchUp();
+    caughtUp.catch(() => undefined);
     const items: BatchItem[] = [];
     for (const message of messages) {
       try {
@@ -155,9 +166,13 @@ export class Reconciler {
         items.push({ offset: message.offset, poison: error });
       }
     }
+    stage("decode");
+    await caughtUp;
+    stage("capabilities");
     const outcome = processBatch(items, { decider: this.decider, policy: this.config.policy, capabilities: this.capabilities.table, stateOf: (id) => states.get(id) });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
     const last = messages[messages.length - 1] as KafkaMessage;
+    stage("rules");
 
     const [decisions, commands, snapshots] = await Promise.all([
       Promise.all(outcome.decisions.map(async (d) => ({ key: d.correlationId, value: await this.serde.encode(d) }))),
@@ -166,6 +181,7 @@ export class Reconciler {
     ]);
     const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: serialized, partition }));
     const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
+    stage("encode");
 
     const tx = await producer.transaction();
     try {
@@ -177,8 +193,11 @@ export class Reconciler {
         { topic: topics.dlq, messages: dead },
       ].filter((s) => s.messages.length > 0);
       if (sends.length > 0) await tx.sendBatch({ topicMessages: sends, acks: -1 });
+      stage("send");
       await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: batch.topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] });
+      stage("offsets");
       await tx.commit();
+      stage("commit");
     } catch (error) {
       await tx.abort().catch(() => undefined);
       this.metrics.aborts.inc();
@@ -194,6 +213,16 @@ export class Reconciler {
     this.metrics.observations.inc(items.length - outcome.poison.length);
     for (const d of outcome.decisions) this.metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
     for (const p of outcome.poison) this.metrics.deadLetters.inc({ reason: p.error.reason });
+  }
+
+  /** A stopwatch adding the time since its previous lap to the stage counter named at each lap. */
+  private stageClock(): (stage: string) => void {
+    let last = performance.now();
+    return (name) => {
+      const now = performance.now();
+      this.metrics.stageSeconds.inc({ stage: name }, (now - last) / 1_000);
+      last = now;
+    };
   }
 
   /** Finishes the batch in hand (or aborts it), leaves the group, closes every client. */
