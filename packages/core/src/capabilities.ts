@@ -54,8 +54,15 @@ export class CapabilityTable implements CapabilityView {
     return table;
   }
 
-  /** Inserts a snapshot in validFrom order; among equal validFrom the later applied one wins. */
+  /**
+   * Inserts a snapshot in validFrom order; among equal validFrom the later applied one wins. A snapshot
+   * that carries its card (every one derived from a card fetch does) also teaches the table that card,
+   * so a table rebuilt from a2a.capabilities.v1 alone can diff the next card (R8).
+   */
   apply(snapshot: CapabilitySnapshot): void {
+    if (snapshot.card !== null && snapshot.cardUrl !== null && !this.cards.has(snapshot.cardHash)) {
+      this.cards.set(snapshot.cardHash, { cardHash: snapshot.cardHash, cardUrl: snapshot.cardUrl, card: snapshot.card, cacheMaxAgeSeconds: snapshot.cacheMaxAgeSeconds });
+    }
     let history = this.history.get(snapshot.workerId);
     if (history === undefined) {
       history = [];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parsed } from "../test/builders.ts";
 import { designSection1 } from "../test/design-section-1.ts";
 import { CapabilityTable } from "./capabilities.ts";
 import { deserializeCorrelationState, initialCorrelationState, serializeCorrelationState, CorrelationStateFormatError, type CorrelationState } from "./correlation-state.ts";
@@ -50,6 +51,20 @@ describe("the decider", () => {
     const rebuilt = replay(rest, defaultRuleSet, { policy, capabilities: capabilities.snapshots() });
     const continued = replayLog([...s.cards, ...s.probes, ...rest], defaultRuleSet, { policy }).decisions.slice(6);
     expect(rebuilt).toEqual(continued);
+  });
+
+  it("diffs a changed card field by field from a table rebuilt from capability snapshots alone", () => {
+    const s = designSection1();
+    const { capabilities } = replayLog([...s.cards, ...s.probes], defaultRuleSet, { policy });
+    const snapshotsOnly = capabilities.snapshots();
+    const card = s.cards[0]!;
+    if (card.type !== "AgentCardObserved") throw new Error("the story starts with a card");
+    const original = JSON.parse(card.card) as { defaultOutputModes?: string[] };
+    const changedCard = { ...original, defaultOutputModes: ["text/html"] };
+    const changed = parsed({ type: "AgentCardObserved", eventId: "card-changed", correlationId: card.correlationId, occurredAt: 9_000, observer: "dispatcher", workerId: "w-acme", cardUrl: card.cardUrl, card: changedCard });
+    const [cardChanged] = replay([changed], defaultRuleSet, { policy, capabilities: snapshotsOnly }).filter((d) => d.type === "CardChanged");
+    expect(cardChanged).toMatchObject({ type: "CardChanged", previousCardHash: card.cardHash });
+    expect(cardChanged?.type === "CardChanged" && cardChanged.changes.map((c) => c.path)).toEqual(expect.arrayContaining(["/defaultOutputModes/0"]));
   });
 
   it("looks capabilities up as of the event's time", () => {

@@ -2,17 +2,11 @@
  * The global capability table: every instance reads a2a.capabilities.v1 whole and keeps following it,
  * so the rules see every worker's advertised and verified snapshots whichever partition produced them.
  */
-import { CapabilityTable, type CardRecord } from "@a2a-ledger/core";
+import { CapabilityTable } from "@a2a-ledger/core";
 import type { Admin, Kafka } from "@a2a-ledger/kafka";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
 import { TopicReader } from "./topic-reader.ts";
-
-/** The card a snapshot was derived from, when it carries one (R8 needs the previous card's text). */
-export function cardOf(snapshot: CapabilitySnapshot): CardRecord | undefined {
-  if (snapshot.card === null || snapshot.cardUrl === null) return undefined;
-  return { cardHash: snapshot.cardHash, cardUrl: snapshot.cardUrl, card: snapshot.card, cacheMaxAgeSeconds: snapshot.cacheMaxAgeSeconds };
-}
 
 export class CapabilityFollower {
   readonly table = new CapabilityTable();
@@ -35,8 +29,6 @@ export class CapabilityFollower {
     if (this.applied.has(id)) return;
     this.applied.add(id);
     this.table.apply(snapshot);
-    const card = cardOf(snapshot);
-    if (card) this.table.rememberCard(card);
   }
 
   async start(): Promise<void> {
