@@ -9,48 +9,41 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 export class CanonicalJsonError extends Error {}
 
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** A quote, a backslash, a control character or a surrogate: JSON.stringify must escape it. */
+const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JSON text; the common string with nothing to escape skips JSON.stringify. */
+function quote(text: string): string {
+  return needsEscape.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
-function write(value: unknown, out: string[]): void {
-  if (value === null) {
-    out.push("null");
-    return;
-  }
+function write(value: unknown): string {
+  if (value === null) return "null";
   switch (typeof value) {
     case "boolean":
-      out.push(value ? "true" : "false");
-      return;
+      return value ? "true" : "false";
     case "number":
       if (!Number.isFinite(value)) throw new CanonicalJsonError(`cannot canonicalize non-finite number ${value}`);
-      out.push(JSON.stringify(value)); // -0 becomes "0", exponents as ECMAScript prints them
-      return;
+      return JSON.stringify(value); // -0 becomes "0", exponents as ECMAScript prints them
     case "string":
-      out.push(JSON.stringify(value));
-      return;
+      return quote(value);
     case "object": {
       if (Array.isArray(value)) {
-        out.push("[");
-        value.forEach((item, i) => {
-          if (i > 0) out.push(",");
-          write(item, out);
-        });
-        out.push("]");
-        return;
+        let text = "[";
+        for (let i = 0; i < value.length; i++) text += i > 0 ? `,${write(value[i])}` : write(value[i]);
+        return `${text}]`;
       }
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record)
-        .filter((k) => record[k] !== undefined)
-        .sort(compareCodeUnits);
-      out.push("{");
-      keys.forEach((key, i) => {
-        if (i > 0) out.push(",");
-        out.push(JSON.stringify(key), ":");
-        write(record[key], out);
-      });
-      out.push("}");
-      return;
+      // Without a comparator, sort orders strings by UTF-16 code units, which is what JCS asks for.
+      const keys = Object.keys(record).sort();
+      let text = "{";
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        const member = record[key];
+        if (member === undefined) continue;
+        text += `${text.length > 1 ? "," : ""}${quote(key)}:${write(member)}`;
+      }
+      return `${text}}`;
     }
     default:
       throw new CanonicalJsonError(`cannot canonicalize a ${typeof value}`);
@@ -59,7 +52,5 @@ function write(value: unknown, out: string[]): void {
 
 /** The RFC 8785 canonical text of a JSON value. */
 export function canonicalize(value: unknown): string {
-  const out: string[] = [];
-  write(value, out);
-  return out.join("");
+  return write(value);
 }

@@ -8,7 +8,7 @@
  * cardHash: computed when absent; when present it must equal the computed hash (lower-case hex) — a
  * mismatch is an issue, because the hash is the card's identity in the capability table.
  */
-import { avroSchemas, isKnownType, validateRecord, type Observation, type ObservationType, type TaskState } from "@a2a-ledger/schemas";
+import { avroSchemas, isKnownType, isValidRecord, validateRecord, type Observation, type ObservationType, type TaskState } from "@a2a-ledger/schemas";
 import { cardHash } from "./card-hash.ts";
 import { normalizeTaskState } from "./task-state.ts";
 import { toEpochMillis } from "./timestamp.ts";
@@ -50,22 +50,56 @@ const partKinds = new Set(["TEXT", "RAW", "URL", "DATA", "OTHER"]);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const join = (path: string, key: string | number): string => (typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`);
 
+/** Whether anything in `value` is deeper than `max`; no paths, so valid input allocates nothing here. */
+function deeperThan(value: unknown, max: number, depth = 1): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (depth > max) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], max, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) if (Object.hasOwn(value, key) && deeperThan((value as Record<string, unknown>)[key], max, depth + 1)) return true;
+  return false;
+}
+
 /** The path of the first place deeper than `max`, or null. Stops descending at the limit. */
-function tooDeep(value: unknown, max: number, path = "", depth = 1): string | null {
+function tooDeep(value: unknown, max: number): string | null {
+  return deeperThan(value, max) ? deepPath(value, max) : null;
+}
+
+function deepPath(value: unknown, max: number, path = "", depth = 1): string | null {
   if (typeof value !== "object" || value === null) return null;
   if (depth > max) return path;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const p = tooDeep(value[i], max, join(path, i), depth + 1);
+      const p = deepPath(value[i], max, join(path, i), depth + 1);
       if (p !== null) return p;
     }
     return null;
   }
   for (const key of Object.keys(value)) {
-    const p = tooDeep((value as Record<string, unknown>)[key], max, join(path, key), depth + 1);
+    const p = deepPath((value as Record<string, unknown>)[key], max, join(path, key), depth + 1);
     if (p !== null) return p;
   }
   return null;
+}
+
+interface Shape {
+  fields: readonly AvroField[];
+  declared: ReadonlySet<string>;
+}
+
+const shapes = new Map<ObservationType, Shape>();
+
+/** The fields of an observation type and their names, looked up once per type. */
+function shapeOf(type: ObservationType): Shape {
+  let shape = shapes.get(type);
+  if (shape === undefined) {
+    const fields = (avroSchemas.observations[type] as { fields: readonly AvroField[] }).fields;
+    shape = { fields, declared: new Set(fields.map((f) => f.name)) };
+    shapes.set(type, shape);
+  }
+  return shape;
 }
 
 function isNullable(field: AvroField): boolean {
@@ -91,10 +125,9 @@ function parts(value: unknown, path: string, issues: IngestIssue[]): unknown {
   if (!Array.isArray(value)) return value;
   return value.map((part, i) => {
     if (!isRecord(part)) return part;
-    const { mimeType, ...rest } = part;
-    const out: Record<string, unknown> = { ...rest };
+    const { mimeType, ...out } = part;
     if (mimeType !== undefined) {
-      if (rest["mediaType"] !== undefined) issues.push({ path: join(join(path, i), "mimeType"), message: "give mediaType or its v0.3 name mimeType, not both" });
+      if (out["mediaType"] !== undefined) issues.push({ path: join(join(path, i), "mimeType"), message: "give mediaType or its v0.3 name mimeType, not both" });
       else out["mediaType"] = mimeType;
     }
     if (out["mediaType"] === undefined) out["mediaType"] = null;
@@ -111,7 +144,8 @@ function canaries(value: unknown, path: string, issues: IngestIssue[]): unknown 
   });
 }
 
-function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: number): { text: string; hash: string } | undefined {
+/** `depthChecked`: the card came inside an input already found no deeper than `maxDepth + 1`, so the card itself is within `maxDepth`. */
+function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: number, depthChecked: boolean): { text: string; hash: string } | undefined {
   const raw = input["card"];
   let parsed: unknown;
   let text: string;
@@ -131,7 +165,7 @@ function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: n
     issues.push({ path: "card", message: "expected the Agent Card as a JSON object (or its JSON text)" });
     return undefined;
   }
-  const deep = tooDeep(parsed, maxDepth);
+  const deep = depthChecked && typeof raw !== "string" ? null : tooDeep(parsed, maxDepth);
   if (deep !== null) {
     issues.push({ path: join("card", deep), message: `nested deeper than ${maxDepth} levels` });
     return undefined;
@@ -154,8 +188,7 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   const deep = tooDeep(input, maxDepth + 1);
   if (deep !== null && !deep.startsWith("card")) return { ok: false, issues: [{ path: deep, message: `nested deeper than ${maxDepth} levels` }] };
 
-  const fields = (avroSchemas.observations[type as ObservationType] as { fields: readonly AvroField[] }).fields;
-  const declared = new Set(fields.map((f) => f.name));
+  const { fields, declared } = shapeOf(type);
   const issues: IngestIssue[] = [];
   for (const key of Object.keys(input)) if (key !== "type" && !declared.has(key)) issues.push({ path: key, message: "unknown field" });
 
@@ -213,7 +246,7 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   if (type === "AgentCardObserved") {
     if (input["card"] === undefined) issues.push({ path: "card", message: "missing" });
     else {
-      const c = card(input, issues, maxDepth);
+      const c = card(input, issues, maxDepth, deep === null);
       if (c !== undefined) {
         record["card"] = c.text;
         const given = input["cardHash"];
@@ -228,13 +261,18 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   // Avro is the final gate; it reports what the steps above let through, without repeating their issues.
   const ordered: Record<string, unknown> = {};
   for (const f of fields) if (record[f.name] !== undefined) ordered[f.name] = record[f.name];
+  if (issues.length === 0 && isValidRecord("observations", type, ordered)) return { ok: true, observation: { type, ...ordered } as Observation };
   const reported = issues.map((i) => i.path);
-  const covered = (path: string): boolean => reported.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`));
   for (const issue of validateRecord("observations", type, ordered)) {
-    if (!covered(issue.path)) issues.push(issue);
+    if (!covered(reported, issue.path)) issues.push(issue);
   }
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, observation: { type, ...ordered } as Observation };
+}
+
+/** Whether an issue at `path` lies inside one already reported (the same place or below it). */
+function covered(reported: readonly string[], path: string): boolean {
+  return reported.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`));
 }
 
 /** Parses one ingest-JSON text. */
