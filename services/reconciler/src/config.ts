@@ -3,7 +3,7 @@
  */
 import { hostname } from "node:os";
 import { ruleSetByName, ruleSets, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
-import { endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { correlationPartitions, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { ReconcilerConfigError } from "./errors.ts";
 
 export interface ReconcilerConfig {
@@ -20,6 +20,8 @@ export interface ReconcilerConfig {
   maxBatch: number;
   /** Consumer group session timeout: how long a dead instance holds its partitions. */
   sessionTimeoutMs: number;
+  /** Input partitions processed at the same time by one instance. */
+  concurrency: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -53,5 +55,6 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
     metricsPort: integer(env, "A2A_LEDGER_RECONCILER_METRICS_PORT", 1024, 65535),
     maxBatch: integer(env, "A2A_LEDGER_RECONCILER_MAX_BATCH", 1, 100_000) ?? 500,
     sessionTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 6_000, 300_000) ?? 10_000,
+    concurrency: integer(env, "A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 64) ?? correlationPartitions,
   };
 }

@@ -44,8 +44,11 @@ export class Reconciler {
   private admin!: Admin;
   private consumer!: Consumer;
   private capabilities!: CapabilityFollower;
-  private readonly producers = new Map<number, Producer>();
+  /** One transactional producer per input partition, created once even when batches race for it. */
+  private readonly producers = new Map<number, Promise<Producer>>();
   private states: PartitionStates = new Map();
+  /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
+  private restoring: Promise<void> | undefined;
   private assigned = new Set<number>();
   private running = false;
 
@@ -73,7 +76,8 @@ export class Reconciler {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
+      // Partitions are independent (state, producer, transaction): a batch need not wait behind another partition's commit.
+      partitionsConsumedConcurrently: this.config.concurrency,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
@@ -94,7 +98,7 @@ export class Reconciler {
     for (const [partition, producer] of this.producers) {
       if (!now.has(partition)) {
         this.producers.delete(partition);
-        void producer.disconnect().catch(() => undefined);
+        void producer.then((p) => p.disconnect()).catch(() => undefined);
       }
     }
     for (const partition of this.states.keys()) if (!now.has(partition)) this.states.delete(partition);
@@ -102,13 +106,14 @@ export class Reconciler {
     this.log.info("partitions assigned", { partitions: [...now].sort((a, b) => a - b) });
   }
 
-  private async producerFor(partition: number): Promise<Producer> {
+  private producerFor(partition: number): Promise<Producer> {
     let producer = this.producers.get(partition);
     if (producer === undefined) {
       const { groupId, topics } = this.config;
-      producer = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
+      const created = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
       // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
-      await producer.connect();
+      producer = created.connect().then(() => created);
+      producer.catch(() => this.producers.delete(partition));
       this.producers.set(partition, producer);
     }
     return producer;
@@ -116,17 +121,26 @@ export class Reconciler {
 
   /** State of a partition, restored from the changelog the first time after an assignment. */
   private async statesOf(partition: number): Promise<Map<string, CorrelationState>> {
-    const known = this.states.get(partition);
-    if (known !== undefined) return known;
+    for (;;) {
+      const known = this.states.get(partition);
+      if (known !== undefined) return known;
+      if (this.restoring === undefined) {
+        this.restoring = this.restore(partition).finally(() => (this.restoring = undefined));
+      }
+      await this.restoring;
+    }
+  }
+
+  /** Restores every assigned partition without state (at least `partition`) in one read of the changelog. */
+  private async restore(partition: number): Promise<void> {
     const pending = new Set([...this.assigned].filter((p) => !this.states.has(p)));
     pending.add(partition);
     // Fence every previous owner first, so its open transactions are resolved before the read.
-    for (const p of pending) await this.producerFor(p);
+    await Promise.all([...pending].map((p) => this.producerFor(p)));
     const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId);
     for (const [p, states] of restored) this.states.set(p, states);
     this.metrics.restores.inc();
     this.log.info("state restored from the changelog", { partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) });
-    return restored.get(partition) as Map<string, CorrelationState>;
   }
 
   private async decode(message: KafkaMessage): Promise<Observation> {
@@ -230,7 +244,7 @@ export class Reconciler {
     if (!this.running) return;
     this.running = false;
     await this.consumer.disconnect().catch(() => undefined);
-    await Promise.all([...this.producers.values()].map((p) => p.disconnect().catch(() => undefined)));
+    await Promise.all([...this.producers.values()].map((p) => p.then((producer) => producer.disconnect()).catch(() => undefined)));
     this.producers.clear();
     await this.capabilities.stop().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
