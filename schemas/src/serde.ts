@@ -7,7 +7,8 @@ import registryPkg from "@kafkajs/confluent-schema-registry";
 import type { Decision, Observation, StateRecord } from "./generated/types.ts";
 import { setSubjectCompatibility } from "./registry-admin.ts";
 import { catalogue, namespace, type SubjectSchema } from "./subjects.ts";
-import type { SchemaGroup } from "./validate.ts";
+import { avroType, type SchemaGroup } from "./validate.ts";
+import { WireWriter } from "./wire-writer.ts";
 
 const { SchemaRegistry, SchemaType } = registryPkg;
 
@@ -35,6 +36,7 @@ export class Serde {
   private readonly ids = new Map<string, number>();
   private readonly types = new Map<number, { typeName: string; group: SchemaGroup }>();
   private readonly bySubjectName: Map<string, SubjectSchema>;
+  private readonly writer = new WireWriter();
 
   constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue()) {
     this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 3 } });
@@ -63,9 +65,25 @@ export class Serde {
     return id;
   }
 
+  /** Encodes any record; a record that does not fit its schema is an error naming the bad paths. */
   async encode(record: LedgerRecord): Promise<Buffer> {
     const { type, ...fields } = record;
     return this.registry.encode(await this.idOf(type), fields);
+  }
+
+  /**
+   * Encodes a record already validated against its schema (by `validateRecord` or the core's
+   * `parseObservation`), to the same bytes as `encode`. It skips the registry client's per-record
+   * work and copies: the frame is written directly with the event's avsc type. avsc still refuses a
+   * value of the wrong type, but fields the schema does not declare are dropped silently, so
+   * unvalidated input belongs in `encode`.
+   */
+  async encodeValidated(record: LedgerRecord): Promise<Buffer> {
+    const type = record.type;
+    const id = this.ids.get(type) ?? (await this.idOf(type));
+    const entry = this.bySubjectName.get(type);
+    if (entry === undefined) throw new Error(`no schema for event type ${JSON.stringify(type)}`);
+    return this.writer.frame(id, avroType(entry.group, type as never), record);
   }
 
   async decode(buffer: Buffer): Promise<Decoded> {
