@@ -7,17 +7,19 @@ import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { OutgoingRecord } from "./chunk-budget.ts";
 import { IngestError } from "./errors.ts";
 
+/** What the service needs of a serde: the observations it encodes have passed `parseObservation`. */
 export interface Encoder {
-  encode(record: Observation): Promise<Buffer>;
+  encodeValidated(record: Observation): Promise<Buffer>;
 }
 
+/** `observations` must be validated (validateBatch), so the encoder may skip validating them again. */
 export async function encodeBatch(serde: Encoder | Serde, observations: readonly Observation[], maxRecordBytes: number, retryAfterSeconds: number): Promise<OutgoingRecord[]> {
   const records: OutgoingRecord[] = new Array(observations.length);
   for (let index = 0; index < observations.length; index++) {
     const observation = observations[index]!;
     let value: Buffer;
     try {
-      value = await serde.encode(observation);
+      value = await serde.encodeValidated(observation);
     } catch (e) {
       throw new IngestError("INGEST_REGISTRY_UNAVAILABLE", `Could not encode ${observation.type} with its registered schema: ${e instanceof Error ? e.message : String(e)}`, undefined, retryAfterSeconds);
     }

@@ -26,7 +26,7 @@ class SlowSink implements ObservationSink {
   }
 }
 
-const encoder = { encode: async (o: { eventId: string }) => Buffer.from(o.eventId) };
+const encoder = { encodeValidated: async (o: { eventId: string }) => Buffer.from(o.eventId) };
 
 describe("graceful shutdown", () => {
   it("answers the in-flight batch with 202 before the sink closes", async () => {
