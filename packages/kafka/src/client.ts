@@ -3,8 +3,9 @@
  */
 import kafkajs from "kafkajs";
 
-export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, Producer, RecordMetadata, Transaction } from "kafkajs";
-export const { CompressionTypes, logLevel } = kafkajs;
+export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
+/** `Partitioners.DefaultPartitioner` is the Java client's murmur2 partitioner. */
+export const { CompressionTypes, logLevel, Partitioners } = kafkajs;
 
 export interface KafkaOptions {
   brokers: string;

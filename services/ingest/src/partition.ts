@@ -2,12 +2,12 @@
  * The partition of a key: kafkajs's default partitioner, which is the Java client's murmur2 one
  * (toPositive(murmur2(key)) % partitions), so any Kafka client puts a correlation on the same partition.
  */
-import kafkajs from "kafkajs";
+import { Partitioners, type PartitionMetadata } from "@a2a-ledger/kafka";
 
-const partitioner = kafkajs.Partitioners.DefaultPartitioner();
-const metadataCache = new Map<number, kafkajs.PartitionMetadata[]>();
+const partitioner = Partitioners.DefaultPartitioner();
+const metadataCache = new Map<number, PartitionMetadata[]>();
 
-function metadataOf(partitions: number): kafkajs.PartitionMetadata[] {
+function metadataOf(partitions: number): PartitionMetadata[] {
   let metadata = metadataCache.get(partitions);
   if (metadata === undefined) {
     metadata = Array.from({ length: partitions }, (_, partitionId) => ({ partitionId, leader: 0, partitionErrorCode: 0, replicas: [0], isr: [0] }));
