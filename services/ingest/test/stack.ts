@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createKafka, endpointsFromEnv, type Admin, type Kafka } from "@a2a-ledger/kafka";
+import { createTestTopic, readMessages, topicEndOffset } from "@a2a-ledger/kafka/testing";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { FastifyInstance } from "fastify";
 import { createIngestApp } from "../src/app.ts";
@@ -26,16 +27,11 @@ export async function withAdmin<T>(kafka: Kafka, use: (admin: Admin) => Promise<
 }
 
 export async function createTopic(admin: Admin, prefix: string, partitions = 6): Promise<string> {
-  const topic = `test.ingest.${prefix}.${randomUUID().slice(0, 8)}`;
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }] });
-  return topic;
+  return createTestTopic(admin, `ingest.${prefix}`, partitions);
 }
 
 /** How many records the topic has ever held (sum of end offsets). */
-export async function endOffsetSum(admin: Admin, topic: string): Promise<number> {
-  const offsets = await admin.fetchTopicOffsets(topic);
-  return offsets.reduce((sum, p) => sum + Number(p.high), 0);
-}
+export const endOffsetSum = topicEndOffset;
 
 export interface TopicRecord {
   partition: number;
@@ -44,30 +40,12 @@ export interface TopicRecord {
   value: Buffer;
 }
 
-/** Every record of the topic, read from the beginning until `count` arrived or `timeoutMs` passed. */
+/** Every record of the topic, read from the beginning until `count` arrived or `timeoutMs` passed, in partition and offset order. */
 export async function readTopic(kafka: Kafka, topic: string, count: number, timeoutMs = 30_000): Promise<TopicRecord[]> {
-  const consumer = kafka.consumer({ groupId: `ingest-test-${randomUUID()}`, maxWaitTimeInMs: 100 });
-  const records: TopicRecord[] = [];
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      if (count === 0) resolve();
-      void consumer.run({
-        eachMessage: async ({ partition, message }) => {
-          records.push({ partition, offset: Number(message.offset), key: message.key?.toString("utf8") ?? "", value: message.value ?? Buffer.alloc(0) });
-          if (records.length >= count) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-      });
-    });
-  } finally {
-    await consumer.disconnect();
-  }
-  return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
+  const messages = count === 0 ? [] : await readMessages(kafka, topic, count, timeoutMs);
+  return messages
+    .map((m) => ({ partition: m.partition, offset: Number(m.offset), key: m.key ?? "", value: m.value ?? Buffer.alloc(0) }))
+    .sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
 
 export function testConfig(overrides: Partial<IngestConfig> = {}): IngestConfig {
