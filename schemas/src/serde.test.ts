@@ -91,6 +91,19 @@ describe("Avro serde on the real registry and broker", () => {
     expect(await response.json()).toMatchObject({ compatibilityLevel: "BACKWARD" });
   });
 
+  it("decodes the catalogue's own schema ids directly to the same records, and refuses their truncated bytes", async () => {
+    const fresh = new Serde(registryUrl);
+    const records = allSamples();
+    const bytes = await Promise.all(records.map((r) => serde.encode(r)));
+    const viaRegistry = await Promise.all(bytes.map((b) => fresh.decode(b)));
+    const direct = await Promise.all(bytes.map((b) => fresh.decode(b)));
+    expect(direct).toEqual(viaRegistry);
+    expect(direct.map((d) => d.record)).toEqual(records);
+    const truncated = (bytes[0] as Buffer).subarray(0, (bytes[0] as Buffer).length - 3);
+    await expect(fresh.decode(truncated)).rejects.toThrow();
+    await expect(fresh.decode(Buffer.concat([bytes[0] as Buffer, Buffer.from([1])]))).rejects.toThrow();
+  });
+
   it("refuses bytes that are not in the Confluent wire format", async () => {
     await expect(serde.decode(Buffer.from('{"type":"TaskDispatched"}'))).rejects.toBeInstanceOf(WireFormatError);
     await expect(serde.decode(Buffer.alloc(3))).rejects.toBeInstanceOf(WireFormatError);

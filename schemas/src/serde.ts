@@ -4,6 +4,7 @@
  * encodes a typed event by its `type`, and decodes any record back into its typed form.
  */
 import registryPkg from "@kafkajs/confluent-schema-registry";
+import type avro from "avsc";
 import type { Decision, Observation, StateRecord } from "./generated/types.ts";
 import { setSubjectCompatibility } from "./registry-admin.ts";
 import { catalogue, namespace, type SubjectSchema } from "./subjects.ts";
@@ -35,6 +36,8 @@ export class Serde {
   private readonly registry: InstanceType<typeof SchemaRegistry>;
   private readonly ids = new Map<string, number>();
   private readonly types = new Map<number, { typeName: string; group: SchemaGroup }>();
+  /** Schema ids whose registered schema is exactly this catalogue's: decoded without the registry client. */
+  private readonly exact = new Map<number, { typeName: string; group: SchemaGroup; type: avro.Type }>();
   private readonly bySubjectName: Map<string, SubjectSchema>;
   private readonly writer = new WireWriter();
 
@@ -48,8 +51,7 @@ export class Serde {
     for (const entry of this.schemas) {
       await setSubjectCompatibility(this.registryUrl, entry.subject, "BACKWARD");
       const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: entry.schema }, { subject: entry.subject });
-      this.ids.set(entry.typeName, id);
-      this.types.set(id, { typeName: entry.typeName, group: entry.group });
+      this.remember(entry.typeName, entry.group, id);
     }
     return new Map(this.ids);
   }
@@ -60,9 +62,15 @@ export class Serde {
     const entry = this.bySubjectName.get(typeName);
     if (entry === undefined) throw new Error(`no schema for event type ${JSON.stringify(typeName)}`);
     const id = await this.registry.getRegistryIdBySchema(entry.subject, { type: SchemaType.AVRO, schema: entry.schema });
-    this.ids.set(typeName, id);
-    this.types.set(id, { typeName, group: entry.group });
+    this.remember(typeName, entry.group, id);
     return id;
+  }
+
+  /** `id` is the registry's id of this catalogue's schema of `typeName`. */
+  private remember(typeName: string, group: SchemaGroup, id: number): void {
+    this.ids.set(typeName, id);
+    this.types.set(id, { typeName, group });
+    this.exact.set(id, { typeName, group, type: avroType(group, typeName as never) });
   }
 
   /** Encodes any record; a record that does not fit its schema is an error naming the bad paths. */
@@ -88,6 +96,12 @@ export class Serde {
 
   async decode(buffer: Buffer): Promise<Decoded> {
     const schemaId = schemaIdOf(buffer);
+    const exact = this.exact.get(schemaId);
+    if (exact !== undefined) {
+      // The writer's schema is ours: read the bytes directly (avsc refuses truncated or trailing bytes).
+      const value = exact.type.fromBuffer(buffer.subarray(5)) as Record<string, unknown>;
+      return { schemaId, typeName: exact.typeName, group: exact.group, record: toPlain({ type: exact.typeName, ...value }) as LedgerRecord };
+    }
     const value = (await this.registry.decode(buffer)) as Record<string, unknown>;
     let known = this.types.get(schemaId);
     if (known === undefined) {
@@ -98,6 +112,8 @@ export class Serde {
       if (entry === undefined) throw new WireFormatError(`schema id ${schemaId} is ${fullName || "not a named record"}, not an event of this catalogue`);
       known = { typeName, group: entry.group };
       this.types.set(schemaId, known);
+      // When this id is the catalogue's own schema, later records with it take the direct path.
+      await this.idOf(typeName).catch(() => undefined);
     }
     return { schemaId, typeName: known.typeName, group: known.group, record: toPlain({ type: known.typeName, ...value }) as LedgerRecord };
   }

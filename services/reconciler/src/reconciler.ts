@@ -7,7 +7,7 @@
  */
 import { type CorrelationState, createDecider, type Decider } from "@a2a-ledger/core";
 import { type Admin, type Consumer, createKafka, type Kafka, type Producer } from "@a2a-ledger/kafka";
-import type { Observation } from "@a2a-ledger/schemas";
+import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Batch, KafkaMessage, RetryOptions } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
@@ -188,11 +188,14 @@ export class Reconciler {
     const last = messages[messages.length - 1] as KafkaMessage;
     stage("rules");
 
-    const [decisions, commands, snapshots] = await Promise.all([
-      Promise.all(outcome.decisions.map(async (d) => ({ key: d.correlationId, value: await this.serde.encode(d) }))),
-      Promise.all(outcome.commands.map(async (d) => ({ key: d.correlationId, value: await this.serde.encode(d) }))),
-      Promise.all(outcome.capabilityUpdates.map(async (s) => ({ key: s.workerId, value: await this.serde.encode({ type: "CapabilitySnapshot", ...s }) }))),
-    ]);
+    // Decisions and snapshots come from the typed rules, so they fit their schemas: the direct encoder
+    // (avsc still refuses a wrong type) saves the registry client's per-record work.
+    const encoded = new Map<Decision, Buffer>();
+    for (const d of outcome.decisions) encoded.set(d, await this.serde.encodeValidated(d));
+    const decisions = outcome.decisions.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
+    const commands = outcome.commands.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
+    const snapshots: { key: string; value: Buffer }[] = [];
+    for (const s of outcome.capabilityUpdates) snapshots.push({ key: s.workerId, value: await this.serde.encodeValidated({ type: "CapabilitySnapshot", ...s }) });
     const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: serialized, partition }));
     const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
     stage("encode");
