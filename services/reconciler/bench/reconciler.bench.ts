@@ -120,7 +120,7 @@ async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: str
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: 1,
+    partitionsConsumedConcurrently: config.concurrency,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += config.maxBatch) {
         const chunk = batch.messages.slice(i, i + config.maxBatch);
@@ -160,7 +160,7 @@ async function plainPassthrough(admin: Admin, config: ReconcilerConfig, input: s
   await consumer.run({
     autoCommit: true,
     autoCommitThreshold: 1,
-    partitionsConsumedConcurrently: 1,
+    partitionsConsumedConcurrently: config.concurrency,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += config.maxBatch) {
         const chunk = batch.messages.slice(i, i + config.maxBatch);
