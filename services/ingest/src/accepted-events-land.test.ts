@@ -3,33 +3,15 @@
  * (Java's murmur2), decodable with the registered schema, in order per key.
  */
 import { parseObservation } from "@a2a-ledger/core";
-import type { Admin, Kafka } from "@a2a-ledger/kafka";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { observation, sizedObservation } from "../test/observations.ts";
-import { createTopic, endOffsetSum, kafkaAt, readTopic, testServer, type TestServer } from "../test/stack.ts";
+import { endOffsetSum, readTopic, servedTopic } from "../test/stack.ts";
 import { partitionOf } from "./partition.ts";
 
-let kafka: Kafka;
-let admin: Admin;
-let topic: string;
-let app: TestServer;
-
-beforeAll(async () => {
-  kafka = kafkaAt();
-  admin = kafka.admin();
-  await admin.connect();
-  topic = await createTopic(admin, "landing", 6);
-  app = testServer({ topic, maxEvents: 1_000 });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await admin?.deleteTopics({ topics: [topic] }).catch(() => undefined);
-  await admin?.disconnect();
-});
+const served = servedTopic("landing", { maxEvents: 1_000 });
 
 const post = (body: string, contentType = "application/json") =>
-  app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": contentType }, payload: body });
+  served.app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": contentType }, payload: body });
 
 describe("partitioning", () => {
   it("is Java's murmur2: toPositive(murmur2(utf8 key)) % partitions", () => {
@@ -66,15 +48,15 @@ describe("POST /v1/observations with Kafka up", () => {
     const concurrent = await Promise.all([0, 1, 2, 3, 4, 5].map(() => post(JSON.stringify(batch(100)))));
     for (const response of concurrent) expect(response.statusCode, response.body).toBe(202);
 
-    const records = await readTopic(kafka, topic, sent.length);
+    const records = await readTopic(served.kafka, served.topic, sent.length);
     expect(records).toHaveLength(sent.length);
-    expect(await endOffsetSum(admin, topic)).toBe(sent.length);
+    expect(await endOffsetSum(served.admin, served.topic)).toBe(sent.length);
 
     const position = new Map(sent.map((e, i) => [e["eventId"] as string, i]));
     const lastSeen = new Map<string, number>();
     for (const record of records) {
       expect(record.partition, record.key).toBe(partitionOf(record.key, 6));
-      const decoded = await app.serde.decode(record.value);
+      const decoded = await served.app.serde.decode(record.value);
       expect(decoded.group).toBe("observations");
       const index = position.get((decoded.record as { eventId: string }).eventId)!;
       const expected = parseObservation(sent[index]);
@@ -90,11 +72,11 @@ describe("POST /v1/observations with Kafka up", () => {
 
   it("splits batches that would exceed a partition's record-batch limit, and all of it lands", async () => {
     const run = `big-${Date.now()}`;
-    const before = await endOffsetSum(admin, topic);
+    const before = await endOffsetSum(served.admin, served.topic);
     // 3 concurrent batches of 300 events of ~5 KB on one key: ~4.5 MB for one partition.
     const bodies = [0, 1, 2].map((b) => JSON.stringify(Array.from({ length: 300 }, (_, i) => sizedObservation(run, b * 300 + i, `${run}-one-key`, 5_000))));
     const responses = await Promise.all(bodies.map((body) => post(body)));
     for (const response of responses) expect(response.statusCode, response.body).toBe(202);
-    expect(await endOffsetSum(admin, topic)).toBe(before + 900);
+    expect(await endOffsetSum(served.admin, served.topic)).toBe(before + 900);
   });
 });

@@ -3,37 +3,22 @@
  * oversized, wrong-type, unknown-type, deeply nested and non-UTF-8 bodies, and batches where one bad
  * event hides among good ones. Every answer is a 4xx with a stable code; nothing reaches the topic.
  */
-import type { Admin, Kafka } from "@a2a-ledger/kafka";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { observation } from "../test/observations.ts";
-import { createTopic, endOffsetSum, kafkaAt, testServer, type TestServer } from "../test/stack.ts";
+import { endOffsetSum, servedTopic } from "../test/stack.ts";
 import { errorCodes } from "./errors.ts";
 
 const maxBodyBytes = 16 * 1024;
 const maxEvents = 20;
 const runs = 10_000;
 
-let kafka: Kafka;
-let admin: Admin;
-let topic: string;
-let app: TestServer;
+const served = servedTopic("hostile", { maxBodyBytes, maxEvents });
 
 beforeAll(async () => {
-  kafka = kafkaAt();
-  admin = kafka.admin();
-  await admin.connect();
-  topic = await createTopic(admin, "hostile", 6);
-  app = testServer({ topic, maxBodyBytes, maxEvents });
   // Prove the pipe works, so "nothing produced" below is not an artefact of a dead sink.
-  const ok = await app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": "application/json" }, payload: JSON.stringify(observation("hostile-probe", 2, "c-probe")) });
+  const ok = await served.app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": "application/json" }, payload: JSON.stringify(observation("hostile-probe", 2, "c-probe")) });
   expect(ok.statusCode, ok.body).toBe(202);
-});
-
-afterAll(async () => {
-  await app?.close();
-  await admin?.deleteTopics({ topics: [topic] }).catch(() => undefined);
-  await admin?.disconnect();
 });
 
 type Body = { contentType: string | undefined; payload: Buffer; kind: string };
@@ -104,14 +89,14 @@ const hostile: fc.Arbitrary<Body> = fc.oneof(
 
 describe("hostile input", () => {
   it(`answers ${runs} hostile bodies with a 4xx and a stable code, and produces nothing`, async () => {
-    const before = await endOffsetSum(admin, topic);
+    const before = await endOffsetSum(served.admin, served.topic);
     const kinds = new Map<string, number>();
     const codes = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(hostile, async (body) => {
         const headers: Record<string, string> = {};
         if (body.contentType !== undefined) headers["content-type"] = body.contentType;
-        const response = await app.server.inject({ method: "POST", url: "/v1/observations", headers, payload: body.payload });
+        const response = await served.app.server.inject({ method: "POST", url: "/v1/observations", headers, payload: body.payload });
         kinds.set(body.kind, (kinds.get(body.kind) ?? 0) + 1);
         expect(response.statusCode, `${body.kind}: ${response.body}`).toBeGreaterThanOrEqual(400);
         expect(response.statusCode, `${body.kind}: ${response.body}`).toBeLessThan(500);
@@ -122,7 +107,7 @@ describe("hostile input", () => {
       }),
       { numRuns: runs },
     );
-    expect(await endOffsetSum(admin, topic)).toBe(before);
+    expect(await endOffsetSum(served.admin, served.topic)).toBe(before);
     // The generator really covered every kind and the answers span the catalogue's client errors.
     expect(kinds.size).toBe(20);
     for (const code of ["INGEST_INVALID_EVENT", "INGEST_MALFORMED_BODY", "INGEST_BODY_TOO_LARGE", "INGEST_TOO_MANY_EVENTS", "INGEST_UNSUPPORTED_MEDIA_TYPE", "INGEST_EMPTY_BATCH"]) {

@@ -2,39 +2,21 @@
  * The HTTP contract on the real server (Kafka sink, registry serde): 401, 413, 415, health,
  * readiness, metrics, the OpenAPI document and the docs page.
  */
-import type { Admin, Kafka } from "@a2a-ledger/kafka";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { observation, sizedObservation } from "../test/observations.ts";
-import { createTopic, endOffsetSum, kafkaAt, testServer, type TestServer } from "../test/stack.ts";
+import { endOffsetSum, servedTopic, testServer } from "../test/stack.ts";
 import { avroSchemas } from "@a2a-ledger/schemas";
 
 const token = "s3cret-token-0123456789";
-let kafka: Kafka;
-let admin: Admin;
-let topic: string;
-let app: TestServer;
-
-beforeAll(async () => {
-  kafka = kafkaAt();
-  admin = kafka.admin();
-  await admin.connect();
-  topic = await createTopic(admin, "contract", 6);
-  app = testServer({ topic, tokens: [token, "another-token-abcdefgh"], maxBodyBytes: 64 * 1024, maxEvents: 10, maxRecordBytes: 8 * 1024 });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await admin?.deleteTopics({ topics: [topic] }).catch(() => undefined);
-  await admin?.disconnect();
-});
+const served = servedTopic("contract", { tokens: [token, "another-token-abcdefgh"], maxBodyBytes: 64 * 1024, maxEvents: 10, maxRecordBytes: 8 * 1024 });
 
 const one = (i = 2) => JSON.stringify(observation(`contract-${Date.now()}`, i, "c-contract"));
-const post = (payload: string | Buffer, headers: Record<string, string>) => app.server.inject({ method: "POST", url: "/v1/observations", headers, payload });
+const post = (payload: string | Buffer, headers: Record<string, string>) => served.app.server.inject({ method: "POST", url: "/v1/observations", headers, payload });
 const authorized = { "content-type": "application/json", authorization: `Bearer ${token}` };
 
 describe("authentication", () => {
   it("answers 401 without a token, with a wrong one, or with another scheme, and produces nothing", async () => {
-    const before = await endOffsetSum(admin, topic);
+    const before = await endOffsetSum(served.admin, served.topic);
     for (const authorization of [undefined, "Bearer wrong", `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, token, "Bearer "]) {
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (authorization !== undefined) headers["authorization"] = authorization;
@@ -43,7 +25,7 @@ describe("authentication", () => {
       expect(response.json()).toMatchObject({ code: "INGEST_UNAUTHORIZED" });
       expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
     }
-    expect(await endOffsetSum(admin, topic)).toBe(before);
+    expect(await endOffsetSum(served.admin, served.topic)).toBe(before);
   });
 
   it("accepts any configured token, and checks it before reading the body", async () => {
@@ -92,16 +74,16 @@ describe("limits and media types", () => {
 
 describe("operations endpoints", () => {
   it("reports health, readiness of Kafka and the registry, and echoes a request id", async () => {
-    expect((await app.server.inject({ url: "/healthz" })).json()).toEqual({ status: "ok" });
-    const ready = await app.server.inject({ url: "/readyz" });
+    expect((await served.app.server.inject({ url: "/healthz" })).json()).toEqual({ status: "ok" });
+    const ready = await served.app.server.inject({ url: "/readyz" });
     expect(ready.statusCode, ready.body).toBe(200);
     expect(ready.json()).toMatchObject({ kafka: true, registry: true });
-    const withId = await app.server.inject({ url: "/healthz", headers: { "x-request-id": "req-42" } });
+    const withId = await served.app.server.inject({ url: "/healthz", headers: { "x-request-id": "req-42" } });
     expect(withId.headers["x-request-id"]).toBe("req-42");
   });
 
   it("is not ready when Kafka is unreachable", async () => {
-    const unreachable = testServer({ topic, brokers: "127.0.0.1:1", produceTimeoutMs: 500 });
+    const unreachable = testServer({ topic: served.topic, brokers: "127.0.0.1:1", produceTimeoutMs: 500 });
     try {
       const ready = await unreachable.server.inject({ url: "/readyz" });
       expect(ready.statusCode).toBe(503);
@@ -116,7 +98,7 @@ describe("operations endpoints", () => {
   });
 
   it("exposes Prometheus metrics: requests, events, produce latency and rejects by code", async () => {
-    const text = (await app.server.inject({ url: "/metrics" })).body;
+    const text = (await served.app.server.inject({ url: "/metrics" })).body;
     expect(text).toMatch(/ingest_http_requests_total\{route="\/v1\/observations",method="POST",status="202"\} \d+/);
     expect(text).toMatch(/ingest_events_accepted_total [1-9]/);
     expect(text).toMatch(/ingest_produce_duration_seconds_bucket\{le="0.1",outcome="acknowledged"\} [1-9]/);
@@ -125,21 +107,21 @@ describe("operations endpoints", () => {
   });
 
   it("serves an OpenAPI document and a docs page generated from the Avro schemas", async () => {
-    const doc = (await app.server.inject({ url: "/openapi.json" })).json() as { openapi: string; components: { schemas: Record<string, { properties?: Record<string, unknown> }> }; paths: Record<string, { post?: { security: unknown[] } }> };
+    const doc = (await served.app.server.inject({ url: "/openapi.json" })).json() as { openapi: string; components: { schemas: Record<string, { properties?: Record<string, unknown> }> }; paths: Record<string, { post?: { security: unknown[] } }> };
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.paths["/v1/observations"]?.post?.security).toEqual([{ bearer: [] }]);
     for (const [typeName, schema] of Object.entries(avroSchemas.observations)) {
       const fields = (schema as { fields: readonly { name: string }[] }).fields.map((f) => f.name);
       expect(Object.keys(doc.components.schemas[typeName]?.properties ?? {}).filter((f) => f !== "type" && f !== "mimeType"), typeName).toEqual(fields);
     }
-    const page = await app.server.inject({ url: "/docs" });
+    const page = await served.app.server.inject({ url: "/docs" });
     expect(page.headers["content-type"]).toMatch(/text\/html/);
     expect(page.body).toContain("TaskStateObserved");
     expect(page.body).toContain("INGEST_KAFKA_UNAVAILABLE");
   });
 
   it("answers unknown routes with a stable code", async () => {
-    const response = await app.server.inject({ url: "/v2/nothing" });
+    const response = await served.app.server.inject({ url: "/v2/nothing" });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ code: "INGEST_NOT_FOUND" });
   });

@@ -7,6 +7,7 @@ import { createKafka, endpointsFromEnv, type Admin, type Kafka } from "@a2a-ledg
 import { createTestTopic, readMessages, topicEndOffset } from "@a2a-ledger/kafka/testing";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll } from "vitest";
 import { createIngestApp } from "../src/app.ts";
 import { configDefaults, type IngestConfig } from "../src/config.ts";
 
@@ -64,6 +65,32 @@ export interface TestServer {
   server: FastifyInstance;
   serde: Serde;
   close(): Promise<void>;
+}
+
+/** A throwaway topic on the real broker and an ingest server writing to it, for the tests of one file. */
+export interface ServedTopic {
+  kafka: Kafka;
+  admin: Admin;
+  topic: string;
+  app: TestServer;
+}
+
+/** Sets up a ServedTopic before the file's tests and removes it after them; its fields are filled in beforeAll. */
+export function servedTopic(label: string, overrides: Partial<IngestConfig> = {}): ServedTopic {
+  const served = {} as ServedTopic;
+  beforeAll(async () => {
+    served.kafka = kafkaAt();
+    served.admin = served.kafka.admin();
+    await served.admin.connect();
+    served.topic = await createTopic(served.admin, label, 6);
+    served.app = testServer({ ...overrides, topic: served.topic });
+  });
+  afterAll(async () => {
+    await served.app?.close();
+    await served.admin?.deleteTopics({ topics: [served.topic] }).catch(() => undefined);
+    await served.admin?.disconnect();
+  });
+  return served;
 }
 
 export function testServer(overrides: Partial<IngestConfig> = {}): TestServer {
