@@ -33,25 +33,23 @@ export function diffDecisions(baseline: readonly Decision[], candidate: readonly
   for (const id of ids) {
     const left = b.get(id) ?? [];
     const right = c.get(id) ?? [];
-    const counts = new Map<string, number>();
-    for (const d of right) counts.set(comparable(d), (counts.get(comparable(d)) ?? 0) + 1);
-    const removed: Decision[] = [];
-    for (const d of left) {
-      const k = comparable(d);
-      const n = counts.get(k) ?? 0;
-      if (n > 0) counts.set(k, n - 1);
-      else removed.push(d);
-    }
-    const leftCounts = new Map<string, number>();
-    for (const d of left) leftCounts.set(comparable(d), (leftCounts.get(comparable(d)) ?? 0) + 1);
-    const added: Decision[] = [];
-    for (const d of right) {
-      const k = comparable(d);
-      const n = leftCounts.get(k) ?? 0;
-      if (n > 0) leftCounts.set(k, n - 1);
-      else added.push(d);
-    }
+    const removed = without(left, right);
+    const added = without(right, left);
     if (removed.length > 0 || added.length > 0) diffs.push({ correlationId: id, removed, added });
   }
   return diffs;
+}
+
+/** The decisions of `from` left after taking out one equal decision for each of `take` (multiset difference). */
+function without(from: readonly Decision[], take: readonly Decision[]): Decision[] {
+  const counts = new Map<string, number>();
+  for (const d of take) counts.set(comparable(d), (counts.get(comparable(d)) ?? 0) + 1);
+  const rest: Decision[] = [];
+  for (const d of from) {
+    const k = comparable(d);
+    const n = counts.get(k) ?? 0;
+    if (n > 0) counts.set(k, n - 1);
+    else rest.push(d);
+  }
+  return rest;
 }
