@@ -2,7 +2,7 @@
  * Real readiness: the broker answers a metadata request through the admin client, and the registry
  * answers its Confluent-compatible API. Bounded waits only.
  */
-import kafkajs from "kafkajs";
+import { createKafka, logLevel } from "@a2a-ledger/kafka";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,14 +18,7 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
 }
 
 export async function brokerAnswers(brokers: string): Promise<boolean> {
-  const kafka = new kafkajs.Kafka({
-    clientId: "a2a-ledger-readiness",
-    brokers: brokers.split(","),
-    connectionTimeout: 2_000,
-    requestTimeout: 5_000,
-    retry: { retries: 0 },
-    logLevel: kafkajs.logLevel.NOTHING,
-  });
+  const kafka = createKafka({ brokers, clientId: "a2a-ledger-readiness", connectionTimeoutMs: 2_000, requestTimeoutMs: 5_000, retries: 0, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   try {
     await admin.connect();
