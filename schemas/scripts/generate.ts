@@ -44,9 +44,21 @@ function declaration(source: AvroSource): string {
   return `${doc}export interface ${String(s.name)} {\n${fields.join("\n")}\n}\n`;
 }
 
+/** Per record type, the names of its fields that have an Avro default (what a writer may leave out). */
+function defaultedFields(sources: readonly AvroSource[]): string {
+  const lines = sources
+    .filter((s) => s.schema.type === "record")
+    .map((s) => {
+      const names = (s.schema.fields as { name: string; default?: unknown }[]).filter((f) => "default" in f).map((f) => JSON.stringify(f.name));
+      return `  ${String(s.schema.name)}: ${names.length === 0 ? "never" : names.join(" | ")};`;
+    });
+  return `/** Per record type, the fields that have an Avro default: a writer may leave them out. */\nexport interface DefaultedFields {\n${lines.join("\n")}\n}\n`;
+}
+
 export function generateTypes(sources = readSources()): string {
   const parts = [header];
   for (const source of sources) parts.push(declaration(source));
+  parts.push(defaultedFields(sources));
   for (const group of schemaGroups) {
     const names = sources.filter((s) => s.group === group).map((s) => String(s.schema.name));
     const union = (g: string) => `export type ${g} =\n${names.map((n) => `  | ({ type: ${JSON.stringify(n)} } & ${n})`).join("\n")};\n`;

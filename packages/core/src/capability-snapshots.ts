@@ -28,6 +28,7 @@ export function snapshotFromCard(obs: AgentCardObserved, parsedCard: unknown): C
     cardUrl: obs.cardUrl,
     card: obs.card,
     cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds,
+    verifiedSkills: [],
   };
 }
 

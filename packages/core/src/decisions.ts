@@ -2,12 +2,19 @@
  * Decision drafts (what a rule says) and their envelope (what the decider adds): deterministic
  * decisionId, rulesVersion, decidedAt = the cause event's occurredAt, correlationId, causeEventIds.
  */
-import type { ContractViolation, Decision, Observation } from "@a2a-ledger/schemas";
+import { avroSchemas, type ContractViolation, type Decision, type DecisionType, type DefaultedFields, type Observation } from "@a2a-ledger/schemas";
 
 type Envelope = "decisionId" | "correlationId" | "causeEventIds" | "rulesVersion" | "decidedAt";
 
-/** A decision without its envelope; `causeEventIds` lists causes beyond the observation itself. */
-export type DecisionDraft = Decision extends infer D ? (D extends Decision ? Omit<D, Envelope> & { causeEventIds?: string[] } : never) : never;
+/**
+ * A decision without its envelope; fields with an Avro default may be left out (the envelope fills
+ * them in); `causeEventIds` lists causes beyond the observation itself.
+ */
+export type DecisionDraft = Decision extends infer D
+  ? D extends Decision
+    ? Omit<D, Envelope | DefaultedFields[D["type"]]> & Partial<Pick<D, Extract<Exclude<DefaultedFields[D["type"]], Envelope>, keyof D>>> & { causeEventIds?: string[] }
+    : never
+  : never;
 
 export type ViolationDraft = Extract<DecisionDraft, { type: "ContractViolation" }>;
 
@@ -16,19 +23,46 @@ export function decisionKind(d: DecisionDraft | Decision): string {
   return d.type === "ContractViolation" ? (d as ContractViolation).kind : d.type;
 }
 
+interface FieldDefault {
+  name: string;
+  /** Whether the field has a default, and which. */
+  hasDefault: boolean;
+  value: unknown;
+}
+
+const fieldsByType = new Map<DecisionType, readonly FieldDefault[]>();
+
+/** The fields of a decision type in schema order, with their defaults; looked up once per type. */
+function fieldsOf(type: DecisionType): readonly FieldDefault[] {
+  let fields = fieldsByType.get(type);
+  if (fields === undefined) {
+    const schema = avroSchemas.decisions[type] as { fields: readonly { name: string; default?: unknown }[] };
+    fields = schema.fields.map((f) => ({ name: f.name, hasDefault: "default" in f, value: f.default }));
+    fieldsByType.set(type, fields);
+  }
+  return fields;
+}
+
+/** The draft as a whole record: envelope, then every field in schema order, defaults for those left out. */
 export function finalizeDecisions(obs: Observation, drafts: readonly DecisionDraft[], rulesVersion: string): Decision[] {
   return drafts.map((draft, i) => {
-    const { type, causeEventIds: extra, ...fields } = draft;
-    const causes = [obs.eventId, ...(extra ?? []).filter((id) => id !== obs.eventId)];
-    return {
-      type,
+    const extra = draft.causeEventIds;
+    const causes = extra === undefined || extra.length === 0 ? [obs.eventId] : [...new Set([obs.eventId, ...extra])];
+    const given = draft as unknown as Record<string, unknown>;
+    const envelope: Record<string, unknown> = {
       decisionId: `${obs.eventId}:${decisionKind(draft)}:${i}`,
       correlationId: obs.correlationId,
-      causeEventIds: [...new Set(causes)],
+      causeEventIds: causes,
       rulesVersion,
       decidedAt: obs.occurredAt,
-      ...fields,
-    } as Decision;
+    };
+    const record: Record<string, unknown> = { type: draft.type };
+    for (const f of fieldsOf(draft.type)) {
+      if (f.name in envelope) record[f.name] = envelope[f.name];
+      else if (given[f.name] !== undefined) record[f.name] = given[f.name];
+      else record[f.name] = Array.isArray(f.value) ? [] : f.value;
+    }
+    return record as unknown as Decision;
   });
 }
 
@@ -36,7 +70,7 @@ export function finalizeDecisions(obs: Observation, drafts: readonly DecisionDra
  * The identity of a violation for de-duplication across redundant observers. Divergent artifacts are
  * identified by their (stable) detail — output and attempt pair — since their media sets may grow.
  */
-export function violationKey(v: Pick<ContractViolation, "kind" | "serverTaskId" | "observed" | "allowed" | "workerId" | "detail">): string {
+export function violationKey(v: Pick<ContractViolation, "kind" | "observed" | "detail"> & Partial<Pick<ContractViolation, "serverTaskId" | "allowed" | "workerId">>): string {
   if (v.kind === "DIVERGENT_ARTIFACTS") return `${v.kind}|${v.detail}`;
-  return [v.kind, v.workerId ?? "", v.serverTaskId ?? "", v.observed, v.allowed.join(",")].join("|");
+  return [v.kind, v.workerId ?? "", v.serverTaskId ?? "", v.observed, (v.allowed ?? []).join(",")].join("|");
 }

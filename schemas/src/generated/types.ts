@@ -47,8 +47,16 @@ export interface SkillOutputModes {
 export type TaskState = "TASK_STATE_UNSPECIFIED" | "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING" | "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED" | "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED";
 export const TaskStateSymbols = ["TASK_STATE_UNSPECIFIED", "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"] as const;
 
-export type ViolationKind = "UNKNOWN" | "STATE_NOT_ADVERTISED" | "STATE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_ADVERTISED" | "OUTPUT_MODE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_NEGOTIATED" | "DIVERGENT_ARTIFACTS" | "TASK_STORE_NOT_DURABLE" | "CARD_USED_PAST_MAX_AGE";
-export const ViolationKindSymbols = ["UNKNOWN", "STATE_NOT_ADVERTISED", "STATE_NOT_VERIFIED", "OUTPUT_MODE_NOT_ADVERTISED", "OUTPUT_MODE_NOT_VERIFIED", "OUTPUT_MODE_NOT_NEGOTIATED", "DIVERGENT_ARTIFACTS", "TASK_STORE_NOT_DURABLE", "CARD_USED_PAST_MAX_AGE"] as const;
+/** What probes of one skill of one card verified: states reached and re-observed by a fresh client, media types emitted. */
+export interface VerifiedSkill {
+  /** null: dispatches that name no skill. */
+  skillId: null | string;
+  states: TaskState[];
+  outputModes: string[];
+}
+
+export type ViolationKind = "UNKNOWN" | "STATE_NOT_ADVERTISED" | "STATE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_ADVERTISED" | "OUTPUT_MODE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_NEGOTIATED" | "DIVERGENT_ARTIFACTS" | "TASK_STORE_NOT_DURABLE" | "CARD_USED_PAST_MAX_AGE" | "SKILL_NOT_ADVERTISED" | "UNSEEN_TASK_NOT_FOUND";
+export const ViolationKindSymbols = ["UNKNOWN", "STATE_NOT_ADVERTISED", "STATE_NOT_VERIFIED", "OUTPUT_MODE_NOT_ADVERTISED", "OUTPUT_MODE_NOT_VERIFIED", "OUTPUT_MODE_NOT_NEGOTIATED", "DIVERGENT_ARTIFACTS", "TASK_STORE_NOT_DURABLE", "CARD_USED_PAST_MAX_AGE", "SKILL_NOT_ADVERTISED", "UNSEEN_TASK_NOT_FOUND"] as const;
 
 /** An Agent Card fetch. */
 export interface AgentCardObserved {
@@ -89,6 +97,10 @@ export interface ArtifactEmitted {
   /** The artifact name: which output it is across attempts. */
   name: null | string;
   parts: ArtifactPart[];
+  /** A streamed chunk that extends the artifact of the same artifactId (A2A artifactUpdate.append). */
+  append: boolean;
+  /** false for a streamed chunk with more to come, true for the last one; null when the artifact arrived whole. */
+  lastChunk: null | boolean;
 }
 
 /** A capability probe of a worker ended. */
@@ -192,6 +204,8 @@ export interface CapabilitiesVerified {
   states: TaskState[];
   outputModes: SkillOutputModes[];
   durable: null | boolean;
+  /** V per skill of the card after this decision. */
+  skills: VerifiedSkill[];
 }
 
 /** A worker card hash changed (R8). */
@@ -230,6 +244,12 @@ export interface ContractViolation {
   /** The card in force when it was seen. */
   cardHash: null | string;
   detail: string;
+  /** The skill the violation concerns, when one does. */
+  skillId: null | string;
+  /** R3: which output of the logical task (the artifact name, else #n: its position among the attempt's artifacts). */
+  output: null | string;
+  /** Attempt numbers the violation concerns (R3: the two attempts compared). */
+  attempts: number[];
 }
 
 /** Probe a worker before trusting its card (R7); also a command on a2a.commands.v1. */
@@ -318,6 +338,8 @@ export interface TaskIndeterminate {
   /** Who observed the last state (R10: taken over all observers). */
   lastObserver: string;
   reason: string;
+  /** The attempt the lost server task belongs to. */
+  attempt: null | number;
 }
 
 /** An indeterminate task reached a terminal state on a later attempt. */
@@ -334,6 +356,8 @@ export interface TaskReconciled {
   serverTaskId: string;
   state: TaskState;
   attempt: number;
+  /** How the task was reconciled: a later attempt ended, or the lost task reappeared. */
+  reason: string;
 }
 
 /** Advertised and verified capabilities of a worker from validFrom on (compacted topic a2a.capabilities.v1, key workerId). */
@@ -359,6 +383,34 @@ export interface CapabilitySnapshot {
   card: null | string;
   /** Cache-Control max-age the card was served with. */
   cacheMaxAgeSeconds: null | number;
+  /** V per skill of this card: what probes of each skill verified (a probe of one skill verifies nothing about another). */
+  verifiedSkills: VerifiedSkill[];
+}
+
+/** Per record type, the fields that have an Avro default: a writer may leave them out. */
+export interface DefaultedFields {
+  ArtifactPart: "mediaType";
+  CandidateVerdict: never;
+  FieldChange: "before" | "after";
+  ParkedCanary: never;
+  SkillOutputModes: never;
+  VerifiedSkill: "skillId";
+  AgentCardObserved: "cacheMaxAgeSeconds" | "etag";
+  ArtifactEmitted: "name" | "append" | "lastChunk";
+  ProbeCompleted: "skillId" | "durable" | "parkedCanaries";
+  TaskDispatched: "skillId" | "acceptedOutputModes" | "cardHash" | "cardFetchedAt" | "attempt";
+  TaskNotFoundObserved: never;
+  TaskStateObserved: "contextId";
+  CapabilitiesVerified: "workerId" | "durable" | "skills";
+  CardChanged: "workerId";
+  ContractViolation: "workerId" | "serverTaskId" | "allowed" | "cardHash" | "skillId" | "output" | "attempts";
+  ProbeRequested: "workerId" | "cardUrl";
+  ReconciliationBlocked: "workerId" | "candidates";
+  RedispatchCommanded: "workerId" | "fromServerTaskId" | "skillId" | "resumeState" | "acceptedOutputModes" | "candidates";
+  TaskFailed: "workerId";
+  TaskIndeterminate: "workerId" | "attempt";
+  TaskReconciled: "workerId" | "reason";
+  CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills";
 }
 
 export type Observation =
