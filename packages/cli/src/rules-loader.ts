@@ -2,7 +2,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { ruleSetByName, ruleSets, type RuleSet } from "@a2a-ledger/core";
+import { ruleModels, ruleSetByName, ruleSetNames, type RuleSet } from "@a2a-ledger/core";
 import { UsageError } from "./io.ts";
 
 function isRuleSet(value: unknown): value is RuleSet {
@@ -12,6 +12,7 @@ function isRuleSet(value: unknown): value is RuleSet {
     v !== null &&
     typeof v.name === "string" &&
     typeof v.rulesVersion === "string" &&
+    (ruleModels as readonly unknown[]).includes(v.model) &&
     Array.isArray(v.rules) &&
     v.rules.every((r: unknown) => typeof r === "object" && r !== null && typeof (r as { apply?: unknown }).apply === "function")
   );
@@ -22,10 +23,10 @@ export async function loadRuleSet(spec: string, cwd: string): Promise<RuleSet> {
   if (named !== undefined) return named;
   const path = isAbsolute(spec) ? spec : resolve(cwd, spec);
   if (!existsSync(path)) {
-    throw new UsageError(`no rule set named ${JSON.stringify(spec)} (shipped: ${Object.keys(ruleSets).join(", ")}) and no module at ${path}`);
+    throw new UsageError(`no rule set named ${JSON.stringify(spec)} (shipped: ${ruleSetNames.join(", ")}) and no module at ${path}`);
   }
   const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   const candidate = [mod["default"], mod["ruleSet"]].find(isRuleSet);
-  if (candidate === undefined) throw new UsageError(`${spec} exports no rule set (a default or \`ruleSet\` export with name, rulesVersion and rules[{id, apply}])`);
+  if (candidate === undefined) throw new UsageError(`${spec} exports no rule set (a default or \`ruleSet\` export with name, rulesVersion, model and rules[{id, apply}] — spread a shipped rule set to build one)`);
   return candidate;
 }

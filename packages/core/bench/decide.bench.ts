@@ -7,8 +7,8 @@
  */
 import type { Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable } from "../src/capabilities.ts";
-import type { CorrelationState } from "../src/correlation-state.ts";
-import { applyCapabilityUpdates, createDecider } from "../src/decider.ts";
+import { createDecider, type LedgerState } from "../src/decider.ts";
+import { applyCapabilityUpdates } from "../src/fold.ts";
 import { parseObservation } from "../src/ingest-json.ts";
 import { defaultRuleSet } from "../src/rules/rule-sets.ts";
 import { generateLog } from "../test/generated-log.ts";
@@ -25,11 +25,11 @@ function rulesOver(observations: Iterable<Observation>): number {
   const decider = createDecider(defaultRuleSet);
   const table = new CapabilityTable();
   const ctx = { capabilities: table, policy: { trustedVendors: ["Vendor0"] } };
-  const states = new Map<string, CorrelationState>();
+  const states = new Map<string, LedgerState>();
   let decisions = 0;
   for (const obs of observations) {
     const result = decider.step(ctx, states.get(obs.correlationId) ?? decider.initialState(), obs);
-    states.set(obs.correlationId, result.correlationState);
+    states.set(obs.correlationId, result.state);
     applyCapabilityUpdates(table, result);
     decisions += result.decisions.length;
   }

@@ -25,6 +25,14 @@ export interface CapabilityView {
   /** Every worker with a snapshot, sorted. */
   workers(): readonly string[];
   card(cardHash: string): CardRecord | undefined;
+  /** A worker's snapshots in validFrom order. */
+  historyOf(workerId: string): readonly CapabilitySnapshot[];
+}
+
+function insertByValidFrom(history: CapabilitySnapshot[], snapshot: CapabilitySnapshot): void {
+  let i = history.length;
+  while (i > 0 && (history[i - 1] as CapabilitySnapshot).validFrom > snapshot.validFrom) i--;
+  history.splice(i, 0, snapshot);
 }
 
 function latestAtOrBefore(history: readonly CapabilitySnapshot[], at: number): CapabilitySnapshot | undefined {
@@ -69,9 +77,7 @@ export class CapabilityTable implements CapabilityView {
       this.history.set(snapshot.workerId, history);
       this.sortedWorkers = null;
     }
-    let i = history.length;
-    while (i > 0 && (history[i - 1] as CapabilitySnapshot).validFrom > snapshot.validFrom) i--;
-    history.splice(i, 0, snapshot);
+    insertByValidFrom(history, snapshot);
   }
 
   rememberCard(record: CardRecord): void {
@@ -96,25 +102,61 @@ export class CapabilityTable implements CapabilityView {
     return this.cards.get(cardHash);
   }
 
+  historyOf(workerId: string): readonly CapabilitySnapshot[] {
+    return this.history.get(workerId) ?? [];
+  }
+
   /** Every snapshot, per worker in validFrom order: what a compacted-topic rebuild would feed back. */
   snapshots(): CapabilitySnapshot[] {
     return this.workers().flatMap((w) => this.history.get(w) ?? []);
   }
 }
 
-/** A view of `base` with not-yet-applied updates on top (what the rules of one step see). */
-export function withUpdates(base: CapabilityView, updates: readonly CapabilitySnapshot[], cards: readonly CardRecord[]): CapabilityView {
-  if (updates.length === 0 && cards.length === 0) return base;
-  return {
-    asOf(workerId, at) {
-      let best = base.asOf(workerId, at);
-      for (const u of updates) {
-        if (u.workerId === workerId && u.validFrom <= at && (best === undefined || u.validFrom >= best.validFrom)) best = u;
-      }
-      return best;
-    },
-    knows: (workerId) => base.knows(workerId) || updates.some((u) => u.workerId === workerId),
-    workers: () => [...new Set([...base.workers(), ...updates.map((u) => u.workerId)])].sort(),
-    card: (hash) => cards.find((c) => c.cardHash === hash) ?? base.card(hash),
-  };
+/**
+ * Updates not applied to `base` yet, layered on top of it: what the rules of one batch (or one step)
+ * see before the caller publishes and applies them. A worker's history is copied on its first update.
+ */
+export class CapabilityLayer implements CapabilityView {
+  private readonly history = new Map<string, CapabilitySnapshot[]>();
+  private readonly cards = new Map<string, CardRecord>();
+  private sortedWorkers: string[] | null = null;
+
+  constructor(private readonly base: CapabilityView) {}
+
+  apply(snapshot: CapabilitySnapshot): void {
+    let history = this.history.get(snapshot.workerId);
+    if (history === undefined) {
+      history = [...this.base.historyOf(snapshot.workerId)];
+      this.history.set(snapshot.workerId, history);
+      this.sortedWorkers = null;
+    }
+    insertByValidFrom(history, snapshot);
+  }
+
+  rememberCard(record: CardRecord): void {
+    this.cards.set(record.cardHash, record);
+  }
+
+  asOf(workerId: string, at: number): CapabilitySnapshot | undefined {
+    const history = this.history.get(workerId);
+    return history === undefined ? this.base.asOf(workerId, at) : latestAtOrBefore(history, at);
+  }
+
+  knows(workerId: string): boolean {
+    return this.history.has(workerId) || this.base.knows(workerId);
+  }
+
+  workers(): readonly string[] {
+    if (this.history.size === 0) return this.base.workers();
+    this.sortedWorkers ??= [...new Set([...this.base.workers(), ...this.history.keys()])].sort();
+    return this.sortedWorkers;
+  }
+
+  card(cardHash: string): CardRecord | undefined {
+    return this.cards.get(cardHash) ?? this.base.card(cardHash);
+  }
+
+  historyOf(workerId: string): readonly CapabilitySnapshot[] {
+    return this.history.get(workerId) ?? this.base.historyOf(workerId);
+  }
 }

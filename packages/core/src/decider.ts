@@ -1,16 +1,23 @@
 /**
- * The decider, in Emmett's shape: initialState, evolve, decide — plus `step`, what the reconciler runs
- * per observation of a partition. Per-correlation state is separate from the global capability table:
- * `step` reads the table through `ctx.capabilities` and returns the capability updates it derived
- * instead of writing them, so the caller publishes/applies them (see `applyCapabilityUpdates`).
+ * The decider, in Emmett's shape — initialState, decide, evolve — run as `step`: the decisions one
+ * observation causes, with the correlation state advanced past the observation and those decisions.
+ * One engine runs every rule set; the rule set's model says how its state is kept (correlation/2 for
+ * default/2, correlation/1 for default/1). Per-correlation state is opaque outside the core.
+ * The capability table is read through `ctx.capabilities`; the snapshots a step derives are returned,
+ * not written, so the caller publishes and applies them.
  */
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
-import { withUpdates, type CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
-import { initialCorrelationState, type CorrelationState } from "./correlation-state.ts";
+import { CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
+import { correlationModel } from "./correlation/model.ts";
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
-import { evolve } from "./evolve.ts";
 import type { PolicyConfig } from "./policy.ts";
-import type { RuleInput, RuleOutput, RuleSet } from "./rules/rule.ts";
+import type { RuleSet } from "./rule-set.ts";
+import type { RuleOutput } from "./rules/rule.ts";
+import { v1Model } from "./v1/model.ts";
+
+declare const opaque: unique symbol;
+/** A correlation's state as the reconciler stores it: opaque, (de)serialized by the decider that made it. */
+export type LedgerState = { readonly [opaque]: "correlation state" };
 
 export interface DecideContext {
   capabilities: CapabilityView;
@@ -26,70 +33,73 @@ export interface Decided {
 }
 
 export interface StepResult extends Decided {
-  correlationState: CorrelationState;
+  /** The state after the step. It may be the given state object, updated in place: keep using the returned one. */
+  state: LedgerState;
 }
 
 export interface Decider {
   rulesVersion: string;
   ruleSet: RuleSet;
-  initialState(): CorrelationState;
-  evolve(state: CorrelationState, event: Observation | Decision): CorrelationState;
-  /** The decisions one observation causes; empty for an eventId the correlation already saw. */
-  decide(ctx: DecideContext, state: CorrelationState, observation: Observation): Decided;
-  /** decide, then fold the observation and its decisions into the correlation state. */
-  step(ctx: DecideContext, state: CorrelationState, observation: Observation): StepResult;
+  initialState(): LedgerState;
+  /** decide, then evolve: no decisions and no change for an eventId the correlation already saw. */
+  step(ctx: DecideContext, state: LedgerState, observation: Observation): StepResult;
+  /** A copy that later steps on the original do not affect. */
+  clone(state: LedgerState): LedgerState;
+  serialize(state: LedgerState): Uint8Array;
+  /** Reads a changelog value; throws on bytes that are not a state of this decider's model (or one it migrates). */
+  deserialize(bytes: Uint8Array): LedgerState;
 }
 
-const nothing = (): Decided => ({ decisions: [], capabilityUpdates: [], cards: [] });
+/** What a state model provides the engine: how rules see a state, and how a step is folded in. */
+export interface StateModel<S, I extends { capabilities: CapabilityView }> {
+  initialState(): S;
+  isDuplicate(state: S, eventId: string): boolean;
+  /** The rules' input for `observation` on `state`, seeing `capabilities` and the decisions emitted so far. */
+  input(state: S, observation: Observation, ctx: DecideContext, emitted: readonly DecisionDraft[]): I;
+  /** The state after the observation and the decisions taken on it. */
+  commit(state: S, input: I, observation: Observation, decisions: readonly Decision[]): S;
+  clone(state: S): S;
+  serialize(state: S): Uint8Array;
+  deserialize(bytes: Uint8Array): S;
+}
 
-export function createDecider(ruleSet: RuleSet): Decider {
-  const rules = ruleSet.rules;
-  /** The decisions plus the correlation state with the observation folded in (decisions not yet). */
-  const run = (ctx: DecideContext, before: CorrelationState, observation: Observation): Decided & { state: CorrelationState } => {
-    const state = evolve(before, observation);
-    const drafts: DecisionDraft[] = [];
-    const capabilityUpdates: CapabilitySnapshot[] = [];
-    const cards: CardRecord[] = [];
-    const input: RuleInput = { observation, before, state, priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted: drafts };
-    for (const rule of rules) {
-      const out = rule.apply(input);
-      if (Array.isArray(out)) {
-        for (const d of out as readonly DecisionDraft[]) drafts.push(d);
-        continue;
-      }
-      const o = out as RuleOutput;
-      if (o.decisions) for (const d of o.decisions) drafts.push(d);
-      if ((o.capabilityUpdates && o.capabilityUpdates.length > 0) || (o.cards && o.cards.length > 0)) {
-        if (o.capabilityUpdates) capabilityUpdates.push(...o.capabilityUpdates);
-        if (o.cards) cards.push(...o.cards);
-        input.capabilities = withUpdates(ctx.capabilities, capabilityUpdates, cards);
-      }
-    }
-    return { decisions: drafts.length === 0 ? [] : finalizeDecisions(observation, drafts, ruleSet.rulesVersion), capabilityUpdates, cards, state };
-  };
-
+function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly { apply(input: I): RuleOutput }[], model: StateModel<S, I>): Decider {
+  const nothing = (state: S): StepResult => ({ decisions: [], capabilityUpdates: [], cards: [], state: state as unknown as LedgerState });
   return {
     rulesVersion: ruleSet.rulesVersion,
     ruleSet,
-    initialState: initialCorrelationState,
-    evolve,
-    decide(ctx, state, observation) {
-      if (state.seenEventIds.includes(observation.eventId)) return nothing();
-      const { state: _folded, ...decided } = run(ctx, state, observation);
-      return decided;
-    },
-    step(ctx, state, observation) {
-      if (state.seenEventIds.includes(observation.eventId)) return { ...nothing(), correlationState: state };
-      const { state: folded, ...decided } = run(ctx, state, observation);
-      let next = folded;
-      for (const d of decided.decisions) next = evolve(next, d);
-      return { ...decided, correlationState: next };
+    initialState: () => model.initialState() as unknown as LedgerState,
+    clone: (state) => model.clone(state as unknown as S) as unknown as LedgerState,
+    serialize: (state) => model.serialize(state as unknown as S),
+    deserialize: (bytes) => model.deserialize(bytes) as unknown as LedgerState,
+    step(ctx, opaqueState, observation) {
+      const state = opaqueState as unknown as S;
+      if (model.isDuplicate(state, observation.eventId)) return nothing(state);
+      const drafts: DecisionDraft[] = [];
+      let updates: CapabilitySnapshot[] = [];
+      let cards: CardRecord[] = [];
+      let layer: CapabilityLayer | undefined;
+      const input = model.input(state, observation, ctx, drafts);
+      for (const rule of rules) {
+        const out = rule.apply(input);
+        for (const d of out.decisions) drafts.push(d);
+        if (out.capabilityUpdates.length === 0 && out.cards.length === 0) continue;
+        if (layer === undefined) {
+          layer = new CapabilityLayer(ctx.capabilities);
+          input.capabilities = layer;
+        }
+        for (const c of out.cards) layer.rememberCard(c);
+        for (const s of out.capabilityUpdates) layer.apply(s);
+        updates = [...updates, ...out.capabilityUpdates];
+        cards = [...cards, ...out.cards];
+      }
+      const decisions = drafts.length === 0 ? [] : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
+      const next = model.commit(state, input, observation, decisions);
+      return { decisions, capabilityUpdates: updates, cards, state: next as unknown as LedgerState };
     },
   };
 }
 
-/** Applies what a step derived to the table the next steps read. */
-export function applyCapabilityUpdates(table: CapabilityTable, result: Pick<Decided, "capabilityUpdates" | "cards">): void {
-  for (const c of result.cards) table.rememberCard(c);
-  for (const s of result.capabilityUpdates) table.apply(s);
+export function createDecider(ruleSet: RuleSet): Decider {
+  return ruleSet.model === "correlation/1" ? engine(ruleSet, ruleSet.rules, v1Model) : engine(ruleSet, ruleSet.rules, correlationModel);
 }

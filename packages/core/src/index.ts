@@ -1,32 +1,20 @@
-/** @a2a-ledger/core — the pure ledger core: A2A model, card interpretation, rules R1–R10, replay. */
+/** @a2a-ledger/core — the pure ledger core: A2A model, card interpretation, rules R1–R10, the one fold, replay. */
 export { normalizeTaskState, specStates, terminalStates, interruptedStates, isTerminal, isInterrupted, sortStates } from "./task-state.ts";
 export { canonicalize, CanonicalJsonError, type JsonValue } from "./canonical-json.ts";
 export { cardHash } from "./card-hash.ts";
 export { interpretCard, outputModesFor, lifecycleExtensionUri, type AdvertisedCapabilities, type TaskStoreClaim } from "./card.ts";
 export { diffCards } from "./card-diff.ts";
 export { mediaTypeAllowed, essence as mediaTypeEssence } from "./media-type.ts";
-export { policyFor, defaultPolicyConfig, type Policy, type PolicyConfig } from "./policy.ts";
-export { CapabilityTable, withUpdates, type CapabilityView, type CardRecord } from "./capabilities.ts";
-export { deriveCapabilities, snapshotFromCard, snapshotFromProbe, snapshotRevokingInterrupted, type DerivedCapabilities } from "./capability-snapshots.ts";
-export {
-  initialCorrelationState,
-  serializeCorrelationState,
-  deserializeCorrelationState,
-  CorrelationStateFormatError,
-  type CorrelationState,
-  type CorrelationStatus,
-  type Attempt,
-  type LastState,
-  type OutputRecord,
-  type ParkedCanaryRecord,
-  type Loss,
-} from "./correlation-state.ts";
-export { evolve } from "./evolve.ts";
-export { finalizeDecisions, violationKey, decisionKind, type DecisionDraft } from "./decisions.ts";
-export { createDecider, applyCapabilityUpdates, type Decider, type DecideContext, type Decided, type StepResult } from "./decider.ts";
-export { replay, replayLog, type ReplayConfig, type ReplayResult } from "./replay.ts";
+export { defaultPolicyConfig, type Policy, type PolicyConfig } from "./policy.ts";
+export { policyOf, verifiedSkill } from "./verification.ts";
+export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
+export { createDecider, type Decider, type DecideContext, type Decided, type LedgerState, type StepResult } from "./decider.ts";
+export { foldBatch, applyCapabilityUpdates, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";
+export { replay, replayLog, RulesFailedError, type ReplayConfig, type ReplayResult } from "./replay.ts";
 export { parseObservation, parseObservationJson, type IngestIssue, type IngestOptions, type IngestResult } from "./ingest-json.ts";
 export { parseIsoTimestamp, toEpochMillis } from "./timestamp.ts";
-export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName } from "./rules/rule-sets.ts";
-export type { Rule, RuleInput, RuleOutput, NamedRule, RuleSet } from "./rules/rule.ts";
-export { verdict as candidateVerdict, verdicts as candidateVerdicts, type Need } from "./rules/eligibility.ts";
+export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
+export { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./v1/rules/rule-sets.ts";
+export { ruleModels, type RuleSet, type RuleSetV1, type RuleSetV2 } from "./rule-set.ts";
+export type { Rule, RuleInput, RuleOutput, NamedRule } from "./rules/rule.ts";
+export { reliedOnStates } from "./rules/r1-states.ts";

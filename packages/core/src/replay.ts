@@ -1,10 +1,10 @@
-/** Whole-log replay: the same fold the reconciler does per partition, over one in-memory log. */
+/** Whole-log replay: the one fold (fold.ts) over a log held in memory or streamed. */
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
-import type { CorrelationState } from "./correlation-state.ts";
-import { applyCapabilityUpdates, createDecider } from "./decider.ts";
+import { createDecider, type LedgerState } from "./decider.ts";
+import { applyCapabilityUpdates, foldBatch } from "./fold.ts";
 import { defaultPolicyConfig, type PolicyConfig } from "./policy.ts";
-import type { RuleSet } from "./rules/rule.ts";
+import type { RuleSet } from "./rule-set.ts";
 
 export interface ReplayConfig {
   policy?: PolicyConfig;
@@ -16,24 +16,26 @@ export interface ReplayConfig {
 export interface ReplayResult {
   decisions: Decision[];
   capabilities: CapabilityTable;
-  correlations: Map<string, CorrelationState>;
+  correlations: Map<string, LedgerState>;
 }
 
-/** Replays a log and returns everything it leaves behind. */
+/** The rules threw on an observation: replay never presents a partial result as complete. */
+export class RulesFailedError extends Error {
+  override name = "RulesFailedError";
+  constructor(readonly rulesVersion: string, readonly index: number, readonly eventId: string, override readonly cause: Error) {
+    super(`rules ${rulesVersion} failed on observation ${index + 1} (eventId ${JSON.stringify(eventId)}): ${cause.message}`);
+  }
+}
+
+/** Replays a log and returns everything it leaves behind; throws RulesFailedError if the rules throw. */
 export function replayLog(observations: Iterable<Observation>, ruleSet: RuleSet, config: ReplayConfig = {}): ReplayResult {
   const decider = createDecider(ruleSet);
   const table = CapabilityTable.fromSnapshots(config.capabilities ?? [], config.cards ?? []);
-  const ctx = { capabilities: table, policy: config.policy ?? defaultPolicyConfig };
-  const correlations = new Map<string, CorrelationState>();
-  const decisions: Decision[] = [];
-  for (const obs of observations) {
-    const state = correlations.get(obs.correlationId) ?? decider.initialState();
-    const result = decider.step(ctx, state, obs);
-    correlations.set(obs.correlationId, result.correlationState);
-    applyCapabilityUpdates(table, result);
-    for (const d of result.decisions) decisions.push(d);
-  }
-  return { decisions, capabilities: table, correlations };
+  const outcome = foldBatch({ decider, policy: config.policy ?? defaultPolicyConfig, capabilities: table, stateOf: () => undefined }, observations);
+  const failed = outcome.rejected[0];
+  if (failed !== undefined) throw new RulesFailedError(ruleSet.rulesVersion, failed.index, failed.observation.eventId, failed.error);
+  applyCapabilityUpdates(table, outcome);
+  return { decisions: outcome.decisions, capabilities: table, correlations: outcome.states };
 }
 
 /** The decisions a rule set takes on a log: same log and rules → byte-identical decisions. */

@@ -3,8 +3,9 @@ import { validateRecord, type Decision, type Observation } from "@a2a-ledger/sch
 import { expect } from "vitest";
 import type { PolicyConfig } from "../src/policy.ts";
 import { replay } from "../src/replay.ts";
+import type { RuleSet } from "../src/rule-set.ts";
 import { defaultRuleSet } from "../src/rules/rule-sets.ts";
-import type { RuleSet } from "../src/rules/rule.ts";
+import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 
 export interface SpecOptions {
   policy?: PolicyConfig;
@@ -17,6 +18,11 @@ export function expectValidDecisions(decisions: readonly Decision[]): void {
     const { type, ...record } = d;
     expect(validateRecord("decisions", type, record), `${d.decisionId} is not a valid ${type}`).toEqual([]);
   }
+}
+
+/** Specs of default/1 (frozen): `given` with that rule set unless one is named. */
+export function givenV1(history: readonly Observation[], options: SpecOptions = {}) {
+  return given(history, { ...options, ruleSet: options.ruleSet ?? defaultRuleSetV1 });
 }
 
 export function given(history: readonly Observation[], options: SpecOptions = {}) {

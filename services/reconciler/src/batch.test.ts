@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CapabilityTable, createDecider, defaultRuleSet, deserializeCorrelationState, replay } from "@a2a-ledger/core";
+import { CapabilityTable, createDecider, defaultRuleSet, replay } from "@a2a-ledger/core";
 import { parseLines } from "../test/harness.ts";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { PoisonRecordError } from "./errors.ts";
@@ -28,7 +28,7 @@ describe("processBatch", () => {
     const out = processBatch(items(0), { decider, policy, capabilities: new CapabilityTable(), stateOf: () => undefined });
     expect([...out.states.keys()].sort()).toEqual(["probe-w-acme", "probe-w-beta", "probe-w-gamma", "task-42"]);
     const task = out.states.get("task-42");
-    expect(deserializeCorrelationState(task?.serialized ?? "")).toEqual(task?.state);
+    expect(decider.deserialize(task?.serialized ?? new Uint8Array())).toEqual(task?.state);
   });
 
   it("passes poison items through with their offset and reason, and decides the rest", () => {

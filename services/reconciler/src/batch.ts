@@ -1,9 +1,9 @@
 /**
- * One transaction's worth of work for one input partition, without I/O: observations in, the records
- * to write out. State changes are returned, not applied, so an aborted transaction leaves the
- * partition's state as it was.
+ * One transaction's worth of work for one input partition, without I/O: the core's one fold
+ * (`foldBatch`) over the decodable observations, poison passed through. State changes are returned,
+ * not applied, so an aborted transaction leaves the partition's state as it was.
  */
-import { type CapabilityView, type CardRecord, type CorrelationState, type Decider, type PolicyConfig, serializeCorrelationState, withUpdates } from "@a2a-ledger/core";
+import { type CapabilityView, type CardRecord, type Decider, foldBatch, type LedgerState, type PolicyConfig } from "@a2a-ledger/core";
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { PoisonRecordError } from "./errors.ts";
 
@@ -16,7 +16,7 @@ export interface BatchOutcome {
   capabilityUpdates: CapabilitySnapshot[];
   cards: CardRecord[];
   /** New state of every correlation the batch touched, with its changelog value. */
-  states: Map<string, { state: CorrelationState; serialized: string }>;
+  states: Map<string, { state: LedgerState; serialized: Uint8Array }>;
   /** Offsets of the items that go to the dead-letter topic, with why. */
   poison: { offset: string; error: PoisonRecordError }[];
 }
@@ -25,33 +25,25 @@ export const isCommand = (d: Decision) => d.type === "RedispatchCommanded" || d.
 
 export function processBatch(
   items: readonly BatchItem[],
-  deps: { decider: Decider; policy: PolicyConfig; capabilities: CapabilityView; stateOf: (correlationId: string) => CorrelationState | undefined },
+  deps: { decider: Decider; policy: PolicyConfig; capabilities: CapabilityView; stateOf: (correlationId: string) => LedgerState | undefined },
 ): BatchOutcome {
-  const out: BatchOutcome = { decisions: [], commands: [], capabilityUpdates: [], cards: [], states: new Map(), poison: [] };
-  const touched = new Map<string, CorrelationState>();
+  const observations: Observation[] = [];
+  const offsets: string[] = [];
+  const poison: BatchOutcome["poison"] = [];
   for (const item of items) {
-    if ("poison" in item) {
-      out.poison.push({ offset: item.offset, error: item.poison });
-      continue;
-    }
-    const { observation } = item;
-    const before = touched.get(observation.correlationId) ?? deps.stateOf(observation.correlationId) ?? deps.decider.initialState();
-    const capabilities = withUpdates(deps.capabilities, out.capabilityUpdates, out.cards);
-    let result: ReturnType<Decider["step"]>;
-    try {
-      result = deps.decider.step({ capabilities, policy: deps.policy }, before, observation);
-    } catch (error) {
-      out.poison.push({ offset: item.offset, error: new PoisonRecordError("RECONCILER_RULES_REJECTED", (error as Error).message ?? String(error)) });
-      continue;
-    }
-    touched.set(observation.correlationId, result.correlationState);
-    out.capabilityUpdates.push(...result.capabilityUpdates);
-    out.cards.push(...result.cards);
-    for (const decision of result.decisions) {
-      out.decisions.push(decision);
-      if (isCommand(decision)) out.commands.push(decision);
+    if ("poison" in item) poison.push({ offset: item.offset, error: item.poison });
+    else {
+      observations.push(item.observation);
+      offsets.push(item.offset);
     }
   }
-  for (const [correlationId, state] of touched) out.states.set(correlationId, { state, serialized: serializeCorrelationState(state) });
-  return out;
+  const folded = foldBatch({ decider: deps.decider, policy: deps.policy, capabilities: deps.capabilities, stateOf: deps.stateOf }, observations);
+  for (const r of folded.rejected) poison.push({ offset: offsets[r.index] as string, error: new PoisonRecordError("RECONCILER_RULES_REJECTED", r.error.message) });
+  // A correlation whose every observation in this batch was rejected keeps its stored state.
+  const rejected = new Set(folded.rejected.map((r) => r.index));
+  const advanced = new Set(observations.filter((_, i) => !rejected.has(i)).map((o) => o.correlationId));
+  const states: BatchOutcome["states"] = new Map();
+  for (const [correlationId, state] of folded.states) if (advanced.has(correlationId)) states.set(correlationId, { state, serialized: deps.decider.serialize(state) });
+  poison.sort((a, b) => (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
+  return { decisions: folded.decisions, commands: folded.decisions.filter(isCommand), capabilityUpdates: folded.capabilityUpdates, cards: folded.cards, states, poison };
 }

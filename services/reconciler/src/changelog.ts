@@ -3,20 +3,20 @@
  * partition number as its observations (written there explicitly), as JSON text. On assignment the
  * reconciler reads the changelog up to its end and keeps the partitions it now owns.
  */
-import { type CorrelationState, deserializeCorrelationState } from "@a2a-ledger/core";
+import type { Decider, LedgerState } from "@a2a-ledger/core";
 import type { Admin, Kafka } from "@a2a-ledger/kafka";
 import { TopicReader } from "./topic-reader.ts";
 
-export type PartitionStates = Map<number, Map<string, CorrelationState>>;
+export type PartitionStates = Map<number, Map<string, LedgerState>>;
 
-export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string): Promise<PartitionStates> {
-  const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, CorrelationState>()]));
+export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string, decider: Decider): Promise<PartitionStates> {
+  const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
   const reader = new TopicReader(kafka, admin, topic, (partition, message) => {
     const forPartition = states.get(partition);
     if (forPartition === undefined || message.key === null) return;
     const correlationId = message.key.toString("utf8");
     if (message.value === null) forPartition.delete(correlationId);
-    else forPartition.set(correlationId, deserializeCorrelationState(message.value.toString("utf8")));
+    else forPartition.set(correlationId, decider.deserialize(message.value));
   }, `${groupPrefix}-restore`);
   await reader.start();
   try {

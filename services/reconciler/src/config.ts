@@ -2,7 +2,7 @@
  * Reconciler configuration from environment variables; each bad value is a clear error.
  */
 import { hostname } from "node:os";
-import { ruleSetByName, ruleSets, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
+import { ruleSetByName, ruleSetNames, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
 import { correlationPartitions, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { ReconcilerConfigError } from "./errors.ts";
 
@@ -36,7 +36,7 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
   const { brokers, registryUrl } = endpointsFromEnv(env);
   const rulesName = env.A2A_LEDGER_RULES?.trim() || "default";
   const ruleSet = ruleSetByName(rulesName);
-  if (ruleSet === undefined) throw new ReconcilerConfigError(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${Object.keys(ruleSets).join(", ")}`);
+  if (ruleSet === undefined) throw new ReconcilerConfigError(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${ruleSetNames.join(", ")}`);
   const suffix = env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
   if (suffix !== undefined && suffix !== "" && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) {
     throw new ReconcilerConfigError(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);

@@ -5,7 +5,7 @@
  * transactional id per input partition (kafkajs sends no group generation with the offsets, so the
  * transactional id is what fences a zombie that lost the partition).
  */
-import { type CorrelationState, createDecider, type Decider } from "@a2a-ledger/core";
+import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
 import { type Admin, type Consumer, createKafka, type Kafka, type Producer } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -120,7 +120,7 @@ export class Reconciler {
   }
 
   /** State of a partition, restored from the changelog the first time after an assignment. */
-  private async statesOf(partition: number): Promise<Map<string, CorrelationState>> {
+  private async statesOf(partition: number): Promise<Map<string, LedgerState>> {
     for (;;) {
       const known = this.states.get(partition);
       if (known !== undefined) return known;
@@ -137,7 +137,7 @@ export class Reconciler {
     pending.add(partition);
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all([...pending].map((p) => this.producerFor(p)));
-    const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId);
+    const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
     for (const [p, states] of restored) this.states.set(p, states);
     this.metrics.restores.inc();
     this.log.info("state restored from the changelog", { partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) });
@@ -196,7 +196,7 @@ export class Reconciler {
     const commands = outcome.commands.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
     const snapshots: { key: string; value: Buffer }[] = [];
     for (const s of outcome.capabilityUpdates) snapshots.push({ key: s.workerId, value: await this.serde.encodeValidated({ type: "CapabilitySnapshot", ...s }) });
-    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: serialized, partition }));
+    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength), partition }));
     const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
     stage("encode");
 

@@ -38,7 +38,7 @@ describe("a2a-ledger replay on the DESIGN §1 example", () => {
     const { code, stdout, stderr } = await run(["replay", "--input", example]);
     expect(code).toBe(0);
     expect(stdout).toContain("RedispatchCommanded w-acme → w-gamma attempt 2, resume TASK_STATE_INPUT_REQUIRED");
-    expect(stderr).toContain("16 observations, 11 decisions (rules default/1)");
+    expect(stderr).toContain("16 observations, 11 decisions (rules default/2)");
   });
 
   it("blocks without the worker that verifies input-required", async () => {

@@ -1,25 +1,38 @@
 /**
- * R1: an emitted state outside A(W) (the card in force when it was seen) is STATE_NOT_ADVERTISED; under
- * verify, a state the card advertises but the probe of that card did not verify is STATE_NOT_VERIFIED
- * (only once a probe verified the card: before that the outstanding ProbeRequested is the signal).
- * The observation is recorded regardless; UNSPECIFIED carries no claim and is never a violation.
+ * R1: a state outside A(W) (the card in force when it was seen) is STATE_NOT_ADVERTISED. Under verify,
+ * STATE_NOT_VERIFIED is reserved for the states reconciliation relies on — the interrupted states a lost
+ * task is resumed from and COMPLETED, which a restart needs — when the probe of the task's skill did
+ * not verify them. A probe cannot make a worker fail, be canceled or rejected, and cannot always catch a
+ * task in its transient states, so those are never "not verified". The observation is recorded regardless;
+ * UNSPECIFIED carries no claim and is never a violation.
  */
-import type { DecisionDraft, ViolationDraft } from "../decisions.ts";
-import { policyFor } from "../policy.ts";
-import { noDecisions, type RuleInput } from "./rule.ts";
+import type { TaskState } from "@a2a-ledger/schemas";
+import { attemptFor } from "../correlation/attempts.ts";
+import type { ViolationDraft } from "../decisions.ts";
+import { policyOf, verifiedSkill } from "../verification.ts";
+import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
 
-export function r1States(input: RuleInput): readonly DecisionDraft[] {
+/** The states R6 relies on: a resume needs the interrupted state verified, a restart needs COMPLETED. */
+export const reliedOnStates: ReadonlySet<TaskState> = new Set<TaskState>(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_COMPLETED"]);
+
+export function r1States(input: RuleInput): RuleOutput {
   const obs = input.observation;
-  if (obs.type !== "TaskStateObserved" || obs.state === "TASK_STATE_UNSPECIFIED") return noDecisions;
+  if (obs.type !== "TaskStateObserved" || obs.state === "TASK_STATE_UNSPECIFIED") return noOutput;
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
-  if (snap === undefined) return noDecisions;
-  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, observed: obs.state, cardHash: snap.cardHash } as const;
+  if (snap === undefined) return noOutput;
+  const advertised = snap.advertisedStates.includes(obs.state);
+  if (advertised && !reliedOnStates.has(obs.state)) return noOutput;
+  const { skillId } = attemptFor(input.state, obs.workerId, obs.serverTaskId);
+  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, observed: obs.state, cardHash: snap.cardHash, skillId } as const;
   let violation: ViolationDraft | null = null;
-  if (!snap.advertisedStates.includes(obs.state)) {
+  if (!advertised) {
     violation = { ...base, kind: "STATE_NOT_ADVERTISED", allowed: snap.advertisedStates, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the card in force does not advertise it` };
-  } else if (snap.verified && policyFor(input.policy, snap) === "verify" && !snap.verifiedStates.includes(obs.state)) {
-    violation = { ...base, kind: "STATE_NOT_VERIFIED", allowed: snap.verifiedStates, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the probe of the card in force did not verify it` };
+  } else {
+    const v = verifiedSkill(snap, skillId);
+    if (v !== undefined && !v.states.includes(obs.state) && policyOf(input.policy, snap) === "verify") {
+      violation = { ...base, kind: "STATE_NOT_VERIFIED", allowed: v.states, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the probe of skill ${skillId ?? "(none)"} of the card in force did not verify it` };
+    }
   }
-  return violation === null ? noDecisions : unreported(input.state, [violation]);
+  return violation === null ? noOutput : decided(unreported(input.state, [violation]));
 }

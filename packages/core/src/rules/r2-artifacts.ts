@@ -1,43 +1,44 @@
 /**
  * R2: artifacts are checked at emission against the card in force at the artifact's occurredAt (not the
- * card at dispatch) — OUTPUT_MODE_NOT_ADVERTISED, then under verify with a verified card
- * OUTPUT_MODE_NOT_VERIFIED — and against the dispatch's acceptedOutputModes — OUTPUT_MODE_NOT_NEGOTIATED.
+ * card at dispatch): OUTPUT_MODE_NOT_ADVERTISED against the task's skill's output modes (the card's
+ * defaults when the dispatch named no skill; not judged for a skill the card does not list, which was
+ * SKILL_NOT_ADVERTISED at dispatch); under verify OUTPUT_MODE_NOT_VERIFIED against what the probe of
+ * that skill saw emitted; and OUTPUT_MODE_NOT_NEGOTIATED outside the dispatch's acceptedOutputModes.
  * Parts without a media type are not judged.
  */
+import { attemptFor } from "../correlation/attempts.ts";
+import { artifactMediaTypes } from "../correlation/artifacts.ts";
 import { outputModesFor } from "../card.ts";
-import { attemptOf } from "../correlation-state.ts";
-import type { DecisionDraft, ViolationDraft } from "../decisions.ts";
-import { artifactMediaTypes } from "../evolve.ts";
+import type { ViolationDraft } from "../decisions.ts";
 import { mediaTypeAllowed } from "../media-type.ts";
-import { policyFor } from "../policy.ts";
-import { noDecisions, type RuleInput } from "./rule.ts";
+import { cardOffersSkill, policyOf, verifiedSkill } from "../verification.ts";
+import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
 
-export function r2Artifacts(input: RuleInput): readonly DecisionDraft[] {
+export function r2Artifacts(input: RuleInput): RuleOutput {
   const obs = input.observation;
-  if (obs.type !== "ArtifactEmitted") return noDecisions;
+  if (obs.type !== "ArtifactEmitted") return noOutput;
   const modes = artifactMediaTypes(obs);
-  if (modes.length === 0) return noDecisions;
-  const attempt = attemptOf(input.state, obs.serverTaskId);
-  const skillId = attempt?.skillId ?? null;
-  const accepted = attempt?.acceptedOutputModes ?? [];
+  if (modes.length === 0) return noOutput;
+  const { skillId, acceptedOutputModes: accepted } = attemptFor(input.state, obs.workerId, obs.serverTaskId);
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
-  const verify = snap !== undefined && snap.verified && policyFor(input.policy, snap) === "verify";
-  const out: ViolationDraft[] = [];
-  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, cardHash: snap?.cardHash ?? null } as const;
+  const judgeCard = snap !== undefined && cardOffersSkill(snap, skillId);
+  const advertised = judgeCard ? outputModesFor(snap, skillId) : [];
+  const verified = judgeCard && policyOf(input.policy, snap) === "verify" ? verifiedSkill(snap, skillId) : undefined;
+  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, cardHash: snap?.cardHash ?? null, skillId } as const;
   const what = `artifact ${JSON.stringify(obs.name ?? obs.artifactId)}${skillId === null ? "" : ` of skill ${skillId}`}`;
+  const out: ViolationDraft[] = [];
   for (const mode of modes) {
-    if (snap !== undefined) {
-      const advertised = outputModesFor(snap, skillId);
+    if (judgeCard) {
       if (!mediaTypeAllowed(mode, advertised)) {
         out.push({ ...base, kind: "OUTPUT_MODE_NOT_ADVERTISED", observed: mode, allowed: advertised, detail: `${what} is ${mode}; the card in force at emission does not advertise it` });
-      } else if (verify && !mediaTypeAllowed(mode, snap.verifiedOutputModes)) {
-        out.push({ ...base, kind: "OUTPUT_MODE_NOT_VERIFIED", observed: mode, allowed: snap.verifiedOutputModes, detail: `${what} is ${mode}; the probe of the card in force never saw it emitted` });
+      } else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes)) {
+        out.push({ ...base, kind: "OUTPUT_MODE_NOT_VERIFIED", observed: mode, allowed: verified.outputModes, detail: `${what} is ${mode}; the probe of skill ${skillId ?? "(none)"} never saw it emitted` });
       }
     }
     if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) {
-      out.push({ ...base, kind: "OUTPUT_MODE_NOT_NEGOTIATED", observed: mode, allowed: accepted, detail: `${what} is ${mode}; the dispatch accepted only ${accepted.join(", ")}` });
+      out.push({ ...base, kind: "OUTPUT_MODE_NOT_NEGOTIATED", observed: mode, allowed: [...accepted], detail: `${what} is ${mode}; the dispatch accepted only ${accepted.join(", ")}` });
     }
   }
-  return unreported(input.state, out);
+  return decided(unreported(input.state, out));
 }

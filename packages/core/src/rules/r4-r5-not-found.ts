@@ -1,55 +1,66 @@
 /**
- * R4: TaskNotFound when the last observed state is terminal is legal (purged): no decision.
- * R5: TaskNotFound when it is not terminal: under trust TaskFailed; under verify TaskIndeterminate —
- * neither terminal nor resumable until reconciliation (R6). Never failed under verify.
- * Not a loss: a parked canary (R9), a task already reported lost, a task of a superseded attempt, or a
- * correlation that already ended (failed / reconciled).
+ * R4/R5, judged per server task — (workerId, serverTaskId) — on that task's own last state, never the
+ * correlation's: another attempt's terminal state and observer clocks cannot silence a loss.
+ * - R4: TaskNotFound for a task some observer saw terminal is a purge: no decision.
+ * - R5: TaskNotFound for a task not terminal is a loss, and a loss always yields a decision: under trust
+ *   TaskFailed; under verify (the default, and for any card the ledger has evidence against) TaskIndeterminate.
+ *   A task already lost is the same loss (no second decision) until it is seen again.
+ * - A TaskNotFound for a task id this correlation never saw is its own decision (UNSEEN_TASK_NOT_FOUND),
+ *   never the loss of some other task. Parked canaries are R9's.
  */
-import { attemptOf, latestAttempt } from "../correlation-state.ts";
-import type { DecisionDraft } from "../decisions.ts";
-import { policyFor } from "../policy.ts";
-import { isTerminal } from "../task-state.ts";
-import { noDecisions, type RuleInput } from "./rule.ts";
+import { supersededBy } from "../correlation/attempts.ts";
+import { taskKey } from "../correlation/state.ts";
+import { policyOf } from "../verification.ts";
+import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
+import { unreported } from "./violations.ts";
 
-export function r4r5NotFound(input: RuleInput): readonly DecisionDraft[] {
+export function r4r5NotFound(input: RuleInput): RuleOutput {
   const obs = input.observation;
-  if (obs.type !== "TaskNotFoundObserved") return noDecisions;
-  const s = input.before;
-  if (s.parkedCanaries.some((c) => c.serverTaskId === obs.serverTaskId && c.workerId === obs.workerId)) return noDecisions;
-  if (s.lostTaskIds.includes(obs.serverTaskId) || s.status === "failed" || s.status === "reconciled") return noDecisions;
-  // R4: purged after a terminal state (of this task, or of the correlation as a whole).
-  if (s.terminalTaskIds.includes(obs.serverTaskId)) return noDecisions;
-  const last = s.lastState;
-  if (last !== null && isTerminal(last.state)) return noDecisions;
-  const attempt = attemptOf(s, obs.serverTaskId);
-  const latest = latestAttempt(s);
-  if (attempt !== undefined && latest !== undefined && attempt.attempt < latest.attempt) return noDecisions;
-
-  const lastState = last?.state ?? "TASK_STATE_UNSPECIFIED";
-  const seen = last === null ? "no state was observed" : `the last observed state ${last.state} (seen by ${last.observer}) is not terminal`;
-  const causes = last === null ? [] : [last.eventId];
+  if (obs.type !== "TaskNotFoundObserved") return noOutput;
+  const s = input.state;
+  const key = taskKey(obs.workerId, obs.serverTaskId);
+  if (s.canaries.has(key)) return noOutput;
+  const task = s.tasks.get(key);
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
-  if (policyFor(input.policy, snap) === "trust") {
-    return [
-      {
-        type: "TaskFailed",
-        workerId: obs.workerId,
-        serverTaskId: obs.serverTaskId,
-        lastState,
-        reason: `TaskNotFound (${obs.errorCode} on ${obs.method}) while ${seen}; the worker is trusted (vendor ${snap?.vendor}, durable task store), so the loss is a failure`,
-        causeEventIds: causes,
-      },
-    ];
+  if (task === undefined) {
+    return decided(
+      unreported(s, [
+        {
+          type: "ContractViolation",
+          workerId: obs.workerId,
+          kind: "UNSEEN_TASK_NOT_FOUND",
+          serverTaskId: obs.serverTaskId,
+          observed: `TaskNotFound (${obs.errorCode} on ${obs.method})`,
+          cardHash: snap?.cardHash ?? null,
+          detail: `${obs.observer} asked ${obs.workerId} for task ${obs.serverTaskId}, which this correlation never saw; it is not taken as the loss of another task`,
+        },
+      ]),
+    );
   }
-  return [
+  if (task.terminal || task.lost) return noOutput;
+
+  const last = task.last;
+  const lastState = last?.state ?? "TASK_STATE_UNSPECIFIED";
+  const seen = last === null ? "no state was observed" : `its last observed state ${last.state} (seen by ${last.observer}) is not terminal`;
+  const later = supersededBy(s, task.attempt);
+  const superseded = later === undefined ? "" : `; attempt ${task.attempt} was already superseded by attempt ${later.attempt} on ${later.workerId}, which carries the task on`;
+  const causes = last === null ? [] : [last.eventId];
+  const what = `TaskNotFound (${obs.errorCode} on ${obs.method}) for ${obs.workerId}/${obs.serverTaskId} of attempt ${task.attempt} while ${seen}`;
+  if (policyOf(input.policy, snap) === "trust") {
+    return decided([
+      { type: "TaskFailed", workerId: obs.workerId, serverTaskId: obs.serverTaskId, lastState, reason: `${what}; the worker is trusted (vendor ${snap?.vendor}, durable task store, no evidence against it), so the loss is a failure${superseded}`, causeEventIds: causes },
+    ]);
+  }
+  return decided([
     {
       type: "TaskIndeterminate",
       workerId: obs.workerId,
       serverTaskId: obs.serverTaskId,
       lastState,
       lastObserver: last?.observer ?? "",
-      reason: `TaskNotFound (${obs.errorCode} on ${obs.method}) while ${seen}; under verify a lost task is indeterminate, not failed`,
+      attempt: task.attempt,
+      reason: `${what}; under verify a lost task is indeterminate, not failed${superseded}`,
       causeEventIds: causes,
     },
-  ];
+  ]);
 }

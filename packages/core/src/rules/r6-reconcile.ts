@@ -1,62 +1,64 @@
 /**
- * R6: when R5 made a task indeterminate, pick a worker deterministically (first eligible by workerId)
- * and emit RedispatchCommanded with the same correlation id and attempt = previous attempts + 1;
- * none eligible → ReconciliationBlocked with the reason and every candidate's verdict.
- * - interrupted last state: resume it on a worker whose V contains that state (never the worker that
- *   just lost it); `onNoResume` decides what happens when there is none (default: blocked).
- * - any other non-terminal state: nothing to resume, restart from scratch (resumeState null) on a
- *   worker that verifies completion; the lost worker is a last resort.
+ * R6: when R5 made the latest attempt's task indeterminate, choose a worker (see eligibility.ts) and
+ * emit RedispatchCommanded with the same correlation id and attempt = highest attempt + 1; none
+ * eligible → ReconciliationBlocked with every candidate's verdict (the operator's alert).
+ * - Last state interrupted: resume it on a worker whose V (for the task's skill) contains that state;
+ *   `onNoResume` decides what happens when there is none: block (default/2) or restart from scratch
+ *   on a worker that verifies COMPLETED (restart-from-scratch/2).
+ * - Last state SUBMITTED or WORKING: nothing to resume, restart (resumeState null) on a worker whose V
+ *   contains that state and COMPLETED; nothing seen (UNSPECIFIED): one that verifies COMPLETED.
+ * A loss of a superseded attempt needs no re-dispatch: a later attempt carries the task.
  */
 import type { CandidateVerdict, TaskState } from "@a2a-ledger/schemas";
-import { attemptOf, latestAttempt, maxAttemptNumber } from "../correlation-state.ts";
+import { attemptNumbered, maxAttempt, taskKey } from "../correlation/state.ts";
+import { supersededBy } from "../correlation/attempts.ts";
 import type { DecisionDraft } from "../decisions.ts";
 import { isInterrupted } from "../task-state.ts";
-import { verdicts, type Need } from "./eligibility.ts";
-import { noDecisions, type Rule, type RuleInput } from "./rule.ts";
+import { type Need, verdicts } from "./eligibility.ts";
+import { decided, noOutput, type Rule, type RuleInput, type RuleOutput } from "./rule.ts";
 
 export type NoResumePolicy = "block" | "restart";
 
-function reconcile(input: RuleInput, onNoResume: NoResumePolicy): readonly DecisionDraft[] {
+const completed: TaskState = "TASK_STATE_COMPLETED";
+
+function restartStates(lastState: TaskState): TaskState[] {
+  return lastState === "TASK_STATE_UNSPECIFIED" || lastState === completed ? [completed] : [lastState, completed];
+}
+
+function reconcile(input: RuleInput, onNoResume: NoResumePolicy): RuleOutput {
   const lost = input.emitted.find((d) => d.type === "TaskIndeterminate");
-  if (lost === undefined || lost.type !== "TaskIndeterminate") return noDecisions;
-  const attempt = attemptOf(input.state, lost.serverTaskId) ?? latestAttempt(input.state);
+  if (lost === undefined || lost.type !== "TaskIndeterminate") return noOutput;
   const lostWorkerId = lost.workerId ?? "";
-  const base = {
-    lostWorkerId,
-    skillId: attempt?.skillId ?? null,
-    acceptedOutputModes: attempt?.acceptedOutputModes ?? [],
-    at: input.observation.occurredAt,
-  };
-  const command = (targetWorkerId: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
+  const task = input.state.tasks.get(taskKey(lostWorkerId, lost.serverTaskId));
+  if (task === undefined || supersededBy(input.state, task.attempt) !== undefined) return noOutput;
+  const attempt = attemptNumbered(input.state, task.attempt);
+  const base = { lostWorkerId, skillId: attempt?.skillId ?? null, acceptedOutputModes: attempt?.acceptedOutputModes ?? [], at: input.observation.occurredAt };
+  const command = (target: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
     type: "RedispatchCommanded",
     workerId: lostWorkerId,
-    targetWorkerId,
+    targetWorkerId: target,
     fromServerTaskId: lost.serverTaskId,
     skillId: base.skillId,
-    attempt: maxAttemptNumber(input.state) + 1,
+    attempt: maxAttempt(input.state) + 1,
     resumeState,
     acceptedOutputModes: [...base.acceptedOutputModes],
     candidates,
   });
-  const restartNeed: Need = { ...base, state: "TASK_STATE_COMPLETED" };
+  const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({ type: "ReconciliationBlocked", workerId: lostWorkerId, lastState: lost.lastState, reason, candidates });
+  const restart = (need: Need) => verdicts(input.capabilities, need);
 
   if (isInterrupted(lost.lastState)) {
-    const resume = verdicts(input.capabilities, { ...base, state: lost.lastState }, "exclude");
-    if (resume.chosen !== undefined) return [command(resume.chosen.workerId, lost.lastState, resume.all)];
-    if (onNoResume === "restart") {
-      const restart = verdicts(input.capabilities, restartNeed, "last-resort");
-      if (restart.chosen !== undefined) return [command(restart.chosen.workerId, null, restart.all)];
-      return [blocked(lostWorkerId, lost.lastState, `no worker verifies ${lost.lastState}, and none verifies completing the task from scratch`, restart.all)];
-    }
-    return [blocked(lostWorkerId, lost.lastState, `no worker verifies ${lost.lastState} with output modes the dispatch accepted`, resume.all)];
+    const resume = verdicts(input.capabilities, { ...base, states: [lost.lastState] });
+    if (resume.chosen !== undefined) return decided([command(resume.chosen.workerId, lost.lastState, resume.all)]);
+    if (onNoResume === "block") return decided([blocked(`no worker verifies ${lost.lastState} for skill ${base.skillId ?? "(none)"} with output modes the dispatch accepted`, resume.all)]);
+    const fresh = restart({ ...base, states: [completed] });
+    if (fresh.chosen !== undefined) return decided([command(fresh.chosen.workerId, null, fresh.all)]);
+    return decided([blocked(`no worker verifies ${lost.lastState}, and none verifies completing the task from scratch`, fresh.all)]);
   }
-  const restart = verdicts(input.capabilities, restartNeed, "last-resort");
-  if (restart.chosen !== undefined) return [command(restart.chosen.workerId, null, restart.all)];
-  return [blocked(lostWorkerId, lost.lastState, "no worker verifies completing the task from scratch", restart.all)];
-}
-
-function blocked(workerId: string, lastState: TaskState, reason: string, candidates: CandidateVerdict[]): DecisionDraft {
-  return { type: "ReconciliationBlocked", workerId, lastState, reason, candidates };
+  const states = restartStates(lost.lastState);
+  const fresh = restart({ ...base, states });
+  if (fresh.chosen !== undefined) return decided([command(fresh.chosen.workerId, null, fresh.all)]);
+  return decided([blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${states.join(" and ")} to restart the task`, fresh.all)]);
 }
 
 export function r6Reconcile(onNoResume: NoResumePolicy): Rule {

@@ -1,28 +1,16 @@
 /**
  * R7: first contact with a worker under verify, and every card change, emits ProbeRequested. Until a
- * probe verifies the card in force, negotiation (R6) uses V, which is empty, so the worker is not chosen.
+ * probe verifies a skill of the card in force, negotiation (R6) finds nothing verified for it.
  */
-import type { DecisionDraft } from "../decisions.ts";
-import { policyFor } from "../policy.ts";
-import { noDecisions, type RuleInput } from "./rule.ts";
+import { policyOf } from "../verification.ts";
+import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 
-export function r7Probes(input: RuleInput): readonly DecisionDraft[] {
+export function r7Probes(input: RuleInput): RuleOutput {
   const obs = input.observation;
-  if (obs.type !== "AgentCardObserved") return noDecisions;
+  if (obs.type !== "AgentCardObserved") return noOutput;
   const previous = input.priorCapabilities.asOf(obs.workerId, obs.occurredAt);
-  if (previous !== undefined && previous.cardHash === obs.cardHash) return noDecisions;
+  if (previous !== undefined && previous.cardHash === obs.cardHash) return noOutput;
   const firstContact = !input.priorCapabilities.knows(obs.workerId);
-  if (firstContact) {
-    const current = input.capabilities.asOf(obs.workerId, obs.occurredAt);
-    if (policyFor(input.policy, current) !== "verify") return noDecisions;
-  }
-  return [
-    {
-      type: "ProbeRequested",
-      workerId: obs.workerId,
-      cardHash: obs.cardHash,
-      cardUrl: obs.cardUrl,
-      reason: firstContact ? "first-contact" : "card-changed",
-    },
-  ];
+  if (firstContact && policyOf(input.policy, input.capabilities.asOf(obs.workerId, obs.occurredAt)) !== "verify") return noOutput;
+  return decided([{ type: "ProbeRequested", workerId: obs.workerId, cardHash: obs.cardHash, cardUrl: obs.cardUrl, reason: firstContact ? "first-contact" : "card-changed" }]);
 }

@@ -1,15 +1,28 @@
-/** TaskReconciled: a correlation that was indeterminate reaches a terminal state on a later attempt. */
-import { attemptOf } from "../correlation-state.ts";
-import type { DecisionDraft } from "../decisions.ts";
+/**
+ * TaskReconciled ends a lost correlation (indeterminate, re-dispatched, blocked or failed) when
+ * - a later attempt reaches a terminal state, or
+ * - the lost server task itself is seen again in a terminal state (the TaskNotFound was transient).
+ * The reason says which.
+ */
+import { taskKey } from "../correlation/state.ts";
 import { isTerminal } from "../task-state.ts";
-import { noDecisions, type RuleInput } from "./rule.ts";
+import { attemptFor } from "../correlation/attempts.ts";
+import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 
-export function reconciled(input: RuleInput): readonly DecisionDraft[] {
+export function reconciled(input: RuleInput): RuleOutput {
   const obs = input.observation;
-  const loss = input.before.loss;
-  if (obs.type !== "TaskStateObserved" || loss === null || !isTerminal(obs.state)) return noDecisions;
-  if (input.before.status === "reconciled" || input.before.status === "failed") return noDecisions;
-  const attempt = attemptOf(input.state, obs.serverTaskId);
-  if (attempt === undefined || attempt.attempt <= loss.attempt) return noDecisions;
-  return [{ type: "TaskReconciled", workerId: obs.workerId, serverTaskId: obs.serverTaskId, state: obs.state, attempt: attempt.attempt, causeEventIds: [loss.eventId] }];
+  const loss = input.state.loss;
+  if (obs.type !== "TaskStateObserved" || loss === null || !isTerminal(obs.state) || input.state.status === "reconciled") return noOutput;
+  const key = taskKey(obs.workerId, obs.serverTaskId);
+  if (key === taskKey(loss.workerId, loss.serverTaskId)) {
+    return decided([
+      { type: "TaskReconciled", workerId: obs.workerId, serverTaskId: obs.serverTaskId, state: obs.state, attempt: loss.attempt, reason: `the lost task reappeared: ${obs.observer} saw ${obs.workerId}/${obs.serverTaskId} in ${obs.state} after TaskNotFound`, causeEventIds: [loss.eventId] },
+    ]);
+  }
+  if (input.state.tasks.get(key)?.terminal === true) return noOutput;
+  const { attempt } = attemptFor(input.state, obs.workerId, obs.serverTaskId);
+  if (attempt <= loss.attempt) return noOutput;
+  return decided([
+    { type: "TaskReconciled", workerId: obs.workerId, serverTaskId: obs.serverTaskId, state: obs.state, attempt, reason: `attempt ${attempt} on ${obs.workerId} ended in ${obs.state} after attempt ${loss.attempt} was lost`, causeEventIds: [loss.eventId] },
+  ]);
 }

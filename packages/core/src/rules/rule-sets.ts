@@ -1,8 +1,10 @@
 /**
- * The shipped rule sets, selectable by name. A custom rule set is an object of the same shape; build it
- * from these (e.g. replace one rule by id) and give it its own rulesVersion.
+ * The shipped rule sets, by name and by version: `default` and `restart-from-scratch` are their newest
+ * versions (default/2, restart-from-scratch/2); `default/1` and `restart-from-scratch/1` remain for replays.
  */
-import { capabilities } from "./capability-rules.ts";
+import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
+import { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "../v1/rules/rule-sets.ts";
+import { capabilities } from "./capabilities.ts";
 import { r1States } from "./r1-states.ts";
 import { r2Artifacts } from "./r2-artifacts.ts";
 import { r3Divergent } from "./r3-divergent.ts";
@@ -12,12 +14,14 @@ import { r7Probes } from "./r7-probes.ts";
 import { r8Cards } from "./r8-cards.ts";
 import { r9Durability } from "./r9-durability.ts";
 import { reconciled } from "./reconciled.ts";
-import type { NamedRule, RuleSet } from "./rule.ts";
+import type { NamedRule } from "./rule.ts";
+import { skillAdvertised } from "./skills.ts";
 
 const common = (r6: NamedRule): NamedRule[] => [
   { id: "capabilities", apply: capabilities },
   { id: "R8", apply: r8Cards },
   { id: "R7", apply: r7Probes },
+  { id: "skills", apply: skillAdvertised },
   { id: "R1", apply: r1States },
   { id: "R2", apply: r2Artifacts },
   { id: "R3", apply: r3Divergent },
@@ -27,25 +31,37 @@ const common = (r6: NamedRule): NamedRule[] => [
   { id: "reconciled", apply: reconciled },
 ];
 
-/** DESIGN §4 as written: no eligible worker for the interrupted state → ReconciliationBlocked. */
-export const defaultRuleSet: RuleSet = {
+/** DESIGN §4 with the default/2 fixes: no eligible worker for the interrupted state → ReconciliationBlocked. */
+export const defaultRuleSet: RuleSetV2 = {
   name: "default",
-  rulesVersion: "default/1",
+  rulesVersion: "default/2",
+  model: "correlation/2",
   rules: common({ id: "R6", apply: r6Reconcile("block") }),
 };
 
 /** Variant: no worker for the interrupted state → restart from scratch on a worker that verifies completion. */
-export const restartFromScratchRuleSet: RuleSet = {
+export const restartFromScratchRuleSet: RuleSetV2 = {
   name: "restart-from-scratch",
-  rulesVersion: "restart-from-scratch/1",
+  rulesVersion: "restart-from-scratch/2",
+  model: "correlation/2",
   rules: common({ id: "R6", apply: r6Reconcile("restart") }),
 };
 
+/** Every shipped rule set by its rulesVersion. */
 export const ruleSets: Readonly<Record<string, RuleSet>> = {
-  [defaultRuleSet.name]: defaultRuleSet,
-  [restartFromScratchRuleSet.name]: restartFromScratchRuleSet,
+  [defaultRuleSet.rulesVersion]: defaultRuleSet,
+  [restartFromScratchRuleSet.rulesVersion]: restartFromScratchRuleSet,
+  [defaultRuleSetV1.rulesVersion]: defaultRuleSetV1,
+  [restartFromScratchRuleSetV1.rulesVersion]: restartFromScratchRuleSetV1,
 };
 
+const latest: Readonly<Record<string, RuleSet>> = { [defaultRuleSet.name]: defaultRuleSet, [restartFromScratchRuleSet.name]: restartFromScratchRuleSet };
+
+/** A shipped rule set by name (its newest version) or by exact rulesVersion, e.g. "default/1". */
 export function ruleSetByName(name: string): RuleSet | undefined {
+  if (Object.hasOwn(latest, name)) return latest[name];
   return Object.hasOwn(ruleSets, name) ? ruleSets[name] : undefined;
 }
+
+/** Names ruleSetByName accepts. */
+export const ruleSetNames: readonly string[] = [...Object.keys(latest), ...Object.keys(ruleSets)];

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { given } from "../../test/given.ts";
+import { agentCard, events } from "../../../test/builders.ts";
+import { givenV1 as given } from "../../../test/given.ts";
 
 const card = agentCard({ org: "Acme", skills: [{ id: "summarize", outputModes: ["text/plain", "text/markdown"] }] });
 

@@ -5,10 +5,10 @@
 import type { ArtifactEmitted, Decision, Observation, TaskDispatched } from "@a2a-ledger/schemas";
 import type { Attempt, CorrelationState, CorrelationStatus, OutputRecord } from "./correlation-state.ts";
 import { attemptOf, maxAttemptNumber } from "./correlation-state.ts";
-import { violationKey } from "./decisions.ts";
+import { violationKey } from "../decisions.ts";
 import { nextLastState } from "./last-state.ts";
-import { essence } from "./media-type.ts";
-import { isTerminal } from "./task-state.ts";
+import { essence } from "../media-type.ts";
+import { isTerminal } from "../task-state.ts";
 
 /** Output identity across attempts (R3): the artifact name when present, else its id. */
 export const outputKey = (a: Pick<ArtifactEmitted, "name" | "artifactId">): string => a.name ?? a.artifactId;

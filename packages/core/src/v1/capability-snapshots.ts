@@ -3,9 +3,9 @@
  * card in force gives V(W), a parked canary lost on restart revokes the interrupted states from V(W) (R9).
  */
 import type { AgentCardObserved, CapabilitySnapshot, Observation, ProbeCompleted, TaskState } from "@a2a-ledger/schemas";
-import { interpretCard } from "./card.ts";
-import type { CapabilityView, CardRecord } from "./capabilities.ts";
-import { isInterrupted, sortStates } from "./task-state.ts";
+import { interpretCard } from "../card.ts";
+import type { CapabilityView, CardRecord } from "../capabilities.ts";
+import { isInterrupted, sortStates } from "../task-state.ts";
 
 /** A(W) from a card fetch, not verified yet. */
 export function snapshotFromCard(obs: AgentCardObserved, parsedCard: unknown): CapabilitySnapshot {

@@ -6,7 +6,7 @@
  */
 import type { TaskStateObserved } from "@a2a-ledger/schemas";
 import type { LastState } from "./correlation-state.ts";
-import { isTerminal } from "./task-state.ts";
+import { isTerminal } from "../task-state.ts";
 
 export function nextLastState(current: LastState | null, obs: TaskStateObserved): LastState | null {
   if (obs.state === "TASK_STATE_UNSPECIFIED") return current;

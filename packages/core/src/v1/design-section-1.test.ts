@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { designSection1 } from "../test/design-section-1.ts";
-import { given } from "../test/given.ts";
-import { restartFromScratchRuleSet } from "./rules/rule-sets.ts";
+import { designSection1 } from "../../test/design-section-1.ts";
+import { givenV1 as given } from "../../test/given.ts";
+import { restartFromScratchRuleSetV1 } from "./rules/rule-sets.ts";
 
 describe("DESIGN §1: a lost input-required task on an in-memory worker", () => {
   it("requests a probe of every worker on first contact and records what each probe verified", () => {
@@ -66,7 +66,7 @@ describe("DESIGN §1: a lost input-required task on an in-memory worker", () => 
 
   it("with the restart-from-scratch rule set, restarts on a worker that verifies completion instead of blocking", () => {
     const s = designSection1({ withGamma: false });
-    given([...s.cards, ...s.probes, ...s.firstAttempt], { ruleSet: restartFromScratchRuleSet })
+    given([...s.cards, ...s.probes, ...s.firstAttempt], { ruleSet: restartFromScratchRuleSetV1 })
       .when(s.lost)
       .then([
         { type: "TaskIndeterminate", rulesVersion: "restart-from-scratch/1" },

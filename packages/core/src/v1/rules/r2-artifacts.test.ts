@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { given } from "../../test/given.ts";
-import { cardHash } from "../card-hash.ts";
+import { agentCard, events } from "../../../test/builders.ts";
+import { givenV1 as given } from "../../../test/given.ts";
+import { cardHash } from "../../card-hash.ts";
 
 const v1 = agentCard({ org: "Acme", skills: [{ id: "summarize", outputModes: ["text/plain", "application/pdf"] }] });
 const v2 = agentCard({ org: "Acme", version: "2", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });

@@ -3,10 +3,10 @@
  * force verifies it (and says so with CapabilitiesVerified). Runs first so later rules see the update.
  */
 import { deriveCapabilities } from "../capability-snapshots.ts";
-import type { DecisionDraft } from "../decisions.ts";
-import type { RuleInput, RuleOutput } from "./rule.ts";
+import type { DecisionDraft } from "../../decisions.ts";
+import type { PartialOutput, RuleInput } from "./rule.ts";
 
-export function capabilities(input: RuleInput): RuleOutput {
+export function capabilities(input: RuleInput): PartialOutput {
   const obs = input.observation;
   const derived = deriveCapabilities(input.priorCapabilities, obs);
   const decisions: DecisionDraft[] = [];

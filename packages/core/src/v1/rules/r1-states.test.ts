@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { given } from "../../test/given.ts";
-import { cardHash } from "../card-hash.ts";
+import { agentCard, events } from "../../../test/builders.ts";
+import { givenV1 as given } from "../../../test/given.ts";
+import { cardHash } from "../../card-hash.ts";
 
 const card = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "auth-required", "completed"], taskStore: "durable" });
 const verifiedWithoutAuth = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] as const;

@@ -2,11 +2,11 @@
 import fc from "fast-check";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
-import { agentCard, events } from "../test/builders.ts";
-import { expectValidDecisions } from "../test/given.ts";
-import { cardHash } from "./card-hash.ts";
-import { replay } from "./replay.ts";
-import { defaultRuleSet, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { expectValidDecisions } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
+import { replay } from "../replay.ts";
+import { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./rules/rule-sets.ts";
 
 const workers = ["w-a", "w-b", "w-c"] as const;
 const spellings = ["submitted", "working", "input-required", "TASK_STATE_AUTH_REQUIRED", "completed", "failed", "canceled", "TASK_STATE_CANCELLED", "rejected", "unknown"];
@@ -68,7 +68,7 @@ describe("rules as a pure function of the log", () => {
       fc.property(scripts, (s) => {
         const log = logOf(s);
         const copy = JSON.parse(JSON.stringify(log)) as Observation[];
-        expect(JSON.stringify(replay(copy, defaultRuleSet, { policy }))).toBe(JSON.stringify(replay(log, defaultRuleSet, { policy })));
+        expect(JSON.stringify(replay(copy, defaultRuleSetV1, { policy }))).toBe(JSON.stringify(replay(log, defaultRuleSetV1, { policy })));
       }),
       { numRuns: 150 },
     );
@@ -77,7 +77,7 @@ describe("rules as a pure function of the log", () => {
   it("emits only schema-valid decisions", () => {
     fc.assert(
       fc.property(scripts, (s) => {
-        expectValidDecisions(replay(logOf(s), restartFromScratchRuleSet, { policy: { trustedVendors: ["Acme"] } }));
+        expectValidDecisions(replay(logOf(s), restartFromScratchRuleSetV1, { policy: { trustedVendors: ["Acme"] } }));
       }),
       { numRuns: 60 },
     );
@@ -94,7 +94,7 @@ describe("rules as a pure function of the log", () => {
           const at = original + 1 + (offset % (withDups.length - original));
           withDups.splice(at, 0, JSON.parse(JSON.stringify(log[i])) as Observation);
         }
-        expect(JSON.stringify(replay(withDups, defaultRuleSet, { policy }))).toBe(JSON.stringify(replay(log, defaultRuleSet, { policy })));
+        expect(JSON.stringify(replay(withDups, defaultRuleSetV1, { policy }))).toBe(JSON.stringify(replay(log, defaultRuleSetV1, { policy })));
       }),
       { numRuns: 150 },
     );
@@ -113,8 +113,8 @@ describe("rules as a pure function of the log", () => {
           const q = open[(picks[p++ % picks.length] ?? 0) % open.length] as Observation[];
           interleaved.push(q.shift() as Observation);
         }
-        const a = replay(sequential, defaultRuleSet, { policy });
-        const b = replay(interleaved, defaultRuleSet, { policy });
+        const a = replay(sequential, defaultRuleSetV1, { policy });
+        const b = replay(interleaved, defaultRuleSetV1, { policy });
         for (let i = 0; i < s.length; i++) expect(byCorrelation(b, `c${i}`)).toBe(byCorrelation(a, `c${i}`));
       }),
       { numRuns: 150 },
@@ -124,7 +124,7 @@ describe("rules as a pure function of the log", () => {
   it("never fails a task on TaskNotFound under verify", () => {
     fc.assert(
       fc.property(scripts, fc.boolean(), (s, variant) => {
-        const decisions = replay(logOf(s), variant ? restartFromScratchRuleSet : defaultRuleSet, { policy: { trustedVendors: ["V1", "V2"] } });
+        const decisions = replay(logOf(s), variant ? restartFromScratchRuleSetV1 : defaultRuleSetV1, { policy: { trustedVendors: ["V1", "V2"] } });
         expect(decisions.filter((d) => d.type === "TaskFailed")).toEqual([]);
       }),
       { numRuns: 200 },
@@ -133,6 +133,6 @@ describe("rules as a pure function of the log", () => {
 
   it("does fail lost tasks of a trusted durable worker (the property above can fail)", () => {
     const log = logOf([[{ k: "dispatch", w: 0, accepted: 0 }, { k: "state", w: 0, task: 0, s: 1, observer: 0, dt: 0 }, { k: "notFound", w: 0, task: 0 }]]);
-    expect(replay(log, defaultRuleSet, { policy: { trustedVendors: ["Acme"] } }).map((d) => d.type)).toContain("TaskFailed");
+    expect(replay(log, defaultRuleSetV1, { policy: { trustedVendors: ["Acme"] } }).map((d) => d.type)).toContain("TaskFailed");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../test/builders.ts";
-import { given } from "../test/given.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenV1 as given } from "../../test/given.ts";
 
 describe("R10 last observed state over all observers", () => {
   it("corrects an orchestrator that restarted with a stale view: the proxy's newer state wins", () => {

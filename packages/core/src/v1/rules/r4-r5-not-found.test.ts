@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { given } from "../../test/given.ts";
-import { cardHash } from "../card-hash.ts";
+import { agentCard, events } from "../../../test/builders.ts";
+import { givenV1 as given } from "../../../test/given.ts";
+import { cardHash } from "../../card-hash.ts";
 
 const durableAcme = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "auth-required", "completed"], taskStore: "durable" });
 

@@ -1,0 +1,65 @@
+/**
+ * The changelog value of a default/2 correlation state. Versioned so a reader can tell the models apart
+ * (a default/1 state is JSON text starting with `{"version":1`).
+ */
+import type { CorrelationState } from "./state.ts";
+
+export class StateFormatError extends Error {
+  override name = "StateFormatError";
+}
+
+interface Encoded {
+  model: 2;
+  correlationId: CorrelationState["correlationId"];
+  status: CorrelationState["status"];
+  recent: string[];
+  attempts: CorrelationState["attempts"];
+  tasks: ReturnType<CorrelationState["tasks"]["get"]>[];
+  artifacts: ReturnType<CorrelationState["artifacts"]["get"]>[];
+  canaries: ReturnType<CorrelationState["canaries"]["get"]>[];
+  loss: CorrelationState["loss"];
+  reported: string[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeState(s: CorrelationState): Uint8Array {
+  const e: Encoded = {
+    model: 2,
+    correlationId: s.correlationId,
+    status: s.status,
+    recent: s.recent,
+    attempts: s.attempts,
+    tasks: [...s.tasks.values()],
+    artifacts: [...s.artifacts.values()],
+    canaries: [...s.canaries.values()],
+    loss: s.loss,
+    reported: [...s.reported],
+  };
+  return encoder.encode(JSON.stringify(e));
+}
+
+export function decodeState(bytes: Uint8Array): CorrelationState {
+  const e = JSON.parse(decoder.decode(bytes)) as Partial<Encoded> | null;
+  if (typeof e !== "object" || e === null || e.model !== 2 || !Array.isArray(e.recent) || !Array.isArray(e.attempts)) throw new StateFormatError("not a correlation/2 state");
+  const tasks = new Map();
+  for (const t of e.tasks ?? []) if (t) tasks.set(`${t.workerId}\u0000${t.serverTaskId}`, t);
+  const artifacts = new Map();
+  for (const a of e.artifacts ?? []) if (a) artifacts.set(`${a.workerId}\u0000${a.serverTaskId}\u0000${a.artifactId}`, a);
+  const canaries = new Map();
+  for (const c of e.canaries ?? []) if (c) canaries.set(`${c.workerId}\u0000${c.serverTaskId}`, c);
+  return {
+    model: 2,
+    correlationId: e.correlationId ?? null,
+    status: e.status ?? "open",
+    recent: e.recent,
+    recentSet: new Set(e.recent),
+    attempts: e.attempts,
+    tasks,
+    artifacts,
+    canaries,
+    loss: e.loss ?? null,
+    reported: new Set(e.reported ?? []),
+  };
+}

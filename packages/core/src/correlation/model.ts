@@ -1,0 +1,21 @@
+/** The correlation/2 state model for the engine: rules see the state before the observation; the fold updates it in place. */
+import type { DecisionDraft } from "../decisions.ts";
+import type { StateModel } from "../decider.ts";
+import type { RuleInput } from "../rules/rule.ts";
+import { decodeState, encodeState } from "./codec.ts";
+import { evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";
+import { type CorrelationState, cloneState, initialState } from "./state.ts";
+
+export const correlationModel: StateModel<CorrelationState, RuleInput> = {
+  initialState,
+  isDuplicate,
+  input: (state, observation, ctx, emitted: readonly DecisionDraft[]) => ({ observation, state, priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted }),
+  commit(state, _input, observation, decisions) {
+    evolveObservation(state, observation);
+    for (const d of decisions) evolveDecision(state, d);
+    return state;
+  },
+  clone: cloneState,
+  serialize: encodeState,
+  deserialize: decodeState,
+};

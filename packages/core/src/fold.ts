@@ -1,0 +1,78 @@
+/**
+ * The one fold: a batch of observations through a rule set, over per-correlation states and the
+ * capability table. The reconciler runs it per transaction of an input partition, replay runs it over a
+ * whole log, and both get the same decisions for the same log. Nothing given is changed: the states a
+ * batch touches are copies (returned in `states`), and the capability snapshots it derives are layered
+ * over `capabilities` for the rest of the batch and returned for the caller to publish and apply.
+ */
+import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
+import { type CapabilityTable, CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
+import type { Decider, LedgerState } from "./decider.ts";
+import type { PolicyConfig } from "./policy.ts";
+
+export interface FoldInput {
+  decider: Decider;
+  policy: PolicyConfig;
+  /** The capability table before the batch. */
+  capabilities: CapabilityView;
+  /** A correlation's state before the batch; undefined for one never seen. */
+  stateOf(correlationId: string): LedgerState | undefined;
+}
+
+/** An observation the rules threw on: its correlation's state is as it was before it. */
+export interface RejectedObservation {
+  index: number;
+  observation: Observation;
+  error: Error;
+}
+
+export interface FoldOutcome {
+  decisions: Decision[];
+  capabilityUpdates: CapabilitySnapshot[];
+  cards: CardRecord[];
+  /** The state after the batch of every correlation it touched. */
+  states: Map<string, LedgerState>;
+  rejected: RejectedObservation[];
+}
+
+export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
+  const { decider, policy } = input;
+  const layer = new CapabilityLayer(input.capabilities);
+  const ctx = { capabilities: layer, policy };
+  const out: FoldOutcome = { decisions: [], capabilityUpdates: [], cards: [], states: new Map(), rejected: [] };
+  let index = -1;
+  for (const observation of observations) {
+    index++;
+    const id = observation.correlationId;
+    let state = out.states.get(id);
+    if (state === undefined) {
+      const before = input.stateOf(id);
+      state = before === undefined ? decider.initialState() : decider.clone(before);
+    }
+    let result;
+    try {
+      result = decider.step(ctx, state, observation);
+    } catch (error) {
+      out.rejected.push({ index, observation, error: error instanceof Error ? error : new Error(String(error)) });
+      out.states.set(id, state);
+      continue;
+    }
+    out.states.set(id, result.state);
+    for (const c of result.cards) {
+      layer.rememberCard(c);
+      out.cards.push(c);
+    }
+    for (const s of result.capabilityUpdates) {
+      layer.apply(s);
+      out.capabilityUpdates.push(s);
+    }
+    for (const d of result.decisions) out.decisions.push(d);
+  }
+  return out;
+}
+
+/** Applies what a fold derived to the table later folds read (after publishing it). */
+export function applyCapabilityUpdates(table: CapabilityTable, derived: Pick<FoldOutcome, "capabilityUpdates" | "cards">): void {
+  for (const c of derived.cards) table.rememberCard(c);
+  for (const s of derived.capabilityUpdates) table.apply(s);
+}

@@ -1,0 +1,29 @@
+/**
+ * A rule set: a name, the version stamped on every decision, the state model its rules are written
+ * against, and the ordered rules. default/2 (model correlation/2) is what the reconciler runs;
+ * default/1 (model correlation/1) stays loadable so recorded history can be replayed through both.
+ * A custom rule set is built from a shipped one — `{ ...defaultRuleSet, name, rulesVersion, rules }` —
+ * and keeps its model.
+ */
+import type { NamedRule } from "./rules/rule.ts";
+import type { NamedRule as NamedRuleV1 } from "./v1/rules/rule.ts";
+
+interface RuleSetBase {
+  name: string;
+  /** Stamped on every decision; change it whenever what the rules decide changes. */
+  rulesVersion: string;
+}
+
+export interface RuleSetV2 extends RuleSetBase {
+  model: "correlation/2";
+  rules: readonly NamedRule[];
+}
+
+export interface RuleSetV1 extends RuleSetBase {
+  model: "correlation/1";
+  rules: readonly NamedRuleV1[];
+}
+
+export type RuleSet = RuleSetV2 | RuleSetV1;
+
+export const ruleModels = ["correlation/1", "correlation/2"] as const;

@@ -1,0 +1,23 @@
+/** The frozen correlation/1 state model (default/1): immutable states, rules see the state before and after the observation. */
+import type { StateModel } from "../decider.ts";
+import { type CorrelationState, deserializeCorrelationState, initialCorrelationState, serializeCorrelationState } from "./correlation-state.ts";
+import { evolve } from "./evolve.ts";
+import type { RuleInput } from "./rules/rule.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const v1Model: StateModel<CorrelationState, RuleInput> = {
+  initialState: initialCorrelationState,
+  isDuplicate: (state, eventId) => state.seenEventIds.includes(eventId),
+  input: (before, observation, ctx, emitted) => ({ observation, before, state: evolve(before, observation), priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted }),
+  commit(_before, input, _observation, decisions) {
+    let next = input.state;
+    for (const d of decisions) next = evolve(next, d);
+    return next;
+  },
+  // States are never mutated: sharing them is safe.
+  clone: (state) => state,
+  serialize: (state) => encoder.encode(serializeCorrelationState(state)),
+  deserialize: (bytes) => deserializeCorrelationState(decoder.decode(bytes)),
+};
