@@ -12,9 +12,14 @@ import { interpretCard } from "./card.ts";
 import type { PolicyConfig, Policy } from "./policy.ts";
 import { isInterrupted, sortStates } from "./task-state.ts";
 
-/** V of one skill of the card in force; undefined when no probe verified that skill. */
+/**
+ * V of one skill of the card in force; undefined when no probe verified that skill. A snapshot verified
+ * before V was kept per skill (written by default/1: verified, no skills) counts for every skill until
+ * the card is probed again.
+ */
 export function verifiedSkill(snap: CapabilitySnapshot, skillId: string | null): VerifiedSkill | undefined {
   for (const s of snap.verifiedSkills) if (s.skillId === skillId) return s;
+  if (snap.verified && snap.verifiedSkills.length === 0) return { skillId, states: snap.verifiedStates, outputModes: snap.verifiedOutputModes };
   return undefined;
 }
 

@@ -51,7 +51,20 @@ export function events(prefix = "e") {
       parsed({ type: "TaskStateObserved", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, state, via: o.via ?? "get" }),
     notFound: (corr: string, workerId: string, serverTaskId: string, o: { at: number; observer?: string }) =>
       parsed({ type: "TaskNotFoundObserved", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, method: "GetTask", errorCode: "-32001" }),
-    artifact: (corr: string, workerId: string, serverTaskId: string, o: { at: number; name?: string | null; artifactId?: string; mediaTypes: string[]; observer?: string }) =>
-      parsed({ type: "ArtifactEmitted", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, artifactId: o.artifactId ?? `${serverTaskId}-a`, name: o.name === undefined ? "summary" : o.name, parts: o.mediaTypes.map((m) => ({ kind: "TEXT", mediaType: m, sizeBytes: 10 })) }),
+    artifact: (corr: string, workerId: string, serverTaskId: string, o: { at: number; name?: string | null; artifactId?: string; mediaTypes: string[]; observer?: string; append?: boolean; lastChunk?: boolean | null }) =>
+      parsed({
+        type: "ArtifactEmitted",
+        eventId: id(),
+        correlationId: corr,
+        occurredAt: o.at,
+        observer: o.observer ?? "orchestrator",
+        workerId,
+        serverTaskId,
+        artifactId: o.artifactId ?? `${serverTaskId}-a`,
+        name: o.name === undefined ? "summary" : o.name,
+        parts: o.mediaTypes.map((m) => ({ kind: "TEXT", mediaType: m, sizeBytes: 10 })),
+        append: o.append ?? false,
+        lastChunk: o.lastChunk ?? null,
+      }),
   };
 }

@@ -20,7 +20,30 @@ export function expectValidDecisions(decisions: readonly Decision[]): void {
   }
 }
 
-/** Specs of default/1 (frozen): `given` with that rule set unless one is named. */
+/**
+ * Specs that hold for both default/1 and default/2: `then` checks each version (the decisions' rulesVersion aside).
+ */
+export function givenEach(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
+  return {
+    when(...events: Observation[]) {
+      const runs = [defaultRuleSetV1, defaultRuleSet].map((ruleSet) => given(history, { ...options, ruleSet }).when(...events));
+      const last = runs[runs.length - 1] as ReturnType<ReturnType<typeof given>["when"]>;
+      return {
+        decisions: last.decisions,
+        all: last.all,
+        then(expected: readonly Record<string, unknown>[]) {
+          for (const run of runs) run.then(expected);
+          return last.decisions;
+        },
+        thenNothing() {
+          for (const run of runs) run.thenNothing();
+        },
+      };
+    },
+  };
+}
+
+/** Specs of default/1 (frozen) only: `given` with that rule set unless one is named. */
 export function givenV1(history: readonly Observation[], options: SpecOptions = {}) {
   return given(history, { ...options, ruleSet: options.ruleSet ?? defaultRuleSetV1 });
 }
@@ -43,6 +66,41 @@ export function given(history: readonly Observation[], options: SpecOptions = {}
         },
         thenNothing() {
           expect(decisions).toEqual([]);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A default/2 fix as a spec: default/2 decides `expected` on the `when` events, and default/1 does not
+ * (the spec would fail on default/1).
+ */
+export function fixedInDefault2(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
+  return {
+    when(...events: Observation[]) {
+      const v2 = given(history, { ...options, ruleSet: defaultRuleSet }).when(...events);
+      const v1 = given(history, { ...options, ruleSet: defaultRuleSetV1 }).when(...events);
+      const differs = (expected: readonly Record<string, unknown>[]) => {
+        let same = true;
+        try {
+          expect(v1.decisions).toHaveLength(expected.length);
+          expect(v1.decisions).toMatchObject(expected);
+        } catch {
+          same = false;
+        }
+        expect(same, `default/1 already decides this: ${JSON.stringify(v1.decisions)}`).toBe(false);
+      };
+      return {
+        v1: v1.decisions,
+        v2: v2.decisions,
+        then(expected: readonly Record<string, unknown>[]) {
+          differs(expected);
+          return v2.then(expected);
+        },
+        thenNothing() {
+          differs([]);
+          v2.thenNothing();
         },
       };
     },

@@ -2,6 +2,8 @@
  * The changelog value of a default/2 correlation state. Versioned so a reader can tell the models apart
  * (a default/1 state is JSON text starting with `{"version":1`).
  */
+import { deserializeCorrelationState } from "../v1/correlation-state.ts";
+import { fromV1 } from "./migrate.ts";
 import type { CorrelationState } from "./state.ts";
 
 export class StateFormatError extends Error {
@@ -40,8 +42,16 @@ export function encodeState(s: CorrelationState): Uint8Array {
   return encoder.encode(JSON.stringify(e));
 }
 
+/** Reads a correlation/2 state, or migrates a correlation/1 (default/1) one; throws StateFormatError otherwise. */
 export function decodeState(bytes: Uint8Array): CorrelationState {
-  const e = JSON.parse(decoder.decode(bytes)) as Partial<Encoded> | null;
+  const text = decoder.decode(bytes);
+  let e: Partial<Encoded> | null;
+  try {
+    e = JSON.parse(text) as Partial<Encoded> | null;
+  } catch {
+    throw new StateFormatError("not a correlation state (not JSON)");
+  }
+  if (typeof e === "object" && e !== null && (e as { version?: unknown }).version === 1) return fromV1(deserializeCorrelationState(text));
   if (typeof e !== "object" || e === null || e.model !== 2 || !Array.isArray(e.recent) || !Array.isArray(e.attempts)) throw new StateFormatError("not a correlation/2 state");
   const tasks = new Map();
   for (const t of e.tasks ?? []) if (t) tasks.set(`${t.workerId}\u0000${t.serverTaskId}`, t);

@@ -119,8 +119,11 @@ export function evolveObservation(s: CorrelationState, obs: Observation): void {
       artifact(s, obs);
       return;
     case "TaskNotFoundObserved": {
-      const canary = s.canaries.get(taskKey(obs.workerId, obs.serverTaskId));
+      const key = taskKey(obs.workerId, obs.serverTaskId);
+      const canary = s.canaries.get(key);
       if (canary !== undefined) canary.lost = true;
+      // The task of a dispatch whose answer was not observed (see R4/R5): link it, so its loss is recorded.
+      else if (!s.tasks.has(key) && attemptFor(s, obs.workerId, obs.serverTaskId).record?.taskIds.length === 0) task(s, obs.workerId, obs.serverTaskId);
       return;
     }
     case "ProbeCompleted":

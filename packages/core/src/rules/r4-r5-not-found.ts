@@ -6,13 +6,24 @@
  *   TaskFailed; under verify (the default, and for any card the ledger has evidence against) TaskIndeterminate.
  *   A task already lost is the same loss (no second decision) until it is seen again.
  * - A TaskNotFound for a task id this correlation never saw is its own decision (UNSEEN_TASK_NOT_FOUND),
- *   never the loss of some other task. Parked canaries are R9's.
+ *   never the loss of some other task — unless it answers a dispatch on that worker that has no task
+ *   yet: then it is that dispatch's task, lost with no state seen. Parked canaries are R9's.
  */
-import { supersededBy } from "../correlation/attempts.ts";
-import { taskKey } from "../correlation/state.ts";
+import { attemptFor, supersededBy } from "../correlation/attempts.ts";
+import { type CorrelationState, type TaskRecord, taskKey } from "../correlation/state.ts";
 import { policyOf } from "../verification.ts";
 import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
+
+/**
+ * A task id never seen, on a worker with a dispatch of this correlation that has no task yet, is that
+ * dispatch's task (its SendMessage answer was not observed): lost with no state seen.
+ */
+function answeringOpenDispatch(s: CorrelationState, workerId: string, serverTaskId: string): TaskRecord | undefined {
+  const ref = attemptFor(s, workerId, serverTaskId);
+  if (ref.record === undefined || ref.record.taskIds.length > 0) return undefined;
+  return { workerId, serverTaskId, attempt: ref.attempt, contextId: null, last: null, terminal: false, lost: false };
+}
 
 export function r4r5NotFound(input: RuleInput): RuleOutput {
   const obs = input.observation;
@@ -20,8 +31,8 @@ export function r4r5NotFound(input: RuleInput): RuleOutput {
   const s = input.state;
   const key = taskKey(obs.workerId, obs.serverTaskId);
   if (s.canaries.has(key)) return noOutput;
-  const task = s.tasks.get(key);
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
+  const task = s.tasks.get(key) ?? answeringOpenDispatch(s, obs.workerId, obs.serverTaskId);
   if (task === undefined) {
     return decided(
       unreported(s, [

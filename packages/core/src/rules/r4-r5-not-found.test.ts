@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { agentCard, events } from "../../../test/builders.ts";
-import { givenV1 as given } from "../../../test/given.ts";
-import { cardHash } from "../../card-hash.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
 
 const durableAcme = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "auth-required", "completed"], taskStore: "durable" });
 
@@ -60,9 +60,10 @@ describe("R5 lost non-terminal task", () => {
       .thenNothing();
   });
 
-  it("ignores TaskNotFound for a task of a superseded attempt", () => {
+  // default/2 never drops a loss: it is indeterminate, without a re-dispatch (default-2.test.ts).
+  it("ignores TaskNotFound for a task of a superseded attempt (default/1)", () => {
     const e = events();
-    given([
+    givenV1([
       e.dispatch("t", "w1", { at: 10 }),
       e.state("t", "w1", "s1", "working", { at: 11 }),
       e.dispatch("t", "w2", { at: 20, attempt: 2 }),

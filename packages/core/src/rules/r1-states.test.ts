@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../../test/builders.ts";
-import { givenV1 as given } from "../../../test/given.ts";
-import { cardHash } from "../../card-hash.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
 
 const card = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "auth-required", "completed"], taskStore: "durable" });
 const verifiedWithoutAuth = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] as const;
@@ -17,7 +17,7 @@ describe("R1 emitted states", () => {
 
   it("under verify flags an advertised state the probe did not verify, once the probe verified the card", () => {
     const e = events();
-    given([e.card("w1", card, { at: 1 }), e.probe("w1", cardHash(card), { at: 2, states: [...verifiedWithoutAuth], modes: ["text/plain"] })])
+    given([e.card("w1", card, { at: 1 }), e.probe("w1", cardHash(card), { at: 2, states: [...verifiedWithoutAuth], modes: ["text/plain"] }), e.dispatch("t", "w1", { at: 10 })])
       .when(e.state("t", "w1", "s1", "auth-required", { at: 11 }))
       .then([{ type: "ContractViolation", kind: "STATE_NOT_VERIFIED", observed: "TASK_STATE_AUTH_REQUIRED", allowed: [...verifiedWithoutAuth] }]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { agentCard, events } from "../../../test/builders.ts";
-import { givenV1 as given } from "../../../test/given.ts";
-import { cardHash } from "../../card-hash.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
 
 const durable = agentCard({ org: "Acme", states: ["working", "completed"], taskStore: "durable" });
 

@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../../test/builders.ts";
-import { givenV1 as given } from "../../../test/given.ts";
-import { cardHash } from "../../card-hash.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
 
 const v1 = agentCard({ org: "Acme", skills: [{ id: "summarize", outputModes: ["text/plain", "application/pdf"] }] });
 const v2 = agentCard({ org: "Acme", version: "2", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
@@ -40,10 +40,11 @@ describe("R2 artifacts at emission", () => {
       .then([{ type: "ContractViolation", kind: "OUTPUT_MODE_NOT_VERIFIED", observed: "application/pdf", allowed: ["text/plain"] }]);
   });
 
-  it("falls back to defaultOutputModes for a skill the card does not list", () => {
+  // default/2 flags the dispatch as SKILL_NOT_ADVERTISED instead (default-2.test.ts).
+  it("falls back to defaultOutputModes for a skill the card does not list (default/1)", () => {
     const e = events();
     const c = agentCard({ org: "Acme", defaultOutputModes: ["text/csv"], skills: [{ id: "other" }] });
-    given([e.card("w1", c, { at: 1 }), e.dispatch("t", "w1", { at: 10, skillId: "summarize" })])
+    givenV1([e.card("w1", c, { at: 1 }), e.dispatch("t", "w1", { at: 10, skillId: "summarize" })])
       .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["text/plain"] }))
       .then([{ type: "ContractViolation", kind: "OUTPUT_MODE_NOT_ADVERTISED", allowed: ["text/csv"] }]);
   });

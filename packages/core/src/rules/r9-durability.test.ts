@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../../test/builders.ts";
-import { givenV1 as given } from "../../../test/given.ts";
-import { cardHash } from "../../card-hash.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
 
 const states = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] as const;
 
@@ -36,7 +36,7 @@ describe("R9 durability", () => {
     const e = events();
     const card = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "completed"] });
     const other = agentCard({ org: "Other" });
-    given([...probed(e, card), e.notFound("probe-1", "w1", "canary-1", { at: 50 }), e.card("w0", other, { at: 1 }), e.dispatch("t", "w0", { at: 60 }), e.state("t", "w0", "s0", "input-required", { at: 61 })])
+    given([...probed(e, card), e.notFound("probe-1", "w1", "canary-1", { at: 50 }), e.card("w0", other, { at: 1 }), e.dispatch("t", "w0", { at: 60 }), e.state("t", "w0", "s0", "input-required", { at: 61 }), e.dispatch("t2", "w1", { at: 65 })])
       .when(e.state("t2", "w1", "s1", "input-required", { at: 70 }), e.notFound("t", "w0", "s0", { at: 80 }))
       .then([
         { type: "ContractViolation", kind: "STATE_NOT_VERIFIED", workerId: "w1", observed: "TASK_STATE_INPUT_REQUIRED" },

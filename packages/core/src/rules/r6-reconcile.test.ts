@@ -1,8 +1,8 @@
 import { describe, it } from "vitest";
 import type { TaskState } from "@a2a-ledger/schemas";
-import { agentCard, events } from "../../../test/builders.ts";
-import { givenV1 as given } from "../../../test/given.ts";
-import { cardHash } from "../../card-hash.ts";
+import { agentCard, events } from "../../test/builders.ts";
+import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
 
 const all: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
 
