@@ -6,7 +6,7 @@
  * The capability table is read through `ctx.capabilities`; the snapshots a step derives are returned,
  * not written, so the caller publishes and applies them.
  */
-import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
+import { type CapabilitySnapshot, type Decision, type Observation, type ObservationType, observationTypes } from "@a2a-ledger/schemas";
 import { CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
 import { correlationModel } from "./correlation/model.ts";
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
@@ -54,8 +54,12 @@ export interface Decider {
 export interface StateModel<S, I extends { capabilities: CapabilityView }> {
   initialState(): S;
   isDuplicate(state: S, eventId: string): boolean;
-  /** The rules' input for `observation` on `state`, seeing `capabilities` and the decisions emitted so far. */
-  input(state: S, observation: Observation, ctx: DecideContext, emitted: readonly DecisionDraft[]): I;
+  /**
+   * The rules' input for `observation` on `state`, seeing `capabilities` and the decisions emitted so far.
+   * `previous` is this engine's input of the previous step, which a model may fill in again instead of
+   * allocating (steps are synchronous and rules do not keep their input).
+   */
+  input(state: S, observation: Observation, ctx: DecideContext, emitted: readonly DecisionDraft[], previous: I | undefined): I;
   /** The state after the observation and the decisions taken on it. */
   commit(state: S, input: I, observation: Observation, decisions: readonly Decision[]): S;
   clone(state: S): S;
@@ -63,8 +67,22 @@ export interface StateModel<S, I extends { capabilities: CapabilityView }> {
   deserialize(bytes: Uint8Array): S;
 }
 
-function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly { apply(input: I): RuleOutput }[], model: StateModel<S, I>): Decider {
-  const nothing = (state: S): StepResult => ({ decisions: [], capabilityUpdates: [], cards: [], state: state as unknown as LedgerState });
+type EngineRule<I> = { on?: readonly ObservationType[]; apply(input: I): RuleOutput };
+
+/** The rules that decide on each observation type, in rule-set order. */
+function rulesByType<I>(rules: readonly EngineRule<I>[]): Record<ObservationType, EngineRule<I>[]> {
+  const byType = {} as Record<ObservationType, EngineRule<I>[]>;
+  for (const type of observationTypes) byType[type] = rules.filter((r) => r.on === undefined || r.on.includes(type));
+  return byType;
+}
+
+function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>): Decider {
+  const byType = rulesByType(rules);
+  let previous: I | undefined;
+  const drafts: DecisionDraft[] = [];
+  // Shared by every step that derives nothing: never written to (callers treat results as read-only).
+  const none = Object.freeze([]) as never[];
+  const nothing = (state: S): StepResult => ({ decisions: none, capabilityUpdates: none, cards: none, state: state as unknown as LedgerState });
   return {
     rulesVersion: ruleSet.rulesVersion,
     ruleSet,
@@ -75,25 +93,32 @@ function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet,
     step(ctx, opaqueState, observation) {
       const state = opaqueState as unknown as S;
       if (model.isDuplicate(state, observation.eventId)) return nothing(state);
-      const drafts: DecisionDraft[] = [];
-      let updates: CapabilitySnapshot[] = [];
-      let cards: CardRecord[] = [];
+      drafts.length = 0;
+      let updates: CapabilitySnapshot[] = none;
+      let cards: CardRecord[] = none;
       let layer: CapabilityLayer | undefined;
-      const input = model.input(state, observation, ctx, drafts);
-      for (const rule of rules) {
+      const input = model.input(state, observation, ctx, drafts, previous);
+      previous = input;
+      for (const rule of byType[observation.type]) {
         const out = rule.apply(input);
         for (const d of out.decisions) drafts.push(d);
         if (out.capabilityUpdates.length === 0 && out.cards.length === 0) continue;
         if (layer === undefined) {
           layer = new CapabilityLayer(ctx.capabilities);
           input.capabilities = layer;
+          updates = [];
+          cards = [];
         }
-        for (const c of out.cards) layer.rememberCard(c);
-        for (const s of out.capabilityUpdates) layer.apply(s);
-        updates = [...updates, ...out.capabilityUpdates];
-        cards = [...cards, ...out.cards];
+        for (const c of out.cards) {
+          layer.rememberCard(c);
+          cards.push(c);
+        }
+        for (const s of out.capabilityUpdates) {
+          layer.apply(s);
+          updates.push(s);
+        }
       }
-      const decisions = drafts.length === 0 ? [] : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
+      const decisions = drafts.length === 0 ? none : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
       const next = model.commit(state, input, observation, decisions);
       return { decisions, capabilityUpdates: updates, cards, state: next as unknown as LedgerState };
     },

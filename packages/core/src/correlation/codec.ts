@@ -4,7 +4,7 @@
  */
 import { deserializeCorrelationState } from "../v1/correlation-state.ts";
 import { fromV1 } from "./migrate.ts";
-import type { CorrelationState } from "./state.ts";
+import { type CorrelationState, type TaskRecord, recentInOrder } from "./state.ts";
 
 export class StateFormatError extends Error {
   override name = "StateFormatError";
@@ -16,9 +16,8 @@ interface Encoded {
   status: CorrelationState["status"];
   recent: string[];
   attempts: CorrelationState["attempts"];
-  tasks: ReturnType<CorrelationState["tasks"]["get"]>[];
-  artifacts: ReturnType<CorrelationState["artifacts"]["get"]>[];
-  canaries: ReturnType<CorrelationState["canaries"]["get"]>[];
+  tasks: TaskRecord[];
+  canaries: CorrelationState["canaries"];
   loss: CorrelationState["loss"];
   reported: string[];
 }
@@ -31,11 +30,10 @@ export function encodeState(s: CorrelationState): Uint8Array {
     model: 2,
     correlationId: s.correlationId,
     status: s.status,
-    recent: s.recent,
+    recent: recentInOrder(s),
     attempts: s.attempts,
-    tasks: [...s.tasks.values()],
-    artifacts: [...s.artifacts.values()],
-    canaries: [...s.canaries.values()],
+    tasks: s.tasks,
+    canaries: s.canaries,
     loss: s.loss,
     reported: [...s.reported],
   };
@@ -53,22 +51,16 @@ export function decodeState(bytes: Uint8Array): CorrelationState {
   }
   if (typeof e === "object" && e !== null && (e as { version?: unknown }).version === 1) return fromV1(deserializeCorrelationState(text));
   if (typeof e !== "object" || e === null || e.model !== 2 || !Array.isArray(e.recent) || !Array.isArray(e.attempts)) throw new StateFormatError("not a correlation/2 state");
-  const tasks = new Map();
-  for (const t of e.tasks ?? []) if (t) tasks.set(`${t.workerId}\u0000${t.serverTaskId}`, t);
-  const artifacts = new Map();
-  for (const a of e.artifacts ?? []) if (a) artifacts.set(`${a.workerId}\u0000${a.serverTaskId}\u0000${a.artifactId}`, a);
-  const canaries = new Map();
-  for (const c of e.canaries ?? []) if (c) canaries.set(`${c.workerId}\u0000${c.serverTaskId}`, c);
   return {
     model: 2,
     correlationId: e.correlationId ?? null,
     status: e.status ?? "open",
     recent: e.recent,
-    recentSet: new Set(e.recent),
+    recentHead: 0,
+    recentSet: e.recent.length > 32 ? new Set(e.recent) : null,
     attempts: e.attempts,
-    tasks,
-    artifacts,
-    canaries,
+    tasks: e.tasks ?? [],
+    canaries: e.canaries ?? [],
     loss: e.loss ?? null,
     reported: new Set(e.reported ?? []),
   };

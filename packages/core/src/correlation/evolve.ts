@@ -6,8 +6,8 @@
 import type { ArtifactEmitted, ContractViolation, Decision, Observation, TaskDispatched, TaskState, TaskStateObserved } from "@a2a-ledger/schemas";
 import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
-import { attemptFor } from "./attempts.ts";
-import { artifactKey, type AttemptRecord, type CorrelationState, dedupeWindow, latestAttempt, type TaskRecord, taskKey } from "./state.ts";
+import { attemptNumbered, artifactOf, type AttemptRecord, canaryOf, type CorrelationState, dedupeWindow, latestAttempt, maxAttempt, type TaskRecord, taskOf } from "./state.ts";
+import { openAttemptOn } from "./attempts.ts";
 
 /** The identity of a violation for "report once": structured fields only, never the detail text. */
 export function reportKey(v: Pick<ContractViolation, "kind" | "workerId" | "serverTaskId" | "skillId" | "observed" | "allowed" | "output" | "attempts">): string {
@@ -15,51 +15,61 @@ export function reportKey(v: Pick<ContractViolation, "kind" | "workerId" | "serv
   return `${v.kind}|${v.workerId ?? ""}|${v.serverTaskId ?? ""}|${v.skillId ?? ""}|${v.observed}|${v.allowed.join(",")}`;
 }
 
+/** Up to this many remembered eventIds a scan is cheaper than keeping a Set beside them. */
+const scanLimit = 32;
+
 export function isDuplicate(s: CorrelationState, eventId: string): boolean {
-  return s.recentSet.has(eventId);
+  if (s.recentSet !== null) return s.recentSet.has(eventId);
+  for (let i = 0; i < s.recent.length; i++) if (s.recent[i] === eventId) return true;
+  return false;
 }
 
 function remember(s: CorrelationState, eventId: string): void {
-  s.recent.push(eventId);
-  s.recentSet.add(eventId);
-  if (s.recent.length > dedupeWindow) s.recentSet.delete(s.recent.shift() as string);
+  if (s.recent.length < dedupeWindow) {
+    s.recent.push(eventId);
+    if (s.recentSet !== null) s.recentSet.add(eventId);
+    else if (s.recent.length > scanLimit) s.recentSet = new Set(s.recent);
+    return;
+  }
+  const set = s.recentSet as Set<string>;
+  set.delete(s.recent[s.recentHead] as string);
+  set.add(eventId);
+  s.recent[s.recentHead] = eventId;
+  s.recentHead = (s.recentHead + 1) % dedupeWindow;
 }
 
 function dispatch(s: CorrelationState, obs: TaskDispatched): void {
   for (const a of s.attempts) if (a.messageId === obs.messageId && a.workerId === obs.workerId) return;
-  const fields = { skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId };
   // A planned re-dispatch or an inferred attempt on this worker is the attempt this dispatch starts.
   for (let i = s.attempts.length - 1; i >= 0; i--) {
     const a = s.attempts[i] as AttemptRecord;
     if (a.workerId === obs.workerId && a.messageId === null) {
-      Object.assign(a, fields);
+      a.skillId = obs.skillId;
+      a.messageId = obs.messageId;
+      a.acceptedOutputModes = obs.acceptedOutputModes;
+      a.dispatchedAt = obs.occurredAt;
+      a.dispatchEventId = obs.eventId;
       return;
     }
   }
-  let max = 0;
-  for (const a of s.attempts) if (a.attempt > max) max = a.attempt;
-  s.attempts.push({ attempt: Math.max(obs.attempt, max + 1), workerId: obs.workerId, ...fields, taskIds: [], artifactCount: 0 });
+  const attempt = Math.max(obs.attempt, maxAttempt(s) + 1);
+  s.attempts.push({ attempt, workerId: obs.workerId, skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId, taskIds: [], artifactCount: 0 });
 }
 
 /** The task record for (workerId, serverTaskId), linked to its attempt (created on first sight). */
 function task(s: CorrelationState, workerId: string, serverTaskId: string): TaskRecord {
-  const key = taskKey(workerId, serverTaskId);
-  let t = s.tasks.get(key);
-  if (t !== undefined) return t;
-  const ref = attemptFor(s, workerId, serverTaskId);
-  let record = ref.record;
+  const known = taskOf(s, workerId, serverTaskId);
+  if (known !== undefined) return known;
+  let record = openAttemptOn(s, workerId);
   if (record === undefined) {
-    record = { attempt: ref.attempt, workerId, skillId: ref.skillId, messageId: null, acceptedOutputModes: [...ref.acceptedOutputModes], dispatchedAt: null, dispatchEventId: null, taskIds: [], artifactCount: 0 };
+    const previous = latestAttempt(s);
+    record = { attempt: maxAttempt(s) + 1, workerId, skillId: previous?.skillId ?? null, messageId: null, acceptedOutputModes: previous?.acceptedOutputModes ?? [], dispatchedAt: null, dispatchEventId: null, taskIds: [], artifactCount: 0 };
     s.attempts.push(record);
   }
   record.taskIds.push(serverTaskId);
-  t = { workerId, serverTaskId, attempt: record.attempt, contextId: null, last: null, terminal: false, lost: false };
-  s.tasks.set(key, t);
+  const t: TaskRecord = { workerId, serverTaskId, attempt: record.attempt, contextId: null, last: null, terminal: false, lost: false, artifacts: [] };
+  s.tasks.push(t);
   return t;
-}
-
-function completeArtifactsOf(s: CorrelationState, t: TaskRecord): void {
-  for (const a of s.artifacts.values()) if (a.workerId === t.workerId && a.serverTaskId === t.serverTaskId) a.complete = true;
 }
 
 function stateSeen(s: CorrelationState, obs: TaskStateObserved): void {
@@ -68,31 +78,32 @@ function stateSeen(s: CorrelationState, obs: TaskStateObserved): void {
   if (obs.state === "TASK_STATE_UNSPECIFIED") return;
   // Seen again: whatever TaskNotFound said before, the task exists.
   t.lost = false;
-  const terminal = isTerminal(obs.state);
-  const seen = { state: obs.state, rawState: obs.rawState, observer: obs.observer, occurredAt: obs.occurredAt, eventId: obs.eventId };
-  if (terminal) {
+  if (isTerminal(obs.state)) {
     // Terminal is absorbing: the first terminal report stands, whatever the observers' clocks say.
-    if (!t.terminal) {
-      t.last = seen;
-      t.terminal = true;
-      completeArtifactsOf(s, t);
-      if (s.status === "open" && latestAttempt(s)?.attempt === t.attempt) s.status = "terminal";
-    }
-  } else if (!t.terminal && (t.last === null || obs.occurredAt >= t.last.occurredAt)) {
-    t.last = seen;
+    if (t.terminal) return;
+    t.terminal = true;
+    for (const a of t.artifacts) a.complete = true;
+    if (s.status === "open" && latestAttempt(s)?.attempt === t.attempt) s.status = "terminal";
+  } else if (t.terminal || (t.last !== null && obs.occurredAt < t.last.occurredAt)) return;
+  if (t.last === null) t.last = { state: obs.state, rawState: obs.rawState, observer: obs.observer, occurredAt: obs.occurredAt, eventId: obs.eventId };
+  else {
+    t.last.state = obs.state;
+    t.last.rawState = obs.rawState;
+    t.last.observer = obs.observer;
+    t.last.occurredAt = obs.occurredAt;
+    t.last.eventId = obs.eventId;
   }
 }
 
 function artifact(s: CorrelationState, obs: ArtifactEmitted): void {
   const t = task(s, obs.workerId, obs.serverTaskId);
-  const key = artifactKey(obs.workerId, obs.serverTaskId, obs.artifactId);
   const modes = artifactMediaTypes(obs);
   const complete = t.terminal || obs.lastChunk !== false;
-  const existing = s.artifacts.get(key);
+  const existing = artifactOf(t, obs.artifactId);
   if (existing === undefined) {
-    const attempt = s.attempts.find((a) => a.attempt === t.attempt) as AttemptRecord;
+    const attempt = attemptNumbered(s, t.attempt) as AttemptRecord;
     attempt.artifactCount += 1;
-    s.artifacts.set(key, { workerId: obs.workerId, serverTaskId: obs.serverTaskId, artifactId: obs.artifactId, attempt: t.attempt, name: obs.name, ordinal: attempt.artifactCount, mediaTypes: modes, complete, eventId: obs.eventId });
+    t.artifacts.push({ artifactId: obs.artifactId, attempt: t.attempt, name: obs.name, ordinal: attempt.artifactCount, mediaTypes: modes, complete, eventId: obs.eventId });
     return;
   }
   if (existing.name === null) existing.name = obs.name;
@@ -119,17 +130,15 @@ export function evolveObservation(s: CorrelationState, obs: Observation): void {
       artifact(s, obs);
       return;
     case "TaskNotFoundObserved": {
-      const key = taskKey(obs.workerId, obs.serverTaskId);
-      const canary = s.canaries.get(key);
+      const canary = canaryOf(s, obs.workerId, obs.serverTaskId);
       if (canary !== undefined) canary.lost = true;
       // The task of a dispatch whose answer was not observed (see R4/R5): link it, so its loss is recorded.
-      else if (!s.tasks.has(key) && attemptFor(s, obs.workerId, obs.serverTaskId).record?.taskIds.length === 0) task(s, obs.workerId, obs.serverTaskId);
+      else if (taskOf(s, obs.workerId, obs.serverTaskId) === undefined && openAttemptOn(s, obs.workerId) !== undefined) task(s, obs.workerId, obs.serverTaskId);
       return;
     }
     case "ProbeCompleted":
       for (const c of obs.parkedCanaries) {
-        const key = taskKey(obs.workerId, c.serverTaskId);
-        if (!s.canaries.has(key)) s.canaries.set(key, { workerId: obs.workerId, serverTaskId: c.serverTaskId, state: c.state, cardHash: obs.cardHash, probeEventId: obs.eventId, parkedAt: obs.occurredAt, lost: false });
+        if (canaryOf(s, obs.workerId, c.serverTaskId) === undefined) s.canaries.push({ workerId: obs.workerId, serverTaskId: c.serverTaskId, state: c.state, cardHash: obs.cardHash, probeEventId: obs.eventId, parkedAt: obs.occurredAt, lost: false });
       }
       return;
     case "AgentCardObserved":
@@ -138,7 +147,7 @@ export function evolveObservation(s: CorrelationState, obs: Observation): void {
 }
 
 function lossOf(s: CorrelationState, d: { workerId: string | null; serverTaskId: string; lastState: TaskState; decisionId: string; causeEventIds: string[] }, outcome: "indeterminate" | "failed"): void {
-  const t = s.tasks.get(taskKey(d.workerId ?? "", d.serverTaskId));
+  const t = taskOf(s, d.workerId ?? "", d.serverTaskId);
   if (t === undefined) return;
   t.lost = true;
   if (latestAttempt(s)?.attempt !== t.attempt) return; // a superseded attempt's loss does not change the correlation

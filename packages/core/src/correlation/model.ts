@@ -9,7 +9,16 @@ import { type CorrelationState, cloneState, initialState } from "./state.ts";
 export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   initialState,
   isDuplicate,
-  input: (state, observation, ctx, emitted: readonly DecisionDraft[]) => ({ observation, state, priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted }),
+  input(state, observation, ctx, emitted: readonly DecisionDraft[], previous) {
+    if (previous === undefined) return { observation, state, priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted };
+    previous.observation = observation;
+    previous.state = state;
+    previous.priorCapabilities = ctx.capabilities;
+    previous.capabilities = ctx.capabilities;
+    previous.policy = ctx.policy;
+    previous.emitted = emitted;
+    return previous;
+  },
   commit(state, _input, observation, decisions) {
     evolveObservation(state, observation);
     for (const d of decisions) evolveDecision(state, d);

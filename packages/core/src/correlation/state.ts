@@ -14,7 +14,7 @@ export interface LastSeen {
   eventId: string;
 }
 
-/** One server task: which attempt it belongs to, its last state, whether it ended or was lost. */
+/** One server task: which attempt it belongs to, its last state, whether it ended or was lost, its artifacts. */
 export interface TaskRecord {
   workerId: string;
   serverTaskId: string;
@@ -25,6 +25,7 @@ export interface TaskRecord {
   terminal: boolean;
   /** A loss decision stands for it (cleared when the task is seen again). */
   lost: boolean;
+  artifacts: ArtifactRecord[];
 }
 
 /** One try of the logical task on one worker. */
@@ -43,10 +44,8 @@ export interface AttemptRecord {
   artifactCount: number;
 }
 
-/** One artifact (all its streamed chunks): the unit R3 compares across attempts. */
+/** One artifact (all its streamed chunks) of a task: the unit R3 compares across attempts. */
 export interface ArtifactRecord {
-  workerId: string;
-  serverTaskId: string;
   artifactId: string;
   attempt: number;
   name: string | null;
@@ -92,16 +91,15 @@ export interface CorrelationState {
   model: 2;
   correlationId: string | null;
   status: CorrelationStatus;
-  /** The most recent eventIds, oldest first (the exact de-duplication window). */
+  /** The most recent eventIds (the exact de-duplication window), a ring once full: the oldest is at `recentHead`. */
   recent: string[];
-  recentSet: Set<string>;
+  recentHead: number;
+  /** An index of `recent` once it is long enough to need one (see isDuplicate). */
+  recentSet: Set<string> | null;
   attempts: AttemptRecord[];
-  /** By taskKey(workerId, serverTaskId). */
-  tasks: Map<string, TaskRecord>;
-  /** By artifactKey(workerId, serverTaskId, artifactId). */
-  artifacts: Map<string, ArtifactRecord>;
-  /** By taskKey(workerId, serverTaskId). */
-  canaries: Map<string, CanaryRecord>;
+  /** Every server task of the correlation, in order of first sight. */
+  tasks: TaskRecord[];
+  canaries: CanaryRecord[];
   loss: OpenLoss | null;
   /** Keys of decisions already taken that must not repeat (violations; see `reportKey`). */
   reported: Set<string>;
@@ -110,8 +108,21 @@ export interface CorrelationState {
 /** How many recent eventIds each correlation remembers exactly. */
 export const dedupeWindow = 1024;
 
-export const taskKey = (workerId: string, serverTaskId: string): string => `${workerId}\u0000${serverTaskId}`;
-export const artifactKey = (workerId: string, serverTaskId: string, artifactId: string): string => `${workerId}\u0000${serverTaskId}\u0000${artifactId}`;
+export function taskOf(s: CorrelationState, workerId: string, serverTaskId: string): TaskRecord | undefined {
+  for (const t of s.tasks) if (t.serverTaskId === serverTaskId && t.workerId === workerId) return t;
+  return undefined;
+}
+
+export function canaryOf(s: CorrelationState, workerId: string, serverTaskId: string): CanaryRecord | undefined {
+  for (const c of s.canaries) if (c.serverTaskId === serverTaskId && c.workerId === workerId) return c;
+  return undefined;
+}
+
+export function artifactOf(t: TaskRecord, artifactId: string): ArtifactRecord | undefined {
+  for (const a of t.artifacts) if (a.artifactId === artifactId) return a;
+  return undefined;
+}
+
 
 export function initialState(): CorrelationState {
   return {
@@ -119,11 +130,11 @@ export function initialState(): CorrelationState {
     correlationId: null,
     status: "open",
     recent: [],
-    recentSet: new Set(),
+    recentHead: 0,
+    recentSet: null,
     attempts: [],
-    tasks: new Map(),
-    artifacts: new Map(),
-    canaries: new Map(),
+    tasks: [],
+    canaries: [],
     loss: null,
     reported: new Set(),
   };
@@ -131,22 +142,17 @@ export function initialState(): CorrelationState {
 
 /** A copy sharing nothing mutable with `s`. */
 export function cloneState(s: CorrelationState): CorrelationState {
-  const tasks = new Map<string, TaskRecord>();
-  for (const [k, t] of s.tasks) tasks.set(k, { ...t });
-  const artifacts = new Map<string, ArtifactRecord>();
-  for (const [k, a] of s.artifacts) artifacts.set(k, { ...a });
-  const canaries = new Map<string, CanaryRecord>();
-  for (const [k, c] of s.canaries) canaries.set(k, { ...c });
+  const tasks = s.tasks.map((t) => ({ ...t, last: t.last === null ? null : { ...t.last }, artifacts: t.artifacts.map((a) => ({ ...a })) }));
   return {
     model: 2,
     correlationId: s.correlationId,
     status: s.status,
     recent: s.recent.slice(),
-    recentSet: new Set(s.recentSet),
+    recentHead: s.recentHead,
+    recentSet: s.recentSet === null ? null : new Set(s.recentSet),
     attempts: s.attempts.map((a) => ({ ...a, taskIds: a.taskIds.slice() })),
     tasks,
-    artifacts,
-    canaries,
+    canaries: s.canaries.map((c) => ({ ...c })),
     loss: s.loss === null ? null : { ...s.loss },
     reported: new Set(s.reported),
   };
@@ -165,4 +171,9 @@ export function maxAttempt(s: CorrelationState): number {
 export function attemptNumbered(s: CorrelationState, n: number): AttemptRecord | undefined {
   for (let i = s.attempts.length - 1; i >= 0; i--) if ((s.attempts[i] as AttemptRecord).attempt === n) return s.attempts[i];
   return undefined;
+}
+
+/** The remembered eventIds, oldest first. */
+export function recentInOrder(s: CorrelationState): string[] {
+  return s.recentHead === 0 ? s.recent.slice() : [...s.recent.slice(s.recentHead), ...s.recent.slice(0, s.recentHead)];
 }

@@ -7,7 +7,7 @@
  * UNSPECIFIED carries no claim and is never a violation.
  */
 import type { TaskState } from "@a2a-ledger/schemas";
-import { attemptFor } from "../correlation/attempts.ts";
+import { termsFor } from "../correlation/attempts.ts";
 import type { ViolationDraft } from "../decisions.ts";
 import { policyOf, verifiedSkill } from "../verification.ts";
 import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
@@ -23,7 +23,7 @@ export function r1States(input: RuleInput): RuleOutput {
   if (snap === undefined) return noOutput;
   const advertised = snap.advertisedStates.includes(obs.state);
   if (advertised && !reliedOnStates.has(obs.state)) return noOutput;
-  const { skillId } = attemptFor(input.state, obs.workerId, obs.serverTaskId);
+  const skillId = termsFor(input.state, obs.workerId, obs.serverTaskId)?.skillId ?? null;
   const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, observed: obs.state, cardHash: snap.cardHash, skillId } as const;
   let violation: ViolationDraft | null = null;
   if (!advertised) {

@@ -6,7 +6,7 @@
  * that skill saw emitted; and OUTPUT_MODE_NOT_NEGOTIATED outside the dispatch's acceptedOutputModes.
  * Parts without a media type are not judged.
  */
-import { attemptFor } from "../correlation/attempts.ts";
+import { termsFor } from "../correlation/attempts.ts";
 import { artifactMediaTypes } from "../correlation/artifacts.ts";
 import { outputModesFor } from "../card.ts";
 import type { ViolationDraft } from "../decisions.ts";
@@ -20,25 +20,31 @@ export function r2Artifacts(input: RuleInput): RuleOutput {
   if (obs.type !== "ArtifactEmitted") return noOutput;
   const modes = artifactMediaTypes(obs);
   if (modes.length === 0) return noOutput;
-  const { skillId, acceptedOutputModes: accepted } = attemptFor(input.state, obs.workerId, obs.serverTaskId);
+  const terms = termsFor(input.state, obs.workerId, obs.serverTaskId);
+  const skillId = terms?.skillId ?? null;
+  const accepted = terms?.acceptedOutputModes ?? [];
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   const judgeCard = snap !== undefined && cardOffersSkill(snap, skillId);
   const advertised = judgeCard ? outputModesFor(snap, skillId) : [];
   const verified = judgeCard && policyOf(input.policy, snap) === "verify" ? verifiedSkill(snap, skillId) : undefined;
-  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, cardHash: snap?.cardHash ?? null, skillId } as const;
-  const what = `artifact ${JSON.stringify(obs.name ?? obs.artifactId)}${skillId === null ? "" : ` of skill ${skillId}`}`;
-  const out: ViolationDraft[] = [];
+  const violation = (kind: ViolationDraft["kind"], mode: string, allowed: readonly string[], why: string): ViolationDraft => ({
+    type: "ContractViolation",
+    workerId: obs.workerId,
+    kind,
+    serverTaskId: obs.serverTaskId,
+    observed: mode,
+    allowed: [...allowed],
+    cardHash: snap?.cardHash ?? null,
+    skillId,
+    detail: `artifact ${JSON.stringify(obs.name ?? obs.artifactId)}${skillId === null ? "" : ` of skill ${skillId}`} is ${mode}; ${why}`,
+  });
+  let out: ViolationDraft[] | undefined;
   for (const mode of modes) {
     if (judgeCard) {
-      if (!mediaTypeAllowed(mode, advertised)) {
-        out.push({ ...base, kind: "OUTPUT_MODE_NOT_ADVERTISED", observed: mode, allowed: advertised, detail: `${what} is ${mode}; the card in force at emission does not advertise it` });
-      } else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes)) {
-        out.push({ ...base, kind: "OUTPUT_MODE_NOT_VERIFIED", observed: mode, allowed: verified.outputModes, detail: `${what} is ${mode}; the probe of skill ${skillId ?? "(none)"} never saw it emitted` });
-      }
+      if (!mediaTypeAllowed(mode, advertised)) (out ??= []).push(violation("OUTPUT_MODE_NOT_ADVERTISED", mode, advertised, "the card in force at emission does not advertise it"));
+      else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes)) (out ??= []).push(violation("OUTPUT_MODE_NOT_VERIFIED", mode, verified.outputModes, `the probe of skill ${skillId ?? "(none)"} never saw it emitted`));
     }
-    if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) {
-      out.push({ ...base, kind: "OUTPUT_MODE_NOT_NEGOTIATED", observed: mode, allowed: [...accepted], detail: `${what} is ${mode}; the dispatch accepted only ${accepted.join(", ")}` });
-    }
+    if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) (out ??= []).push(violation("OUTPUT_MODE_NOT_NEGOTIATED", mode, accepted, `the dispatch accepted only ${accepted.join(", ")}`));
   }
-  return decided(unreported(input.state, out));
+  return out === undefined ? noOutput : decided(unreported(input.state, out));
 }

@@ -5,10 +5,9 @@
  * the same position); different media types are DIVERGENT_ARTIFACTS, reported once per output and pair
  * of attempts.
  */
-import type { TaskState } from "@a2a-ledger/schemas";
 import { artifactAfter, type OutputIdentity, outputLabel, sameMediaTypes, sameOutput } from "../correlation/artifacts.ts";
-import { attemptFor } from "../correlation/attempts.ts";
-import { artifactKey, type CorrelationState, taskKey } from "../correlation/state.ts";
+import { attemptFor, attemptNumberFor } from "../correlation/attempts.ts";
+import { artifactOf, type CorrelationState, taskOf } from "../correlation/state.ts";
 import type { ViolationDraft } from "../decisions.ts";
 import { isTerminal } from "../task-state.ts";
 import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
@@ -21,52 +20,53 @@ interface Judged extends OutputIdentity {
   mediaTypes: readonly string[];
 }
 
-function divergences(state: CorrelationState, mine: Judged, cardHash: string | null): ViolationDraft[] {
-  const out: ViolationDraft[] = [];
-  for (const other of state.artifacts.values()) {
-    if (other.attempt === mine.attempt || !other.complete || other.mediaTypes.length === 0) continue;
-    if (!sameOutput(mine, other) || sameMediaTypes(mine.mediaTypes, other.mediaTypes)) continue;
-    const [lo, hi] = other.attempt < mine.attempt ? [other.attempt, mine.attempt] : [mine.attempt, other.attempt];
-    const output = outputLabel(mine, other);
-    out.push({
-      type: "ContractViolation",
-      workerId: mine.workerId,
-      kind: "DIVERGENT_ARTIFACTS",
-      serverTaskId: mine.serverTaskId,
-      observed: mine.mediaTypes.join(", "),
-      allowed: other.mediaTypes,
-      cardHash,
-      output,
-      attempts: [lo, hi],
-      detail: `output ${output} is ${mine.mediaTypes.join(", ")} in attempt ${mine.attempt} (${mine.workerId}/${mine.serverTaskId}) and ${other.mediaTypes.join(", ")} in attempt ${other.attempt} (${other.workerId}/${other.serverTaskId})`,
-      causeEventIds: [other.eventId],
-    });
+function divergences(state: CorrelationState, mine: Judged, cardHash: string | null, out: ViolationDraft[]): void {
+  for (const task of state.tasks) {
+    if (task.attempt === mine.attempt) continue;
+    for (const other of task.artifacts) {
+      if (!other.complete || other.mediaTypes.length === 0 || !sameOutput(mine, other) || sameMediaTypes(mine.mediaTypes, other.mediaTypes)) continue;
+      const [lo, hi] = other.attempt < mine.attempt ? [other.attempt, mine.attempt] : [mine.attempt, other.attempt];
+      const output = outputLabel(mine, other);
+      out.push({
+        type: "ContractViolation",
+        workerId: mine.workerId,
+        kind: "DIVERGENT_ARTIFACTS",
+        serverTaskId: mine.serverTaskId,
+        observed: mine.mediaTypes.join(", "),
+        allowed: other.mediaTypes,
+        cardHash,
+        output,
+        attempts: [lo, hi],
+        detail: `output ${output} is ${mine.mediaTypes.join(", ")} in attempt ${mine.attempt} (${mine.workerId}/${mine.serverTaskId}) and ${other.mediaTypes.join(", ")} in attempt ${other.attempt} (${task.workerId}/${task.serverTaskId})`,
+        causeEventIds: [other.eventId],
+      });
+    }
   }
-  return out;
 }
 
 export function r3Divergent(input: RuleInput): RuleOutput {
   const obs = input.observation;
   const state = input.state;
   if (obs.type === "ArtifactEmitted") {
-    const task = state.tasks.get(taskKey(obs.workerId, obs.serverTaskId));
-    const ref = attemptFor(state, obs.workerId, obs.serverTaskId);
-    const existing = state.artifacts.get(artifactKey(obs.workerId, obs.serverTaskId, obs.artifactId));
-    const after = artifactAfter(existing, obs, (ref.record?.artifactCount ?? 0) + 1, task?.terminal ?? false);
+    const task = taskOf(state, obs.workerId, obs.serverTaskId);
+    const existing = task === undefined ? undefined : artifactOf(task, obs.artifactId);
+    const after = artifactAfter(existing, obs, (attemptFor(state, obs.workerId, obs.serverTaskId)?.artifactCount ?? 0) + 1, task?.terminal ?? false);
     const grew = existing !== undefined && after.mediaTypes !== existing.mediaTypes;
     if (!after.complete || after.mediaTypes.length === 0 || (after.wasComplete && !grew)) return noOutput;
-    const cardHash = input.capabilities.asOf(obs.workerId, obs.occurredAt)?.cardHash ?? null;
-    return decided(unreported(state, divergences(state, { ...after, workerId: obs.workerId, serverTaskId: obs.serverTaskId, attempt: ref.attempt }, cardHash)));
-  }
-  if (obs.type === "TaskStateObserved" && isTerminal(obs.state as TaskState)) {
-    // A task that ended completes the streamed artifacts whose last chunk never came.
-    const task = state.tasks.get(taskKey(obs.workerId, obs.serverTaskId));
-    if (task === undefined || task.terminal) return noOutput;
-    const cardHash = input.capabilities.asOf(obs.workerId, obs.occurredAt)?.cardHash ?? null;
     const out: ViolationDraft[] = [];
-    for (const a of state.artifacts.values()) {
-      if (a.workerId !== task.workerId || a.serverTaskId !== task.serverTaskId || a.complete || a.mediaTypes.length === 0) continue;
-      out.push(...divergences(state, a, cardHash));
+    const cardHash = input.capabilities.asOf(obs.workerId, obs.occurredAt)?.cardHash ?? null;
+    const attempt = task?.attempt ?? attemptNumberFor(state, obs.workerId, obs.serverTaskId);
+    divergences(state, { name: after.name, ordinal: after.ordinal, mediaTypes: after.mediaTypes, workerId: obs.workerId, serverTaskId: obs.serverTaskId, attempt }, cardHash, out);
+    return decided(unreported(state, out));
+  }
+  if (obs.type === "TaskStateObserved" && isTerminal(obs.state)) {
+    // A task that ended completes the streamed artifacts whose last chunk never came.
+    const task = taskOf(state, obs.workerId, obs.serverTaskId);
+    if (task === undefined || task.terminal || task.artifacts.length === 0) return noOutput;
+    const out: ViolationDraft[] = [];
+    const cardHash = input.capabilities.asOf(obs.workerId, obs.occurredAt)?.cardHash ?? null;
+    for (const a of task.artifacts) {
+      if (!a.complete && a.mediaTypes.length > 0) divergences(state, { name: a.name, ordinal: a.ordinal, mediaTypes: a.mediaTypes, workerId: task.workerId, serverTaskId: task.serverTaskId, attempt: a.attempt }, cardHash, out);
     }
     return decided(unreported(state, out));
   }

@@ -9,8 +9,8 @@
  *   never the loss of some other task — unless it answers a dispatch on that worker that has no task
  *   yet: then it is that dispatch's task, lost with no state seen. Parked canaries are R9's.
  */
-import { attemptFor, supersededBy } from "../correlation/attempts.ts";
-import { type CorrelationState, type TaskRecord, taskKey } from "../correlation/state.ts";
+import { openAttemptOn, supersededBy } from "../correlation/attempts.ts";
+import { canaryOf, type CorrelationState, type TaskRecord, taskOf } from "../correlation/state.ts";
 import { policyOf } from "../verification.ts";
 import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
@@ -20,19 +20,17 @@ import { unreported } from "./violations.ts";
  * dispatch's task (its SendMessage answer was not observed): lost with no state seen.
  */
 function answeringOpenDispatch(s: CorrelationState, workerId: string, serverTaskId: string): TaskRecord | undefined {
-  const ref = attemptFor(s, workerId, serverTaskId);
-  if (ref.record === undefined || ref.record.taskIds.length > 0) return undefined;
-  return { workerId, serverTaskId, attempt: ref.attempt, contextId: null, last: null, terminal: false, lost: false };
+  const open = openAttemptOn(s, workerId);
+  return open === undefined ? undefined : { workerId, serverTaskId, attempt: open.attempt, contextId: null, last: null, terminal: false, lost: false, artifacts: [] };
 }
 
 export function r4r5NotFound(input: RuleInput): RuleOutput {
   const obs = input.observation;
   if (obs.type !== "TaskNotFoundObserved") return noOutput;
   const s = input.state;
-  const key = taskKey(obs.workerId, obs.serverTaskId);
-  if (s.canaries.has(key)) return noOutput;
+  if (canaryOf(s, obs.workerId, obs.serverTaskId) !== undefined) return noOutput;
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
-  const task = s.tasks.get(key) ?? answeringOpenDispatch(s, obs.workerId, obs.serverTaskId);
+  const task = taskOf(s, obs.workerId, obs.serverTaskId) ?? answeringOpenDispatch(s, obs.workerId, obs.serverTaskId);
   if (task === undefined) {
     return decided(
       unreported(s, [

@@ -10,7 +10,7 @@
  * A loss of a superseded attempt needs no re-dispatch: a later attempt carries the task.
  */
 import type { CandidateVerdict, TaskState } from "@a2a-ledger/schemas";
-import { attemptNumbered, maxAttempt, taskKey } from "../correlation/state.ts";
+import { attemptNumbered, maxAttempt, taskOf } from "../correlation/state.ts";
 import { supersededBy } from "../correlation/attempts.ts";
 import type { DecisionDraft } from "../decisions.ts";
 import { isInterrupted } from "../task-state.ts";
@@ -29,7 +29,7 @@ function reconcile(input: RuleInput, onNoResume: NoResumePolicy): RuleOutput {
   const lost = input.emitted.find((d) => d.type === "TaskIndeterminate");
   if (lost === undefined || lost.type !== "TaskIndeterminate") return noOutput;
   const lostWorkerId = lost.workerId ?? "";
-  const task = input.state.tasks.get(taskKey(lostWorkerId, lost.serverTaskId));
+  const task = taskOf(input.state, lostWorkerId, lost.serverTaskId);
   if (task === undefined || supersededBy(input.state, task.attempt) !== undefined) return noOutput;
   const attempt = attemptNumbered(input.state, task.attempt);
   const base = { lostWorkerId, skillId: attempt?.skillId ?? null, acceptedOutputModes: attempt?.acceptedOutputModes ?? [], at: input.observation.occurredAt };

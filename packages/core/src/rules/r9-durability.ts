@@ -7,7 +7,7 @@
  * canary was parked under. Only the canary's first loss counts.
  */
 import type { DecisionDraft } from "../decisions.ts";
-import { taskKey } from "../correlation/state.ts";
+import { canaryOf } from "../correlation/state.ts";
 import { snapshotRevokingInterrupted } from "../verification.ts";
 import { noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
@@ -15,7 +15,7 @@ import { unreported } from "./violations.ts";
 export function r9Durability(input: RuleInput): RuleOutput {
   const obs = input.observation;
   if (obs.type !== "TaskNotFoundObserved") return noOutput;
-  const canary = input.state.canaries.get(taskKey(obs.workerId, obs.serverTaskId));
+  const canary = canaryOf(input.state, obs.workerId, obs.serverTaskId);
   if (canary === undefined || canary.lost) return noOutput;
   const parkedUnder = input.capabilities.asOf(obs.workerId, canary.parkedAt);
   const current = input.capabilities.asOf(obs.workerId, obs.occurredAt);

@@ -14,21 +14,21 @@ import { r7Probes } from "./r7-probes.ts";
 import { r8Cards } from "./r8-cards.ts";
 import { r9Durability } from "./r9-durability.ts";
 import { reconciled } from "./reconciled.ts";
-import type { NamedRule } from "./rule.ts";
+import type { NamedRule, RuleInput, RuleOutput } from "./rule.ts";
 import { skillAdvertised } from "./skills.ts";
 
-const common = (r6: NamedRule): NamedRule[] => [
-  { id: "capabilities", apply: capabilities },
-  { id: "R8", apply: r8Cards },
-  { id: "R7", apply: r7Probes },
-  { id: "skills", apply: skillAdvertised },
-  { id: "R1", apply: r1States },
-  { id: "R2", apply: r2Artifacts },
-  { id: "R3", apply: r3Divergent },
-  { id: "R9", apply: r9Durability },
-  { id: "R4-R5", apply: r4r5NotFound },
-  r6,
-  { id: "reconciled", apply: reconciled },
+const common = (r6: (input: RuleInput) => RuleOutput): NamedRule[] => [
+  { id: "capabilities", on: ["AgentCardObserved", "ProbeCompleted"], apply: capabilities },
+  { id: "R8", on: ["AgentCardObserved", "TaskDispatched"], apply: r8Cards },
+  { id: "R7", on: ["AgentCardObserved"], apply: r7Probes },
+  { id: "skills", on: ["TaskDispatched"], apply: skillAdvertised },
+  { id: "R1", on: ["TaskStateObserved"], apply: r1States },
+  { id: "R2", on: ["ArtifactEmitted"], apply: r2Artifacts },
+  { id: "R3", on: ["ArtifactEmitted", "TaskStateObserved"], apply: r3Divergent },
+  { id: "R9", on: ["TaskNotFoundObserved"], apply: r9Durability },
+  { id: "R4-R5", on: ["TaskNotFoundObserved"], apply: r4r5NotFound },
+  { id: "R6", on: ["TaskNotFoundObserved"], apply: r6 },
+  { id: "reconciled", on: ["TaskStateObserved"], apply: reconciled },
 ];
 
 /** DESIGN §4 with the default/2 fixes: no eligible worker for the interrupted state → ReconciliationBlocked. */
@@ -36,7 +36,7 @@ export const defaultRuleSet: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/2",
   model: "correlation/2",
-  rules: common({ id: "R6", apply: r6Reconcile("block") }),
+  rules: common(r6Reconcile("block")),
 };
 
 /** Variant: no worker for the interrupted state → restart from scratch on a worker that verifies completion. */
@@ -44,7 +44,7 @@ export const restartFromScratchRuleSet: RuleSetV2 = {
   name: "restart-from-scratch",
   rulesVersion: "restart-from-scratch/2",
   model: "correlation/2",
-  rules: common({ id: "R6", apply: r6Reconcile("restart") }),
+  rules: common(r6Reconcile("restart")),
 };
 
 /** Every shipped rule set by its rulesVersion. */

@@ -3,7 +3,7 @@
  * *before* it, the capability table and the policy, and returns one shape: the decisions it takes and
  * the capability snapshots and cards it derives. A rule set is an ordered list of named rules.
  */
-import type { CapabilitySnapshot, Observation } from "@a2a-ledger/schemas";
+import type { CapabilitySnapshot, Observation, ObservationType } from "@a2a-ledger/schemas";
 import type { CapabilityView, CardRecord } from "../capabilities.ts";
 import type { CorrelationState } from "../correlation/state.ts";
 import type { DecisionDraft } from "../decisions.ts";
@@ -33,6 +33,8 @@ export type Rule = (input: RuleInput) => RuleOutput;
 export interface NamedRule {
   /** A stable identifier, e.g. "R1" or "R6", so a custom rule set can replace one rule. */
   id: string;
+  /** The observation types the rule decides on (the engine skips it for others); every type when absent. */
+  on?: readonly ObservationType[];
   apply: Rule;
 }
 
