@@ -10,7 +10,7 @@ import { type AttemptRecord, attemptNumbered, type CorrelationState, maxAttempt,
 export function openAttemptOn(s: CorrelationState, workerId: string): AttemptRecord | undefined {
   for (let i = s.attempts.length - 1; i >= 0; i--) {
     const a = s.attempts[i] as AttemptRecord;
-    if (a.workerId === workerId && a.taskIds.length === 0) return a;
+    if (a.workerId === workerId && a.taskCount === 0) return a;
   }
   return undefined;
 }

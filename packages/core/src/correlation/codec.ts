@@ -1,67 +1,161 @@
 /**
- * The changelog value of a default/2 correlation state. Versioned so a reader can tell the models apart
- * (a default/1 state is JSON text starting with `{"version":1`).
+ * The changelog value of a correlation/2 state: one format byte (2) and the state as Avro binary
+ * (schema below, internal to the reconciler and versioned by that byte). A default/1 state is JSON
+ * text (its first byte is `{`) and is read by migrating it (migrate.ts). Compact: ids once, no field
+ * names, no whitespace.
  */
+import avro from "avsc";
+import { TaskStateSymbols } from "@a2a-ledger/schemas";
 import { deserializeCorrelationState } from "../v1/correlation-state.ts";
 import { fromV1 } from "./migrate.ts";
-import { type CorrelationState, type TaskRecord, recentInOrder } from "./state.ts";
+import { type CorrelationState, recentInOrder } from "./state.ts";
 
 export class StateFormatError extends Error {
   override name = "StateFormatError";
 }
 
-interface Encoded {
-  model: 2;
-  correlationId: CorrelationState["correlationId"];
-  status: CorrelationState["status"];
-  recent: string[];
-  attempts: CorrelationState["attempts"];
-  tasks: TaskRecord[];
-  canaries: CorrelationState["canaries"];
-  loss: CorrelationState["loss"];
-  reported: string[];
-}
+const formatVersion = 2;
+const state: avro.Schema = { type: "enum", name: "TaskState", symbols: [...TaskStateSymbols] };
+const nullableString: avro.Schema = ["null", "string"];
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const schema: avro.Schema = {
+  type: "record",
+  name: "CorrelationState",
+  namespace: "a2a.ledger.state.v2",
+  fields: [
+    { name: "correlationId", type: nullableString },
+    { name: "status", type: { type: "enum", name: "Status", symbols: ["open", "terminal", "indeterminate", "redispatched", "blocked", "failed", "reconciled"] } },
+    { name: "recent", type: { type: "array", items: "string" } },
+    {
+      name: "attempts",
+      type: {
+        type: "array",
+        items: {
+          type: "record",
+          name: "Attempt",
+          fields: [
+            { name: "attempt", type: "int" },
+            { name: "workerId", type: "string" },
+            { name: "skillId", type: nullableString },
+            { name: "messageId", type: nullableString },
+            { name: "acceptedOutputModes", type: { type: "array", items: "string" } },
+            { name: "dispatchedAt", type: ["null", "long"] },
+            { name: "dispatchEventId", type: nullableString },
+            { name: "taskCount", type: "int" },
+            { name: "artifactCount", type: "int" },
+          ],
+        },
+      },
+    },
+    {
+      name: "tasks",
+      type: {
+        type: "array",
+        items: {
+          type: "record",
+          name: "Task",
+          fields: [
+            { name: "workerId", type: "string" },
+            { name: "serverTaskId", type: "string" },
+            { name: "attempt", type: "int" },
+            { name: "contextId", type: nullableString },
+            { name: "last", type: ["null", { type: "record", name: "LastSeen", fields: [{ name: "state", type: state }, { name: "rawState", type: "string" }, { name: "observer", type: "string" }, { name: "occurredAt", type: "long" }, { name: "eventId", type: "string" }] }] },
+            { name: "terminal", type: "boolean" },
+            { name: "lost", type: "boolean" },
+            {
+              name: "artifacts",
+              type: {
+                type: "array",
+                items: {
+                  type: "record",
+                  name: "Artifact",
+                  fields: [
+                    { name: "artifactId", type: "string" },
+                    { name: "attempt", type: "int" },
+                    { name: "name", type: nullableString },
+                    { name: "ordinal", type: "int" },
+                    { name: "mediaTypes", type: { type: "array", items: "string" } },
+                    { name: "complete", type: "boolean" },
+                    { name: "eventId", type: "string" },
+                  ],
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+    {
+      name: "canaries",
+      type: {
+        type: "array",
+        items: {
+          type: "record",
+          name: "Canary",
+          fields: [
+            { name: "workerId", type: "string" },
+            { name: "serverTaskId", type: "string" },
+            { name: "state", type: "TaskState" },
+            { name: "cardHash", type: "string" },
+            { name: "probeEventId", type: "string" },
+            { name: "parkedAt", type: "long" },
+            { name: "lost", type: "boolean" },
+          ],
+        },
+      },
+    },
+    {
+      name: "loss",
+      type: [
+        "null",
+        {
+          type: "record",
+          name: "Loss",
+          fields: [
+            { name: "workerId", type: "string" },
+            { name: "serverTaskId", type: "string" },
+            { name: "attempt", type: "int" },
+            { name: "lastState", type: "TaskState" },
+            { name: "eventId", type: "string" },
+            { name: "outcome", type: { type: "enum", name: "LossOutcome", symbols: ["indeterminate", "failed"] } },
+          ],
+        },
+      ],
+    },
+    { name: "blockedAt", type: ["null", "long"] },
+    { name: "reported", type: { type: "array", items: "string" } },
+  ],
+};
+const stateType = avro.Type.forSchema(schema);
+
+type Encoded = Omit<CorrelationState, "model" | "recentHead" | "recentSet" | "reported"> & { reported: string[] };
 
 export function encodeState(s: CorrelationState): Uint8Array {
-  const e: Encoded = {
-    model: 2,
-    correlationId: s.correlationId,
-    status: s.status,
-    recent: recentInOrder(s),
-    attempts: s.attempts,
-    tasks: s.tasks,
-    canaries: s.canaries,
-    loss: s.loss,
-    reported: [...s.reported],
-  };
-  return encoder.encode(JSON.stringify(e));
+  const record: Encoded = { correlationId: s.correlationId, status: s.status, recent: recentInOrder(s), attempts: s.attempts, tasks: s.tasks, canaries: s.canaries, loss: s.loss, blockedAt: s.blockedAt, reported: [...s.reported] };
+  const body = stateType.toBuffer(record);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = formatVersion;
+  out.set(body, 1);
+  return out;
 }
 
 /** Reads a correlation/2 state, or migrates a correlation/1 (default/1) one; throws StateFormatError otherwise. */
 export function decodeState(bytes: Uint8Array): CorrelationState {
-  const text = decoder.decode(bytes);
-  let e: Partial<Encoded> | null;
-  try {
-    e = JSON.parse(text) as Partial<Encoded> | null;
-  } catch {
-    throw new StateFormatError("not a correlation state (not JSON)");
+  if (bytes[0] === 0x7b) {
+    let v1;
+    try {
+      v1 = deserializeCorrelationState(new TextDecoder().decode(bytes));
+    } catch (error) {
+      throw new StateFormatError(`not a correlation state: ${(error as Error).message}`);
+    }
+    return fromV1(v1);
   }
-  if (typeof e === "object" && e !== null && (e as { version?: unknown }).version === 1) return fromV1(deserializeCorrelationState(text));
-  if (typeof e !== "object" || e === null || e.model !== 2 || !Array.isArray(e.recent) || !Array.isArray(e.attempts)) throw new StateFormatError("not a correlation/2 state");
-  return {
-    model: 2,
-    correlationId: e.correlationId ?? null,
-    status: e.status ?? "open",
-    recent: e.recent,
-    recentHead: 0,
-    recentSet: e.recent.length > 32 ? new Set(e.recent) : null,
-    attempts: e.attempts,
-    tasks: e.tasks ?? [],
-    canaries: e.canaries ?? [],
-    loss: e.loss ?? null,
-    reported: new Set(e.reported ?? []),
-  };
+  if (bytes[0] !== formatVersion) throw new StateFormatError(`not a correlation state: format byte ${bytes[0] ?? "(none)"}`);
+  let e: Encoded;
+  try {
+    e = stateType.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1)) as Encoded;
+  } catch (error) {
+    throw new StateFormatError(`not a correlation/2 state: ${(error as Error).message}`);
+  }
+  return { model: 2, ...e, recentHead: 0, recentSet: e.recent.length > 32 ? new Set(e.recent) : null, reported: new Set(e.reported) };
 }

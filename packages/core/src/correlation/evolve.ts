@@ -8,6 +8,7 @@ import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
 import { attemptNumbered, artifactOf, type AttemptRecord, canaryOf, type CorrelationState, dedupeWindow, latestAttempt, maxAttempt, type TaskRecord, taskOf } from "./state.ts";
 import { openAttemptOn } from "./attempts.ts";
+import { trim } from "./trim.ts";
 
 /** The identity of a violation for "report once": structured fields only, never the detail text. */
 export function reportKey(v: Pick<ContractViolation, "kind" | "workerId" | "serverTaskId" | "skillId" | "observed" | "allowed" | "output" | "attempts">): string {
@@ -53,7 +54,7 @@ function dispatch(s: CorrelationState, obs: TaskDispatched): void {
     }
   }
   const attempt = Math.max(obs.attempt, maxAttempt(s) + 1);
-  s.attempts.push({ attempt, workerId: obs.workerId, skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId, taskIds: [], artifactCount: 0 });
+  s.attempts.push({ attempt, workerId: obs.workerId, skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId, taskCount: 0, artifactCount: 0 });
 }
 
 /** The task record for (workerId, serverTaskId), linked to its attempt (created on first sight). */
@@ -63,10 +64,10 @@ function task(s: CorrelationState, workerId: string, serverTaskId: string): Task
   let record = openAttemptOn(s, workerId);
   if (record === undefined) {
     const previous = latestAttempt(s);
-    record = { attempt: maxAttempt(s) + 1, workerId, skillId: previous?.skillId ?? null, messageId: null, acceptedOutputModes: previous?.acceptedOutputModes ?? [], dispatchedAt: null, dispatchEventId: null, taskIds: [], artifactCount: 0 };
+    record = { attempt: maxAttempt(s) + 1, workerId, skillId: previous?.skillId ?? null, messageId: null, acceptedOutputModes: previous?.acceptedOutputModes ?? [], dispatchedAt: null, dispatchEventId: null, taskCount: 0, artifactCount: 0 };
     s.attempts.push(record);
   }
-  record.taskIds.push(serverTaskId);
+  record.taskCount += 1;
   const t: TaskRecord = { workerId, serverTaskId, attempt: record.attempt, contextId: null, last: null, terminal: false, lost: false, artifacts: [] };
   s.tasks.push(t);
   return t;
@@ -119,6 +120,11 @@ function artifact(s: CorrelationState, obs: ArtifactEmitted): void {
 export function evolveObservation(s: CorrelationState, obs: Observation): void {
   if (s.correlationId === null) s.correlationId = obs.correlationId;
   remember(s, obs.eventId);
+  fold(s, obs);
+  trim(s);
+}
+
+function fold(s: CorrelationState, obs: Observation): void {
   switch (obs.type) {
     case "TaskDispatched":
       dispatch(s, obs);
@@ -156,6 +162,11 @@ function lossOf(s: CorrelationState, d: { workerId: string | null; serverTaskId:
 }
 
 export function evolveDecision(s: CorrelationState, d: Decision): void {
+  decisionFolded(s, d);
+  trim(s);
+}
+
+function decisionFolded(s: CorrelationState, d: Decision): void {
   switch (d.type) {
     case "ContractViolation":
       s.reported.add(reportKey(d));
@@ -168,16 +179,19 @@ export function evolveDecision(s: CorrelationState, d: Decision): void {
       return;
     case "RedispatchCommanded":
       s.status = "redispatched";
+      s.blockedAt = null;
       if (!s.attempts.some((a) => a.attempt === d.attempt)) {
-        s.attempts.push({ attempt: d.attempt, workerId: d.targetWorkerId, skillId: d.skillId, messageId: null, acceptedOutputModes: [...d.acceptedOutputModes], dispatchedAt: null, dispatchEventId: null, taskIds: [], artifactCount: 0 });
+        s.attempts.push({ attempt: d.attempt, workerId: d.targetWorkerId, skillId: d.skillId, messageId: null, acceptedOutputModes: [...d.acceptedOutputModes], dispatchedAt: null, dispatchEventId: null, taskCount: 0, artifactCount: 0 });
       }
       return;
     case "ReconciliationBlocked":
       s.status = "blocked";
+      s.blockedAt = d.decidedAt;
       return;
     case "TaskReconciled":
       s.status = "reconciled";
       s.loss = null;
+      s.blockedAt = null;
       return;
     default:
       return;

@@ -15,7 +15,7 @@ export function fromV1(v1: V1State): CorrelationState {
   s.recentSet = s.recent.length > 32 ? new Set(s.recent) : null;
   for (const a of v1.attempts) {
     const outputs = v1.outputs.filter((o) => o.attempt === a.attempt);
-    s.attempts.push({ attempt: a.attempt, workerId: a.workerId, skillId: a.skillId, messageId: a.messageId, acceptedOutputModes: a.acceptedOutputModes, dispatchedAt: a.dispatchedAt, dispatchEventId: a.dispatchEventId, taskIds: [...a.serverTaskIds], artifactCount: outputs.length });
+    s.attempts.push({ attempt: a.attempt, workerId: a.workerId, skillId: a.skillId, messageId: a.messageId, acceptedOutputModes: a.acceptedOutputModes, dispatchedAt: a.dispatchedAt, dispatchEventId: a.dispatchEventId, taskCount: a.serverTaskIds.length, artifactCount: outputs.length });
     const mine: TaskRecord[] = [];
     for (const id of a.serverTaskIds) {
       const last = v1.lastState !== null && v1.lastState.serverTaskId === id && v1.lastState.workerId === a.workerId ? v1.lastState : null;

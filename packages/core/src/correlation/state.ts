@@ -38,8 +38,8 @@ export interface AttemptRecord {
   acceptedOutputModes: string[];
   dispatchedAt: number | null;
   dispatchEventId: string | null;
-  /** The server task ids of this attempt (on `workerId`). */
-  taskIds: string[];
+  /** How many server tasks this attempt produced (on `workerId`); 0: a dispatch still waiting for its task. */
+  taskCount: number;
   /** Distinct artifacts seen so far: the next unnamed artifact's position. */
   artifactCount: number;
 }
@@ -101,12 +101,28 @@ export interface CorrelationState {
   tasks: TaskRecord[];
   canaries: CanaryRecord[];
   loss: OpenLoss | null;
+  /** When the correlation became blocked (R6 found no worker): re-examined as capabilities change. */
+  blockedAt: number | null;
   /** Keys of decisions already taken that must not repeat (violations; see `reportKey`). */
   reported: Set<string>;
 }
 
 /** How many recent eventIds each correlation remembers exactly. */
 export const dedupeWindow = 1024;
+
+/**
+ * What one correlation keeps at most, so its state stays small however long it lives (a changelog
+ * record of tens of kilobytes with ordinary ids). The fold evicts deterministically (the same in the
+ * reconciler and in replay), oldest first and never what a pending decision needs: the latest
+ * attempt, the lost task being reconciled. See `trim`.
+ */
+export const limits = {
+  tasks: 128,
+  artifacts: 256,
+  attempts: 64,
+  reported: 256,
+  canaries: 32,
+} as const;
 
 export function taskOf(s: CorrelationState, workerId: string, serverTaskId: string): TaskRecord | undefined {
   for (const t of s.tasks) if (t.serverTaskId === serverTaskId && t.workerId === workerId) return t;
@@ -136,6 +152,7 @@ export function initialState(): CorrelationState {
     tasks: [],
     canaries: [],
     loss: null,
+    blockedAt: null,
     reported: new Set(),
   };
 }
@@ -150,10 +167,11 @@ export function cloneState(s: CorrelationState): CorrelationState {
     recent: s.recent.slice(),
     recentHead: s.recentHead,
     recentSet: s.recentSet === null ? null : new Set(s.recentSet),
-    attempts: s.attempts.map((a) => ({ ...a, taskIds: a.taskIds.slice() })),
+    attempts: s.attempts.map((a) => ({ ...a, taskCount: a.taskCount })),
     tasks,
     canaries: s.canaries.map((c) => ({ ...c })),
     loss: s.loss === null ? null : { ...s.loss },
+    blockedAt: s.blockedAt,
     reported: new Set(s.reported),
   };
 }
