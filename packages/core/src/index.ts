@@ -26,6 +26,16 @@ export { finalizeDecisions, violationKey, decisionKind, type DecisionDraft } fro
 export { createDecider, applyCapabilityUpdates, type Decider, type DecideContext, type Decided, type StepResult } from "./decider.ts";
 export { replay, replayLog, type ReplayConfig, type ReplayResult } from "./replay.ts";
 export { parseObservation, parseObservationJson, type IngestIssue, type IngestOptions, type IngestResult } from "./ingest-json.ts";
+export {
+  taskStateSpellings,
+  channelSpellings,
+  partKindSpellings,
+  observationTypeNames,
+  spellingsOf,
+  type TaskStateSpelling,
+  type ChannelSpelling,
+  type PartKindSpelling,
+} from "./vocabulary.ts";
 export { parseIsoTimestamp, toEpochMillis } from "./timestamp.ts";
 export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName } from "./rules/rule-sets.ts";
 export type { Rule, RuleInput, RuleOutput, NamedRule, RuleSet } from "./rules/rule.ts";
