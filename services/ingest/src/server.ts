@@ -59,7 +59,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, sink, encoder } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const tokens = tokenCheck(config.tokens);
-  const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents });
+  const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents, maxDepth: config.maxDepth });
   const openapiText = JSON.stringify(openapi);
   const docs = docsPage(openapi);
   let closing = false;
