@@ -11,6 +11,7 @@ import { docsPage } from "./docs-page.ts";
 import { encodeBatch, type Encoder } from "./encode-batch.ts";
 import { IngestError, isIngestError, type ErrorCode } from "./errors.ts";
 import type { ObservationSink } from "./kafka-sink.ts";
+import { lingering, type LingerLimits } from "./linger.ts";
 import { createMetrics, type IngestMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { validateBatch } from "./validate-batch.ts";
@@ -27,11 +28,18 @@ export interface ServerDeps {
   /** Whether the schema registry answers; /readyz asks it. */
   registryReachable: (timeoutMs: number) => Promise<boolean>;
   metrics?: IngestMetrics;
+  /** How long and how much an early answer lingers; defaults from config.maxBodyBytes (see drainFactor, lingerMs). */
+  linger?: LingerLimits;
   /** fastify logger option; defaults to JSON logs at config.logLevel. */
   logger?: FastifyServerOptions["logger"];
 }
 
 const readinessTimeoutMs = 2_000;
+
+/** After an answer sent before the body was read, discard up to this many times the body limit (at least 1 MiB) … */
+export const drainFactor = 4;
+/** … for at most this long, so that clients that write the whole body before reading still read the answer. */
+export const lingerMs = 10_000;
 
 /** Fastify's own error codes → the catalogue. */
 const fastifyCodes: Readonly<Record<string, ErrorCode>> = {
@@ -63,6 +71,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const openapiText = JSON.stringify(openapi);
   const docs = docsPage(openapi);
   let closing = false;
+  const linger = lingering(deps.linger ?? { maxBytes: Math.max(drainFactor * config.maxBodyBytes, 1024 * 1024), maxMs: lingerMs });
 
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" } },
@@ -87,13 +96,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
   app.addHook("preClose", async () => {
     closing = true;
+    linger.closeAll();
   });
   app.addHook("onClose", async () => {
     await sink.close(config.shutdownGraceMs);
   });
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", async (request, reply) => {
     // While draining, answers close their connection so that keep-alive clients reconnect elsewhere.
     if (closing) reply.header("connection", "close");
+    // An answer before the whole body arrived (413, 401, 415, …): linger so the client can read it.
+    linger.afterEarlyAnswer(request.raw, reply.raw);
   });
   app.addHook("onResponse", async (request, reply) => {
     metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
@@ -108,7 +120,20 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (ingestError.code === "INGEST_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-ingest"');
     return reply.code(ingestError.status).send(ingestError.body());
   });
-  app.setNotFoundHandler((request) => {
+  // Every method each path takes (fastify adds HEAD beside GET), for 405 answers with Allow.
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook("onRoute", (route) => {
+    const methods = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase());
+    methodsByPath.set(route.url, methods);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?", 1)[0] ?? "";
+    const allowed = methodsByPath.get(path);
+    if (allowed !== undefined) {
+      reply.header("allow", [...allowed].sort().join(", "));
+      throw new IngestError("INGEST_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${[...allowed].sort().join(", ")}`);
+    }
     throw new IngestError("INGEST_NOT_FOUND", `No route ${request.method} ${request.url.slice(0, 200)}`);
   });
 
