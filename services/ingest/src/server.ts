@@ -112,7 +112,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    const ingestError = toIngestError(error);
+    // A request that matched no route is answered 404 or 405 even when fastify failed it earlier (body checks).
+    const ingestError = request.is404 && !isIngestError(error) ? unmatched(request, reply) : toIngestError(error);
     if (ingestError.status >= 500) request.log.error({ err: error, code: ingestError.code }, "request failed");
     else request.log.info({ code: ingestError.code, status: ingestError.status }, "request rejected");
     metrics.rejects.inc({ code: ingestError.code });
@@ -127,14 +128,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     for (const method of [route.method].flat()) methods.add(method.toUpperCase());
     methodsByPath.set(route.url, methods);
   });
-  app.setNotFoundHandler((request, reply) => {
+  const unmatched = (request: FastifyRequest, reply: FastifyReply): IngestError => {
     const path = request.url.split("?", 1)[0] ?? "";
     const allowed = methodsByPath.get(path);
-    if (allowed !== undefined) {
-      reply.header("allow", [...allowed].sort().join(", "));
-      throw new IngestError("INGEST_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${[...allowed].sort().join(", ")}`);
-    }
-    throw new IngestError("INGEST_NOT_FOUND", `No route ${request.method} ${request.url.slice(0, 200)}`);
+    if (allowed === undefined) return new IngestError("INGEST_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${request.url.slice(0, 200)}`);
+    const allow = [...allowed].sort().join(", ");
+    reply.header("allow", allow);
+    return new IngestError("INGEST_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; allowed: ${allow}`);
+  };
+  app.setNotFoundHandler((request, reply) => {
+    throw unmatched(request, reply);
   });
 
   app.post(
