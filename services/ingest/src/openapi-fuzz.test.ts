@@ -29,9 +29,10 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(served.app.server.server.address() as AddressInfo).port}`;
 });
 
-function run(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number; output: string }> {
+/** Runs schemathesis in `cwd` (it keeps a cache folder there). */
+function run(args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    execFile(schemathesis, args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(schemathesis, args, { env, cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
       done({ code, output: `${stdout}\n${stderr}` });
     });
@@ -61,6 +62,7 @@ describe("the OpenAPI document against the running service (schemathesis)", () =
           "--report", "junit", "--report-junit-path", join(reports, "junit.xml"),
         ],
         { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), INGEST_FUZZ_MAX_DEPTH: String(maxDepth), NO_COLOR: "1" },
+        reports,
         170_000,
       );
       const summary = output.split("\n").filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l)).join("\n");
