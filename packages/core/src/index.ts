@@ -12,6 +12,16 @@ export { createDecider, type Decider, type DecideContext, type Decided, type Led
 export { foldBatch, applyCapabilityUpdates, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";
 export { replay, replayLog, RulesFailedError, type ReplayConfig, type ReplayResult } from "./replay.ts";
 export { parseObservation, parseObservationJson, type IngestIssue, type IngestOptions, type IngestResult } from "./ingest-json.ts";
+export {
+  taskStateSpellings,
+  channelSpellings,
+  partKindSpellings,
+  observationTypeNames,
+  spellingsOf,
+  type TaskStateSpelling,
+  type ChannelSpelling,
+  type PartKindSpelling,
+} from "./vocabulary.ts";
 export { parseIsoTimestamp, toEpochMillis } from "./timestamp.ts";
 export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
 export { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./v1/rules/rule-sets.ts";

@@ -43,9 +43,32 @@ describe("ingest JSON → Observation", () => {
     ]);
   });
 
-  it("accepts v0.3 mimeType on parts and part kinds in any case", () => {
+  it("accepts v0.3 mimeType on parts and part kinds as symbols or in lower case", () => {
     const r = parseObservation({ type: "ArtifactEmitted", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "o", workerId: "w1", serverTaskId: "s1", artifactId: "a1", parts: [{ kind: "text", mimeType: "text/plain", sizeBytes: 3 }, { kind: "DATA", sizeBytes: 2 }] });
     expect(r.ok && r.observation).toMatchObject({ name: null, parts: [{ kind: "TEXT", mediaType: "text/plain", sizeBytes: 3 }, { kind: "DATA", mediaType: null, sizeBytes: 2 }] });
+  });
+
+  it("refuses part kinds outside the vocabulary, mixed case included, and mimeType beside mediaType", () => {
+    const artifact = { type: "ArtifactEmitted", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "o", workerId: "w1", serverTaskId: "s1", artifactId: "a1" };
+    expect(issues({ ...artifact, parts: [{ kind: "Text", sizeBytes: 1 }, { kind: "file", sizeBytes: 1 }] })).toEqual([
+      { path: "parts[0].kind", message: expect.stringContaining("expected one of TEXT") },
+      { path: "parts[1].kind", message: expect.stringContaining("expected one of TEXT") },
+    ]);
+    expect(issues({ ...artifact, parts: [{ kind: "TEXT", mimeType: null, mediaType: "text/plain", sizeBytes: 1 }] })).toEqual([{ path: "parts[0].mimeType", message: expect.stringContaining("not both") }]);
+  });
+
+  it("refuses a card that RFC 8785 cannot hash (a number beyond the double range) as an issue, not an exception", () => {
+    const card = { type: "AgentCardObserved", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "o", workerId: "w1", cardUrl: "u" };
+    expect(issues({ ...card, card: '{"n":1e400}' })).toEqual([{ path: "card", message: expect.stringContaining("I-JSON") }]);
+    expect(issues(JSON.parse(`{"type":"AgentCardObserved","eventId":"e1","correlationId":"c1","occurredAt":5,"observer":"o","workerId":"w1","cardUrl":"u","card":{"n":-1e999}}`))).toEqual([
+      { path: "card", message: expect.stringContaining("I-JSON") },
+    ]);
+  });
+
+  it("refuses a local time without offset, and an impossible date", () => {
+    expect(issues({ ...stateObs, occurredAt: "2025-01-31T12:00:00" }).map((i) => i.path)).toEqual(["occurredAt"]);
+    expect(issues({ ...stateObs, occurredAt: "2025-02-29T12:00:00Z" }).map((i) => i.path)).toEqual(["occurredAt"]);
+    expect(parseObservation({ ...stateObs, occurredAt: "2024-02-29t12:00:00.123456789-05" }).ok).toBe(true);
   });
 
   it("normalizes every task state field of a probe, including parked canaries", () => {

@@ -1,17 +1,20 @@
 /**
  * Ingest JSON → Observation. The input is one JSON object shaped like the Avro record plus `type`.
- * Lenient where the wire is (times as epoch ms or ISO-8601; task states in any spelling; `via` in
- * kebab-case; the card as an object or JSON text; part `mimeType` for `mediaType`; defaults filled),
- * strict everywhere else: unknown types and fields, missing fields and wrong types are issues with paths.
+ * Lenient where the wire is (times as epoch ms or ISO-8601 with an offset; task states, channels and
+ * part kinds in the spellings of vocabulary.ts; the card as an object or JSON text; part `mimeType` for
+ * `mediaType`; defaults filled), strict everywhere else: unknown types and fields, missing fields and
+ * wrong types are issues with paths. The ingest OpenAPI document describes exactly this input.
  * The Avro schema (validateRecord) is the final gate. Shared by the replay CLI and the HTTP ingest.
  *
  * cardHash: computed when absent; when present it must equal the computed hash (lower-case hex) — a
  * mismatch is an issue, because the hash is the card's identity in the capability table.
  */
 import { avroSchemas, isKnownType, isValidRecord, validateRecord, type Observation, type ObservationType, type TaskState } from "@a2a-ledger/schemas";
+import { CanonicalJsonError } from "./canonical-json.ts";
 import { cardHash } from "./card-hash.ts";
 import { normalizeTaskState } from "./task-state.ts";
 import { toEpochMillis } from "./timestamp.ts";
+import { channelSpellings, lookupOf, observationTypeNames, partKindSpellings, spellingsOf } from "./vocabulary.ts";
 
 export interface IngestIssue {
   /** Path in the input, e.g. `parts[0].mediaType`; empty for the whole object. */
@@ -32,20 +35,10 @@ interface AvroField {
   default?: unknown;
 }
 
-const channels: Readonly<Record<string, string>> = {
-  "send-response": "SEND_RESPONSE",
-  get: "GET",
-  stream: "STREAM",
-  push: "PUSH",
-  other: "OTHER",
-  SEND_RESPONSE: "SEND_RESPONSE",
-  GET: "GET",
-  STREAM: "STREAM",
-  PUSH: "PUSH",
-  OTHER: "OTHER",
-};
-
-const partKinds = new Set(["TEXT", "RAW", "URL", "DATA", "OTHER"]);
+const channel = lookupOf(channelSpellings);
+const partKind = lookupOf(partKindSpellings);
+const channelList = spellingsOf(channelSpellings).join(", ");
+const partKindList = spellingsOf(partKindSpellings).join(", ");
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const join = (path: string, key: string | number): string => (typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`);
@@ -131,7 +124,11 @@ function parts(value: unknown, path: string, issues: IngestIssue[]): unknown {
       else out["mediaType"] = mimeType;
     }
     if (out["mediaType"] === undefined) out["mediaType"] = null;
-    if (typeof out["kind"] === "string" && partKinds.has(out["kind"].toUpperCase())) out["kind"] = out["kind"].toUpperCase();
+    if (typeof out["kind"] === "string") {
+      const kind = partKind(out["kind"]);
+      if (kind !== null) out["kind"] = kind;
+      else issues.push({ path: join(join(path, i), "kind"), message: `expected one of ${partKindList}, got ${JSON.stringify(out["kind"].slice(0, 40))}` });
+    }
     return out;
   });
 }
@@ -170,7 +167,14 @@ function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: n
     issues.push({ path: join("card", deep), message: `nested deeper than ${maxDepth} levels` });
     return undefined;
   }
-  return { text, hash: cardHash(parsed) };
+  try {
+    return { text, hash: cardHash(parsed) };
+  } catch (e) {
+    // JSON.parse turns a number beyond the double range into Infinity, which RFC 8785 cannot hash.
+    if (!(e instanceof CanonicalJsonError)) throw e;
+    issues.push({ path: "card", message: `the card is not I-JSON (RFC 7493): ${e.message}` });
+    return undefined;
+  }
 }
 
 /** Parses one ingest-JSON value (already JSON-parsed) into an Observation. */
@@ -183,7 +187,7 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   const type = input["type"];
   if (type === undefined) return { ok: false, issues: [{ path: "type", message: "missing (one of the observation types)" }] };
   if (!isKnownType("observations", type)) {
-    return { ok: false, issues: [{ path: "type", message: `unknown observation type ${JSON.stringify(type)}; expected one of ${Object.keys(avroSchemas.observations).join(", ")}` }] };
+    return { ok: false, issues: [{ path: "type", message: `unknown observation type ${JSON.stringify(type)}; expected one of ${observationTypeNames.join(", ")}` }] };
   }
   const deep = tooDeep(input, maxDepth + 1);
   if (deep !== null && !deep.startsWith("card")) return { ok: false, issues: [{ path: deep, message: `nested deeper than ${maxDepth} levels` }] };
@@ -229,8 +233,8 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
         record[name] = parts(value, name, issues);
         break;
       case "via":
-        if (typeof value === "string" && Object.hasOwn(channels, value)) record[name] = channels[value];
-        else issues.push({ path: name, message: `expected one of send-response, get, stream, push (or ${Object.values(channels).slice(5).join(", ")}), got ${JSON.stringify(value)}` });
+        if (typeof value === "string" && channel(value) !== null) record[name] = channel(value);
+        else issues.push({ path: name, message: `expected one of ${channelList}, got ${typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value}` });
         break;
       case "errorCode":
         record[name] = typeof value === "number" ? String(value) : value;
@@ -263,6 +267,8 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   for (const f of fields) if (record[f.name] !== undefined) ordered[f.name] = record[f.name];
   if (issues.length === 0 && isValidRecord("observations", type, ordered)) return { ok: true, observation: { type, ...ordered } as Observation };
   const reported = issues.map((i) => i.path);
+  // cardHash is derived from the card: a card already reported leaves it unset, not missing.
+  if (reported.some((p) => covered(["card"], p))) reported.push("cardHash");
   for (const issue of validateRecord("observations", type, ordered)) {
     if (!covered(reported, issue.path)) issues.push(issue);
   }

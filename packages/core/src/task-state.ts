@@ -3,36 +3,13 @@
  * The raw spelling always travels beside the normalized state (TaskStateObserved.rawState).
  */
 import type { TaskState } from "@a2a-ledger/schemas";
+import { lookupOf, taskStateSpellings } from "./vocabulary.ts";
 
-const spellings: Readonly<Record<string, TaskState>> = {
-  // v1.0 ProtoJSON
-  TASK_STATE_UNSPECIFIED: "TASK_STATE_UNSPECIFIED",
-  TASK_STATE_SUBMITTED: "TASK_STATE_SUBMITTED",
-  TASK_STATE_WORKING: "TASK_STATE_WORKING",
-  TASK_STATE_INPUT_REQUIRED: "TASK_STATE_INPUT_REQUIRED",
-  TASK_STATE_AUTH_REQUIRED: "TASK_STATE_AUTH_REQUIRED",
-  TASK_STATE_COMPLETED: "TASK_STATE_COMPLETED",
-  TASK_STATE_FAILED: "TASK_STATE_FAILED",
-  TASK_STATE_CANCELED: "TASK_STATE_CANCELED",
-  TASK_STATE_REJECTED: "TASK_STATE_REJECTED",
-  // v0.3 gRPC spelling
-  TASK_STATE_CANCELLED: "TASK_STATE_CANCELED",
-  // v0.3 JSON
-  submitted: "TASK_STATE_SUBMITTED",
-  working: "TASK_STATE_WORKING",
-  "input-required": "TASK_STATE_INPUT_REQUIRED",
-  "auth-required": "TASK_STATE_AUTH_REQUIRED",
-  completed: "TASK_STATE_COMPLETED",
-  failed: "TASK_STATE_FAILED",
-  canceled: "TASK_STATE_CANCELED",
-  cancelled: "TASK_STATE_CANCELED",
-  rejected: "TASK_STATE_REJECTED",
-  unknown: "TASK_STATE_UNSPECIFIED",
-};
+const spellings = lookupOf(taskStateSpellings);
 
-/** The v1.0 state for any accepted spelling, or null when the spelling is not a task state. */
+/** The v1.0 state for any accepted spelling (see vocabulary.ts), or null when the spelling is not a task state. */
 export function normalizeTaskState(raw: string): TaskState | null {
-  return Object.hasOwn(spellings, raw) ? (spellings[raw] ?? null) : null;
+  return spellings(raw);
 }
 
 /** The lifecycle states a card can promise: every spec state except UNSPECIFIED. */

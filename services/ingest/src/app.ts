@@ -5,6 +5,7 @@ import { Serde } from "@a2a-ledger/schemas/serde";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { IngestConfig } from "./config.ts";
 import { KafkaSink, type SinkLogger } from "./kafka-sink.ts";
+import type { LingerLimits } from "./linger.ts";
 import { createMetrics } from "./metrics.ts";
 import { registryReachable } from "./registry-check.ts";
 import { buildServer } from "./server.ts";
@@ -18,6 +19,7 @@ export interface IngestApp {
 export interface IngestAppOptions {
   logger?: FastifyServerOptions["logger"];
   defaultMetrics?: boolean;
+  linger?: LingerLimits;
 }
 
 export function createIngestApp(config: IngestConfig, options: IngestAppOptions = {}): IngestApp {
@@ -40,6 +42,7 @@ export function createIngestApp(config: IngestConfig, options: IngestAppOptions 
     metrics: createMetrics({ defaultMetrics: options.defaultMetrics ?? false }),
     registryReachable: (timeoutMs) => registryReachable(config.registryUrl, timeoutMs),
     logger: options.logger,
+    linger: options.linger,
   });
   log = server.log;
   return { server, sink, serde };

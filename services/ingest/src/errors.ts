@@ -28,6 +28,7 @@ export const errorCatalogue = {
   INGEST_EMPTY_BATCH: { status: 400, summary: "The batch holds no event." },
   INGEST_UNAUTHORIZED: { status: 401, summary: "Bearer tokens are configured and the request carries no valid one." },
   INGEST_NOT_FOUND: { status: 404, summary: "No such route." },
+  INGEST_METHOD_NOT_ALLOWED: { status: 405, summary: "The path exists but does not take this method; the Allow header lists the methods it takes." },
   INGEST_BODY_TOO_LARGE: { status: 413, summary: "The body is larger than the configured byte limit." },
   INGEST_TOO_MANY_EVENTS: { status: 413, summary: "The batch holds more events than the configured limit." },
   INGEST_EVENT_TOO_LARGE: { status: 413, summary: "One encoded event is larger than a Kafka record may be." },

@@ -3,6 +3,11 @@
  * shared one): requests get 503 with Retry-After; after the restart every event that ever got 202 is
  * on the topic; the client retries with the same eventIds through the outage, and after consumer-side
  * de-duplication by eventId every event is there exactly once, unchanged.
+ *
+ * The bound on copies: an eventId is on the topic at most as many times as requests carried it (one
+ * per HTTP attempt: Kafka's idempotent producer adds none), so at most 1 + maxRetries = 61 times for
+ * an event the client sent, plus one per earlier raw request of the test. Every copy of an eventId
+ * carries the same payload.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,7 +59,19 @@ interface Attempt {
   retryAfter: string | null;
 }
 
+/** How many HTTP requests carried each eventId, raw or through the client. */
+const carried = new Map<string, number>();
+function countCarried(body: string): void {
+  for (const event of JSON.parse(body) as { eventId: string }[]) carried.set(event.eventId, (carried.get(event.eventId) ?? 0) + 1);
+}
+const countingFetch: typeof fetch = (input, init) => {
+  if (typeof init?.body === "string") countCarried(init.body);
+  return fetch(input, init);
+};
+const clientMaxRetries = 60;
+
 async function postRaw(events: JsonObject[]): Promise<Attempt> {
+  countCarried(JSON.stringify(events));
   try {
     const response = await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(events), signal: AbortSignal.timeout(15_000) });
     const body = (await response.json()) as { code?: string };
@@ -99,7 +116,7 @@ describe("Kafka stopped mid-run", () => {
     expect(ready.status).toBe(503);
 
     // The client embedded in an orchestrator retries through the outage with the same eventIds.
-    const client = new IngestClient({ baseUrl: url, maxBatchEvents: 20, maxRetries: 60, initialBackoffMs: 200, maxBackoffMs: 1_000 });
+    const client = new IngestClient({ baseUrl: url, maxBatchEvents: 20, maxRetries: clientMaxRetries, initialBackoffMs: 200, maxBackoffMs: 1_000, fetch: countingFetch });
     const throughOutage = batch(30);
     const clientSend = client.send(throughOutage as unknown as ObservationInput[]);
 
@@ -122,10 +139,22 @@ describe("Kafka stopped mid-run", () => {
     expect(records).toHaveLength(total);
 
     const byEventId = new Map<string, unknown>();
+    const copies = new Map<string, number>();
     for (const record of records) {
       const decoded = await app.serde.decode(record.value);
       const eventId = (decoded.record as { eventId: string }).eventId;
-      if (!byEventId.has(eventId)) byEventId.set(eventId, decoded.record);
+      copies.set(eventId, (copies.get(eventId) ?? 0) + 1);
+      const first = byEventId.get(eventId);
+      if (first === undefined) byEventId.set(eventId, decoded.record);
+      // No two different payloads share one eventId.
+      else expect(decoded.record, `payload of a copy of ${eventId}`).toEqual(first);
+    }
+    // The promised bound: copies of an eventId ≤ requests that carried it ≤ 1 + maxRetries (+1 for a raw request before).
+    const rawOnce = new Set(attempts.flatMap((a) => a.events.map((e) => e["eventId"] as string)));
+    for (const [eventId, n] of copies) {
+      expect(carried.get(eventId) ?? 0, `${eventId} was never sent`).toBeGreaterThan(0);
+      expect(n, `copies of ${eventId}`).toBeLessThanOrEqual(carried.get(eventId) ?? 0);
+      expect(n, `copies of ${eventId}`).toBeLessThanOrEqual(1 + clientMaxRetries + (rawOnce.has(eventId) ? 1 : 0));
     }
     // Nothing acknowledged is lost.
     for (const event of acknowledged) expect(byEventId.has(event["eventId"] as string), event["eventId"] as string).toBe(true);
@@ -136,6 +165,7 @@ describe("Kafka stopped mid-run", () => {
       expect(expected.ok).toBe(true);
       if (expected.ok) expect(byEventId.get(expected.observation.eventId)).toEqual(expected.observation);
     }
-    console.info(`outage run: ${attempts.length} requests, ${down.length} answered 503, ${records.length} records for ${everything.length} events (${records.length - everything.length} duplicates removed by eventId), client retries ${clientResult.retries}`);
+    const most = Math.max(...copies.values());
+    console.info(`outage run: ${attempts.length} requests, ${down.length} answered 503, ${records.length} records for ${everything.length} events (${records.length - everything.length} duplicates removed by eventId), client retries ${clientResult.retries}, at most ${most} copies of one eventId`);
   }, 240_000);
 });

@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 document of the ingest API, built from the Avro-derived JSON Schemas and the error
  * catalogue, so the docs cannot drift from what the server checks and answers.
  */
+import { acceptedMediaTypes } from "./body.ts";
 import { errorCatalogue, errorCodes } from "./errors.ts";
 import { observationJsonSchemas, type JsonSchema } from "./json-schema.ts";
 
@@ -9,6 +10,7 @@ export interface OpenApiOptions {
   authRequired: boolean;
   maxBodyBytes: number;
   maxEvents: number;
+  maxDepth: number;
 }
 
 const errorResponse = (codes: string[], description: string) => ({
@@ -19,7 +21,10 @@ const errorResponse = (codes: string[], description: string) => ({
 const codesWithStatus = (status: number) => errorCodes.filter((c) => errorCatalogue[c].status === status);
 
 export function openApiDocument(options: OpenApiOptions): JsonSchema {
-  const { components, observation } = observationJsonSchemas();
+  const { components, observation } = observationJsonSchemas({ maxDepth: options.maxDepth });
+  const ndjson = Object.fromEntries(
+    acceptedMediaTypes.filter((t) => t !== "application/json").map((t) => [t, { schema: { $ref: "#/components/schemas/Observation" }, description: "NDJSON: one observation per line (the schema is one line's); blank lines are ignored." }]),
+  );
   const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying with the same eventIds.", schema: { type: "integer" } } };
   const security = options.authRequired ? [{ bearer: [] }] : [];
   return {
@@ -35,13 +40,13 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
         post: {
           operationId: "postObservations",
           summary: "Record one observation or a batch",
-          description: `One observation object, a JSON array of them, or NDJSON (one per line). At most ${options.maxEvents} events and ${options.maxBodyBytes} bytes per request. Each record is keyed by correlationId on topic a2a.observations.v1.`,
+          description: `One observation object, a JSON array of them, or NDJSON (one per line), in UTF-8 (a charset parameter, if any, must say utf-8). At most ${options.maxEvents} events and ${options.maxBodyBytes} bytes per request; a larger body is answered 413 before it is read. Each record is keyed by correlationId on topic a2a.observations.v1. A request valid under this schema is accepted unless a given cardHash differs from its card's hash or an encoded record exceeds the record size limit.`,
           security,
           requestBody: {
             required: true,
             content: {
               "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Observation" }, { type: "array", minItems: 1, maxItems: options.maxEvents, items: { $ref: "#/components/schemas/Observation" } }] } },
-              "application/x-ndjson": { schema: { $ref: "#/components/schemas/Observation" }, description: "One observation per line." },
+              ...ndjson,
             },
           },
           responses: {

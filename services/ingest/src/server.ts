@@ -11,6 +11,7 @@ import { docsPage } from "./docs-page.ts";
 import { encodeBatch, type Encoder } from "./encode-batch.ts";
 import { IngestError, isIngestError, type ErrorCode } from "./errors.ts";
 import type { ObservationSink } from "./kafka-sink.ts";
+import { lingering, type LingerLimits } from "./linger.ts";
 import { createMetrics, type IngestMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { validateBatch } from "./validate-batch.ts";
@@ -27,11 +28,18 @@ export interface ServerDeps {
   /** Whether the schema registry answers; /readyz asks it. */
   registryReachable: (timeoutMs: number) => Promise<boolean>;
   metrics?: IngestMetrics;
+  /** How long and how much an early answer lingers; defaults from config.maxBodyBytes (see drainFactor, lingerMs). */
+  linger?: LingerLimits;
   /** fastify logger option; defaults to JSON logs at config.logLevel. */
   logger?: FastifyServerOptions["logger"];
 }
 
 const readinessTimeoutMs = 2_000;
+
+/** After an answer sent before the body was read, discard up to this many times the body limit (at least 1 MiB) … */
+export const drainFactor = 4;
+/** … for at most this long, so that clients that write the whole body before reading still read the answer. */
+export const lingerMs = 10_000;
 
 /** Fastify's own error codes → the catalogue. */
 const fastifyCodes: Readonly<Record<string, ErrorCode>> = {
@@ -59,10 +67,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, sink, encoder } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const tokens = tokenCheck(config.tokens);
-  const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents });
+  const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents, maxDepth: config.maxDepth });
   const openapiText = JSON.stringify(openapi);
   const docs = docsPage(openapi);
   let closing = false;
+  const linger = lingering(deps.linger ?? { maxBytes: Math.max(drainFactor * config.maxBodyBytes, 1024 * 1024), maxMs: lingerMs });
 
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" } },
@@ -87,20 +96,24 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
   app.addHook("preClose", async () => {
     closing = true;
+    linger.closeAll();
   });
   app.addHook("onClose", async () => {
     await sink.close(config.shutdownGraceMs);
   });
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", async (request, reply) => {
     // While draining, answers close their connection so that keep-alive clients reconnect elsewhere.
     if (closing) reply.header("connection", "close");
+    // An answer before the whole body arrived (413, 401, 415, …): linger so the client can read it.
+    linger.afterEarlyAnswer(request.raw, reply.raw);
   });
   app.addHook("onResponse", async (request, reply) => {
     metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
   });
 
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    const ingestError = toIngestError(error);
+    // A request that matched no route is answered 404 or 405 even when fastify failed it earlier (body checks).
+    const ingestError = request.is404 && !isIngestError(error) ? unmatched(request, reply) : toIngestError(error);
     if (ingestError.status >= 500) request.log.error({ err: error, code: ingestError.code }, "request failed");
     else request.log.info({ code: ingestError.code, status: ingestError.status }, "request rejected");
     metrics.rejects.inc({ code: ingestError.code });
@@ -108,8 +121,23 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (ingestError.code === "INGEST_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-ingest"');
     return reply.code(ingestError.status).send(ingestError.body());
   });
-  app.setNotFoundHandler((request) => {
-    throw new IngestError("INGEST_NOT_FOUND", `No route ${request.method} ${request.url.slice(0, 200)}`);
+  // Every method each path takes (fastify adds HEAD beside GET), for 405 answers with Allow.
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook("onRoute", (route) => {
+    const methods = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase());
+    methodsByPath.set(route.url, methods);
+  });
+  const unmatched = (request: FastifyRequest, reply: FastifyReply): IngestError => {
+    const path = request.url.split("?", 1)[0] ?? "";
+    const allowed = methodsByPath.get(path);
+    if (allowed === undefined) return new IngestError("INGEST_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${request.url.slice(0, 200)}`);
+    const allow = [...allowed].sort().join(", ");
+    reply.header("allow", allow);
+    return new IngestError("INGEST_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; allowed: ${allow}`);
+  };
+  app.setNotFoundHandler((request, reply) => {
+    throw unmatched(request, reply);
   });
 
   app.post(

@@ -8,7 +8,7 @@ import { createTestTopic, readMessages, topicEndOffset } from "@a2a-ledger/kafka
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
-import { createIngestApp } from "../src/app.ts";
+import { createIngestApp, type IngestAppOptions } from "../src/app.ts";
 import { configDefaults, type IngestConfig } from "../src/config.ts";
 
 export const endpoints = endpointsFromEnv();
@@ -93,7 +93,7 @@ export function servedTopic(label: string, overrides: Partial<IngestConfig> = {}
   return served;
 }
 
-export function testServer(overrides: Partial<IngestConfig> = {}): TestServer {
-  const { server, serde } = createIngestApp(testConfig(overrides), { logger: false });
+export function testServer(overrides: Partial<IngestConfig> = {}, options: Pick<IngestAppOptions, "linger"> = {}): TestServer {
+  const { server, serde } = createIngestApp(testConfig(overrides), { logger: false, ...options });
   return { server, serde, close: () => server.close() };
 }

@@ -1,0 +1,79 @@
+/**
+ * schemathesis (PyPI, pinned in fuzz/requirements.txt, installed by fuzz/setup.sh) against the running
+ * service on the real Kafka and registry, with a throwaway topic: no schema-valid request is rejected
+ * (positive_data_acceptance), no answer is a 5xx (not_a_server_error), and undeclared methods get 405
+ * with Allow (unsupported_method). fuzz/hooks.py states the two things JSON Schema cannot: a given
+ * cardHash must be the card's, and the card's JSON text must satisfy its contentSchema.
+ *
+ * The server runs with INGEST_MAX_DEPTH=4: the document spells the card's depth limit as one schema
+ * per level, and schemathesis' coverage phase grows with that chain; 4 levels keep the run within a
+ * minute or two here while exercising the same schema shape as the default 32.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { endOffsetSum, servedTopic } from "../test/stack.ts";
+
+const fuzzDir = resolve(fileURLToPath(new URL(".", import.meta.url)), "../fuzz");
+const schemathesis = join(fuzzDir, ".venv/bin/schemathesis");
+const maxDepth = 4;
+const served = servedTopic("fuzz", { maxEvents: 20, maxDepth });
+let baseUrl: string;
+
+beforeAll(async () => {
+  await served.app.server.listen({ host: "127.0.0.1", port: 0 });
+  baseUrl = `http://127.0.0.1:${(served.app.server.server.address() as AddressInfo).port}`;
+});
+
+/** Runs schemathesis in `cwd` (it keeps a cache folder there). */
+function run(args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number; output: string }> {
+  return new Promise((done) => {
+    execFile(schemathesis, args, { env, cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+      done({ code, output: `${stdout}\n${stderr}` });
+    });
+  });
+}
+
+describe("the OpenAPI document against the running service (schemathesis)", () => {
+  it("finds no schema-valid request rejected, no 5xx, and 405 with Allow for undeclared methods", async () => {
+    if (!existsSync(schemathesis)) {
+      throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (CI does, from .ci/run)`);
+    }
+    const reports = mkdtempSync(join(tmpdir(), "ingest-fuzz-"));
+    try {
+      const before = await endOffsetSum(served.admin, served.topic);
+      const seed = process.env["INGEST_FUZZ_SEED"] ?? "20250131";
+      const { code, output } = await run(
+        [
+          "run", `${baseUrl}/openapi.json`,
+          "--checks", "not_a_server_error,positive_data_acceptance,unsupported_method",
+          "--phases", "examples,coverage,fuzzing",
+          "--max-examples", "100",
+          "--seed", seed,
+          "--workers", "1",
+          "--request-timeout", "15",
+          "--generation-database", "none",
+          "--no-color",
+          "--report", "junit", "--report-junit-path", join(reports, "junit.xml"),
+        ],
+        { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), INGEST_FUZZ_MAX_DEPTH: String(maxDepth), NO_COLOR: "1" },
+        reports,
+        170_000,
+      );
+      const summary = output.split("\n").filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l)).join("\n");
+      console.info(`schemathesis (seed ${seed}):\n${summary}`);
+      expect(code, output.slice(-8_000)).toBe(0);
+      // The run really exercised the ingest operation and records landed on the topic.
+      const junit = readFileSync(join(reports, "junit.xml"), "utf8");
+      expect(junit).toContain('name="POST /v1/observations"');
+      expect(await endOffsetSum(served.admin, served.topic)).toBeGreaterThan(before + 50);
+    } finally {
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
