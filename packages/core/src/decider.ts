@@ -43,6 +43,13 @@ export interface Decider {
   initialState(): LedgerState;
   /** decide, then evolve: no decisions and no change for an eventId the correlation already saw. */
   step(ctx: DecideContext, state: LedgerState, observation: Observation): StepResult;
+  /**
+   * A blocked correlation re-examined against the capabilities (see R6's recoverBlocked): the re-dispatch
+   * it now gets, with the state advanced past it; no decisions when it is not blocked or still has no worker.
+   */
+  reexamine(ctx: DecideContext, state: LedgerState): StepResult;
+  /** Whether the correlation waits for a worker to become eligible (what `reexamine` may change). */
+  isBlocked(state: LedgerState): boolean;
   /** A copy that later steps on the original do not affect. */
   clone(state: LedgerState): LedgerState;
   serialize(state: LedgerState): Uint8Array;
@@ -62,6 +69,10 @@ export interface StateModel<S, I extends { capabilities: CapabilityView }> {
   input(state: S, observation: Observation, ctx: DecideContext, emitted: readonly DecisionDraft[], previous: I | undefined): I;
   /** The state after the observation and the decisions taken on it. */
   commit(state: S, input: I, observation: Observation, decisions: readonly Decision[]): S;
+  /** The state after decisions taken without an observation (a re-examination). */
+  apply(state: S, decisions: readonly Decision[]): S;
+  isBlocked(state: S): boolean;
+  correlationIdOf(state: S): string;
   clone(state: S): S;
   serialize(state: S): Uint8Array;
   deserialize(bytes: Uint8Array): S;
@@ -76,7 +87,9 @@ function rulesByType<I>(rules: readonly EngineRule<I>[]): Record<ObservationType
   return byType;
 }
 
-function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>): Decider {
+type Recover<S> = (state: S, capabilities: CapabilityView) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | undefined;
+
+function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>, recover: Recover<S> | undefined): Decider {
   const byType = rulesByType(rules);
   let previous: I | undefined;
   const drafts: DecisionDraft[] = [];
@@ -90,6 +103,15 @@ function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet,
     clone: (state) => model.clone(state as unknown as S) as unknown as LedgerState,
     serialize: (state) => model.serialize(state as unknown as S),
     deserialize: (bytes) => model.deserialize(bytes) as unknown as LedgerState,
+    isBlocked: (state) => model.isBlocked(state as unknown as S),
+    reexamine(ctx, opaqueState) {
+      const state = opaqueState as unknown as S;
+      const found = recover?.(state, ctx.capabilities);
+      if (found === undefined) return nothing(state);
+      const correlationId = model.correlationIdOf(state);
+      const decisions = finalizeDecisions({ ...found.cause, correlationId }, [found.decision], ruleSet.rulesVersion, () => correlationId);
+      return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) as unknown as LedgerState };
+    },
     step(ctx, opaqueState, observation) {
       const state = opaqueState as unknown as S;
       if (model.isDuplicate(state, observation.eventId)) return nothing(state);
@@ -126,5 +148,7 @@ function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet,
 }
 
 export function createDecider(ruleSet: RuleSet): Decider {
-  return ruleSet.model === "correlation/1" ? engine(ruleSet, ruleSet.rules, v1Model) : engine(ruleSet, ruleSet.rules, correlationModel);
+  if (ruleSet.model === "correlation/1") return engine(ruleSet, ruleSet.rules, v1Model, undefined);
+  const recover = ruleSet.recover;
+  return engine(ruleSet, ruleSet.rules, correlationModel, recover === undefined ? undefined : (state, capabilities) => recover({ state, capabilities }));
 }

@@ -2,7 +2,7 @@
  * Decision drafts (what a rule says) and their envelope (what the decider adds): deterministic
  * decisionId, rulesVersion, decidedAt = the cause event's occurredAt, correlationId, causeEventIds.
  */
-import { avroSchemas, type ContractViolation, type Decision, type DecisionType, type DefaultedFields, type Observation } from "@a2a-ledger/schemas";
+import { avroSchemas, type ContractViolation, type Decision, type DecisionType, type DefaultedFields } from "@a2a-ledger/schemas";
 
 type Envelope = "decisionId" | "correlationId" | "causeEventIds" | "rulesVersion" | "decidedAt";
 
@@ -43,14 +43,25 @@ function fieldsOf(type: DecisionType): readonly FieldDefault[] {
   return fields;
 }
 
-/** The draft as a whole record: envelope, then every field in schema order, defaults for those left out. */
-export function finalizeDecisions(obs: Observation, drafts: readonly DecisionDraft[], rulesVersion: string): Decision[] {
+/** What caused a decision: an observation, or (for a re-examination) the capability snapshot that changed. */
+export interface DecisionCause {
+  eventId: string;
+  correlationId: string;
+  occurredAt: number;
+}
+
+/**
+ * The draft as a whole record: envelope, then every field in schema order, defaults for those left
+ * out. `position` names the decision among its cause's: its index by default; a re-examination, whose
+ * cause (a capability snapshot) can decide in many correlations, uses the correlation id.
+ */
+export function finalizeDecisions(obs: DecisionCause, drafts: readonly DecisionDraft[], rulesVersion: string, position: (index: number) => string = String): Decision[] {
   return drafts.map((draft, i) => {
     const extra = draft.causeEventIds;
     const causes = extra === undefined || extra.length === 0 ? [obs.eventId] : [...new Set([obs.eventId, ...extra])];
     const given = draft as unknown as Record<string, unknown>;
     const envelope: Record<string, unknown> = {
-      decisionId: `${obs.eventId}:${decisionKind(draft)}:${i}`,
+      decisionId: `${obs.eventId}:${decisionKind(draft)}:${position(i)}`,
       correlationId: obs.correlationId,
       causeEventIds: causes,
       rulesVersion,

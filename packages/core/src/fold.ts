@@ -17,6 +17,10 @@ export interface FoldInput {
   capabilities: CapabilityView;
   /** A correlation's state before the batch; undefined for one never seen. */
   stateOf(correlationId: string): LedgerState | undefined;
+  /** Blocked correlations the caller holds beyond the batch (re-examined when capabilities change). */
+  blocked?: Iterable<string>;
+  /** Re-examine every blocked correlation before the batch (the capability table changed since the last fold). */
+  recheck?: boolean;
 }
 
 /** An observation the rules threw on: its correlation's state is as it was before it. */
@@ -35,20 +39,40 @@ export interface FoldOutcome {
   rejected: RejectedObservation[];
 }
 
+/**
+ * Folds a batch. Whenever capabilities change (a step derived snapshots, or `recheck`), every blocked
+ * correlation — the caller's and the batch's, in correlation id order — is re-examined: one that now has
+ * an eligible worker gets its RedispatchCommanded right there, as in a replay of the whole log.
+ */
 export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
   const { decider, policy } = input;
   const layer = new CapabilityLayer(input.capabilities);
   const ctx = { capabilities: layer, policy };
   const out: FoldOutcome = { decisions: [], capabilityUpdates: [], cards: [], states: new Map(), rejected: [] };
-  let index = -1;
-  for (const observation of observations) {
-    index++;
-    const id = observation.correlationId;
+  const blocked = new Set(input.blocked ?? []);
+  const working = (id: string): LedgerState => {
     let state = out.states.get(id);
     if (state === undefined) {
       const before = input.stateOf(id);
       state = before === undefined ? decider.initialState() : decider.clone(before);
     }
+    return state;
+  };
+  const reexamine = () => {
+    for (const id of [...blocked].sort()) {
+      const result = decider.reexamine(ctx, working(id));
+      if (result.decisions.length === 0) continue;
+      out.states.set(id, result.state);
+      for (const d of result.decisions) out.decisions.push(d);
+      if (!decider.isBlocked(result.state)) blocked.delete(id);
+    }
+  };
+  if (input.recheck === true) reexamine();
+  let index = -1;
+  for (const observation of observations) {
+    index++;
+    const id = observation.correlationId;
+    const state = working(id);
     let result;
     try {
       result = decider.step(ctx, state, observation);
@@ -67,6 +91,9 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       out.capabilityUpdates.push(s);
     }
     for (const d of result.decisions) out.decisions.push(d);
+    if (decider.isBlocked(result.state)) blocked.add(id);
+    else blocked.delete(id);
+    if (result.capabilityUpdates.length > 0 && blocked.size > 0) reexamine();
   }
   return out;
 }

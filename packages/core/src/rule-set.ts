@@ -5,6 +5,7 @@
  * A custom rule set is built from a shipped one — `{ ...defaultRuleSet, name, rulesVersion, rules }` —
  * and keeps its model.
  */
+import type { Recovery } from "./rules/r6-reconcile.ts";
 import type { NamedRule } from "./rules/rule.ts";
 import type { NamedRule as NamedRuleV1 } from "./v1/rules/rule.ts";
 
@@ -17,6 +18,8 @@ interface RuleSetBase {
 export interface RuleSetV2 extends RuleSetBase {
   model: "correlation/2";
   rules: readonly NamedRule[];
+  /** Re-examines a blocked correlation when capabilities change; none: blocked correlations wait for the operator. */
+  recover?: Recovery;
 }
 
 export interface RuleSetV1 extends RuleSetBase {

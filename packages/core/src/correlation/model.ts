@@ -24,6 +24,12 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
     for (const d of decisions) evolveDecision(state, d);
     return state;
   },
+  apply(state, decisions) {
+    for (const d of decisions) evolveDecision(state, d);
+    return state;
+  },
+  isBlocked: (state) => state.status === "blocked",
+  correlationIdOf: (state) => state.correlationId ?? "",
   clone: cloneState,
   serialize: encodeState,
   deserialize: decodeState,

@@ -6,7 +6,12 @@ import type { TaskState } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
 import { agentCard, events } from "../../test/builders.ts";
 import { fixedInDefault2, given } from "../../test/given.ts";
+import { CapabilityTable } from "../capabilities.ts";
 import { cardHash } from "../card-hash.ts";
+import { createDecider } from "../decider.ts";
+import { applyCapabilityUpdates, foldBatch } from "../fold.ts";
+import { replay } from "../replay.ts";
+import { defaultRuleSet } from "./rule-sets.ts";
 
 const all: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
 const noInterrupt: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"];
@@ -267,5 +272,44 @@ describe("default/2: STATE_NOT_VERIFIED only for the states reconciliation relie
     given([...mesh(e), e.dispatch("t", "w2", { at: 100 })])
       .when(e.state("t", "w2", "a1", "input-required", { at: 110 }))
       .then([{ type: "ContractViolation", kind: "STATE_NOT_VERIFIED", observed: "TASK_STATE_INPUT_REQUIRED", skillId: "summarize" }]);
+  });
+});
+
+describe("default/2: blocked correlations recover when a worker becomes eligible", () => {
+  const story = (e: ReturnType<typeof events>) => {
+    // the card mesh() gives w3
+    const w3 = agentCard({ org: "Three", states: lifecycle, taskStore: "durable", skills: [{ id: "summarize", outputModes: ["text/plain"] }, { id: "translate", outputModes: ["text/plain"] }] });
+    return {
+      w3,
+      blocked: [...mesh(e, { w3Skill: "translate" }), e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "input-required", { at: 110 }), e.notFound("t", "w1", "a1", { at: 120 })],
+      probe: e.probe("w3", cardHash(w3), { at: 500, states: all, modes: ["text/plain"], skillId: "summarize", corr: "probe-w3" }),
+    };
+  };
+
+  it("re-dispatches a blocked correlation, once, when a probe verifies the state it waits for", () => {
+    const e = events();
+    const s = story(e);
+    const decisions = given(s.blocked).when(s.probe, e.probe("w3", cardHash(s.w3), { at: 600, states: all, modes: ["text/plain"], skillId: "summarize", corr: "probe-w3" })).all;
+    const recovered = decisions.filter((d) => d.correlationId === "t" && d.type === "RedispatchCommanded");
+    expect(recovered).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 2, decidedAt: 500, decisionId: `${s.probe.eventId}:RedispatchCommanded:t` }]);
+    expect(recovered[0]?.causeEventIds).toEqual([s.probe.eventId, s.blocked[s.blocked.length - 1]!.eventId]);
+  });
+
+  it("recovers the same in a later batch that only re-examines, as a reconciler on another partition does", () => {
+    const e = events();
+    const s = story(e);
+    const decider = createDecider(defaultRuleSet);
+    const policy = { trustedVendors: [] };
+    const table = new CapabilityTable();
+    const first = foldBatch({ decider, policy, capabilities: table, stateOf: () => undefined }, s.blocked);
+    applyCapabilityUpdates(table, first);
+    // the probe lands on another partition: this one only learns of its snapshot
+    const probe = foldBatch({ decider, policy, capabilities: table, stateOf: () => undefined }, [s.probe]);
+    applyCapabilityUpdates(table, probe);
+    const blocked = [...first.states].filter(([, st]) => decider.isBlocked(st)).map(([id]) => id);
+    const later = foldBatch({ decider, policy, capabilities: table, stateOf: (id) => first.states.get(id), blocked, recheck: true }, []);
+    const whole = replay([...s.blocked, s.probe], defaultRuleSet, { policy });
+    expect(later.decisions).toEqual(whole.filter((d) => d.type === "RedispatchCommanded" && d.correlationId === "t" && d.decidedAt === 500));
+    expect(later.decisions).toHaveLength(1);
   });
 });

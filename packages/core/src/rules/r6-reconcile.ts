@@ -8,14 +8,19 @@
  * - Last state SUBMITTED or WORKING: nothing to resume, restart (resumeState null) on a worker whose V
  *   contains that state and COMPLETED; nothing seen (UNSPECIFIED): one that verifies COMPLETED.
  * A loss of a superseded attempt needs no re-dispatch: a later attempt carries the task.
+ *
+ * Blocked is not forever: `recoverBlocked` re-examines a blocked correlation against the capability
+ * table — at the time it blocked, then at every later capability change, in time order — and commands
+ * the re-dispatch at the first moment a worker is eligible (the fold runs it whenever capabilities change).
  */
-import type { CandidateVerdict, TaskState } from "@a2a-ledger/schemas";
-import { attemptNumbered, maxAttempt, taskOf } from "../correlation/state.ts";
+import type { CandidateVerdict, CapabilitySnapshot, TaskState } from "@a2a-ledger/schemas";
+import type { CapabilityView } from "../capabilities.ts";
 import { supersededBy } from "../correlation/attempts.ts";
-import type { DecisionDraft } from "../decisions.ts";
+import { attemptNumbered, type CorrelationState, maxAttempt, taskOf } from "../correlation/state.ts";
+import type { DecisionCause, DecisionDraft } from "../decisions.ts";
 import { isInterrupted } from "../task-state.ts";
 import { type Need, verdicts } from "./eligibility.ts";
-import { decided, noOutput, type Rule, type RuleInput, type RuleOutput } from "./rule.ts";
+import { decided, noOutput, type Rule, type RuleInput } from "./rule.ts";
 
 export type NoResumePolicy = "block" | "restart";
 
@@ -25,42 +30,82 @@ function restartStates(lastState: TaskState): TaskState[] {
   return lastState === "TASK_STATE_UNSPECIFIED" || lastState === completed ? [completed] : [lastState, completed];
 }
 
-function reconcile(input: RuleInput, onNoResume: NoResumePolicy): RuleOutput {
-  const lost = input.emitted.find((d) => d.type === "TaskIndeterminate");
-  if (lost === undefined || lost.type !== "TaskIndeterminate") return noOutput;
-  const lostWorkerId = lost.workerId ?? "";
-  const task = taskOf(input.state, lostWorkerId, lost.serverTaskId);
-  if (task === undefined || supersededBy(input.state, task.attempt) !== undefined) return noOutput;
-  const attempt = attemptNumbered(input.state, task.attempt);
-  const base = { lostWorkerId, skillId: attempt?.skillId ?? null, acceptedOutputModes: attempt?.acceptedOutputModes ?? [], at: input.observation.occurredAt };
+interface Lost {
+  workerId: string;
+  serverTaskId: string;
+  lastState: TaskState;
+}
+
+/** The re-dispatch command for a lost task as of `at`, or the ReconciliationBlocked alert. */
+function resolve(state: CorrelationState, capabilities: CapabilityView, lost: Lost, at: number, onNoResume: NoResumePolicy): { command: DecisionDraft | undefined; blocked: DecisionDraft } {
+  const task = taskOf(state, lost.workerId, lost.serverTaskId);
+  const attempt = task === undefined ? undefined : attemptNumbered(state, task.attempt);
+  const base = { lostWorkerId: lost.workerId, skillId: attempt?.skillId ?? null, acceptedOutputModes: attempt?.acceptedOutputModes ?? [], at };
   const command = (target: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
     type: "RedispatchCommanded",
-    workerId: lostWorkerId,
+    workerId: lost.workerId,
     targetWorkerId: target,
     fromServerTaskId: lost.serverTaskId,
     skillId: base.skillId,
-    attempt: maxAttempt(input.state) + 1,
+    attempt: maxAttempt(state) + 1,
     resumeState,
     acceptedOutputModes: [...base.acceptedOutputModes],
     candidates,
   });
-  const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({ type: "ReconciliationBlocked", workerId: lostWorkerId, lastState: lost.lastState, reason, candidates });
-  const restart = (need: Need) => verdicts(input.capabilities, need);
+  const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({ type: "ReconciliationBlocked", workerId: lost.workerId, lastState: lost.lastState, reason, candidates });
+  const choose = (states: TaskState[]) => verdicts(capabilities, { ...base, states } satisfies Need);
 
   if (isInterrupted(lost.lastState)) {
-    const resume = verdicts(input.capabilities, { ...base, states: [lost.lastState] });
-    if (resume.chosen !== undefined) return decided([command(resume.chosen.workerId, lost.lastState, resume.all)]);
-    if (onNoResume === "block") return decided([blocked(`no worker verifies ${lost.lastState} for skill ${base.skillId ?? "(none)"} with output modes the dispatch accepted`, resume.all)]);
-    const fresh = restart({ ...base, states: [completed] });
-    if (fresh.chosen !== undefined) return decided([command(fresh.chosen.workerId, null, fresh.all)]);
-    return decided([blocked(`no worker verifies ${lost.lastState}, and none verifies completing the task from scratch`, fresh.all)]);
+    const resume = choose([lost.lastState]);
+    if (resume.chosen !== undefined) return { command: command(resume.chosen.workerId, lost.lastState, resume.all), blocked: blocked("", resume.all) };
+    if (onNoResume === "block") return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState} for skill ${base.skillId ?? "(none)"} with output modes the dispatch accepted`, resume.all) };
+    const fresh = choose([completed]);
+    if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
+    return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState}, and none verifies completing the task from scratch`, fresh.all) };
   }
   const states = restartStates(lost.lastState);
-  const fresh = restart({ ...base, states });
-  if (fresh.chosen !== undefined) return decided([command(fresh.chosen.workerId, null, fresh.all)]);
-  return decided([blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${states.join(" and ")} to restart the task`, fresh.all)]);
+  const fresh = choose(states);
+  if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
+  return { command: undefined, blocked: blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${states.join(" and ")} to restart the task`, fresh.all) };
 }
 
 export function r6Reconcile(onNoResume: NoResumePolicy): Rule {
-  return (input) => reconcile(input, onNoResume);
+  return (input: RuleInput) => {
+    const lost = input.emitted.find((d) => d.type === "TaskIndeterminate");
+    if (lost === undefined || lost.type !== "TaskIndeterminate") return noOutput;
+    const task = taskOf(input.state, lost.workerId ?? "", lost.serverTaskId);
+    if (task === undefined || supersededBy(input.state, task.attempt) !== undefined) return noOutput;
+    const r = resolve(input.state, input.capabilities, { workerId: lost.workerId ?? "", serverTaskId: lost.serverTaskId, lastState: lost.lastState }, input.observation.occurredAt, onNoResume);
+    return decided([r.command ?? r.blocked]);
+  };
+}
+
+export interface RecoveryInput {
+  state: CorrelationState;
+  capabilities: CapabilityView;
+}
+
+/** A re-dispatch for a blocked correlation, with the capability change that made it possible. */
+export type Recovery = (input: RecoveryInput) => { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft } | undefined;
+
+/** Capability changes from `from` on, in time order (ties: workerId, then cause event). */
+function changesSince(capabilities: CapabilityView, from: number): CapabilitySnapshot[] {
+  const changes: CapabilitySnapshot[] = [];
+  for (const w of capabilities.workers()) for (const s of capabilities.historyOf(w)) if (s.validFrom > from) changes.push(s);
+  return changes.sort((a, b) => a.validFrom - b.validFrom || (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0) || (a.causeEventId < b.causeEventId ? -1 : a.causeEventId > b.causeEventId ? 1 : 0));
+}
+
+export function recoverBlocked(onNoResume: NoResumePolicy): Recovery {
+  return ({ state, capabilities }) => {
+    const loss = state.loss;
+    if (state.status !== "blocked" || loss === null || state.blockedAt === null) return undefined;
+    const lost = { workerId: loss.workerId, serverTaskId: loss.serverTaskId, lastState: loss.lastState };
+    for (const at of [state.blockedAt, ...changesSince(capabilities, state.blockedAt).map((s) => s.validFrom)]) {
+      const { command } = resolve(state, capabilities, lost, at, onNoResume);
+      if (command === undefined || command.type !== "RedispatchCommanded") continue;
+      const snapshot = capabilities.asOf(command.targetWorkerId, at) as CapabilitySnapshot;
+      return { cause: { eventId: snapshot.causeEventId, occurredAt: snapshot.validFrom }, decision: { ...command, causeEventIds: [loss.eventId] } };
+    }
+    return undefined;
+  };
 }

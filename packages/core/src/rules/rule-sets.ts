@@ -9,7 +9,7 @@ import { r1States } from "./r1-states.ts";
 import { r2Artifacts } from "./r2-artifacts.ts";
 import { r3Divergent } from "./r3-divergent.ts";
 import { r4r5NotFound } from "./r4-r5-not-found.ts";
-import { r6Reconcile } from "./r6-reconcile.ts";
+import { r6Reconcile, recoverBlocked } from "./r6-reconcile.ts";
 import { r7Probes } from "./r7-probes.ts";
 import { r8Cards } from "./r8-cards.ts";
 import { r9Durability } from "./r9-durability.ts";
@@ -37,6 +37,7 @@ export const defaultRuleSet: RuleSetV2 = {
   rulesVersion: "default/2",
   model: "correlation/2",
   rules: common(r6Reconcile("block")),
+  recover: recoverBlocked("block"),
 };
 
 /** Variant: no worker for the interrupted state → restart from scratch on a worker that verifies completion. */
@@ -45,6 +46,7 @@ export const restartFromScratchRuleSet: RuleSetV2 = {
   rulesVersion: "restart-from-scratch/2",
   model: "correlation/2",
   rules: common(r6Reconcile("restart")),
+  recover: recoverBlocked("restart"),
 };
 
 /** Every shipped rule set by its rulesVersion. */

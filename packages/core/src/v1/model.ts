@@ -16,6 +16,14 @@ export const v1Model: StateModel<CorrelationState, RuleInput> = {
     for (const d of decisions) next = evolve(next, d);
     return next;
   },
+  apply(state, decisions) {
+    let next = state;
+    for (const d of decisions) next = evolve(next, d);
+    return next;
+  },
+  // default/1 does not re-examine blocked correlations.
+  isBlocked: () => false,
+  correlationIdOf: (state) => state.correlationId ?? "",
   // States are never mutated: sharing them is safe.
   clone: (state) => state,
   serialize: (state) => encoder.encode(serializeCorrelationState(state)),
