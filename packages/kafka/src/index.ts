@@ -1,3 +1,4 @@
 export * from "./client.ts";
 export * from "./topics.ts";
 export * from "./endpoints.ts";
+export * from "./partition.ts";

@@ -31,6 +31,9 @@ export function suffixedTopicNames(suffix: string): TopicNames {
   return Object.fromEntries(Object.entries(topicNames).map(([k, v]) => [k, `${v}.${suffix}`])) as unknown as TopicNames;
 }
 
+/** Largest changelog record the topic accepts (Kafka's default for max.message.bytes). */
+export const changelogMaxMessageBytes = "1048588";
+
 /** Observations, decisions, commands and the changelog are co-partitioned by correlationId. */
 export const correlationPartitions = 6;
 
@@ -41,7 +44,8 @@ export function topicSpecs(names: TopicNames = topicNames): TopicSpec[] {
     { name: names.decisions, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
     { name: names.commands, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
     { name: names.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
-    { name: names.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact" }, purpose: "reconciler state per correlation, restored on assignment" },
+    // The broker's default record limit, made explicit: a correlation state is kept far below it (core: maxStateBytes).
+    { name: names.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes }, purpose: "reconciler state per correlation, restored on assignment" },
     { name: names.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
   ];
 }

@@ -6,7 +6,7 @@ import { parseObservation } from "@a2a-ledger/core";
 import { describe, expect, it } from "vitest";
 import { observation, sizedObservation } from "../test/observations.ts";
 import { endOffsetSum, readTopic, servedTopic } from "../test/stack.ts";
-import { partitionOf } from "./partition.ts";
+import { partitionOf } from "@a2a-ledger/kafka";
 
 const served = servedTopic("landing", { maxEvents: 1_000 });
 

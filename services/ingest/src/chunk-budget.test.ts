@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChunkBudget, sizeOf } from "./chunk-budget.ts";
-import { partitionOf } from "./partition.ts";
+import { partitionOf } from "@a2a-ledger/kafka";
 
 const record = (key: string, bytes: number) => ({ key, value: Buffer.alloc(bytes) });
 

@@ -3,7 +3,7 @@
  * request) larger than the topic's max.message.bytes (1 MiB by default), so the budget is kept per
  * partition, plus caps on the whole request. Pure.
  */
-import { partitionOf } from "./partition.ts";
+import { partitionOf } from "@a2a-ledger/kafka";
 
 export interface OutgoingRecord {
   key: string;

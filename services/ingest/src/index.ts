@@ -6,4 +6,4 @@ export { errorCatalogue, errorCodes, IngestError, type ErrorBody, type ErrorCode
 export { KafkaSink, type KafkaSinkOptions, type ObservationSink, type OutgoingRecord } from "./kafka-sink.ts";
 export { openApiDocument } from "./openapi.ts";
 export { observationJsonSchemas } from "./json-schema.ts";
-export { partitionOf } from "./partition.ts";
+export { partitionOf } from "@a2a-ledger/kafka";

@@ -25,7 +25,7 @@ export const isCommand = (d: Decision) => d.type === "RedispatchCommanded" || d.
 
 export function processBatch(
   items: readonly BatchItem[],
-  deps: { decider: Decider; policy: PolicyConfig; capabilities: CapabilityView; stateOf: (correlationId: string) => LedgerState | undefined },
+  deps: { decider: Decider; policy: PolicyConfig; capabilities: CapabilityView; stateOf: (correlationId: string) => LedgerState | undefined; blocked?: Iterable<string>; recheck?: boolean },
 ): BatchOutcome {
   const observations: Observation[] = [];
   const offsets: string[] = [];
@@ -37,11 +37,12 @@ export function processBatch(
       offsets.push(item.offset);
     }
   }
-  const folded = foldBatch({ decider: deps.decider, policy: deps.policy, capabilities: deps.capabilities, stateOf: deps.stateOf }, observations);
+  const folded = foldBatch({ decider: deps.decider, policy: deps.policy, capabilities: deps.capabilities, stateOf: deps.stateOf, blocked: deps.blocked, recheck: deps.recheck }, observations);
   for (const r of folded.rejected) poison.push({ offset: offsets[r.index] as string, error: new PoisonRecordError("RECONCILER_RULES_REJECTED", r.error.message) });
   // A correlation whose every observation in this batch was rejected keeps its stored state.
   const rejected = new Set(folded.rejected.map((r) => r.index));
   const advanced = new Set(observations.filter((_, i) => !rejected.has(i)).map((o) => o.correlationId));
+  for (const d of folded.decisions) advanced.add(d.correlationId);
   const states: BatchOutcome["states"] = new Map();
   for (const [correlationId, state] of folded.states) if (advanced.has(correlationId)) states.set(correlationId, { state, serialized: deps.decider.serialize(state) });
   poison.sort((a, b) => (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));

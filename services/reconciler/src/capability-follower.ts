@@ -10,6 +10,8 @@ import { TopicReader } from "./topic-reader.ts";
 
 export class CapabilityFollower {
   readonly table = new CapabilityTable();
+  /** Counts the snapshots applied: changes whenever the table does. */
+  version = 0;
   private readonly reader: TopicReader;
   /** Snapshots already applied, by worker, cause and time: the topic may hold one twice (compaction lag, replays). */
   private readonly applied = new Set<string>();
@@ -29,6 +31,7 @@ export class CapabilityFollower {
     if (this.applied.has(id)) return;
     this.applied.add(id);
     this.table.apply(snapshot);
+    this.version++;
   }
 
   async start(): Promise<void> {

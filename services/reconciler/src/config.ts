@@ -22,6 +22,8 @@ export interface ReconcilerConfig {
   sessionTimeoutMs: number;
   /** Input partitions processed at the same time by one instance. */
   concurrency: number;
+  /** How often partitions without traffic re-examine their blocked correlations after a capability change. */
+  recheckMs: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -56,5 +58,6 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
     maxBatch: integer(env, "A2A_LEDGER_RECONCILER_MAX_BATCH", 1, 100_000) ?? 2_000,
     sessionTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 6_000, 300_000) ?? 10_000,
     concurrency: integer(env, "A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 64) ?? correlationPartitions,
+    recheckMs: integer(env, "A2A_LEDGER_RECONCILER_RECHECK_MS", 50, 600_000) ?? 500,
   };
 }

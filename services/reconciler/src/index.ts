@@ -1,4 +1,4 @@
-export { Reconciler, jsonLogger, type Logger } from "./reconciler.ts";
+export { Reconciler } from "./reconciler.ts";
 export { loadReconcilerConfig, type ReconcilerConfig } from "./config.ts";
 export { deadLetterReasons, type DeadLetterReason, ReconcilerConfigError } from "./errors.ts";
 export { dlqHeader } from "./poison.ts";

@@ -3,7 +3,8 @@
  */
 import { loadReconcilerConfig } from "./config.ts";
 import { ReconcilerConfigError } from "./errors.ts";
-import { jsonLogger, Reconciler } from "./reconciler.ts";
+import { createLogger } from "@a2a-ledger/logging";
+import { Reconciler } from "./reconciler.ts";
 
 let config: ReturnType<typeof loadReconcilerConfig>;
 try {
@@ -16,14 +17,15 @@ try {
   throw error;
 }
 
-const reconciler = new Reconciler(config);
+const log = createLogger("reconciler");
+const reconciler = new Reconciler(config, log);
 const server = config.metricsPort === undefined ? undefined : await reconciler.metrics.serve(config.metricsPort, () => reconciler.isRunning);
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    jsonLogger.info("stopping", { signal });
+    log.info({ signal }, "stopping");
     const force = setTimeout(() => process.exit(1), 30_000);
     void reconciler.stop().finally(() => {
       clearTimeout(force);

@@ -7,9 +7,10 @@
  */
 import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
 import { type Admin, type Consumer, createKafka, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import { createLogger, type Logger } from "@a2a-ledger/logging";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
-import type { Batch, KafkaMessage, RetryOptions } from "kafkajs";
+import type { KafkaMessage, RetryOptions } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
@@ -18,15 +19,6 @@ import { PoisonRecordError } from "./errors.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
 import { classifyDecodeError, deadLetter } from "./poison.ts";
 
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-export const jsonLogger: Logger = {
-  info: (message, fields) => console.log(JSON.stringify({ level: "info", time: new Date().toISOString(), message, ...fields })),
-  error: (message, fields) => console.error(JSON.stringify({ level: "error", time: new Date().toISOString(), message, ...fields })),
-};
 
 /**
  * Retry settings of the transactional producers (merged over the client's). Right after a commit the
@@ -52,7 +44,15 @@ export class Reconciler {
   private assigned = new Set<number>();
   private running = false;
 
-  constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = jsonLogger) {
+  /** Blocked correlations per partition: re-examined whenever the capability table changes. */
+  private readonly blocked = new Map<number, Set<string>>();
+  /** The capability table version each partition's blocked correlations were last re-examined at. */
+  private readonly recheckedAt = new Map<number, number>();
+  /** One piece of work per partition at a time: a batch, or a re-examination. */
+  private readonly locks = new Map<number, Promise<unknown>>();
+  private recheckTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
     this.serde = new Serde(config.registryUrl);
     this.decider = createDecider(config.ruleSet);
@@ -70,7 +70,7 @@ export class Reconciler {
     await this.capabilities.start();
     this.consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => void this.onAssignment(payload.memberAssignment[topics.observations] ?? []));
-    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => this.log.error("consumer crashed", { error: String(payload.error), restart: payload.restart }));
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed"));
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: topics.observations, fromBeginning: true });
     await this.consumer.run({
@@ -81,7 +81,7 @@ export class Reconciler {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
-          await this.processChunk(batch, chunk);
+          await this.exclusive(batch.partition, () => this.transact(batch.partition, chunk));
           resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
           await heartbeat();
         }
@@ -89,7 +89,9 @@ export class Reconciler {
       },
     });
     this.running = true;
-    this.log.info("reconciler started", { groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations });
+    this.recheckTimer = setInterval(() => void this.recheckIdle(), this.config.recheckMs);
+    this.recheckTimer.unref();
+    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
   }
 
   /** A new assignment: producers and state of partitions that moved away are dropped. */
@@ -101,9 +103,9 @@ export class Reconciler {
         void producer.then((p) => p.disconnect()).catch(() => undefined);
       }
     }
-    for (const partition of this.states.keys()) if (!now.has(partition)) this.states.delete(partition);
+    for (const partition of this.states.keys()) if (!now.has(partition)) this.dropState(partition);
     this.assigned = now;
-    this.log.info("partitions assigned", { partitions: [...now].sort((a, b) => a - b) });
+    this.log.info({ partitions: [...now].sort((a, b) => a - b) }, "partitions assigned");
   }
 
   private producerFor(partition: number): Promise<Producer> {
@@ -138,9 +140,14 @@ export class Reconciler {
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all([...pending].map((p) => this.producerFor(p)));
     const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
-    for (const [p, states] of restored) this.states.set(p, states);
+    for (const [p, states] of restored) {
+      this.states.set(p, states);
+      this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
+      // Restored blocked correlations are re-examined against the table as it is now.
+      this.recheckedAt.delete(p);
+    }
     this.metrics.restores.inc();
-    this.log.info("state restored from the changelog", { partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) });
+    this.log.info({ partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) }, "state restored from the changelog");
   }
 
   private async decode(message: KafkaMessage): Promise<Observation> {
@@ -161,9 +168,42 @@ export class Reconciler {
     return observation;
   }
 
-  private async processChunk(batch: Batch, messages: KafkaMessage[]): Promise<void> {
+  private dropState(partition: number): void {
+    this.states.delete(partition);
+    this.blocked.delete(partition);
+    this.recheckedAt.delete(partition);
+  }
+
+  /** Runs `work` for a partition after the work already queued for it. */
+  private exclusive<T>(partition: number, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(partition) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    this.locks.set(partition, next);
+    void next.catch(() => undefined).finally(() => {
+      if (this.locks.get(partition) === next) this.locks.delete(partition);
+    });
+    return next;
+  }
+
+  /**
+   * Partitions without new observations still re-examine their blocked correlations when another
+   * partition's probe changed the capability table: one transaction of decisions and changelog, no offsets.
+   */
+  private async recheckIdle(): Promise<void> {
+    if (!this.running) return;
+    const version = this.capabilities.version;
+    for (const partition of this.assigned) {
+      if ((this.blocked.get(partition)?.size ?? 0) === 0 || this.recheckedAt.get(partition) === version) continue;
+      await this.exclusive(partition, () => this.transact(partition, [])).catch((error: unknown) => this.log.error({ err: error, partition }, "re-examination failed; retried on the next tick"));
+    }
+  }
+
+  /**
+   * One transaction for a partition: `messages` folded (none for a re-examination only), blocked
+   * correlations re-examined when the capability table changed since their last look.
+   */
+  private async transact(partition: number, messages: KafkaMessage[]): Promise<void> {
     const { topics, groupId } = this.config;
-    const partition = batch.partition;
     const stage = this.stageClock();
     const states = await this.statesOf(partition);
     const producer = await this.producerFor(partition);
@@ -183,9 +223,12 @@ export class Reconciler {
     stage("decode");
     await caughtUp;
     stage("capabilities");
-    const outcome = processBatch(items, { decider: this.decider, policy: this.config.policy, capabilities: this.capabilities.table, stateOf: (id) => states.get(id) });
+    const version = this.capabilities.version;
+    const blocked = this.blocked.get(partition) ?? new Set<string>();
+    const recheck = blocked.size > 0 && this.recheckedAt.get(partition) !== version;
+    const outcome = processBatch(items, { decider: this.decider, policy: this.config.policy, capabilities: this.capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
-    const last = messages[messages.length - 1] as KafkaMessage;
+    const last = messages[messages.length - 1];
     stage("rules");
 
     // Decisions and snapshots come from the typed rules, so they fit their schemas: the direct encoder
@@ -200,6 +243,10 @@ export class Reconciler {
     const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
     stage("encode");
 
+    if (last === undefined && outcome.decisions.length === 0) {
+      this.recheckedAt.set(partition, version);
+      return;
+    }
     const tx = await producer.transaction();
     try {
       const sends = [
@@ -211,7 +258,7 @@ export class Reconciler {
       ].filter((s) => s.messages.length > 0);
       if (sends.length > 0) await tx.sendBatch({ topicMessages: sends, acks: -1 });
       stage("send");
-      await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: batch.topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] });
+      if (last !== undefined) await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] });
       stage("offsets");
       await tx.commit();
       stage("commit");
@@ -220,12 +267,18 @@ export class Reconciler {
       this.metrics.aborts.inc();
       // The producer may be fenced: a fresh one (and a fresh restore) decides on the next try.
       this.producers.delete(partition);
-      this.states.delete(partition);
+      this.dropState(partition);
       await producer.disconnect().catch(() => undefined);
-      this.log.error("transaction aborted", { partition, firstOffset: messages[0]?.offset, error: String(error) });
+      this.log.error({ partition, firstOffset: messages[0]?.offset, err: error }, "transaction aborted");
       throw error;
     }
-    for (const [correlationId, { state }] of outcome.states) states.set(correlationId, state);
+    for (const [correlationId, { state }] of outcome.states) {
+      states.set(correlationId, state);
+      if (this.decider.isBlocked(state)) blocked.add(correlationId);
+      else blocked.delete(correlationId);
+    }
+    this.blocked.set(partition, blocked);
+    this.recheckedAt.set(partition, version);
     this.metrics.commits.inc();
     this.metrics.observations.inc(items.length - outcome.poison.length);
     for (const d of outcome.decisions) this.metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
@@ -246,6 +299,7 @@ export class Reconciler {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    clearInterval(this.recheckTimer);
     await this.consumer.disconnect().catch(() => undefined);
     await Promise.all([...this.producers.values()].map((p) => p.then((producer) => producer.disconnect()).catch(() => undefined)));
     this.producers.clear();

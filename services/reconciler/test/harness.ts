@@ -11,6 +11,7 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
 import { Reconciler } from "../src/reconciler.ts";
+import { createLogger } from "@a2a-ledger/logging";
 import { endOffsets } from "../src/topic-reader.ts";
 import { avroType } from "@a2a-ledger/schemas";
 
@@ -41,7 +42,7 @@ export async function deleteTopics(admin: Admin, f: Fixture): Promise<void> {
   await admin.deleteTopics({ topics: Object.values(f.topics) }).catch(() => undefined);
 }
 
-export const quietLog = { info: () => undefined, error: (m: string, f?: Record<string, unknown>) => console.error(m, f) };
+export const quietLog = createLogger("reconciler", "error");
 
 export async function startInProcess(f: Fixture, env: NodeJS.ProcessEnv = {}): Promise<Reconciler> {
   const reconciler = new Reconciler(loadReconcilerConfig({ ...f.env, ...env }), quietLog);

@@ -130,9 +130,25 @@ const stateType = avro.Type.forSchema(schema);
 
 type Encoded = Omit<CorrelationState, "model" | "recentHead" | "recentSet" | "reported"> & { reported: string[] };
 
+/**
+ * Largest changelog value written (a fraction of the changelog topic's 1 MiB record limit). The count
+ * limits (state.ts) keep a state far below it with ordinary ids; only ids of hundreds of kilobytes could
+ * reach it. Then the value keeps what pending decisions need — status, attempts, the loss, the latest
+ * attempt's tasks and the lost task — and drops the de-duplication window, reported keys, artifacts and
+ * older tasks, so the partition never stops (a restart from that value decides as if those were evicted).
+ */
+export const maxStateBytes = 512 * 1024;
+
+function essentials(s: Encoded): Encoded {
+  const latest = s.attempts[s.attempts.length - 1]?.attempt;
+  const needed = (t: Encoded["tasks"][number]) => t.attempt === latest || (s.loss !== null && t.workerId === s.loss.workerId && t.serverTaskId === s.loss.serverTaskId);
+  return { ...s, recent: [], reported: [], canaries: [], tasks: s.tasks.filter(needed).map((t) => ({ ...t, artifacts: [] })) };
+}
+
 export function encodeState(s: CorrelationState): Uint8Array {
   const record: Encoded = { correlationId: s.correlationId, status: s.status, recent: recentInOrder(s), attempts: s.attempts, tasks: s.tasks, canaries: s.canaries, loss: s.loss, blockedAt: s.blockedAt, reported: [...s.reported] };
-  const body = stateType.toBuffer(record);
+  let body = stateType.toBuffer(record);
+  if (body.length + 1 > maxStateBytes) body = stateType.toBuffer(essentials(record));
   const out = new Uint8Array(body.length + 1);
   out[0] = formatVersion;
   out.set(body, 1);

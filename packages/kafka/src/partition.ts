@@ -2,7 +2,7 @@
  * The partition of a key: kafkajs's default partitioner, which is the Java client's murmur2 one
  * (toPositive(murmur2(key)) % partitions), so any Kafka client puts a correlation on the same partition.
  */
-import { Partitioners, type PartitionMetadata } from "@a2a-ledger/kafka";
+import { Partitioners, type PartitionMetadata } from "./client.ts";
 
 const partitioner = Partitioners.DefaultPartitioner();
 const metadataCache = new Map<number, PartitionMetadata[]>();
