@@ -34,18 +34,26 @@ function cardFor(i: number, version: number) {
   };
 }
 
-/** The log as NDJSON lines: cards and probes, card refreshes, and many interleaved task correlations. */
-export function generateLog(n: number, options: { refreshEvery?: number } = {}): string[] {
+/**
+ * The log as NDJSON lines: cards and probes, card refreshes, and many interleaved task correlations.
+ * `refreshEvery`: a card refresh (a new card version of one worker) every that many lines;
+ * `probeRefreshes`: each refreshed card is probed right after, as the dispatcher would.
+ */
+export function generateLog(n: number, options: { refreshEvery?: number; probeRefreshes?: boolean } = {}): string[] {
   const refreshEvery = options.refreshEvery ?? 50_000;
   const rnd = prng(42);
   const lines: string[] = [];
   let t = Date.UTC(2025, 5, 1);
   let seq = 0;
   const push = (o: Record<string, unknown>) => lines.push(JSON.stringify({ ...o, eventId: `ev-${++seq}`, occurredAt: (t += 3) }));
+  const probe = (i: number, card: ReturnType<typeof cardFor>) => {
+    const w = workers[i] as string;
+    push({ type: "ProbeCompleted", correlationId: `probe-${w}`, observer: "dispatcher", workerId: w, cardHash: cardHash(card), skillId: "summarize", statesObserved: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], reobservable: i === 2 ? ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] : ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], emittedModes: media.slice(0, 1 + (i % 3)), durable: i === 2 });
+  };
   workers.forEach((w, i) => {
     const card = cardFor(i, 0);
     push({ type: "AgentCardObserved", correlationId: `probe-${w}`, observer: "dispatcher", workerId: w, cardUrl: `https://${w}/.well-known/agent-card.json`, card, cacheMaxAgeSeconds: 3600 });
-    push({ type: "ProbeCompleted", correlationId: `probe-${w}`, observer: "dispatcher", workerId: w, cardHash: cardHash(card), skillId: "summarize", statesObserved: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], reobservable: i === 2 ? ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] : ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], emittedModes: media.slice(0, 1 + (i % 3)), durable: i === 2 });
+    probe(i, card);
   });
   type Script = string[][]; // remaining steps of one correlation, as [kind, ...args]
   const active: { corr: string; steps: Script }[] = [];
@@ -70,7 +78,9 @@ export function generateLog(n: number, options: { refreshEvery?: number } = {}):
   while (lines.length < n) {
     if (lines.length % refreshEvery === 0 && lines.length > 0) {
       const i = refresh++ % workers.length;
-      push({ type: "AgentCardObserved", correlationId: `probe-${workers[i]}`, observer: "dispatcher", workerId: workers[i], cardUrl: "u", card: cardFor(i, refresh), cacheMaxAgeSeconds: 600 });
+      const card = cardFor(i, refresh);
+      push({ type: "AgentCardObserved", correlationId: `probe-${workers[i]}`, observer: "dispatcher", workerId: workers[i], cardUrl: "u", card, cacheMaxAgeSeconds: 600 });
+      if (options.probeRefreshes === true) probe(i, card);
       continue;
     }
     while (active.length < 200) newCorrelation();

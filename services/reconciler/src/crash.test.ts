@@ -1,20 +1,50 @@
 /**
  * Exactly once, the hard way: reconciler processes are killed with SIGKILL at random moments under a
- * steady stream of observations and restarted; at the end the committed decisions must equal the
- * pure replay of every observation — nothing lost, nothing duplicated. The replay is the oracle.
+ * steady stream of observations — tasks, and card refreshes and probes, so capability snapshots are
+ * being written when the kills land — and restarted; at the end the committed decisions must equal the
+ * pure replay of every observation, nothing lost, nothing duplicated. The replay is the oracle. The test
+ * also proves that kills landed inside open transactions: records a read_uncommitted reader saw that a
+ * read_committed reader never sees (aborted transactions' data).
  */
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { generateLog, prng } from "@a2a-ledger/core/testing";
+import { randomUUID } from "node:crypto";
+import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
+import type { Observation } from "@a2a-ledger/schemas";
 import type { Admin } from "@a2a-ledger/kafka";
 import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, killHard, parseLines, produce, readDecisions, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);
-const log = parseLines(generateLog(Number(process.env.CRASH_TEST_OBSERVATIONS ?? 4_000), { refreshEvery: Number.MAX_SAFE_INTEGER }));
-const capabilityPhase = log.filter((o) => o.correlationId.startsWith("probe-"));
-const stream = log.filter((o) => !o.correlationId.startsWith("probe-"));
+const generated = parseLines(generateLog(Number(process.env.CRASH_TEST_OBSERVATIONS ?? 4_000), { refreshEvery: Number.MAX_SAFE_INTEGER }));
+
+/**
+ * Spare workers, whose cards are refreshed and probed throughout the stream: their snapshots are written
+ * while processes are killed. They offer another skill than the tasks', so the task decisions do not
+ * depend on when another partition's snapshot becomes visible (the cross-partition timing of a card
+ * change is a documented limit; re-examination closes it only for blocked correlations).
+ */
+const spares = ["w-spare-a", "w-spare-b"];
+const spareCard = (w: string, version: number) => ({ name: w, version: `2.${version}`, provider: { organization: "Spare" }, capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: ["submitted", "working", "completed"], taskStore: "ephemeral" } }] }, defaultOutputModes: ["text/plain"], skills: [{ id: "translate", outputModes: ["text/plain"] }] });
+function spareObservations(w: string, version: number, at: number): Observation[] {
+  const card = spareCard(w, version);
+  const base = { correlationId: `probe-${w}`, observer: "dispatcher", workerId: w };
+  return parseLines([
+    JSON.stringify({ ...base, type: "AgentCardObserved", eventId: randomUUID(), occurredAt: at, cardUrl: `http://${w}/card`, card, cacheMaxAgeSeconds: 60 }),
+    JSON.stringify({ ...base, type: "ProbeCompleted", eventId: randomUUID(), occurredAt: at + 1, cardHash: cardHash(card), skillId: "translate", statesObserved: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], reobservable: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], emittedModes: ["text/plain"] }),
+  ]);
+}
+const capabilityPhase = [...generated.filter((o) => o.correlationId.startsWith("probe-")), ...spares.flatMap((w) => spareObservations(w, 0, 1))];
+const stream: Observation[] = [];
+generated
+  .filter((o) => !o.correlationId.startsWith("probe-"))
+  .forEach((o, i) => {
+    stream.push(o);
+    if (i % 60 === 59) stream.push(...spareObservations(spares[(i / 60) % 2 < 1 ? 0 : 1] as string, i, o.occurredAt));
+  });
+const log = [...capabilityPhase, ...stream];
 
 let admin: Admin;
 const fixtures: Fixture[] = [];
@@ -56,28 +86,70 @@ async function expectReplayEquivalence(f: Fixture): Promise<void> {
   expect(byCorrelation(decisions)).toEqual(byCorrelation(expected));
 }
 
+/** Counts the data records of topics as a reader of the given isolation level sees them. */
+async function counting(topics: string[], readUncommitted: boolean) {
+  const consumer = kafka.consumer({ groupId: `crash-count-${randomUUID()}`, readUncommitted, maxWaitTimeInMs: 100 });
+  let count = 0;
+  await consumer.connect();
+  for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachBatch: async ({ batch }) => void (count += batch.messages.length) });
+  return { count: () => count, stop: () => consumer.disconnect() };
+}
+
+/** Waits until a counter stops moving for `quietMs`. */
+async function settled(counter: { count(): number }, quietMs = 3_000): Promise<number> {
+  let last = -1;
+  while (counter.count() !== last) {
+    last = counter.count();
+    await sleep(quietMs);
+  }
+  return last;
+}
+
 describe(`reconciler crashes (seed ${seed})`, () => {
-  it("killed with SIGKILL five times under a steady stream, commits exactly the decisions of the pure replay", async () => {
+  it("killed with SIGKILL under a stream of tasks, card refreshes and probes, commits exactly the decisions of the pure replay, with kills inside open transactions", async () => {
     const f = await fixture(admin, "crash");
     fixtures.push(f);
     const random = prng(seed);
+    const outputs = [f.topics.decisions, f.topics.changelog, f.topics.capabilities];
+    const uncommitted = await counting(outputs, true);
+    const committedOnly = await counting(outputs, false);
     let child = await startChild(f, "crash-0");
     children.push(child);
     await produce(f.topics.observations, capabilityPhase);
     await waitForGroupAtEnd(admin, f);
     let kills = 0;
+    const kill = async () => {
+      await killHard(child);
+      kills++;
+      child = await startChild(f, `crash-${kills}`);
+      children.push(child);
+    };
     await streamWhile(f, async () => {
       for (let i = 1; i <= 5; i++) {
         await sleep(800 + Math.floor(random() * 2_500));
-        await killHard(child);
-        kills++;
-        child = await startChild(f, `crash-${i}`);
-        children.push(child);
+        await kill();
       }
     });
-    expect(kills).toBe(5);
+    await waitForGroupAtEnd(admin, f, 180_000);
+    // Kills at random moments may all land between transactions; then kill right after bursts, when a
+    // transaction is most likely open, until one did (bounded).
+    let aborted = (await settled(uncommitted)) - (await settled(committedOnly));
+    for (let round = 0; aborted === 0 && round < 15; round++) {
+      const burst = Array.from({ length: 60 }, (_, i) => spareObservations(spares[i % 2] as string, 10_000 + round * 100 + i, Date.UTC(2030, 0, 1) + (round * 100 + i) * 10)).flat();
+      log.push(...burst);
+      await produce(f.topics.observations, burst);
+      await sleep(Math.floor(random() * 150));
+      await kill();
+      await waitForGroupAtEnd(admin, f, 120_000);
+      aborted = (await settled(uncommitted)) - (await settled(committedOnly));
+    }
+    await uncommitted.stop();
+    await committedOnly.stop();
+    console.log(`crash test: ${kills} kills, ${aborted} records of aborted transactions seen by a read_uncommitted reader`);
+    expect(aborted, "at least one kill landed inside an open transaction").toBeGreaterThan(0);
     await expectReplayEquivalence(f);
-  }, 420_000);
+  }, 900_000);
 
   it("splits the partitions between two instances; killing one moves its partitions to the other with the same end result", async () => {
     const f = await fixture(admin, "pair");

@@ -10,10 +10,25 @@ import { attemptNumbered, artifactOf, type AttemptRecord, canaryOf, type Correla
 import { openAttemptOn } from "./attempts.ts";
 import { trim } from "./trim.ts";
 
-/** The identity of a violation for "report once": structured fields only, never the detail text. */
+/** 64 bits of a string (two 32-bit FNV-1a lanes), as 16 hex digits: a compact, stable key. */
+function hash64(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * The identity of a violation for "report once": its structured fields only, never the detail text,
+ * kept as a 64-bit digest so a long-lived correlation's state stays small.
+ */
 export function reportKey(v: Pick<ContractViolation, "kind" | "workerId" | "serverTaskId" | "skillId" | "observed" | "allowed" | "output" | "attempts">): string {
-  if (v.kind === "DIVERGENT_ARTIFACTS") return `${v.kind}|${v.output ?? ""}|${v.attempts.join(",")}`;
-  return `${v.kind}|${v.workerId ?? ""}|${v.serverTaskId ?? ""}|${v.skillId ?? ""}|${v.observed}|${v.allowed.join(",")}`;
+  if (v.kind === "DIVERGENT_ARTIFACTS") return hash64(`${v.kind}|${v.output ?? ""}|${v.attempts.join(",")}`);
+  return hash64(`${v.kind}|${v.workerId ?? ""}|${v.serverTaskId ?? ""}|${v.skillId ?? ""}|${v.observed}|${v.allowed.join(",")}`);
 }
 
 /** Up to this many remembered eventIds a scan is cheaper than keeping a Set beside them. */

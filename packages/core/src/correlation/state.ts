@@ -108,7 +108,7 @@ export interface CorrelationState {
 }
 
 /** How many recent eventIds each correlation remembers exactly. */
-export const dedupeWindow = 1024;
+export const dedupeWindow = 512;
 
 /**
  * What one correlation keeps at most, so its state stays small however long it lives (a changelog

@@ -24,7 +24,7 @@ const skillName = (skillId: string | null): string => (skillId === null ? "(no s
 export function verdict(workerId: string, snap: CapabilitySnapshot | undefined, need: Need): CandidateVerdict {
   const no = (reason: string): CandidateVerdict => ({ workerId, eligible: false, reason });
   if (snap === undefined) return no("no card in force");
-  if (!cardOffersSkill(snap, need.skillId)) return no(`card ${snap.cardHash.slice(0, 12)} does not offer skill ${skillName(need.skillId)}`);
+  if (!cardOffersSkill(snap, need.skillId)) return no(`the card in force does not offer skill ${skillName(need.skillId)}`);
   const v = verifiedSkill(snap, need.skillId);
   if (v === undefined) return no(`skill ${skillName(need.skillId)} of card ${snap.cardHash.slice(0, 12)} not verified by a probe yet`);
   const missing = need.states.filter((s) => !v.states.includes(s));
