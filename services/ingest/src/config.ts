@@ -2,6 +2,7 @@
  * Service configuration from environment variables, validated: each bad value is one clear message,
  * and all of them are reported together.
  */
+import { isLogLevel, type LogLevel, logLevels } from "@a2a-ledger/logging";
 import { endpointsFromEnv, topicNames } from "@a2a-ledger/kafka";
 
 export interface IngestConfig {
@@ -27,7 +28,7 @@ export interface IngestConfig {
   tokens: string[];
   /** How long shutdown waits for in-flight batches. */
   shutdownGraceMs: number;
-  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  logLevel: LogLevel;
 }
 
 export class IngestConfigError extends Error {
@@ -37,7 +38,7 @@ export class IngestConfigError extends Error {
   }
 }
 
-const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
 
 export const configDefaults = {
   host: "127.0.0.1",
@@ -87,8 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
   // The value itself is never echoed: it is a secret.
   if (tokens.some((t) => t.length < 16 || /\s/.test(t))) problems.push("INGEST_TOKENS must be a comma-separated list of tokens of at least 16 characters without whitespace (value not shown)");
 
-  const logLevel = (text("INGEST_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
-  if (!logLevels.includes(logLevel)) problems.push(`INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+  const logLevel = (text("INGEST_LOG_LEVEL") ?? text("A2A_LEDGER_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
+  if (!isLogLevel(logLevel)) problems.push(`INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
   const config: IngestConfig = {
     host,

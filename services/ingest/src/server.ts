@@ -2,6 +2,7 @@
  * The ingest HTTP API on fastify. `buildServer(deps)` wires the routes to a sink and an encoder so
  * that tests can build as many servers as they need; `main.ts` builds the real ones.
  */
+import { loggerOptions } from "@a2a-ledger/logging";
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { tokenCheck } from "./auth.ts";
@@ -74,7 +75,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const linger = lingering(deps.linger ?? { maxBytes: Math.max(drainFactor * config.maxBodyBytes, 1024 * 1024), maxMs: lingerMs });
 
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" } },
+    logger: deps.logger ?? loggerOptions("ingest", config.logLevel),
     bodyLimit: config.maxBodyBytes,
     requestIdHeader: false,
     genReqId: (req) => {
