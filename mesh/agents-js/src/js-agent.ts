@@ -1,0 +1,113 @@
+/**
+ * A JS mesh worker as an HTTP server: the Agent Card (with Cache-Control max-age and ETag), JSON-RPC and
+ * HTTP+JSON, both protocol versions (v1.0 with `A2A-Version: 1.0`; v0.3 method names and paths through the
+ * SDK's legacy compatibility layer), all on @a2a-js/sdk with an InMemoryTaskStore.
+ *
+ * `restart()` stops the server and starts it again on the same port with a new, empty task store: what
+ * a process restart does to an in-memory worker. `reload()` re-reads the configuration file.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { AGENT_CARD_PATH } from "@a2a-js/sdk";
+import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import express, { type Express } from "express";
+import { jsonRpcPath, jsWorkerCard, restPath, type JsWorkerKind } from "./cards.ts";
+import type { Logger } from "./log.ts";
+import { ScriptedExecutor } from "./scripted-executor.ts";
+import { readWorkerConfig, type WorkerConfig } from "./worker-config.ts";
+
+export interface JsAgentOptions {
+  kind: JsWorkerKind;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** 0 (the default) picks a free port; a restart keeps the port. */
+  port?: number;
+  /** JSON configuration file (see worker-config.ts), re-read by reload(). */
+  configFile?: string;
+  /** Cache-Control max-age of the card, seconds; default 3600 (the SDK's default). */
+  cardMaxAgeSeconds?: number;
+  logger?: Logger;
+}
+
+export interface RunningJsAgent {
+  readonly kind: JsWorkerKind;
+  /** Base URL, e.g. http://127.0.0.1:41001 (the card is at /.well-known/agent-card.json). */
+  readonly url: string;
+  config(): WorkerConfig;
+  /** Stops and starts the server on the same port with a new, empty task store. */
+  restart(): Promise<void>;
+  /** Re-reads the configuration file; the card does not change. */
+  reload(): Promise<WorkerConfig>;
+  close(): Promise<void>;
+}
+
+export const defaultWorkerConfig: Record<JsWorkerKind, WorkerConfig> = {
+  w1: { outputMediaType: "application/json" },
+  w2: { outputMediaType: "text/plain" },
+};
+
+/** The express app of one worker life: a fresh InMemoryTaskStore every time it is built. */
+export function createJsAgentApp(kind: JsWorkerKind, baseUrl: string, config: () => WorkerConfig, cardMaxAgeSeconds = 3600): Express {
+  const card = jsWorkerCard(kind, baseUrl);
+  const executor = new ScriptedExecutor({ worker: card.name, supportsInputRequired: kind === "w1", outputMediaType: () => config().outputMediaType });
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const legacyCompat = { enabled: true };
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, cache: { maxAge: cardMaxAgeSeconds }, legacyCompat }));
+  app.use(jsonRpcPath, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  app.use(restPath, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  return app;
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAgent> {
+  const host = options.host ?? "127.0.0.1";
+  const defaults = defaultWorkerConfig[options.kind];
+  let config = options.configFile === undefined ? defaults : await readWorkerConfig(options.configFile, defaults);
+  const getConfig = () => config;
+  const log = options.logger;
+
+  // The card names the real port, so the app of the first life is attached once the port is known.
+  let server = createServer();
+  const port = await listen(server, host, options.port ?? 0);
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  server.on("request", createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds));
+  log?.info({ kind: options.kind, url, outputMediaType: config.outputMediaType }, "listening");
+
+  return {
+    kind: options.kind,
+    url,
+    config: getConfig,
+    async restart() {
+      await stop(server);
+      server = createServer(createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds));
+      await listen(server, host, port);
+      log?.info({ kind: options.kind, url }, "restarted with an empty task store");
+    },
+    async reload() {
+      if (options.configFile === undefined) throw new Error("no configuration file to reload: start the worker with one");
+      config = await readWorkerConfig(options.configFile, defaults);
+      log?.info({ kind: options.kind, outputMediaType: config.outputMediaType }, "configuration reloaded");
+      return config;
+    },
+    close: () => stop(server),
+  };
+}

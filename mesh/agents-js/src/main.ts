@@ -1,0 +1,47 @@
+/**
+ * A JS mesh worker as its own process:
+ *
+ *     tsx mesh/agents-js/src/main.ts --agent w1 --port 41001 [--host 127.0.0.1] [--config w1.json] [--card-max-age 3600]
+ *
+ * Logs JSON lines on stdout; the first is `{"msg":"listening","url":…}`. SIGHUP re-reads the configuration
+ * file; SIGTERM and SIGINT stop the worker. A restart is a new process on the same port: the tasks are gone.
+ */
+import { parseArgs } from "node:util";
+import { startJsAgent } from "./js-agent.ts";
+import { createLogger } from "./log.ts";
+
+const { values } = parseArgs({
+  options: {
+    agent: { type: "string" },
+    host: { type: "string", default: "127.0.0.1" },
+    port: { type: "string", default: "0" },
+    config: { type: "string" },
+    "card-max-age": { type: "string", default: "3600" },
+  },
+  strict: true,
+});
+
+const kind = values.agent;
+const port = Number(values.port);
+const cardMaxAgeSeconds = Number(values["card-max-age"]);
+if (kind !== "w1" && kind !== "w2") {
+  process.stderr.write("--agent must be w1 or w2\n");
+  process.exit(2);
+}
+if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isInteger(cardMaxAgeSeconds) || cardMaxAgeSeconds < 0) {
+  process.stderr.write("--port must be 0–65535 and --card-max-age a whole number of seconds\n");
+  process.exit(2);
+}
+
+const log = createLogger(kind.toUpperCase());
+const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log });
+
+process.on("SIGHUP", () => {
+  agent.reload().catch((err: unknown) => log.error({ err }, "configuration reload failed; the previous configuration stays"));
+});
+const shutdown = (signal: string) => {
+  log.info({ signal }, "stopping");
+  agent.close().then(() => process.exit(0), () => process.exit(1));
+};
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGINT", () => shutdown("SIGINT"));
