@@ -1,0 +1,157 @@
+/**
+ * Proxy configuration from environment variables, validated: each bad value is one clear message, and
+ * all of them are reported together. One proxy serves one worker.
+ */
+import type { LevelWithSilent } from "pino";
+import type { FailMode } from "./observation-buffer.ts";
+
+export interface ProxyConfig {
+  /** The worker this proxy stands in front of, as the ledger names it. */
+  workerId: string;
+  /** The worker's base URL (scheme, host, port, optional path prefix); requests keep their path under it. */
+  upstreamUrl: string;
+  host: string;
+  port: number;
+  /** The proxy's base URL as clients reach it; default http://host:port once listening. */
+  publicUrl: string | null;
+  /** Whether the card's worker URLs are rewritten to publicUrl. */
+  rewriteCardUrls: boolean;
+  /** Further URL prefixes that also mean the worker in its card (e.g. http://localhost:4001 for 127.0.0.1). */
+  cardUrlAliases: string[];
+  ingestUrl: string;
+  /** Bearer token for the ingest API; never logged. */
+  ingestToken: string | null;
+  /** The observer name on every observation; default proxy:<workerId>. */
+  observer: string;
+  failMode: FailMode;
+  bufferMax: number;
+  batchMax: number;
+  flushDelayMs: number;
+  /** How long the worker may take to begin its answer (and, outside streams, to go silent) before the proxy answers 504. */
+  upstreamTimeoutMs: number;
+  maxBodyBytes: number;
+  /** Largest non-streamed answer parsed for observations; larger ones are forwarded unrecorded. */
+  maxRecordedBytes: number;
+  correlationMemory: number;
+  shutdownGraceMs: number;
+  retryAfterSeconds: number;
+  logLevel: LevelWithSilent;
+}
+
+export class ProxyConfigError extends Error {
+  override name = "ProxyConfigError";
+  constructor(readonly problems: string[]) {
+    super(`Invalid proxy configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+export const configDefaults = {
+  host: "127.0.0.1",
+  port: 18100,
+  ingestUrl: "http://127.0.0.1:18090",
+  failMode: "closed",
+  bufferMax: 10_000,
+  batchMax: 500,
+  flushDelayMs: 20,
+  upstreamTimeoutMs: 60_000,
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxRecordedBytes: 8 * 1024 * 1024,
+  correlationMemory: 100_000,
+  shutdownGraceMs: 10_000,
+  retryAfterSeconds: 5,
+  logLevel: "info",
+} as const;
+
+const logLevels: readonly LevelWithSilent[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** An http(s) URL without a trailing slash, query or fragment; null when it is not one. */
+export function baseUrl(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") return null;
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw === undefined || raw === "" ? undefined : raw;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, fallback?: string): string => {
+    const raw = text(name) ?? fallback;
+    if (raw === undefined) {
+      problems.push(`${name} is required`);
+      return "";
+    }
+    const b = baseUrl(raw);
+    if (b === null) problems.push(`${name}=${JSON.stringify(raw)} must be an http(s) URL without query, fragment or credentials`);
+    return b ?? "";
+  };
+  const bool = (name: string): boolean => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined || raw === "false" || raw === "0" || raw === "no") return false;
+    if (raw === "true" || raw === "1" || raw === "yes") return true;
+    problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
+    return false;
+  };
+
+  const workerId = text("PROXY_WORKER_ID") ?? "";
+  if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) problems.push(workerId === "" ? "PROXY_WORKER_ID is required" : `PROXY_WORKER_ID=${JSON.stringify(workerId)} must be 1–200 visible ASCII characters`);
+  const host = text("PROXY_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`PROXY_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  const publicRaw = text("PROXY_PUBLIC_URL");
+  const publicUrl = publicRaw === undefined ? null : url("PROXY_PUBLIC_URL");
+  const aliases = (text("PROXY_CARD_URL_ALIASES") ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const cardUrlAliases = aliases.map((a) => {
+    const b = baseUrl(a);
+    if (b === null) problems.push(`PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
+    return b ?? "";
+  });
+  const ingestToken = text("PROXY_INGEST_TOKEN") ?? null;
+  if (ingestToken !== null && /\s/.test(ingestToken)) problems.push("PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
+  const failMode = (text("PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
+  if (failMode !== "closed" && failMode !== "open") problems.push(`PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
+  const logLevel = (text("PROXY_LOG_LEVEL") ?? configDefaults.logLevel) as LevelWithSilent;
+  if (!logLevels.includes(logLevel)) problems.push(`PROXY_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+
+  const config: ProxyConfig = {
+    workerId,
+    upstreamUrl: url("PROXY_UPSTREAM_URL"),
+    host,
+    port: int("PROXY_PORT", configDefaults.port, 0, 65535),
+    publicUrl,
+    rewriteCardUrls: bool("PROXY_REWRITE_CARD_URLS"),
+    cardUrlAliases,
+    ingestUrl: url("PROXY_INGEST_URL", configDefaults.ingestUrl),
+    ingestToken,
+    observer: text("PROXY_OBSERVER") ?? `proxy:${workerId}`,
+    failMode,
+    bufferMax: int("PROXY_BUFFER_MAX", configDefaults.bufferMax, 1, 10_000_000),
+    batchMax: int("PROXY_BATCH_MAX", configDefaults.batchMax, 1, 5_000),
+    flushDelayMs: int("PROXY_FLUSH_DELAY_MS", configDefaults.flushDelayMs, 0, 60_000),
+    upstreamTimeoutMs: int("PROXY_UPSTREAM_TIMEOUT_MS", configDefaults.upstreamTimeoutMs, 100, 3_600_000),
+    maxBodyBytes: int("PROXY_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
+    maxRecordedBytes: int("PROXY_MAX_RECORDED_BYTES", configDefaults.maxRecordedBytes, 1024, 1024 * 1024 * 1024),
+    correlationMemory: int("PROXY_CORRELATION_MEMORY", configDefaults.correlationMemory, 1, 100_000_000),
+    shutdownGraceMs: int("PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
+    retryAfterSeconds: int("PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
+    logLevel,
+  };
+  if (problems.length > 0) throw new ProxyConfigError(problems);
+  return config;
+}

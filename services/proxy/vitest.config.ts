@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    // Integration files share the broker and spawn workers: one file at a time on a 2-core machine.
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+  },
+});
