@@ -98,6 +98,9 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
     config: getConfig,
     async restart() {
       await stop(server);
+      // Like a process restart, this takes a moment: peers in this process see their old connections
+      // close before the new server answers, instead of reusing a dead pooled socket.
+      await new Promise((resolve) => setTimeout(resolve, 100));
       server = createServer(createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds));
       await listen(server, host, port);
       log?.info({ kind: options.kind, url }, "restarted with an empty task store");

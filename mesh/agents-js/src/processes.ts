@@ -1,0 +1,104 @@
+/**
+ * Mesh workers as processes, the way a deployment runs them: W1 and W2 (`node --import tsx src/main.ts`)
+ * and W3 (`.venv/bin/python -m w3` in mesh/agent-py, after `mesh/agent-py/setup.sh`). Each resolves once
+ * the worker logged its `listening` line, with the URL it serves; `stop()` sends SIGTERM and waits
+ * (SIGKILL after a grace), so a restart is `stop()` and a new spawn on the same port.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { JsWorkerKind } from "./cards.ts";
+
+export interface AgentProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnOptions {
+  host?: string;
+  /** 0 (default) lets the worker pick a free port; pass the old port to restart in place. */
+  port?: number;
+  cardMaxAgeSeconds?: number;
+  /** How long to wait for the listening line; default 30 s. */
+  startTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+const jsMain = fileURLToPath(new URL("./main.ts", import.meta.url));
+export const agentPyDir = fileURLToPath(new URL("../../agent-py/", import.meta.url));
+export const agentPyPython = `${agentPyDir}.venv/bin/python`;
+
+function waitForListening(child: ChildProcess, name: string, timeoutMs: number): Promise<{ url: string; output: () => string }> {
+  let output = "";
+  let pending = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      pending += chunk.toString("utf8");
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) !== -1) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        try {
+          const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
+          if (entry.msg === "listening" && typeof entry.url === "string") {
+            clearTimeout(timer);
+            resolve({ url: entry.url, output: () => output });
+          }
+        } catch {
+          // not a log line
+        }
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")));
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+}
+
+async function started(child: ChildProcess, name: string, timeoutMs: number): Promise<AgentProcess> {
+  const { url, output } = await waitForListening(child, name, timeoutMs);
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    output,
+    async stop(graceMs = 5_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** W1 or W2 as a process; `configFile` is re-read on SIGHUP (`child.kill("SIGHUP")`). */
+export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { configFile?: string } = {}): Promise<AgentProcess> {
+  const args = ["--import", "tsx", jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
+  if (options.configFile !== undefined) args.push("--config", options.configFile);
+  if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+  return started(child, kind.toUpperCase(), options.startTimeoutMs ?? 30_000);
+}
+
+/** W3 as a process on the SQLite file `db` (created when missing, kept across restarts). */
+export function spawnPyAgent(options: SpawnOptions & { db: string }): Promise<AgentProcess> {
+  if (!existsSync(agentPyPython)) throw new Error(`W3's virtual environment is missing: run ${agentPyDir}setup.sh`);
+  const args = ["-m", "w3", "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0), "--db", options.db];
+  if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
+  const child = spawn(agentPyPython, args, { cwd: agentPyDir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1", ...options.env } });
+  return started(child, "W3", options.startTimeoutMs ?? 30_000);
+}
