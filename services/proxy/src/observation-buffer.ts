@@ -138,7 +138,8 @@ export class ObservationBuffer {
     if (!this.reachable) this.options.log.info({ buffered: this.queue.length }, "the ledger is reachable again");
     this.reachable = true;
     this.failures = 0;
-    this.batchSize = this.options.batchMax;
+    // A batch size halved for an oversized batch holds until the backlog is through.
+    if (this.queue.length === 0) this.batchSize = this.options.batchMax;
     this.options.metrics.ledgerReachable.set(1);
   }
 

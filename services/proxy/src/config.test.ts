@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { baseUrl, configDefaults, loadConfig, ProxyConfigError } from "./config.ts";
+
+const minimal = { PROXY_WORKER_ID: "W1", PROXY_UPSTREAM_URL: "http://127.0.0.1:4001/" };
+
+describe("loadConfig", () => {
+  it("fills defaults around the two required values", () => {
+    const config = loadConfig(minimal);
+    expect(config).toMatchObject({
+      workerId: "W1",
+      upstreamUrl: "http://127.0.0.1:4001",
+      host: configDefaults.host,
+      port: configDefaults.port,
+      observer: "proxy:W1",
+      failMode: "closed",
+      rewriteCardUrls: false,
+      publicUrl: null,
+      ingestUrl: "http://127.0.0.1:18090",
+      ingestToken: null,
+    });
+  });
+
+  it("reads every setting", () => {
+    const config = loadConfig({
+      ...minimal,
+      PROXY_PORT: "0",
+      PROXY_PUBLIC_URL: "http://proxy.example:8080/",
+      PROXY_REWRITE_CARD_URLS: "true",
+      PROXY_CARD_URL_ALIASES: "http://localhost:4001, http://w1.internal",
+      PROXY_INGEST_URL: "http://127.0.0.1:9/",
+      PROXY_INGEST_TOKEN: "s3cret-token-value",
+      PROXY_FAIL_MODE: "open",
+      PROXY_BUFFER_MAX: "7",
+      PROXY_UPSTREAM_TIMEOUT_MS: "250",
+    });
+    expect(config).toMatchObject({ port: 0, publicUrl: "http://proxy.example:8080", rewriteCardUrls: true, cardUrlAliases: ["http://localhost:4001", "http://w1.internal"], ingestUrl: "http://127.0.0.1:9", failMode: "open", bufferMax: 7, upstreamTimeoutMs: 250 });
+  });
+
+  it("reports every bad value at once, by name, without echoing the token", () => {
+    try {
+      loadConfig({ PROXY_UPSTREAM_URL: "ftp://x", PROXY_PORT: "70000", PROXY_FAIL_MODE: "maybe", PROXY_REWRITE_CARD_URLS: "perhaps", PROXY_INGEST_TOKEN: "has space", PROXY_BUFFER_MAX: "0", PROXY_LOG_LEVEL: "loud" });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ProxyConfigError);
+      const problems = (e as ProxyConfigError).problems.join("\n");
+      for (const name of ["PROXY_WORKER_ID is required", "PROXY_UPSTREAM_URL", "PROXY_PORT", "PROXY_FAIL_MODE", "PROXY_REWRITE_CARD_URLS", "PROXY_INGEST_TOKEN", "PROXY_BUFFER_MAX", "PROXY_LOG_LEVEL"]) expect(problems).toContain(name);
+      expect(problems).not.toContain("has space");
+    }
+  });
+});
+
+describe("baseUrl", () => {
+  it("keeps scheme, host, port and path without trailing slashes, and refuses the rest", () => {
+    expect(baseUrl("https://w.example:8443/a2a/")).toBe("https://w.example:8443/a2a");
+    for (const bad of ["w.example", "ftp://w.example", "http://w.example/?q=1", "http://user:pw@w.example", "http://w.example/#x"]) expect(baseUrl(bad)).toBeNull();
+  });
+});

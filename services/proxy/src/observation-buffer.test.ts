@@ -1,0 +1,140 @@
+import { IngestRejectedError, IngestUnavailableError, type ObservationInput } from "@a2a-ledger/ingest-client";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "./log.ts";
+import { createMetrics, type ProxyMetrics } from "./metrics.ts";
+import { ObservationBuffer, type FailMode, type ObservationSender } from "./observation-buffer.ts";
+
+const observation = (i: number): ObservationInput => ({
+  type: "TaskStateObserved",
+  eventId: `e-${i}`,
+  correlationId: "c",
+  occurredAt: 1,
+  observer: "proxy:W1",
+  workerId: "W1",
+  serverTaskId: "t",
+  state: "TASK_STATE_WORKING",
+  via: "GET",
+});
+
+/** Answers each send with the next scripted outcome (the last repeats): "ok", "down", or an error to throw. */
+class ScriptedSender implements ObservationSender {
+  readonly batches: string[][] = [];
+  constructor(private readonly script: ("ok" | "down" | Error)[]) {}
+  async send(events: readonly ObservationInput[]): Promise<unknown> {
+    const outcome = this.script[Math.min(this.batches.length, this.script.length - 1)]!;
+    this.batches.push(events.map((e) => e.eventId));
+    if (outcome === "ok") return { accepted: events.length };
+    if (outcome === "down") throw new IngestUnavailableError("down", 3, 0, 503, "INGEST_KAFKA_UNAVAILABLE");
+    throw outcome;
+  }
+}
+
+function buffer(sender: ObservationSender, capacity: number, failMode: FailMode = "closed", batchMax = 10): { buffer: ObservationBuffer; metrics: ProxyMetrics } {
+  const metrics = createMetrics();
+  return { buffer: new ObservationBuffer({ sender, capacity, failMode, batchMax, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log: createLogger("silent") }), metrics };
+}
+
+const value = async (metrics: ProxyMetrics, name: string, labels: Record<string, string> = {}): Promise<number> => {
+  const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const entry = (metric?.values ?? []).find((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l));
+  return entry?.value ?? 0;
+};
+
+const until = async (condition: () => boolean, timeoutMs = 5_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+};
+
+describe("ObservationBuffer", () => {
+  it("sends in order, in batches, and retries a failed batch with the very same eventIds", async () => {
+    const sender = new ScriptedSender(["down", "down", "ok"]);
+    const { buffer: b, metrics } = buffer(sender, 100, "closed", 3);
+    for (let i = 0; i < 5; i++) b.offer(observation(i));
+    b.start();
+    await until(() => b.length === 0);
+    expect(sender.batches).toEqual([
+      ["e-0", "e-1", "e-2"],
+      ["e-0", "e-1", "e-2"],
+      ["e-0", "e-1", "e-2"],
+      ["e-3", "e-4"],
+    ]);
+    expect(b.ledgerReachable).toBe(true);
+    expect(await value(metrics, "a2a_proxy_observations_sent_total")).toBe(5);
+    expect(await value(metrics, "a2a_proxy_ingest_failures_total")).toBe(2);
+    await b.close(0);
+  });
+
+  it("fail-closed: refuses new dispatches at capacity, everything recorded at twice it, and drops only past that", async () => {
+    const { buffer: b, metrics } = buffer(new ScriptedSender(["down"]), 3, "closed");
+    for (let i = 0; i < 3; i++) b.offer(observation(i));
+    expect(b.admission(true)).toBe("refuse");
+    expect(b.admission(false)).toBe("admit");
+    for (let i = 3; i < 6; i++) expect(b.offer(observation(i))).toBe(true);
+    expect(b.admission(false)).toBe("refuse");
+    expect(b.offer(observation(6))).toBe(false);
+    expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "overflow" })).toBe(1);
+    await b.close(0);
+  });
+
+  it("admits dispatches again once the ledger took the backlog", async () => {
+    const sender = new ScriptedSender(["down", "down", "ok"]);
+    const { buffer: b } = buffer(sender, 2, "closed");
+    b.offer(observation(0));
+    b.offer(observation(1));
+    expect(b.admission(true)).toBe("refuse");
+    b.start();
+    await until(() => b.admission(true) === "admit");
+    expect(b.length).toBe(0);
+    await b.close(0);
+  });
+
+  it("fail-open: admits everything and counts each observation that does not fit", async () => {
+    const { buffer: b, metrics } = buffer(new ScriptedSender(["down"]), 2, "open");
+    for (let i = 0; i < 5; i++) b.offer(observation(i));
+    expect(b.admission(true)).toBe("admit");
+    expect(b.length).toBe(2);
+    expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "buffer_full" })).toBe(3);
+    expect(await value(metrics, "a2a_proxy_observations_total", { type: "TaskStateObserved" })).toBe(5);
+    await b.close(0);
+  });
+
+  it("drops the observations the ledger rejects as invalid and sends the rest of their batch again", async () => {
+    const rejected = new IngestRejectedError(400, "INGEST_INVALID_EVENT", "bad", [{ index: 1, path: "state", message: "unknown" }], 0);
+    const sender = new ScriptedSender([rejected, "ok"]);
+    const { buffer: b, metrics } = buffer(sender, 10);
+    for (let i = 0; i < 3; i++) b.offer(observation(i));
+    b.start();
+    await until(() => b.length === 0);
+    expect(sender.batches).toEqual([
+      ["e-0", "e-1", "e-2"],
+      ["e-0", "e-2"],
+    ]);
+    expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "rejected" })).toBe(1);
+    await b.close(0);
+  });
+
+  it("halves a batch the ledger finds too large, and drops a single observation that is", async () => {
+    const tooLarge = new IngestRejectedError(413, "INGEST_BODY_TOO_LARGE", "big", [], 0);
+    const sender = new ScriptedSender([tooLarge, tooLarge, "ok", "ok", tooLarge, "ok"]);
+    const { buffer: b, metrics } = buffer(sender, 10, "closed", 4);
+    for (let i = 0; i < 4; i++) b.offer(observation(i));
+    b.start();
+    await until(() => b.length === 0);
+    expect(sender.batches).toEqual([["e-0", "e-1", "e-2", "e-3"], ["e-0", "e-1"], ["e-0"], ["e-1"], ["e-2"], ["e-3"]]);
+    expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "rejected" })).toBe(1);
+    await b.close(0);
+  });
+
+  it("on close sends what it can within the grace and counts the rest as dropped", async () => {
+    const { buffer: b, metrics } = buffer(new ScriptedSender(["down"]), 10);
+    b.offer(observation(0));
+    b.offer(observation(1));
+    b.start();
+    expect(await b.close(30)).toBe(2);
+    expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "shutdown" })).toBe(2);
+    expect(b.offer(observation(2))).toBe(false);
+  });
+});
