@@ -17,6 +17,8 @@ export interface Exchange {
 export interface TappedAgent {
   url: string;
   exchanges: Exchange[];
+  /** URLs of responses whose connection closed before the worker ended them (the client went away). */
+  abandoned: string[];
   /** The exchange for the request with this path, last first. */
   last(path?: string): Exchange;
   setConfig(config: WorkerConfig): void;
@@ -25,11 +27,14 @@ export interface TappedAgent {
   close(): Promise<void>;
 }
 
-function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[]): void {
+function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[], abandoned: string[]): void {
   // Express rewrites req.url under mounted routers: keep the URL as it arrived.
   const method = req.method ?? "";
   const url = req.url ?? "";
   const requestChunks: Buffer[] = [];
+  res.on("close", () => {
+    if (!res.writableEnded) abandoned.push(url);
+  });
   req.on("data", (c: Buffer) => requestChunks.push(c));
   const body: Buffer[] = [];
   const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
@@ -51,6 +56,7 @@ function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[]): 
 
 export async function startTappedAgent(kind: JsWorkerKind): Promise<TappedAgent> {
   const exchanges: Exchange[] = [];
+  const abandoned: string[] = [];
   let config = defaultWorkerConfig[kind];
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -58,12 +64,13 @@ export async function startTappedAgent(kind: JsWorkerKind): Promise<TappedAgent>
   const build = () => createJsAgentApp(kind, url, () => config);
   let app = build();
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    tap(req, res, exchanges);
+    tap(req, res, exchanges, abandoned);
     app(req, res);
   });
   return {
     url,
     exchanges,
+    abandoned,
     last(path?: string) {
       const found = [...exchanges].reverse().find((e) => path === undefined || e.url === path);
       if (found === undefined) throw new Error(`no exchange for ${path ?? "any path"}`);
