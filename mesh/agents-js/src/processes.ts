@@ -1,5 +1,5 @@
 /**
- * Mesh workers as processes, the way a deployment runs them: W1 and W2 (`node --import tsx src/main.ts`)
+ * Mesh services as processes, the way a deployment runs them: W1 and W2 (`node --import tsx src/main.ts`)
  * and W3 (`.venv/bin/python -m w3` in mesh/agent-py, after `mesh/agent-py/setup.sh`). Each resolves once
  * the worker logged its `listening` line, with the URL it serves; `stop()` sends SIGTERM and waits
  * (SIGKILL after a grace), so a restart is `stop()` and a new spawn on the same port.
@@ -67,6 +67,15 @@ function waitForListening(child: ChildProcess, name: string, timeoutMs: number):
   });
 }
 
+/**
+ * Any service of the mesh (a worker, a proxy) as a child process that logs a JSON line with
+ * `msg: "listening"` and its `url` once it serves.
+ */
+export function spawnListening(name: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {}): Promise<AgentProcess> {
+  const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+  return started(child, name, options.startTimeoutMs ?? 30_000);
+}
+
 async function started(child: ChildProcess, name: string, timeoutMs: number): Promise<AgentProcess> {
   const { url, output } = await waitForListening(child, name, timeoutMs);
   const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
@@ -90,8 +99,7 @@ export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { confi
   const args = ["--import", "tsx", jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
   if (options.configFile !== undefined) args.push("--config", options.configFile);
   if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
-  return started(child, kind.toUpperCase(), options.startTimeoutMs ?? 30_000);
+  return spawnListening(kind.toUpperCase(), process.execPath, args, options);
 }
 
 /** W3 as a process on the SQLite file `db` (created when missing, kept across restarts). */
@@ -99,6 +107,5 @@ export function spawnPyAgent(options: SpawnOptions & { db: string }): Promise<Ag
   if (!existsSync(agentPyPython)) throw new Error(`W3's virtual environment is missing: run ${agentPyDir}setup.sh`);
   const args = ["-m", "w3", "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0), "--db", options.db];
   if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
-  const child = spawn(agentPyPython, args, { cwd: agentPyDir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1", ...options.env } });
-  return started(child, "W3", options.startTimeoutMs ?? 30_000);
+  return spawnListening("W3", agentPyPython, args, { ...options, cwd: agentPyDir, env: { PYTHONUNBUFFERED: "1", ...options.env } });
 }

@@ -52,7 +52,7 @@ export const configDefaults = {
   failMode: "closed",
   bufferMax: 10_000,
   batchMax: 500,
-  flushDelayMs: 20,
+  flushDelayMs: 50,
   upstreamTimeoutMs: 60_000,
   maxBodyBytes: 16 * 1024 * 1024,
   maxRecordedBytes: 8 * 1024 * 1024,

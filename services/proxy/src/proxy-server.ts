@@ -7,7 +7,6 @@
  * The proxy answers by itself only with its own endpoints (exactly GET /metrics, /healthz, /readyz) and
  * the errors of errors.ts. The card is the one answer it may change: its interface URLs, when configured.
  */
-import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import zlib from "node:zlib";
@@ -82,6 +81,7 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
   const upstreamPrefix = upstream.pathname.replace(/\/+$/, "");
   const source: ObservationSource = { workerId: config.workerId, observer: config.observer };
   let publicUrl = config.publicUrl ?? "";
+  let requests = 0;
   let closing = false;
 
   const emit = (o: Parameters<ObservationBuffer["offer"]>[0]): void => void buffer.offer(o);
@@ -150,7 +150,8 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.sendDate = false;
     if (ownEndpoint(req, res)) return;
-    const requestId = headerValue(req.headers, "x-request-id") ?? randomUUID();
+    // Only logs use the request id: the client's, else one made here.
+    const requestId = headerValue(req.headers, "x-request-id") ?? `proxy-${++requests}`;
     const body = await readBody(req, res);
     if (body === null) {
       if (!res.headersSent) res.destroy();
@@ -245,13 +246,8 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
       const stream = isEventStream(contentType);
       // Outside a stream the worker may not fall silent for longer than the upstream timeout; a stream may
       // legitimately stay quiet while its task waits, so it ends only when the worker or the client ends it.
-      let idle: NodeJS.Timeout | undefined;
-      const resetIdle = () => {
-        if (stream) return;
-        clearTimeout(idle);
-        idle = setTimeout(() => upRes.destroy(new ProxyError("PROXY_UPSTREAM_TIMEOUT")), config.upstreamTimeoutMs);
-      };
-      resetIdle();
+      const idle = stream ? undefined : setTimeout(() => upRes.destroy(new ProxyError("PROXY_UPSTREAM_TIMEOUT")), config.upstreamTimeoutMs);
+      const resetIdle = () => void idle?.refresh();
 
       const outHeaders = endToEndHeaders(upRes.rawHeaders);
       const done = () => {

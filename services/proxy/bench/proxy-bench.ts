@@ -1,0 +1,167 @@
+/**
+ * Proxy overhead against a direct connection, measured in the same run with autocannon:
+ *
+ *     npm run bench -w @a2a-ledger/proxy      (against the stack of `npm run infra:up`)
+ *
+ * W1 runs as its own process; two proxies run as their own processes in front of it: one recording into
+ * the real ingest service (its own process, writing to a throwaway topic on Kafka), one recording into a
+ * sink that acknowledges at once (this process), which isolates the proxy's own cost from the ledger's.
+ * A bare Node passthrough (bench/passthrough.ts, no recording) shows what any Node hop costs.
+ * For each A2A call (GetTask of a task waiting for input; a blocking SendMessage that completes) it
+ * measures, in turn, direct and through each proxy:
+ *
+ * - throughput: closed loop, CONNECTIONS connections (default 16) for DURATION seconds (default 8);
+ * - latency: a fixed rate of RATE_SHARE (default 0.4) of the direct throughput, 4 connections.
+ *
+ * Printed: req/s and the ratio to direct; p50 and p99 and what the proxy adds to them. ROUNDS repeats
+ * the whole set (default 1).
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { createKafka, endpointsFromEnv } from "@a2a-ledger/kafka";
+import { createTestTopic } from "@a2a-ledger/kafka/testing";
+import { spawnJsAgent, spawnListening, type AgentProcess } from "@a2a-ledger/mesh-agents";
+import autocannon from "autocannon";
+
+const connections = Number(process.env.CONNECTIONS ?? 16);
+const duration = Number(process.env.DURATION ?? 8);
+const rateShare = Number(process.env.RATE_SHARE ?? 0.4);
+const rounds = Number(process.env.ROUNDS ?? 1);
+
+const proxyMain = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+const passthroughMain = fileURLToPath(new URL("./passthrough.ts", import.meta.url));
+const ingestMain = fileURLToPath(new URL("../../ingest/src/main.ts", import.meta.url));
+const headers = { "content-type": "application/json", "A2A-Version": "1.0" };
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, body: string, options: { connections: number; overallRate?: number }): Promise<Measured> {
+  const result = await autocannon({ url, method: "POST", headers, body, connections: options.connections, duration, ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }) });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx };
+}
+
+/** An ingest stand-in that acknowledges every batch at once: the proxy's cost without the ledger's. */
+async function nullSink(): Promise<{ url: string; server: Server; received: () => number }> {
+  let received = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const events = (JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length;
+      received += events;
+      res.writeHead(202, { "content-type": "application/json" });
+      res.end(JSON.stringify({ accepted: events }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, received: () => received };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function startIngest(topic: string): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, ["--import", "tsx", ingestMain], {
+    stdio: "ignore",
+    env: { ...process.env, INGEST_PORT: String(port), INGEST_TOPIC: topic, INGEST_LOG_LEVEL: "warn" },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error("ingest did not become ready");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+function startProxy(upstream: string, ingestUrl: string, workerId: string): Promise<AgentProcess> {
+  return spawnListening(`proxy ${workerId}`, process.execPath, ["--import", "tsx", proxyMain], {
+    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info", PROXY_SHUTDOWN_GRACE_MS: "2000" },
+  });
+}
+
+const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const endpoints = endpointsFromEnv();
+  const kafka = createKafka({ brokers: endpoints.brokers, clientId: `proxy-bench-${randomUUID().slice(0, 8)}` });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topic = await createTestTopic(admin, "proxy-bench", 6);
+  const sink = await nullSink();
+  const w1 = await spawnJsAgent("w1");
+  const ingest = await startIngest(topic);
+  const viaSink = await startProxy(w1.url, sink.url, "W1-bench-sink");
+  const viaLedger = await startProxy(w1.url, ingest.url, "W1-bench-ledger");
+  const passthrough = await spawnListening("passthrough", process.execPath, ["--import", "tsx", passthroughMain, String(w1.port)]);
+  try {
+    const waiting = await fetch(`${w1.url}/a2a/jsonrpc`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "bench-wait", role: "ROLE_USER", parts: [{ text: "need-input bench" }] } } }),
+    });
+    const taskId = ((await waiting.json()) as { result: { task: { id: string } } }).result.task.id;
+    const calls = [
+      { name: "GetTask (JSON-RPC)", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: taskId } }) },
+      { name: "SendMessage (JSON-RPC, completes)", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "bench-send", role: "ROLE_USER", parts: [{ text: "bench" }] } } }) },
+    ];
+    const targets = [
+      { name: "direct", url: `${w1.url}/a2a/jsonrpc` },
+      { name: "bare Node passthrough (no recording)", url: `${passthrough.url}/a2a/jsonrpc` },
+      { name: "proxy → sink", url: `${viaSink.url}/a2a/jsonrpc` },
+      { name: "proxy → ingest → Kafka", url: `${viaLedger.url}/a2a/jsonrpc` },
+    ];
+    console.log(`node ${process.version}; autocannon 9.0.0; ${connections} connections × ${duration} s for throughput, ${fmt(rateShare * 100, 0)} % of direct throughput on 4 connections for latency; ${rounds} round(s)`);
+    for (let round = 1; round <= rounds; round++) {
+      for (const call of calls) {
+        // Warm-up: JIT, connection pools, the ingest producer.
+        for (const t of targets) await autocannon({ url: t.url, method: "POST", headers, body: call.body, connections: 4, duration: 2 });
+        const throughput: Measured[] = [];
+        for (const t of targets) throughput.push(await load(t.url, call.body, { connections }));
+        const rate = Math.max(1, Math.round(throughput[0]!.rps * rateShare));
+        const latency: Measured[] = [];
+        for (const t of targets) latency.push(await load(t.url, call.body, { connections: 4, overallRate: rate }));
+        console.log(`\nround ${round}: ${call.name}`);
+        console.log("| path | req/s (closed loop) | vs direct | p50 ms @ rate | p99 ms @ rate | added p50 | added p99 | errors |");
+        console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+        targets.forEach((t, i) => {
+          const tp = throughput[i]!;
+          const lt = latency[i]!;
+          const direct = latency[0]!;
+          console.log(
+            `| ${t.name} | ${fmt(tp.rps, 0)} | ${fmt(tp.rps / throughput[0]!.rps, 2)} | ${fmt(lt.p50)} | ${fmt(lt.p99)} | ${i === 0 ? "–" : fmt(lt.p50 - direct.p50)} | ${i === 0 ? "–" : fmt(lt.p99 - direct.p99)} | ${tp.errors + lt.errors} |`,
+          );
+        });
+        console.log(`(latency rate: ${rate} req/s)`);
+      }
+    }
+    console.log(`\nobservations acknowledged by the sink: ${sink.received()}`);
+  } finally {
+    await passthrough.stop();
+    await viaSink.stop();
+    await viaLedger.stop();
+    ingest.stop();
+    await w1.stop();
+    sink.server.close();
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+await main();
