@@ -41,6 +41,8 @@ export class ScriptedExecutor implements AgentExecutor {
     const message = ctx.userMessage;
     const resuming = ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
     const script = parseScript(textOf(message));
+    // A waiting task keeps its context id for a cancel, which names only the task.
+    let waiting = false;
     try {
       // Every execute call publishes the task first, follow-up turns included.
       const task: Task = ctx.task ?? {
@@ -56,6 +58,7 @@ export class ScriptedExecutor implements AgentExecutor {
 
       if (!resuming && script.needInput && this.options.supportsInputRequired) {
         this.status(bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, this.agentMessage(taskId, contextId, "Input required: reply to this task with the missing detail to continue."));
+        waiting = true;
         return;
       }
       if (script.delayMs > 0) await sleep(script.delayMs);
@@ -66,6 +69,7 @@ export class ScriptedExecutor implements AgentExecutor {
       this.status(bus, taskId, contextId, TaskState.TASK_STATE_COMPLETED);
     } finally {
       this.canceled.delete(taskId);
+      if (!waiting) this.contexts.delete(taskId);
     }
   };
 

@@ -66,6 +66,13 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("W1 over %s", (transport) => 
     expect(artifactMediaTypes(done)).toEqual(["application/json"]);
   });
 
+  it("cancels a task waiting for input", async () => {
+    const client = await clientFor(w1.url, transport);
+    const waiting = asTask(await client.sendMessage({ tenant: "", message: userMessage("need-input then cancel"), configuration: undefined, metadata: undefined }));
+    const canceled = await client.cancelTask({ tenant: "", id: waiting.id, metadata: undefined });
+    expect(stateOf(canceled)).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
   it("streams the states and an artifact in chunks with append and lastChunk", async () => {
     const client = await clientFor(w1.url, transport);
     const events = [];

@@ -31,7 +31,6 @@ export const errorCatalogue = {
   },
   PROXY_SHUTTING_DOWN: { status: 503, rpcStatus: "UNAVAILABLE", summary: "The proxy is draining before it stops." },
   PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", summary: "The request body is larger than the proxy accepts (PROXY_MAX_BODY_BYTES)." },
-  PROXY_BAD_REQUEST: { status: 400, rpcStatus: "INVALID_ARGUMENT", summary: "The HTTP request could not be read (aborted or malformed body)." },
   PROXY_INTERNAL: { status: 500, rpcStatus: "INTERNAL", summary: "An unexpected proxy error; reported in the logs with the request id." },
 } as const satisfies Record<string, CatalogueEntry>;
 
