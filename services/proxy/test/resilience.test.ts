@@ -156,6 +156,17 @@ describe("malformed and hostile requests", () => {
     }
   });
 
+  it("a method A2A does not have is forwarded, answered by the worker, and records nothing", async () => {
+    const sentBefore = sender.sent.length;
+    const body = jsonRpc("tasks/teleport", { id: "t" });
+    const direct = await rawRequest(`${agent.url}/a2a/jsonrpc`, { headers: v1, body });
+    const proxied = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body });
+    expect(proxied.body.equals(direct.body)).toBe(true);
+    expect(JSON.parse(proxied.body.toString())).toMatchObject({ error: { code: -32601 } });
+    await drained(proxy.app);
+    expect(sender.sent.length).toBe(sentBefore);
+  });
+
   it("a body over the proxy's limit is refused with 413 and never reaches the worker", async () => {
     const count = agent.exchanges.length;
     const r = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body: send("x".repeat(5000)) });
