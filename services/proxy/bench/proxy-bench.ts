@@ -11,10 +11,11 @@
  * measures, in turn, direct and through each proxy:
  *
  * - throughput: closed loop, CONNECTIONS connections (default 16) for DURATION seconds (default 8);
- * - latency: a fixed rate of RATE_SHARE (default 0.4) of the direct throughput, 4 connections.
+ * - latency: a fixed rate of RATE_SHARE (default 0.4) of the slowest path's throughput, 4 connections,
+ *   so that no path is saturated.
  *
- * Printed: req/s and the ratio to direct; p50 and p99 and what the proxy adds to them. ROUNDS repeats
- * the whole set (default 1).
+ * Printed per round and as medians over ROUNDS rounds (default 3; the order of the paths rotates per
+ * round): req/s and its ratio to direct; p50 and p99 and what the proxy adds to them.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -28,7 +29,7 @@ import autocannon from "autocannon";
 const connections = Number(process.env.CONNECTIONS ?? 16);
 const duration = Number(process.env.DURATION ?? 8);
 const rateShare = Number(process.env.RATE_SHARE ?? 0.4);
-const rounds = Number(process.env.ROUNDS ?? 1);
+const rounds = Number(process.env.ROUNDS ?? 3);
 
 const proxyMain = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const passthroughMain = fileURLToPath(new URL("./passthrough.ts", import.meta.url));
@@ -98,6 +99,12 @@ function startProxy(upstream: string, ingestUrl: string, workerId: string): Prom
 
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 async function main(): Promise<void> {
   const endpoints = endpointsFromEnv();
   const kafka = createKafka({ brokers: endpoints.brokers, clientId: `proxy-bench-${randomUUID().slice(0, 8)}` });
@@ -127,29 +134,46 @@ async function main(): Promise<void> {
       { name: "proxy → sink", url: `${viaSink.url}/a2a/jsonrpc` },
       { name: "proxy → ingest → Kafka", url: `${viaLedger.url}/a2a/jsonrpc` },
     ];
-    console.log(`node ${process.version}; autocannon 9.0.0; ${connections} connections × ${duration} s for throughput, ${fmt(rateShare * 100, 0)} % of direct throughput on 4 connections for latency; ${rounds} round(s)`);
-    for (let round = 1; round <= rounds; round++) {
+    console.log(`node ${process.version}; autocannon 9.0.0; ${connections} connections × ${duration} s for throughput; for latency ${fmt(rateShare * 100, 0)} % of the slowest path's throughput, 4 connections; ${rounds} round(s), the order of the paths rotating per round`);
+    const summary = new Map<string, { throughput: number[]; ratio: number[]; p50: number[]; p99: number[]; addedP50: number[]; addedP99: number[]; errors: number }>();
+    for (let round = 0; round < rounds; round++) {
       for (const call of calls) {
+        const order = targets.map((_, i) => (i + round) % targets.length);
         // Warm-up: JIT, connection pools, the ingest producer.
-        for (const t of targets) await autocannon({ url: t.url, method: "POST", headers, body: call.body, connections: 4, duration: 2 });
+        for (const i of order) await autocannon({ url: targets[i]!.url, method: "POST", headers, body: call.body, connections: 4, duration: 2 });
         const throughput: Measured[] = [];
-        for (const t of targets) throughput.push(await load(t.url, call.body, { connections }));
-        const rate = Math.max(1, Math.round(throughput[0]!.rps * rateShare));
+        for (const i of order) throughput[i] = await load(targets[i]!.url, call.body, { connections });
+        const rate = Math.max(1, Math.round(Math.min(...throughput.map((t) => t.rps)) * rateShare));
         const latency: Measured[] = [];
-        for (const t of targets) latency.push(await load(t.url, call.body, { connections: 4, overallRate: rate }));
-        console.log(`\nround ${round}: ${call.name}`);
-        console.log("| path | req/s (closed loop) | vs direct | p50 ms @ rate | p99 ms @ rate | added p50 | added p99 | errors |");
+        for (const i of order) latency[i] = await load(targets[i]!.url, call.body, { connections: 4, overallRate: rate });
+        console.log(`\nround ${round + 1}: ${call.name} (latency at ${rate} req/s)`);
+        console.log("| path | req/s (closed loop) | vs direct | p50 ms | p99 ms | added p50 | added p99 | errors |");
         console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
         targets.forEach((t, i) => {
           const tp = throughput[i]!;
           const lt = latency[i]!;
           const direct = latency[0]!;
-          console.log(
-            `| ${t.name} | ${fmt(tp.rps, 0)} | ${fmt(tp.rps / throughput[0]!.rps, 2)} | ${fmt(lt.p50)} | ${fmt(lt.p99)} | ${i === 0 ? "–" : fmt(lt.p50 - direct.p50)} | ${i === 0 ? "–" : fmt(lt.p99 - direct.p99)} | ${tp.errors + lt.errors} |`,
-          );
+          const key = `${call.name}\u0000${t.name}`;
+          const s = summary.get(key) ?? { throughput: [], ratio: [], p50: [], p99: [], addedP50: [], addedP99: [], errors: 0 };
+          s.throughput.push(tp.rps);
+          s.ratio.push(tp.rps / throughput[0]!.rps);
+          s.p50.push(lt.p50);
+          s.p99.push(lt.p99);
+          s.addedP50.push(lt.p50 - direct.p50);
+          s.addedP99.push(lt.p99 - direct.p99);
+          s.errors += tp.errors + lt.errors;
+          summary.set(key, s);
+          console.log(`| ${t.name} | ${fmt(tp.rps, 0)} | ${fmt(tp.rps / throughput[0]!.rps, 2)} | ${fmt(lt.p50)} | ${fmt(lt.p99)} | ${i === 0 ? "–" : fmt(lt.p50 - direct.p50)} | ${i === 0 ? "–" : fmt(lt.p99 - direct.p99)} | ${tp.errors + lt.errors} |`);
         });
-        console.log(`(latency rate: ${rate} req/s)`);
       }
+    }
+    console.log(`\nmedians over ${rounds} round(s)`);
+    console.log("| call | path | req/s | vs direct | p50 ms | p99 ms | added p50 | added p99 | errors |");
+    console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (const [key, s] of summary) {
+      const [call, path] = key.split("\u0000");
+      const direct = path === "direct";
+      console.log(`| ${call} | ${path} | ${fmt(median(s.throughput), 0)} | ${fmt(median(s.ratio), 2)} | ${fmt(median(s.p50))} | ${fmt(median(s.p99))} | ${direct ? "–" : fmt(median(s.addedP50))} | ${direct ? "–" : fmt(median(s.addedP99))} | ${s.errors} |`);
     }
     console.log(`\nobservations acknowledged by the sink: ${sink.received()}`);
   } finally {

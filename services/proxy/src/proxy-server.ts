@@ -77,7 +77,10 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
   const now = deps.now ?? Date.now;
   const upstream = new URL(config.upstreamUrl);
   const transport = upstream.protocol === "https:" ? https : http;
-  const agent = new transport.Agent({ keepAlive: true, maxSockets: 512 });
+  // Pooled connections idle for 4 s are closed: under the 5 s keep-alive of common servers (express,
+  // uvicorn), so a request is never sent on a connection the worker is closing. Node also honours a
+  // worker's `Keep-Alive: timeout=` hint; active connections (streams) are not affected.
+  const agent = new transport.Agent({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
   const upstreamPrefix = upstream.pathname.replace(/\/+$/, "");
   const source: ObservationSource = { workerId: config.workerId, observer: config.observer };
   let publicUrl = config.publicUrl ?? "";
@@ -228,8 +231,10 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
       settle();
     });
 
+    let clientGone = false;
     res.on("close", () => {
       if (!res.writableFinished) {
+        clientGone = true;
         metrics.clientDisconnects.inc();
         upReq.destroy();
         settle();
@@ -257,7 +262,7 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
       upRes.on("error", () => undefined);
       upRes.on("close", () => {
         clearTimeout(idle);
-        if (upRes.complete) return;
+        if (upRes.complete || clientGone) return;
         // The worker went away (or fell silent) in the middle of its answer: the client sees the answer cut
         // off, as it would directly.
         metrics.upstreamErrors.inc({ code: "PROXY_UPSTREAM_UNREACHABLE" });

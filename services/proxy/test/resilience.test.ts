@@ -38,6 +38,7 @@ describe("a client that disconnects mid-stream", () => {
     await expect.poll(() => metric(proxy.url, "a2a_proxy_client_disconnects_total")).toBe(before + 1);
     // The proxy closed its side of the worker's stream too: the worker saw its client go.
     await expect.poll(() => agent.abandoned.length).toBe(abandonedBefore + 1);
+    expect(await metric(proxy.url, "a2a_proxy_upstream_errors_total", { code: "PROXY_UPSTREAM_UNREACHABLE" })).toBe(0);
     await drained(proxy.app);
     expect(sender.sent.filter((o) => o.correlationId === "gone-1").map((o) => o.type)).toEqual(expect.arrayContaining(["TaskDispatched", "TaskStateObserved"]));
     const next = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body: stream("again chunks=2") });
