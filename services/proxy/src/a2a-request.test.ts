@@ -42,6 +42,8 @@ describe("classifyRequest", () => {
     expect(fromHeaders.kind === "jsonrpc" && fromHeaders.dispatch).toMatchObject({ skillId: "answer", attempt: 2 });
     const fromMessage = post("/", send("SendMessage", { messageId: "m", metadata: { "a2a-ledger.correlationId": "c-msg", "a2a-ledger.attempt": 3 } }, { metadata: { "a2a-ledger.correlationId": "c-req", "a2a-ledger.skillId": "req-skill" } }));
     expect(fromMessage.kind === "jsonrpc" && fromMessage.dispatch).toMatchObject({ correlationId: "c-msg", skillId: "req-skill", attempt: 3 });
+    const plain = post("/", send("SendMessage", { messageId: "m", metadata: { correlationId: "c-plain", skillId: "answer" } }));
+    expect(plain.kind === "jsonrpc" && plain.dispatch).toMatchObject({ correlationId: "c-plain", skillId: "answer" });
     const badAttempt = post("/", send("SendMessage", { messageId: "m" }), { "a2a-ledger-attempt": "-1" });
     expect(badAttempt.kind === "jsonrpc" && badAttempt.dispatch?.attempt).toBeNull();
   });

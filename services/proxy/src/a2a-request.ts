@@ -49,10 +49,14 @@ const v03Methods: Readonly<Record<string, A2AMethod>> = {
 export const correlationHeader = "a2a-ledger-correlation-id";
 export const skillHeader = "a2a-ledger-skill-id";
 export const attemptHeader = "a2a-ledger-attempt";
-/** Keys read from `message.metadata` (first) and the request's `metadata`. */
+/**
+ * Keys read from `message.metadata` (first) and the request's `metadata`. The plain key after the
+ * namespaced one is read too, for clients that name these fields without the ledger's prefix.
+ */
 export const correlationMetadataKey = "a2a-ledger.correlationId";
 export const skillMetadataKey = "a2a-ledger.skillId";
 export const attemptMetadataKey = "a2a-ledger.attempt";
+const plainKeys: Readonly<Record<string, string>> = { [correlationMetadataKey]: "correlationId", [skillMetadataKey]: "skillId", [attemptMetadataKey]: "attempt" };
 
 export interface DispatchFields {
   messageId: string;
@@ -113,9 +117,13 @@ function positiveInt(v: unknown): number | null {
 }
 
 function fromMetadata(message: Record<string, unknown>, params: Record<string, unknown>, key: string): unknown {
-  const own = isRecord(message["metadata"]) ? message["metadata"][key] : undefined;
-  if (own !== undefined) return own;
-  return isRecord(params["metadata"]) ? params["metadata"][key] : undefined;
+  const plain = plainKeys[key];
+  for (const metadata of [message["metadata"], params["metadata"]]) {
+    if (!isRecord(metadata)) continue;
+    if (metadata[key] !== undefined) return metadata[key];
+    if (plain !== undefined && metadata[plain] !== undefined) return metadata[plain];
+  }
+  return undefined;
 }
 
 /** Dispatch fields of a SendMessage body (v1.0 or v0.3 shape), or null without a message. */
