@@ -34,7 +34,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isInteger(car
 }
 
 const log = createLogger(kind.toUpperCase());
-const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log });
+const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log }).catch((err: unknown) => {
+  // A bad configuration file or a port in use: say so in one line and stop.
+  process.stderr.write(`${kind.toUpperCase()} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+});
 
 process.on("SIGHUP", () => {
   agent.reload().catch((err: unknown) => log.error({ err }, "configuration reload failed; the previous configuration stays"));
