@@ -46,7 +46,6 @@ def main() -> None:
     server = uvicorn.Server(config)
     log("listening", kind="w3", url=url, db=args.db)
     server.run(sockets=[sock])
-    log("stopped")
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startIngest(topic: string): Promise<{ url: string; stop: () => void }> {
+async function startIngest(topic: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, ["--import", "tsx", ingestMain], {
@@ -81,14 +81,22 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => vo
     env: { ...process.env, INGEST_PORT: String(port), INGEST_TOPIC: topic, INGEST_LOG_LEVEL: "warn" },
   });
   const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
   const deadline = Date.now() + 60_000;
   for (;;) {
     const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
     if (ready) break;
-    if (Date.now() > deadline) throw new Error("ingest did not become ready");
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error("ingest did not become ready");
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { url, stop: () => child.kill("SIGTERM") };
+  return { url, stop };
 }
 
 function startProxy(upstream: string, ingestUrl: string, workerId: string): Promise<AgentProcess> {
@@ -111,13 +119,23 @@ async function main(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   const topic = await createTestTopic(admin, "proxy-bench", 6);
-  const sink = await nullSink();
-  const w1 = await spawnJsAgent("w1");
-  const ingest = await startIngest(topic);
-  const viaSink = await startProxy(w1.url, sink.url, "W1-bench-sink");
-  const viaLedger = await startProxy(w1.url, ingest.url, "W1-bench-ledger");
-  const passthrough = await spawnListening("passthrough", process.execPath, ["--import", "tsx", passthroughMain, String(w1.port)]);
+  // Everything started is stopped again, also when a later start fails.
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  const started = <T>(value: T, cleanup: (v: T) => Promise<unknown> | unknown): T => {
+    cleanups.unshift(() => cleanup(value));
+    return value;
+  };
+  cleanups.push(async () => {
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
+  });
   try {
+    const sink = started(await nullSink(), (x) => x.server.close());
+    const w1 = started(await spawnJsAgent("w1"), (x) => x.stop());
+    const ingest = started(await startIngest(topic), (x) => x.stop());
+    const viaSink = started(await startProxy(w1.url, sink.url, "W1-bench-sink"), (x) => x.stop());
+    const viaLedger = started(await startProxy(w1.url, ingest.url, "W1-bench-ledger"), (x) => x.stop());
+    const passthrough = started(await spawnListening("passthrough", process.execPath, ["--import", "tsx", passthroughMain, String(w1.port)]), (x) => x.stop());
     const waiting = await fetch(`${w1.url}/a2a/jsonrpc`, {
       method: "POST",
       headers,
@@ -177,14 +195,7 @@ async function main(): Promise<void> {
     }
     console.log(`\nobservations acknowledged by the sink: ${sink.received()}`);
   } finally {
-    await passthrough.stop();
-    await viaSink.stop();
-    await viaLedger.stop();
-    ingest.stop();
-    await w1.stop();
-    sink.server.close();
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-    await admin.disconnect();
+    for (const cleanup of cleanups) await cleanup();
   }
 }
 
