@@ -13,7 +13,7 @@ import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express, { type Express } from "express";
 import { jsonRpcPath, jsWorkerCard, restPath, type JsWorkerKind } from "./cards.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "@a2a-ledger/logging";
 import { ScriptedExecutor } from "./scripted-executor.ts";
 import { readWorkerConfig, type WorkerConfig } from "./worker-config.ts";
 

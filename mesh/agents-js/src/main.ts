@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { startJsAgent } from "./js-agent.ts";
-import { createLogger } from "./log.ts";
+import { createLogger } from "@a2a-ledger/logging";
 
 const { values } = parseArgs({
   options: {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { IngestClient } from "@a2a-ledger/ingest-client";
 import type { ProxyConfig } from "./config.ts";
 import { CorrelationMemory } from "./correlation.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type ObservationSender } from "./observation-buffer.ts";
 import { createProxyServer } from "./proxy-server.ts";
@@ -30,7 +30,7 @@ export interface ProxyApp {
 }
 
 export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {}): ProxyApp {
-  const log = options.logger ?? createLogger(config.logLevel, { workerId: config.workerId });
+  const log = options.logger ?? createLogger("proxy", config.logLevel).child({ workerId: config.workerId });
   const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? false });
   const sender =
     options.sender ??

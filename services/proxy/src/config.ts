@@ -2,7 +2,7 @@
  * Proxy configuration from environment variables, validated: each bad value is one clear message, and
  * all of them are reported together. One proxy serves one worker.
  */
-import type { LevelWithSilent } from "pino";
+import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
 import type { FailMode } from "./observation-buffer.ts";
 
 export interface ProxyConfig {
@@ -35,7 +35,7 @@ export interface ProxyConfig {
   correlationMemory: number;
   shutdownGraceMs: number;
   retryAfterSeconds: number;
-  logLevel: LevelWithSilent;
+  logLevel: LogLevel;
 }
 
 export class ProxyConfigError extends Error {
@@ -62,7 +62,6 @@ export const configDefaults = {
   logLevel: "info",
 } as const;
 
-const logLevels: readonly LevelWithSilent[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** An http(s) URL without a trailing slash, query or fragment; null when it is not one. */
 export function baseUrl(raw: string): string | null {
@@ -126,8 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
   if (ingestToken !== null && /\s/.test(ingestToken)) problems.push("PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
   const failMode = (text("PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
   if (failMode !== "closed" && failMode !== "open") problems.push(`PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
-  const logLevel = (text("PROXY_LOG_LEVEL") ?? configDefaults.logLevel) as LevelWithSilent;
-  if (!logLevels.includes(logLevel)) problems.push(`PROXY_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+  const logLevelRaw = text("PROXY_LOG_LEVEL") ?? levelFromEnv(env, configDefaults.logLevel);
+  if (!isLogLevel(logLevelRaw)) problems.push(`PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
+  const logLevel: LogLevel = isLogLevel(logLevelRaw) ? logLevelRaw : configDefaults.logLevel;
 
   const config: ProxyConfig = {
     workerId,

@@ -1,6 +1,6 @@
 import { IngestRejectedError, IngestUnavailableError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "./log.ts";
+import { createLogger } from "@a2a-ledger/logging";
 import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type FailMode, type ObservationSender } from "./observation-buffer.ts";
 
@@ -31,7 +31,7 @@ class ScriptedSender implements ObservationSender {
 
 function buffer(sender: ObservationSender, capacity: number, failMode: FailMode = "closed", batchMax = 10): { buffer: ObservationBuffer; metrics: ProxyMetrics } {
   const metrics = createMetrics();
-  return { buffer: new ObservationBuffer({ sender, capacity, failMode, batchMax, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log: createLogger("silent") }), metrics };
+  return { buffer: new ObservationBuffer({ sender, capacity, failMode, batchMax, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log: createLogger("proxy", "silent") }), metrics };
 }
 
 const value = async (metrics: ProxyMetrics, name: string, labels: Record<string, string> = {}): Promise<number> => {

@@ -12,7 +12,7 @@
  * rest of its batch is sent again.
  */
 import { IngestRejectedError, type ObservationInput } from "@a2a-ledger/ingest-client";
-import type { Logger } from "./log.ts";
+import type { Logger } from "@a2a-ledger/logging";
 import type { DropReason, ProxyMetrics } from "./metrics.ts";
 
 export type FailMode = "closed" | "open";

@@ -18,7 +18,7 @@ import { validCorrelationId, type CorrelationMemory } from "./correlation.ts";
 import { ProxyError, renderError, type ClientDialect, type ProxyErrorCode } from "./errors.ts";
 import { ExchangeRecorder } from "./exchange-recorder.ts";
 import { endToEndHeaders, rawHeader } from "./hop-by-hop.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "@a2a-ledger/logging";
 import type { ProxyMetrics, UnrecordedReason } from "./metrics.ts";
 import type { ObservationBuffer } from "./observation-buffer.ts";
 import { cardObservation, maxAgeOf, type ObservationSource } from "./observations.ts";

@@ -2,7 +2,7 @@
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createProxyApp, type ProxyApp } from "../src/app.ts";
 import { configDefaults, type ProxyConfig } from "../src/config.ts";
-import { createLogger } from "../src/log.ts";
+import { createLogger } from "@a2a-ledger/logging";
 import type { ObservationSender } from "../src/observation-buffer.ts";
 
 export function testConfig(overrides: Partial<ProxyConfig> & Pick<ProxyConfig, "upstreamUrl">): ProxyConfig {
@@ -47,7 +47,7 @@ export interface TestProxy {
 }
 
 export async function startProxy(config: ProxyConfig, sender?: ObservationSender): Promise<TestProxy> {
-  const app = createProxyApp(config, { logger: createLogger("silent"), ...(sender === undefined ? {} : { sender }) });
+  const app = createProxyApp(config, { logger: createLogger("proxy", "silent"), ...(sender === undefined ? {} : { sender }) });
   const url = await app.listen();
   return { url, app, close: () => app.close() };
 }
