@@ -115,7 +115,7 @@ function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet,
     step(ctx, opaqueState, observation) {
       const state = opaqueState as unknown as S;
       if (model.isDuplicate(state, observation.eventId)) return nothing(state);
-      drafts.length = 0;
+      if (drafts.length !== 0) drafts.length = 0;
       let updates: CapabilitySnapshot[] = none;
       let cards: CardRecord[] = none;
       let layer: CapabilityLayer | undefined;

@@ -91,8 +91,11 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       out.capabilityUpdates.push(s);
     }
     for (const d of result.decisions) out.decisions.push(d);
-    if (decider.isBlocked(result.state)) blocked.add(id);
-    else blocked.delete(id);
+    // Only decisions block or unblock a correlation.
+    if (result.decisions.length > 0) {
+      if (decider.isBlocked(result.state)) blocked.add(id);
+      else blocked.delete(id);
+    }
     if (result.capabilityUpdates.length > 0 && blocked.size > 0) reexamine();
   }
   return out;
