@@ -16,6 +16,12 @@ function colorFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
   return stream.isTTY === true && env["TERM"] !== "dumb";
 }
 
+// A reader that stops early (`| head`) closes the pipe: that ends the output, it is not a crash.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
 export const processIo: Io = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
