@@ -23,7 +23,8 @@ export function scopeText(summary: ReplayReport["summary"]): string {
 }
 
 export function renderTerminal(report: ReplayReport, color: boolean): string {
-  const s = (style: Style, text: string) => (color ? styleText(style, text) : text);
+  // The caller decided on colour (Io.color); styleText would otherwise look at process.stdout itself.
+  const s = (style: Style, text: string) => (color ? styleText(style, text, { validateStream: false }) : text);
   const { summary, diffs } = report;
   const lines: string[] = [];
   lines.push(s("bold", `replay of ${summary.source}${scopeText(summary)}: ${n(summary.events)} events, ${n(summary.correlations)} correlations`));
