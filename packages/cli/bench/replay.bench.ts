@@ -1,0 +1,186 @@
+/**
+ * Benchmark (not a test) of `a2a-ledger replay`, figures as ratios against baselines measured in the
+ * same run:
+ *   npm run bench -w @a2a-ledger/cli   (OBSERVATIONS=1000000, TOPIC_OBSERVATIONS=200000, ROUNDS=3, CODEC=deflate)
+ * File: 1,000,000 generated observations in an Avro object container file; (a) decode alone, (b)
+ * decode + rules (default/2), (c) decode + rules (default/2 and restart-from-scratch/2) + diff: what
+ * `replay --input FILE.avro --candidate restart-from-scratch` does. Single thread, median of ROUNDS.
+ * Topic: the same log's first TOPIC_OBSERVATIONS on a throwaway 6-partition topic; (d) a consumer that
+ * only reads it to the end, (e) the merged read without decoding, (f) `replay --kafka` (decode + rules).
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { defaultRuleSet, restartFromScratchRuleSet } from "@a2a-ledger/core";
+import { generateLog } from "@a2a-ledger/core/testing";
+import { createKafka, endpointsFromEnv, logLevel } from "@a2a-ledger/kafka";
+import { Serde } from "@a2a-ledger/schemas/serde";
+import { topicSource } from "../src/kafka/observation-topic.ts";
+import { streamTopic } from "../src/kafka/topic-stream.ts";
+import { ocfSource } from "../src/ocf/ocf-reader.ts";
+import { type OcfCodec, OcfWriter } from "../src/ocf/ocf-writer.ts";
+import { buildReport } from "../src/replay/replay-report.ts";
+import { runReplay } from "../src/replay/replay-run.ts";
+import { wholeLog } from "../src/replay/replay-scope.ts";
+import { RuleSetRun } from "../src/replay/rule-set-run.ts";
+import { parseLines } from "../test/observations.ts";
+
+const total = Number(process.env["OBSERVATIONS"] ?? 1_000_000);
+const topicTotal = Number(process.env["TOPIC_OBSERVATIONS"] ?? 200_000);
+const rounds = Number(process.env["ROUNDS"] ?? 3);
+const codec = (process.env["CODEC"] ?? "deflate") as OcfCodec;
+const policy = { trustedVendors: [] };
+
+const now = () => performance.now();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString("en-US")} obs/s`;
+const us = (ms: number, n: number) => `${((ms * 1000) / n).toFixed(2)} µs/obs`;
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-bench-"));
+const file = join(dir, "log.avro");
+
+{
+  const t0 = now();
+  const observations = parseLines(generateLog(total));
+  const writer = new OcfWriter(file, codec);
+  for (const o of observations) await writer.write(o);
+  await writer.close();
+  console.log(`generated ${observations.length.toLocaleString("en-US")} observations into ${(statSync(file).size / 1e6).toFixed(1)} MB of Avro (${codec}) in ${((now() - t0) / 1000).toFixed(1)} s; Node ${process.version}`);
+}
+const size = statSync(file).size;
+
+async function decodeOnly(): Promise<number> {
+  let n = 0;
+  for await (const chunk of ocfSource(file, size).chunks()) n += chunk.observations.length;
+  return n;
+}
+
+/** Decode + rules, with the time spent in each rule set's fold measured around it. */
+async function replayFile(ruleSets: typeof defaultRuleSet[], diff: boolean): Promise<{ events: number; foldMs: number; diffMs: number; decisions: number[] }> {
+  const runs = ruleSets.map((r) => new RuleSetRun(r, policy, wholeLog));
+  let foldMs = 0;
+  for (const run of runs) {
+    const fold = run.fold.bind(run);
+    run.fold = (os, where) => {
+      const t = now();
+      fold(os, where);
+      foldMs += now() - t;
+    };
+  }
+  const counts = await runReplay(ocfSource(file, size), runs, wholeLog);
+  let diffMs = 0;
+  if (diff) {
+    const t = now();
+    const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [] });
+    diffMs = now() - t;
+    if (report.diffs.length === 0) throw new Error("the two rule sets should differ on the generated log");
+  }
+  return { events: counts.events, foldMs, diffMs, decisions: runs.map((r) => r.decisions.length) };
+}
+
+await decodeOnly(); // warm-up
+const decodeRuns: number[] = [];
+const oneRuns: number[] = [];
+const fullRuns: number[] = [];
+let one = { events: 0, foldMs: 0, diffMs: 0, decisions: [0] };
+let full = { events: 0, foldMs: 0, diffMs: 0, decisions: [0, 0] };
+for (let r = 0; r < rounds; r++) {
+  let t = now();
+  const n = await decodeOnly();
+  decodeRuns.push(now() - t);
+  if (n !== total) throw new Error(`decoded ${n} of ${total}`);
+  t = now();
+  one = await replayFile([defaultRuleSet], false);
+  oneRuns.push(now() - t);
+  t = now();
+  full = await replayFile([defaultRuleSet, restartFromScratchRuleSet], true);
+  fullRuns.push(now() - t);
+}
+const a = median(decodeRuns);
+const b = median(oneRuns);
+const c = median(fullRuns);
+console.log(`\nFile replay, ${total.toLocaleString("en-US")} observations, median of ${rounds} (rounds: decode ${decodeRuns.map((x) => x.toFixed(0)).join("/")} ms, one rule set ${oneRuns.map((x) => x.toFixed(0)).join("/")} ms, compare ${fullRuns.map((x) => x.toFixed(0)).join("/")} ms)`);
+console.log(`(a) decode alone                                   ${(a / 1000).toFixed(2)} s  ${rate(total, a)}  ${us(a, total)}`);
+console.log(`(b) decode + rules (default/2)                     ${(b / 1000).toFixed(2)} s  ${rate(total, b)}  ${us(b, total)}  ${one.decisions[0]} decisions`);
+console.log(`(c) decode + rules ×2 + diff (replay --candidate)  ${(c / 1000).toFixed(2)} s  ${rate(total, c)}  ${us(c, total)}  ${full.decisions.join(" / ")} decisions`);
+console.log(`ratios: (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (throughput of the replay relative to decoding alone)`);
+console.log(`where (c)'s time goes (last round): decode and scope ${us(c - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`);
+rmSync(dir, { recursive: true, force: true });
+
+// Topic: replay --kafka against a consumer that only reads the topic.
+if (topicTotal > 0) {
+  const { brokers, registryUrl } = endpointsFromEnv();
+  const kafka = createKafka({ brokers, clientId: "replay-bench", logLevel: logLevel.NOTHING });
+  const serde = new Serde(registryUrl);
+  await serde.registerAll();
+  const admin = kafka.admin();
+  await admin.connect();
+  const topic = `bench.replay.${randomUUID().slice(0, 8)}`;
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
+  try {
+    const observations = parseLines(generateLog(topicTotal));
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    let t = now();
+    for (let i = 0; i < observations.length; i += 2_000) {
+      const chunk = observations.slice(i, i + 2_000);
+      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) }))) });
+    }
+    await producer.disconnect();
+    console.log(`\nproduced ${topicTotal.toLocaleString("en-US")} observations to ${topic} (6 partitions) in ${((now() - t) / 1000).toFixed(1)} s`);
+
+    const readOnly = async (): Promise<number> => {
+      const ends = await admin.fetchTopicOffsets(topic);
+      const left = new Map(ends.map((p) => [p.partition, BigInt(p.high)]));
+      const consumer = kafka.consumer({ groupId: `bench-read-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      let n = 0;
+      await new Promise<void>((resolve) => {
+        void consumer.run({
+          partitionsConsumedConcurrently: 6,
+          autoCommit: false,
+          eachBatch: async ({ batch }) => {
+            n += batch.messages.length;
+            const last = batch.messages.at(-1);
+            if (last !== undefined && BigInt(last.offset) + 1n >= (left.get(batch.partition) ?? 0n)) left.delete(batch.partition);
+            if (left.size === 0) resolve();
+          },
+        });
+      });
+      await consumer.disconnect();
+      return n;
+    };
+    const mergedOnly = async (): Promise<number> => {
+      let n = 0;
+      for await (const slice of streamTopic(kafka, topic, { groupPrefix: "bench-merge" })) n += slice.length;
+      return n;
+    };
+    const replayTopic = async (): Promise<number> => {
+      const run = new RuleSetRun(defaultRuleSet, policy, wholeLog);
+      const counts = await runReplay(topicSource(kafka, serde, topic, []), [run], wholeLog);
+      return counts.events;
+    };
+    const d: number[] = [];
+    const e: number[] = [];
+    const f: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      for (const [runs, fn] of [[d, readOnly], [e, mergedOnly], [f, replayTopic]] as const) {
+        t = now();
+        const n = await fn();
+        runs.push(now() - t);
+        if (n !== topicTotal) throw new Error(`read ${n} of ${topicTotal}`);
+      }
+    }
+    const [dm, em, fm] = [median(d), median(e), median(f)];
+    console.log(`Topic replay, ${topicTotal.toLocaleString("en-US")} observations, median of ${rounds}`);
+    console.log(`(d) consumer that only reads the topic            ${(dm / 1000).toFixed(2)} s  ${rate(topicTotal, dm)}`);
+    console.log(`(e) merged read (partitions by timestamp), no decode ${(em / 1000).toFixed(2)} s  ${rate(topicTotal, em)}`);
+    console.log(`(f) replay --kafka: merged read + decode + rules   ${(fm / 1000).toFixed(2)} s  ${rate(topicTotal, fm)}`);
+    console.log(`ratios: (f)/(d) throughput ${(dm / fm).toFixed(2)}, (e)/(d) ${(dm / em).toFixed(2)}`);
+  } finally {
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
