@@ -7,10 +7,10 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { rename, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { CapabilityScope } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
+import { parseOptions } from "../parse-options.ts";
 import { exitCodes, UsageError, type Io } from "../io.ts";
 import { clusterFromEnv, type Cluster } from "../kafka/cluster.ts";
 import { type OcfCodec, OcfWriter } from "../ocf/ocf-writer.ts";
@@ -35,29 +35,24 @@ const usage = `usage: a2a-ledger export --output FILE (--kafka | --input FILE) [
 exit codes: 0 ok, 2 bad usage or a malformed input, 3 Kafka or the registry cannot be reached`;
 
 function options(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        output: { type: "string" },
-        kafka: { type: "boolean", default: false },
-        input: { type: "string" },
-        topic: { type: "string" },
-        format: { type: "string" },
-        "input-format": { type: "string" },
-        since: { type: "string" },
-        until: { type: "string" },
-        correlation: { type: "string" },
-        "only-scope": { type: "boolean", default: false },
-        codec: { type: "string", default: "deflate" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${usage}`);
-  }
+  return parseOptions(
+    args,
+    {
+      output: { type: "string" },
+      kafka: { type: "boolean", default: false },
+      input: { type: "string" },
+      topic: { type: "string" },
+      format: { type: "string" },
+      "input-format": { type: "string" },
+      since: { type: "string" },
+      until: { type: "string" },
+      correlation: { type: "string" },
+      "only-scope": { type: "boolean", default: false },
+      codec: { type: "string", default: "deflate" },
+      help: { type: "boolean", default: false },
+    },
+    usage,
+  );
 }
 
 interface ObservationWriter {

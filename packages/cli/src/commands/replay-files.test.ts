@@ -43,6 +43,21 @@ describe("replay of files", () => {
     expect(parseLines(readFileSync(back, "utf8").split("\n"))).toEqual(observations);
   });
 
+  it("exports one correlation with the observations that shaped the capabilities, or exactly its own with --only-scope", async () => {
+    const target = full.find((d) => d.type === "RedispatchCommanded")?.correlationId as string;
+    const withCapabilities = join(dir, "one.ndjson");
+    const only = join(dir, "only.ndjson");
+    expect((await run(["export", "--input", avro, "--correlation", target, "--output", withCapabilities])).code).toBe(0);
+    expect((await run(["export", "--input", avro, "--correlation", target, "--only-scope", "--output", only])).code).toBe(0);
+    const own = observations.filter((o) => o.correlationId === target);
+    expect(parseLines(readFileSync(only, "utf8").split("\n"))).toEqual(own);
+    const exported = parseLines(readFileSync(withCapabilities, "utf8").split("\n"));
+    expect(exported.filter((o) => o.correlationId === target)).toEqual(own);
+    expect(exported.filter((o) => o.correlationId !== target).every((o) => o.type === "AgentCardObserved" || o.type === "ProbeCompleted" || o.type === "TaskNotFoundObserved")).toBe(true);
+    const replayed = await run(["replay", "--input", withCapabilities, "--correlation", target, "--json"]);
+    expect(jsonLines(replayed.stdout)).toEqual(full.filter((d) => d.correlationId === target));
+  });
+
   it("replays a window from the capabilities the log built before it: correlations that start in it are decided as in the whole log", async () => {
     const since = (observations[10_000] as { occurredAt: number }).occurredAt;
     const { code, stdout } = await run(["replay", "--input", avro, "--since", new Date(since).toISOString(), "--json"]);

@@ -6,12 +6,12 @@
  */
 import { rename, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { ruleSetByName, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
 import { endpointsFromEnv } from "@a2a-ledger/kafka";
 import type { Decision } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
 import { describeDecision } from "../describe-decision.ts";
+import { parseOptions } from "../parse-options.ts";
 import { exitCodes, UnavailableError, UsageError, type Io } from "../io.ts";
 import { clusterFromEnv, type Cluster } from "../kafka/cluster.ts";
 import { readRecordedDecisions } from "../kafka/recorded-decisions.ts";
@@ -50,33 +50,28 @@ exit codes: 0 ok, 1 differences with --fail-on-diff, 2 bad usage, a malformed in
 module (named by file and line or byte offset), 3 Kafka or the registry cannot be reached`;
 
 function options(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        input: { type: "string" },
-        kafka: { type: "boolean", default: false },
-        topic: { type: "string" },
-        "decisions-topic": { type: "string" },
-        format: { type: "string" },
-        since: { type: "string" },
-        until: { type: "string" },
-        correlation: { type: "string" },
-        baseline: { type: "string" },
-        rules: { type: "string" },
-        candidate: { type: "string" },
-        "trusted-vendors": { type: "string" },
-        json: { type: "boolean", default: false },
-        report: { type: "string" },
-        "fail-on-diff": { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${usage}`);
-  }
+  return parseOptions(
+    args,
+    {
+      input: { type: "string" },
+      kafka: { type: "boolean", default: false },
+      topic: { type: "string" },
+      "decisions-topic": { type: "string" },
+      format: { type: "string" },
+      since: { type: "string" },
+      until: { type: "string" },
+      correlation: { type: "string" },
+      baseline: { type: "string" },
+      rules: { type: "string" },
+      candidate: { type: "string" },
+      "trusted-vendors": { type: "string" },
+      json: { type: "boolean", default: false },
+      report: { type: "string" },
+      "fail-on-diff": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    usage,
+  );
 }
 
 type Options = ReturnType<typeof options>;

@@ -126,6 +126,17 @@ describe("a bad Avro file is an error naming the file and the byte, never a shor
     expect(String(await failure(bad))).toMatch(/the-file\.avro:byte \d+: /);
   });
 
+  it("a block that claims more bytes than any block may hold", async () => {
+    const path = await write("huge.avro", exampleObservations(), "null");
+    const bytes = readFileSync(path);
+    // The first block header (right after the sync marker that ends the file header) becomes count 1, size 2^40.
+    const syncAt = bytes.indexOf(bytes.subarray(-16));
+    const forged = Buffer.concat([bytes.subarray(0, syncAt + 16), Buffer.from([0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]), bytes.subarray(syncAt + 16 + 3)]);
+    const bad = join(dir, "huge-block.avro");
+    writeFileSync(bad, forged);
+    expect(String(await failure(bad))).toMatch(new RegExp(`the-file\\.avro:byte ${syncAt + 16}: not a block header \\(count 1, size \\d+\\)`));
+  });
+
   it("a file that is not an Avro container at all is not taken for one", async () => {
     const path = join(dir, "text.avro");
     writeFileSync(path, "not avro\n");
