@@ -8,7 +8,9 @@
  * Topic: the same log's first TOPIC_OBSERVATIONS on a throwaway 6-partition topic; (d) a consumer that
  * only reads it to the end, (e) the merged read without decoding, (f) `replay --kafka` (decode + rules).
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -106,6 +108,41 @@ console.log(`(b) decode + rules (default/2)                     ${(b / 1000).toF
 console.log(`(c) decode + rules ×2 + diff (replay --candidate)  ${(c / 1000).toFixed(2)} s  ${rate(total, c)}  ${us(c, total)}  ${full.decisions.join(" / ")} decisions`);
 console.log(`ratios: (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (throughput of the replay relative to decoding alone)`);
 console.log(`where (c)'s time goes (last round): decode and scope ${us(c - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`);
+
+/** Peak resident memory (VmHWM, MB) of `a2a-ledger export` run as its own process; Linux only. */
+async function exportPeakMb(args: string[]): Promise<number | undefined> {
+  if (!existsSync("/proc/self/status")) return undefined;
+  const child = spawn(process.execPath, [join(import.meta.dirname, "../bin/a2a-ledger.js"), "export", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  let peak = 0;
+  const poll = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch {
+      // the process has ended
+    }
+  }, 20);
+  const [code] = (await once(child, "exit")) as [number];
+  clearInterval(poll);
+  if (code !== 0) throw new Error(`export ${args.join(" ")} exited with ${code}`);
+  return peak;
+}
+
+{
+  // Memory of a large export: a tenth of the log and the whole log, Avro → NDJSON, each in its own process.
+  const tenth = join(dir, "tenth.avro");
+  const w = new OcfWriter(tenth, codec);
+  let n = 0;
+  for await (const chunk of ocfSource(file, size).chunks()) {
+    for (const o of chunk.observations) if (n++ < total / 10) await w.write(o);
+  }
+  await w.close();
+  const small = await exportPeakMb(["--input", tenth, "--output", join(dir, "tenth.ndjson")]);
+  const large = await exportPeakMb(["--input", file, "--output", join(dir, "all.ndjson")]);
+  if (small !== undefined && large !== undefined) {
+    console.log(`export Avro → NDJSON, peak resident memory: ${(total / 10).toLocaleString("en-US")} observations ${small.toFixed(0)} MB, ${total.toLocaleString("en-US")} observations ${large.toFixed(0)} MB (${(statSync(join(dir, "all.ndjson")).size / 1e6).toFixed(0)} MB written)`);
+  }
+}
 rmSync(dir, { recursive: true, force: true });
 
 // Topic: replay --kafka against a consumer that only reads the topic.
@@ -179,6 +216,10 @@ if (topicTotal > 0) {
     console.log(`(e) merged read (partitions by timestamp), no decode ${(em / 1000).toFixed(2)} s  ${rate(topicTotal, em)}`);
     console.log(`(f) replay --kafka: merged read + decode + rules   ${(fm / 1000).toFixed(2)} s  ${rate(topicTotal, fm)}`);
     console.log(`ratios: (f)/(d) throughput ${(dm / fm).toFixed(2)}, (e)/(d) ${(dm / em).toFixed(2)}`);
+    const exportDir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-bench-"));
+    const peak = await exportPeakMb(["--kafka", "--topic", topic, "--output", join(exportDir, "topic.avro")]);
+    if (peak !== undefined) console.log(`export of the topic to Avro, peak resident memory: ${peak.toFixed(0)} MB for ${topicTotal.toLocaleString("en-US")} observations`);
+    rmSync(exportDir, { recursive: true, force: true });
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
     await admin.disconnect();

@@ -27,13 +27,14 @@ function chart(summary: ReplaySummary): string {
   const kinds = summary.kinds;
   if (kinds.length === 0) return `<p class="muted">Neither side took a decision.</p>`;
   const max = Math.max(1, ...kinds.map((k) => Math.max(summary.baseline.byKind[k] ?? 0, summary.candidate.byKind[k] ?? 0)));
-  const label = 300;
+  const label = Math.max(160, ...kinds.map((k) => k.length * 7.5 + 16));
   const bars = 420;
   const row = 34;
-  const height = kinds.length * row + 30;
+  const top = 44;
+  const height = kinds.length * row + top + 6;
   const parts: string[] = [];
   kinds.forEach((k, i) => {
-    const y = 24 + i * row;
+    const y = top + i * row;
     const b = summary.baseline.byKind[k] ?? 0;
     const c = summary.candidate.byKind[k] ?? 0;
     parts.push(`<text x="${label - 8}" y="${y + 14}" text-anchor="end">${esc(k)}</text>`);
@@ -42,7 +43,7 @@ function chart(summary: ReplaySummary): string {
     parts.push(`<rect x="${label}" y="${y + 13}" width="${((c / max) * bars).toFixed(1)}" height="12" fill="#fb8500"><title>candidate ${esc(k)}: ${c}</title></rect>`);
     parts.push(`<text x="${label + (c / max) * bars + 4}" y="${y + 23}" class="v">${n(c)}</text>`);
   });
-  const legend = `<rect x="${label}" y="2" width="12" height="12" fill="#6e7781"/><text x="${label + 16}" y="12">baseline ${esc(summary.baseline.label)}</text><rect x="${label + 230}" y="2" width="12" height="12" fill="#fb8500"/><text x="${label + 246}" y="12">candidate ${esc(summary.candidate.label)}</text>`;
+  const legend = `<rect x="${label}" y="2" width="12" height="12" fill="#6e7781"/><text x="${label + 16}" y="12">baseline ${esc(summary.baseline.label)}</text><rect x="${label}" y="20" width="12" height="12" fill="#fb8500"/><text x="${label + 16}" y="30">candidate ${esc(summary.candidate.label)}</text>`;
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="decisions per kind, baseline against candidate" width="${label + bars + 80}" height="${height}" font-size="12" font-family="system-ui,sans-serif">${legend}${parts.join("")}<style>.v{fill:#57606a;font-size:11px}</style></svg>`;
 }
 
