@@ -43,11 +43,23 @@ export function toBranch(observation: Observation): Record<string, Observation> 
   return { [`${prefix}${observation.type}`]: observation };
 }
 
-/** An observation from a decoded union value. */
+/** Per branch name: the observation type and its fields in schema order. */
+const branches = new Map<string, { type: ObservationType; fields: readonly string[] }>(
+  observationTypes.map((t) => [`${prefix}${t}`, { type: t, fields: (avroSchemas.observations[t] as unknown as { fields: { name: string }[] }).fields.map((f) => f.name) }]),
+);
+
+/**
+ * An observation from a decoded union value: a plain object, `type` first, then the fields in schema
+ * order — the shape the Serde gives records from the topics, so the rules see one shape per type.
+ */
 export function fromBranch(value: Record<string, Record<string, unknown>>): Observation {
   for (const key in value) {
-    const type = key.startsWith(prefix) ? key.slice(prefix.length) : key;
-    return { type, ...value[key] } as unknown as Observation;
+    const branch = branches.get(key);
+    if (branch === undefined) throw new Error(`not an observation: ${key}`);
+    const record = value[key] as Record<string, unknown>;
+    const out: Record<string, unknown> = { type: branch.type };
+    for (const f of branch.fields) out[f] = record[f];
+    return out as unknown as Observation;
   }
   throw new Error("empty union value");
 }
