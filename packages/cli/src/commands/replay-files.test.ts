@@ -151,6 +151,10 @@ describe("bad inputs are named by file and line or byte, exit 2, and leave no re
     await refused(["replay", "--input", ndjson, "--baseline", join(fixtures, "throwing-rules.ts")], /^a2a-ledger replay: rules throwing\/1 failed on the observation at .*log\.ndjson:\d+ \(eventId "ev-\d+"\): explode: cannot judge a lost task/);
   });
 
+  it("a rules module that throws while it is loaded", async () => {
+    await refused(["replay", "--input", ndjson, "--baseline", join(fixtures, "failing-import-rules.ts")], /^a2a-ledger replay: cannot load the rules module .*failing-import-rules\.ts: this rules module cannot be imported/);
+  });
+
   it("a rules module that returns malformed decisions", async () => {
     await refused(["replay", "--input", avro, "--baseline", join(fixtures, "malformed-decision-rules.ts")], /^a2a-ledger replay: rules malformed\/1 failed on the observation at .*log\.avro: byte \d+ \(eventId "ev-\d+"\): returned a malformed decision "ev-\d+:TaskIndeterminate:\d+": serverTaskId: expected string, got number 42/);
   });
