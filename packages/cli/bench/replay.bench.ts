@@ -7,6 +7,8 @@
  * `replay --input FILE.avro --candidate restart-from-scratch` does. Single thread, median of ROUNDS.
  * Topic: the same log's first TOPIC_OBSERVATIONS on a throwaway 6-partition topic; (d) a consumer that
  * only reads it to the end, (e) the merged read without decoding, (f) `replay --kafka` (decode + rules).
+ * Each figure is given as CPU time of this process (user + system, all its threads: what "one core"
+ * can do, and steady on a shared machine) and as wall-clock time.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -35,7 +37,28 @@ const codec = (process.env["CODEC"] ?? "deflate") as OcfCodec;
 const policy = { trustedVendors: [] };
 
 const now = () => performance.now();
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+interface Timing {
+  wall: number[];
+  cpu: number[];
+}
+const timing = (): Timing => ({ wall: [], cpu: [] });
+/** Runs `fn`, adding its wall-clock and CPU milliseconds to `t`. */
+async function timed<T>(t: Timing, fn: () => Promise<T>): Promise<T> {
+  const w = now();
+  const c = cpuNow();
+  const result = await fn();
+  t.cpu.push(cpuNow() - c);
+  t.wall.push(now() - w);
+  return result;
+}
+const line = (label: string, t: Timing, n: number, extra = "") =>
+  `${label.padEnd(52)} cpu ${(median(t.cpu) / 1000).toFixed(2)} s ${rate(n, median(t.cpu)).padStart(15)} ${us(median(t.cpu), n).padStart(13)} | wall ${(median(t.wall) / 1000).toFixed(2)} s ${rate(n, median(t.wall)).padStart(15)}${extra}`;
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString("en-US")} obs/s`;
 const us = (ms: number, n: number) => `${((ms * 1000) / n).toFixed(2)} µs/obs`;
 
@@ -65,49 +88,41 @@ async function replayFile(ruleSets: typeof defaultRuleSet[], diff: boolean): Pro
   for (const run of runs) {
     const fold = run.fold.bind(run);
     run.fold = (os, where) => {
-      const t = now();
+      const t = cpuNow();
       fold(os, where);
-      foldMs += now() - t;
+      foldMs += cpuNow() - t;
     };
   }
   const counts = await runReplay(ocfSource(file, size), runs, wholeLog);
   let diffMs = 0;
   if (diff) {
-    const t = now();
+    const t = cpuNow();
     const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [] });
-    diffMs = now() - t;
+    diffMs = cpuNow() - t;
     if (report.diffs.length === 0) throw new Error("the two rule sets should differ on the generated log");
   }
   return { events: counts.events, foldMs, diffMs, decisions: runs.map((r) => r.decisions.length) };
 }
 
 await decodeOnly(); // warm-up
-const decodeRuns: number[] = [];
-const oneRuns: number[] = [];
-const fullRuns: number[] = [];
+const decodeT = timing();
+const oneT = timing();
+const fullT = timing();
 let one = { events: 0, foldMs: 0, diffMs: 0, decisions: [0] };
 let full = { events: 0, foldMs: 0, diffMs: 0, decisions: [0, 0] };
 for (let r = 0; r < rounds; r++) {
-  let t = now();
-  const n = await decodeOnly();
-  decodeRuns.push(now() - t);
+  const n = await timed(decodeT, decodeOnly);
   if (n !== total) throw new Error(`decoded ${n} of ${total}`);
-  t = now();
-  one = await replayFile([defaultRuleSet], false);
-  oneRuns.push(now() - t);
-  t = now();
-  full = await replayFile([defaultRuleSet, restartFromScratchRuleSet], true);
-  fullRuns.push(now() - t);
+  one = await timed(oneT, () => replayFile([defaultRuleSet], false));
+  full = await timed(fullT, () => replayFile([defaultRuleSet, restartFromScratchRuleSet], true));
 }
-const a = median(decodeRuns);
-const b = median(oneRuns);
-const c = median(fullRuns);
-console.log(`\nFile replay, ${total.toLocaleString("en-US")} observations, median of ${rounds} (rounds: decode ${decodeRuns.map((x) => x.toFixed(0)).join("/")} ms, one rule set ${oneRuns.map((x) => x.toFixed(0)).join("/")} ms, compare ${fullRuns.map((x) => x.toFixed(0)).join("/")} ms)`);
-console.log(`(a) decode alone                                   ${(a / 1000).toFixed(2)} s  ${rate(total, a)}  ${us(a, total)}`);
-console.log(`(b) decode + rules (default/2)                     ${(b / 1000).toFixed(2)} s  ${rate(total, b)}  ${us(b, total)}  ${one.decisions[0]} decisions`);
-console.log(`(c) decode + rules ×2 + diff (replay --candidate)  ${(c / 1000).toFixed(2)} s  ${rate(total, c)}  ${us(c, total)}  ${full.decisions.join(" / ")} decisions`);
-console.log(`ratios: (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (throughput of the replay relative to decoding alone)`);
-console.log(`where (c)'s time goes (last round): decode and scope ${us(c - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`);
+console.log(`\nFile replay, ${total.toLocaleString("en-US")} observations, median of ${rounds} (cpu ms per round: decode ${decodeT.cpu.map((x) => x.toFixed(0)).join("/")}, one rule set ${oneT.cpu.map((x) => x.toFixed(0)).join("/")}, compare ${fullT.cpu.map((x) => x.toFixed(0)).join("/")})`);
+console.log(line("(a) decode alone", decodeT, total));
+console.log(line("(b) decode + rules (default/2)", oneT, total, `  ${one.decisions[0]} decisions`));
+console.log(line("(c) decode + rules ×2 + diff (replay --candidate)", fullT, total, `  ${full.decisions.join(" / ")} decisions`));
+const [a, b, c] = [median(decodeT.cpu), median(oneT.cpu), median(fullT.cpu)];
+console.log(`ratios (cpu): (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (the replay's throughput relative to decoding alone)`);
+console.log(`where (c)'s cpu time goes (last round): decode and scope ${us((fullT.cpu.at(-1) as number) - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`);
 
 /** Peak resident memory (VmHWM, MB) of `a2a-ledger export` run as its own process; Linux only. */
 async function exportPeakMb(args: string[]): Promise<number | undefined> {
@@ -159,7 +174,7 @@ if (topicTotal > 0) {
     const observations = parseLines(generateLog(topicTotal));
     const producer = kafka.producer({ idempotent: true });
     await producer.connect();
-    let t = now();
+    const t = now();
     for (let i = 0; i < observations.length; i += 2_000) {
       const chunk = observations.slice(i, i + 2_000);
       await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) }))) });
@@ -199,23 +214,20 @@ if (topicTotal > 0) {
       const counts = await runReplay(topicSource(kafka, serde, topic, []), [run], wholeLog);
       return counts.events;
     };
-    const d: number[] = [];
-    const e: number[] = [];
-    const f: number[] = [];
+    const d = timing();
+    const e = timing();
+    const f = timing();
     for (let r = 0; r < rounds; r++) {
-      for (const [runs, fn] of [[d, readOnly], [e, mergedOnly], [f, replayTopic]] as const) {
-        t = now();
-        const n = await fn();
-        runs.push(now() - t);
+      for (const [t, fn] of [[d, readOnly], [e, mergedOnly], [f, replayTopic]] as const) {
+        const n = await timed(t, fn);
         if (n !== topicTotal) throw new Error(`read ${n} of ${topicTotal}`);
       }
     }
-    const [dm, em, fm] = [median(d), median(e), median(f)];
     console.log(`Topic replay, ${topicTotal.toLocaleString("en-US")} observations, median of ${rounds}`);
-    console.log(`(d) consumer that only reads the topic            ${(dm / 1000).toFixed(2)} s  ${rate(topicTotal, dm)}`);
-    console.log(`(e) merged read (partitions by timestamp), no decode ${(em / 1000).toFixed(2)} s  ${rate(topicTotal, em)}`);
-    console.log(`(f) replay --kafka: merged read + decode + rules   ${(fm / 1000).toFixed(2)} s  ${rate(topicTotal, fm)}`);
-    console.log(`ratios: (f)/(d) throughput ${(dm / fm).toFixed(2)}, (e)/(d) ${(dm / em).toFixed(2)}`);
+    console.log(line("(d) consumer that only reads the topic", d, topicTotal));
+    console.log(line("(e) merged read (by timestamp), no decode", e, topicTotal));
+    console.log(line("(f) replay --kafka: merged read + decode + rules", f, topicTotal));
+    console.log(`ratios (wall): (d)/(f) ${(median(d.wall) / median(f.wall)).toFixed(2)}, (d)/(e) ${(median(d.wall) / median(e.wall)).toFixed(2)}; (cpu): (d)/(f) ${(median(d.cpu) / median(f.cpu)).toFixed(2)}`);
     const exportDir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-bench-"));
     const peak = await exportPeakMb(["--kafka", "--topic", topic, "--output", join(exportDir, "topic.avro")]);
     if (peak !== undefined) console.log(`export of the topic to Avro, peak resident memory: ${peak.toFixed(0)} MB for ${topicTotal.toLocaleString("en-US")} observations`);
