@@ -40,6 +40,15 @@ describe("diffDecisions", () => {
     expect(diff).toMatchObject({ correlationId: "task-42", removed: [], added: [], changed: [], first: { index: 1 } });
   });
 
+  it("matches the decisions of a large correlation by keys, key order aside", () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({ ...(task(decisions)[1] as Decision), decisionId: `d${i}`, acceptedOutputModes: [`text/x-${i}`] }) as Decision);
+    const reverse = (v: unknown): unknown => (Array.isArray(v) ? v.map(reverse) : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverse(x)])) : v);
+    const reordered = many.map((d) => reverse(d) as Decision);
+    expect(diffDecisions(many, reordered)).toEqual([]);
+    const [diff] = diffDecisions(many, [...reordered.slice(0, 60), ...reordered.slice(61), { ...(reordered[60] as Decision), decisionId: "new" }]);
+    expect(diff).toMatchObject({ removed: [{ decisionId: "d60" }], added: [{ decisionId: "new" }], changed: [], first: { index: 60 } });
+  });
+
   it("marks where a stream ends early with null", () => {
     const shorter = decisions.slice(0, -1);
     const [diff] = diffDecisions(decisions, shorter);

@@ -53,7 +53,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Records of `topic` in merged order, in slices. */
 export async function* streamTopic(kafka: Kafka, topic: string, options: TopicStreamOptions): AsyncGenerator<TopicRecord[]> {
   const sliceSize = options.sliceSize ?? 10_000;
-  const highWater = options.highWater ?? 20_000;
+  const highWater = options.highWater ?? 5_000;
   const stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
   const admin = kafka.admin();
   let offsets: { partition: number; high: string; low: string }[];
