@@ -124,10 +124,14 @@ const [a, b, c] = [median(decodeT.cpu), median(oneT.cpu), median(fullT.cpu)];
 console.log(`ratios (cpu): (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (the replay's throughput relative to decoding alone)`);
 console.log(`where (c)'s cpu time goes (last round): decode and scope ${us((fullT.cpu.at(-1) as number) - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`);
 
-/** Peak resident memory (VmHWM, MB) of `a2a-ledger export` run as its own process; Linux only. */
-async function exportPeakMb(args: string[]): Promise<number | undefined> {
+/**
+ * Peak resident memory (VmHWM, MB) of `a2a-ledger export` run as its own process; Linux only. With
+ * `heapMb` the V8 heap is capped: an export that kept what it read would die of it.
+ */
+async function exportPeakMb(args: string[], heapMb?: number): Promise<number | undefined> {
   if (!existsSync("/proc/self/status")) return undefined;
-  const child = spawn(process.execPath, [join(import.meta.dirname, "../bin/a2a-ledger.js"), "export", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const env = heapMb === undefined ? process.env : { ...process.env, NODE_OPTIONS: `--max-old-space-size=${heapMb}` };
+  const child = spawn(process.execPath, [join(import.meta.dirname, "../bin/a2a-ledger.js"), "export", ...args], { stdio: ["ignore", "ignore", "pipe"], env });
   let peak = 0;
   const poll = setInterval(() => {
     try {
@@ -154,8 +158,9 @@ async function exportPeakMb(args: string[]): Promise<number | undefined> {
   await w.close();
   const small = await exportPeakMb(["--input", tenth, "--output", join(dir, "tenth.ndjson")]);
   const large = await exportPeakMb(["--input", file, "--output", join(dir, "all.ndjson")]);
-  if (small !== undefined && large !== undefined) {
-    console.log(`export Avro → NDJSON, peak resident memory: ${(total / 10).toLocaleString("en-US")} observations ${small.toFixed(0)} MB, ${total.toLocaleString("en-US")} observations ${large.toFixed(0)} MB (${(statSync(join(dir, "all.ndjson")).size / 1e6).toFixed(0)} MB written)`);
+  const capped = await exportPeakMb(["--input", file, "--output", join(dir, "all-capped.ndjson")], 96);
+  if (small !== undefined && large !== undefined && capped !== undefined) {
+    console.log(`export Avro → NDJSON, peak resident memory: ${(total / 10).toLocaleString("en-US")} observations ${small.toFixed(0)} MB, ${total.toLocaleString("en-US")} observations ${large.toFixed(0)} MB (${(statSync(join(dir, "all.ndjson")).size / 1e6).toFixed(0)} MB written); with the V8 heap capped at 96 MB: ${capped.toFixed(0)} MB`);
   }
 }
 rmSync(dir, { recursive: true, force: true });
@@ -230,7 +235,8 @@ if (topicTotal > 0) {
     console.log(`ratios (wall): (d)/(f) ${(median(d.wall) / median(f.wall)).toFixed(2)}, (d)/(e) ${(median(d.wall) / median(e.wall)).toFixed(2)}; (cpu): (d)/(f) ${(median(d.cpu) / median(f.cpu)).toFixed(2)}`);
     const exportDir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-bench-"));
     const peak = await exportPeakMb(["--kafka", "--topic", topic, "--output", join(exportDir, "topic.avro")]);
-    if (peak !== undefined) console.log(`export of the topic to Avro, peak resident memory: ${peak.toFixed(0)} MB for ${topicTotal.toLocaleString("en-US")} observations`);
+    const capped = await exportPeakMb(["--kafka", "--topic", topic, "--output", join(exportDir, "topic-capped.avro")], 96);
+    if (peak !== undefined && capped !== undefined) console.log(`export of the topic to Avro, ${topicTotal.toLocaleString("en-US")} observations, peak resident memory: ${peak.toFixed(0)} MB; with the V8 heap capped at 96 MB: ${capped.toFixed(0)} MB`);
     rmSync(exportDir, { recursive: true, force: true });
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
