@@ -12,6 +12,7 @@ import type { Observation } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
 import { parseOptions } from "../parse-options.ts";
 import { exitCodes, UsageError, type Io } from "../io.ts";
+import { checkWritable } from "../output-file.ts";
 import { clusterFromEnv, type Cluster } from "../kafka/cluster.ts";
 import { type OcfCodec, OcfWriter } from "../ocf/ocf-writer.ts";
 import { progressBar } from "../progress.ts";
@@ -67,11 +68,15 @@ function ndjsonWriter(path: string): ObservationWriter {
   return {
     async write(o) {
       if (failure) throw failure;
-      if (!file.write(`${JSON.stringify(o)}\n`)) await once(file, "drain");
+      if (!file.write(`${JSON.stringify(o)}\n`)) await Promise.race([once(file, "drain"), once(file, "close")]);
+      if (failure) throw failure;
     },
     async close() {
-      file.end();
-      await once(file, "close");
+      if (!file.closed) {
+        const closed = once(file, "close");
+        file.end();
+        await closed;
+      }
       if (failure) throw failure;
     },
   };
@@ -94,6 +99,7 @@ async function run(args: string[], io: Io): Promise<number> {
   if (o.codec !== "deflate" && o.codec !== "null") throw new UsageError(`--codec ${o.codec}: expected deflate or null`);
   const scope = scopeFromOptions(o);
   const output = resolve(io.cwd, o.output);
+  checkWritable(output, o.output);
   let cluster: Cluster | undefined;
   const partial = `${output}.partial`;
   try {

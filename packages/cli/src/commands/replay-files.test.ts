@@ -159,6 +159,13 @@ describe("bad inputs are named by file and line or byte, exit 2, and leave no re
     await refused(["replay", "--input", avro, "--baseline", join(fixtures, "malformed-decision-rules.ts")], /^a2a-ledger replay: rules malformed\/1 failed on the observation at .*log\.avro: byte \d+ \(eventId "ev-\d+"\): returned a malformed decision "ev-\d+:TaskIndeterminate:\d+": serverTaskId: expected string, got number 42/);
   });
 
+  it("an export or a report into a directory that does not exist is refused before any work", async () => {
+    const exported = await run(["export", "--input", avro, "--output", join(dir, "missing", "x.avro")]);
+    expect(exported).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/cannot write .*missing\/x\.avro: .*missing is not a writable directory/) });
+    const replayed = await run(["replay", "--input", avro, "--candidate", "default/1", "--report", join(dir, "missing", "r.html")]);
+    expect(replayed).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/cannot write .*missing\/r\.html/) });
+  });
+
   it("an export of a bad file leaves no output file", async () => {
     const out = join(dir, "never.avro");
     const path = join(dir, "garbage-2.ndjson");

@@ -16,6 +16,7 @@ import { exitCodes, UnavailableError, UsageError, type Io } from "../io.ts";
 import { clusterFromEnv, type Cluster } from "../kafka/cluster.ts";
 import { readRecordedDecisions } from "../kafka/recorded-decisions.ts";
 import { TopicUnavailableError } from "../kafka/topic-stream.ts";
+import { checkWritable } from "../output-file.ts";
 import { progressBar } from "../progress.ts";
 import { renderHtml } from "../render/html.ts";
 import { renderTerminal } from "../render/terminal.ts";
@@ -151,6 +152,7 @@ async function run(args: string[], io: Io): Promise<number> {
   if (o.report !== undefined && !comparing) throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
   const scope = scopeFromOptions(o);
   const policy = policyFrom(o);
+  if (o.report !== undefined) checkWritable(resolve(io.cwd, o.report), o.report);
 
   let cluster: Cluster | undefined;
   const connect = () => (cluster ??= clusterFromEnv("a2a-ledger-replay"));

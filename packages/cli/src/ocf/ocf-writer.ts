@@ -32,7 +32,7 @@ export class OcfWriter {
   }
 
   async close(): Promise<void> {
-    this.encoder.end();
+    if (!this.file.closed) this.encoder.end();
     await this.finished;
     if (this.failure) throw this.failure;
   }
