@@ -21,6 +21,11 @@ export interface FoldInput {
   blocked?: Iterable<string>;
   /** Re-examine every blocked correlation before the batch (the capability table changed since the last fold). */
   recheck?: boolean;
+  /**
+   * The caller hands its states over: the fold may update what `stateOf` returns in place instead of
+   * copying it first (a replay that keeps only the newest state; never a caller that may have to roll back).
+   */
+  inPlace?: boolean;
 }
 
 /** An observation the rules threw on: its correlation's state is as it was before it. */
@@ -54,7 +59,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     let state = out.states.get(id);
     if (state === undefined) {
       const before = input.stateOf(id);
-      state = before === undefined ? decider.initialState() : decider.clone(before);
+      state = before === undefined ? decider.initialState() : input.inPlace === true ? before : decider.clone(before);
     }
     return state;
   };
@@ -102,7 +107,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
 }
 
 /** Applies what a fold derived to the table later folds read (after publishing it). */
-export function applyCapabilityUpdates(table: CapabilityTable, derived: Pick<FoldOutcome, "capabilityUpdates" | "cards">): void {
+export function applyCapabilityUpdates(table: CapabilityTable, derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] }): void {
   for (const c of derived.cards) table.rememberCard(c);
   for (const s of derived.capabilityUpdates) table.apply(s);
 }

@@ -38,7 +38,8 @@ export class RuleSetRun {
   fold(observations: readonly Observation[], where: (i: number) => string): void {
     let outcome: ReturnType<typeof foldBatch>;
     try {
-      outcome = foldBatch({ decider: this.decider, policy: this.policy, capabilities: this.table, stateOf: (id) => this.states.get(id) }, observations);
+      // The run keeps only the newest state of each correlation: the fold may update them in place.
+      outcome = foldBatch({ decider: this.decider, policy: this.policy, capabilities: this.table, stateOf: (id) => this.states.get(id), inPlace: true }, observations);
     } catch (e) {
       // A rule set can also fail outside a step (e.g. a decision of a type the catalogue does not have).
       const error = e instanceof RulesFailedError ? e.cause : (e as Error);
