@@ -77,27 +77,30 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
   for (const observation of observations) {
     index++;
     const id = observation.correlationId;
-    const state = working(id);
+    const known = out.states.get(id);
+    const state = known ?? working(id);
     let result;
     try {
       result = decider.step(ctx, state, observation);
     } catch (error) {
       out.rejected.push({ index, observation, error: error instanceof Error ? error : new Error(String(error)) });
-      out.states.set(id, state);
+      if (known === undefined) out.states.set(id, state);
       continue;
     }
-    out.states.set(id, result.state);
-    for (const c of result.cards) {
-      layer.rememberCard(c);
-      out.cards.push(c);
+    if (result.state !== known) out.states.set(id, result.state);
+    if (result.cards.length > 0 || result.capabilityUpdates.length > 0) {
+      for (const c of result.cards) {
+        layer.rememberCard(c);
+        out.cards.push(c);
+      }
+      for (const s of result.capabilityUpdates) {
+        layer.apply(s);
+        out.capabilityUpdates.push(s);
+      }
     }
-    for (const s of result.capabilityUpdates) {
-      layer.apply(s);
-      out.capabilityUpdates.push(s);
-    }
-    for (const d of result.decisions) out.decisions.push(d);
-    // Only decisions block or unblock a correlation.
     if (result.decisions.length > 0) {
+      for (const d of result.decisions) out.decisions.push(d);
+      // Only decisions block or unblock a correlation.
       if (decider.isBlocked(result.state)) blocked.add(id);
       else blocked.delete(id);
     }
