@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { readMessages } from "@a2a-ledger/kafka/testing";
 import { sampleDecision } from "@a2a-ledger/schemas/testing";
-import { byCorrelation, kafkaSuite, fixture, kafka, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { byCorrelation, fixture, kafka, kafkaSuite, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
 
