@@ -1,0 +1,145 @@
+/**
+ * SQLite store: one file, WAL, a writer connection (one transaction at a time, BEGIN IMMEDIATE so
+ * another process — a rebuild — waits its turn) and a read-only connection whose reads see committed
+ * snapshots while the writer works.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { Mutex, type Reader, type Row, type Store, type Tx } from "./store.ts";
+
+const inList = " IN (SELECT value FROM json_each(?))";
+
+type Statement = Database.Statement<unknown[], Row>;
+
+class StatementCache {
+  private readonly cache = new Map<string, Statement>();
+  constructor(private readonly db: Database.Database) {}
+  get(sql: string): Statement {
+    let statement = this.cache.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<unknown[], Row>(sql);
+      this.cache.set(sql, statement);
+    }
+    return statement;
+  }
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly dialect = "sqlite" as const;
+  private readonly writer: Database.Database;
+  private readonly reader: Database.Database;
+  private readonly writes: StatementCache;
+  private readonly reads: StatementCache;
+  private readonly writeLock = new Mutex();
+  private readonly readLock = new Mutex();
+  private readonly listeners = new Set<(payload: string) => void>();
+
+  constructor(readonly location: string) {
+    if (location !== ":memory:") mkdirSync(dirname(location), { recursive: true });
+    this.writer = new Database(location, { timeout: 15_000 });
+    this.writer.pragma("journal_mode = WAL");
+    this.writer.pragma("synchronous = NORMAL");
+    this.writer.pragma("foreign_keys = OFF");
+    this.reader = location === ":memory:" ? this.writer : new Database(location, { readonly: true, timeout: 15_000 });
+    this.writes = new StatementCache(this.writer);
+    this.reads = new StatementCache(this.reader);
+  }
+
+  read<T>(fn: (reader: Reader) => Promise<T>): Promise<T> {
+    return this.readLock.run(async () => {
+      const reader: Reader = { inList, all: async (sql, params = []) => this.reads.get(sql).all(...params) };
+      this.reader.exec("BEGIN");
+      try {
+        return await fn(reader);
+      } finally {
+        this.reader.exec("COMMIT");
+      }
+    });
+  }
+
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.writeLock.run(async () => {
+      const notices: string[] = [];
+      const tx = this.transaction(notices);
+      this.writer.exec("BEGIN IMMEDIATE");
+      let result: T;
+      try {
+        result = await fn(tx);
+        this.writer.exec("COMMIT");
+      } catch (error) {
+        if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
+        throw error;
+      }
+      for (const notice of notices) for (const listener of this.listeners) listener(notice);
+      return result;
+    });
+  }
+
+  private transaction(notices: string[]): Tx {
+    const statements = this.writes;
+    return {
+      forUpdate: "",
+      inList,
+      lock: async () => undefined,
+      all: async (sql, params = []) => statements.get(sql).all(...params),
+      run: async (sql, params = []) => statements.get(sql).run(...params).changes,
+      upsert: async (table, columns, key, rows) => {
+        if (rows.length === 0) return;
+        const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
+        const sql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT (${key.join(", ")}) DO ${updates.length === 0 ? "NOTHING" : `UPDATE SET ${updates.join(", ")}`}`;
+        const statement = statements.get(sql);
+        for (const row of rows) statement.run(...row);
+      },
+      insertIgnore: async (table, columns, rows) => {
+        if (rows.length === 0) return 0;
+        const statement = statements.get(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`);
+        let inserted = 0;
+        for (const row of rows) inserted += statement.run(...row).changes;
+        return inserted;
+      },
+      notify: (payload) => void notices.push(payload),
+    };
+  }
+
+  async exec(statements: readonly string[]): Promise<void> {
+    await this.writeLock.run(async () => {
+      this.writer.exec("BEGIN IMMEDIATE");
+      try {
+        for (const sql of statements) this.writer.exec(sql);
+        this.writer.exec("COMMIT");
+      } catch (error) {
+        if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
+        throw error;
+      }
+      // Dropped or created tables invalidate prepared statements.
+      this.writes.clear();
+      this.reads.clear();
+    });
+  }
+
+  onNotice(listener: (payload: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      this.reader.prepare("SELECT 1").get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.writeLock.run(async () => {
+      if (this.reader !== this.writer) this.reader.close();
+      this.writer.close();
+    });
+  }
+}
+
