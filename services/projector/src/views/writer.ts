@@ -31,6 +31,11 @@ export interface WriteBatchOptions {
    * stored offset starts, and where one resumes whose stored offset retention has already deleted.
    */
   lowWatermark: number;
+  /**
+   * The offset after the batch as Kafka fetched it, when control records (transaction markers) or
+   * aborted records follow the last record delivered; the stored offset moves past them too.
+   */
+  batchEnd?: number;
 }
 
 async function storedOffset(tx: Tx, t: Tables, topic: string, partition: number): Promise<number | undefined> {
@@ -115,16 +120,36 @@ export async function writeBatch(store: Store, gen: number, topic: string, parti
         const changes = project(await load(tx, t, needs), fresh);
         await save(tx, t, changes);
         const last = fresh[fresh.length - 1] ?? first;
-        await advance(tx, t, topic, partition, stored, last.source.offset + 1, last.source.timestamp);
+        const next = Math.max(last.source.offset + 1, options.batchEnd ?? 0);
+        await advance(tx, t, topic, partition, stored, next, last.source.timestamp);
         const notice = noticeOf(gen, changes);
         if (notice !== undefined) tx.notify(notice);
-        return { kind: "written", next: last.source.offset + 1, changes, projected: fresh.length };
+        return { kind: "written", next, changes, projected: fresh.length };
       });
     } catch (error) {
       // Another writer advanced the partition first: read the stored offset again and skip what it wrote.
       if (!(error instanceof OffsetConflictError) || attempt >= 3) throw error;
     }
   }
+}
+
+/**
+ * Moves a partition's stored offset over records that carry nothing to project — transaction markers
+ * and aborted records, which read_committed consumers never see — when the stored offset is within
+ * [from, to). Without this, a transactional topic would always look one record behind.
+ */
+export async function skipUnreadable(store: Store, gen: number, topic: string, partition: number, from: number, to: number): Promise<boolean> {
+  const t = tableNames(gen);
+  return store.write(async (tx) => {
+    await tx.lock(lockSpace.offset, [`${topic}/${partition}`]);
+    const stored = await storedOffset(tx, t, topic, partition);
+    if (stored === undefined) {
+      if (from !== 0) return false;
+      return (await tx.run(`INSERT INTO ${t.offset} (topic, log_partition, next_offset) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, [topic, partition, to])) === 1;
+    }
+    if (stored < from || stored >= to) return false;
+    return (await tx.run(`UPDATE ${t.offset} SET next_offset = ? WHERE topic = ? AND log_partition = ? AND next_offset = ?`, [to, topic, partition, stored])) === 1;
+  });
 }
 
 /** What changed, for live streams: small enough for a PostgreSQL NOTIFY (8000 bytes). */
