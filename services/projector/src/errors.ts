@@ -53,6 +53,7 @@ export const poisonReasons = {
   PROJECTOR_UNKNOWN_SCHEMA: "the schema id is unknown or the bytes do not decode with it",
   PROJECTOR_WRONG_TOPIC: "the record decodes, but is not a type this topic carries",
   PROJECTOR_KEY_MISMATCH: "the record key is not the record's correlationId (or workerId on the capabilities topic)",
+  PROJECTOR_UNSTORABLE_TEXT: "a text field holds a NUL character, which PostgreSQL text cannot store (refused on every store, so both hold the same views)",
 } as const;
 
 export type PoisonReason = keyof typeof poisonReasons;

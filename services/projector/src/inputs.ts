@@ -123,6 +123,7 @@ export class InputDecoder {
     }
     const key = raw.key?.toString("utf8") ?? null;
     const { record } = decoded;
+    if (JSON.stringify(record).includes("\\u0000")) throw new Poison("PROJECTOR_UNSTORABLE_TEXT", `a ${record.type} record`);
     if (role === "capabilities") {
       if (record.type !== "CapabilitySnapshot") throw new Poison("PROJECTOR_WRONG_TOPIC", `a ${record.type} record`);
       if (key !== record.workerId) throw new Poison("PROJECTOR_KEY_MISMATCH", `key ${JSON.stringify(key)}, workerId ${JSON.stringify(record.workerId)}`);
