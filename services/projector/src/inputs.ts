@@ -77,6 +77,14 @@ function deadLetterOf(raw: RawRecord, recordedBy: DeadLetterView["recordedBy"], 
   };
 }
 
+/** Whether any string inside a decoded record holds U+0000. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);
+  return false;
+}
+
 class Poison extends Error {
   constructor(readonly reason: PoisonReason, detail: string) {
     super(detail);
@@ -123,7 +131,7 @@ export class InputDecoder {
     }
     const key = raw.key?.toString("utf8") ?? null;
     const { record } = decoded;
-    if (JSON.stringify(record).includes("\\u0000")) throw new Poison("PROJECTOR_UNSTORABLE_TEXT", `a ${record.type} record`);
+    if (holdsNul(record)) throw new Poison("PROJECTOR_UNSTORABLE_TEXT", `a ${record.type} record`);
     if (role === "capabilities") {
       if (record.type !== "CapabilitySnapshot") throw new Poison("PROJECTOR_WRONG_TOPIC", `a ${record.type} record`);
       if (key !== record.workerId) throw new Poison("PROJECTOR_KEY_MISMATCH", `key ${JSON.stringify(key)}, workerId ${JSON.stringify(record.workerId)}`);

@@ -116,9 +116,14 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
     .map((e) => ({ type: e.type, decisionId: e.eventId, at: e.occurredAt, attempt: e.attempt ?? (e.serverTaskId === null ? null : attemptOfTask.get(e.serverTaskId) ?? null), serverTaskId: e.serverTaskId, state: e.state }));
   const periods = indeterminatePeriods(marks, attempts.map((a) => ({ attempt: a.attempt, at: a.dispatchedAt })));
   const workers = [...new Set([...attempts.map((a) => a.workerId)])].sort();
+  // The last span of a lost server task ends where the task was lost.
+  const lostAt = new Map(serverTasks.filter((s) => s.lostAt !== null).map((s) => [s.serverTaskId, s.lostAt as number]));
   const spanView = (lane: { observer: string; spans: { state: string; serverTaskId: string | null; from: number; to: number | null; eventId: string; sightings: number }[] }) => ({
     observer: lane.observer,
-    spans: lane.spans.map((s) => ({ ...s, from: iso(s.from), to: iso(s.to) })),
+    spans: lane.spans.map((s) => {
+      const lost = s.serverTaskId === null ? undefined : lostAt.get(s.serverTaskId);
+      return { ...s, from: iso(s.from), to: iso(s.to ?? (lost !== undefined && lost >= s.from ? lost : null)) };
+    }),
   });
 
   return {
