@@ -86,7 +86,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfi
     if (!/^postgres(ql)?:\/\/\S+$/.test(url)) problems.push("PROJECTOR_DATABASE_URL must be a postgres:// or postgresql:// URL (value not shown)");
     store = { kind: "postgres", url };
   } else {
-    store = { kind: "sqlite", path: text("PROJECTOR_SQLITE_PATH") ?? join(text("A2A_LEDGER_DATA_DIR") ?? configDefaults.dataDir, "projector.sqlite") };
+    // A side-by-side topic set (A2A_LEDGER_TOPIC_SUFFIX) gets its own file, so two sets never mix in one view.
+    const file = suffix === undefined ? "projector.sqlite" : `projector.${suffix}.sqlite`;
+    store = { kind: "sqlite", path: text("PROJECTOR_SQLITE_PATH") ?? join(text("A2A_LEDGER_DATA_DIR") ?? configDefaults.dataDir, file) };
   }
 
   const logLevel = (text("PROJECTOR_LOG_LEVEL") ?? configDefaults.logLevel) as LogLevel;
@@ -101,7 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfi
     registryUrl: endpoints.registryUrl,
     topics: suffix === undefined ? topicNames : suffixedTopicNames(suffix),
     store,
-    groupId: name("PROJECTOR_GROUP", configDefaults.groupId),
+    groupId: name("PROJECTOR_GROUP", suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`),
     instanceId: name("A2A_LEDGER_INSTANCE_ID", `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, "-")),
     policy: { trustedVendors: (env.A2A_LEDGER_TRUSTED_VENDORS ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "") },
     maxBatch: int("PROJECTOR_MAX_BATCH", configDefaults.maxBatch, 1, 10_000),
