@@ -6,7 +6,7 @@
  * LISTEN/NOTIFY, delivered on commit to every instance.
  */
 import pg from "pg";
-import { chunkRows, type Reader, type Row, type SqlValue, type Store, type Tx } from "./store.ts";
+import { chunkRows, insertValues, type Reader, type Row, type SqlValue, type Store, type Tx } from "./store.ts";
 
 const channel = "a2a_ledger_projector";
 /** SQLSTATEs after which the same transaction may succeed when run again. */
@@ -115,13 +115,13 @@ export class PostgresStore implements Store {
         const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
         const action = updates.length === 0 ? "NOTHING" : `UPDATE SET ${updates.join(", ")}`;
         for (const chunk of chunkRows(rows, columns.length)) {
-          await client.query({ text: `${insertValues(table, columns, chunk.length)} ON CONFLICT (${key.join(", ")}) DO ${action}`, values: chunk.flat() as SqlValue[] });
+          await client.query({ text: numbered(`${insertValues(table, columns, chunk.length)} ON CONFLICT (${key.join(", ")}) DO ${action}`), values: chunk.flat() as SqlValue[] });
         }
       },
       insertIgnore: async (table, columns, rows) => {
         let inserted = 0;
         for (const chunk of chunkRows(rows, columns.length)) {
-          inserted += (await client.query({ text: `${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`, values: chunk.flat() as SqlValue[] })).rowCount ?? 0;
+          inserted += (await client.query({ text: numbered(`${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`), values: chunk.flat() as SqlValue[] })).rowCount ?? 0;
         }
         return inserted;
       },
@@ -176,11 +176,4 @@ export class PostgresStore implements Store {
     await this.listener?.end().catch(() => undefined);
     await this.pool.end();
   }
-}
-
-function insertValues(table: string, columns: readonly string[], rowCount: number): string {
-  let n = 0;
-  const tuples: string[] = [];
-  for (let r = 0; r < rowCount; r++) tuples.push(`(${columns.map(() => `$${++n}`).join(", ")})`);
-  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}`;
 }

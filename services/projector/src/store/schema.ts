@@ -61,7 +61,7 @@ export const migrations: readonly Migration[] = [
           decision_type TEXT, decision_at BIGINT, decision_rank INTEGER, decision_id TEXT,
           indeterminate_at BIGINT, blocked_reason TEXT, waiting_since BIGINT)`,
         `CREATE INDEX ${n.task}_list ON ${n.task} (has_task, first_at, correlation_id)`,
-        `CREATE INDEX ${n.task}_status ON ${n.task} (status, first_at, correlation_id)`,
+        `CREATE INDEX ${n.task}_status ON ${n.task} (status, has_task, first_at, correlation_id)`,
         `CREATE INDEX ${n.task}_queue ON ${n.task} (status, waiting_since, correlation_id)`,
         `CREATE TABLE ${n.taskKey} (kind TEXT NOT NULL, value TEXT NOT NULL, correlation_id TEXT NOT NULL, PRIMARY KEY (kind, value, correlation_id))`,
         `CREATE INDEX ${n.taskKey}_correlation ON ${n.taskKey} (correlation_id)`,
@@ -72,7 +72,8 @@ export const migrations: readonly Migration[] = [
           PRIMARY KEY (correlation_id, id))`,
         `CREATE INDEX ${n.event}_timeline ON ${n.event} (correlation_id, occurred_at, id)`,
         `CREATE INDEX ${n.event}_event_id ON ${n.event} (event_id)`,
-        `CREATE INDEX ${n.event}_worker ON ${n.event} (worker_id, kind, occurred_at)`,
+        // Only decisions are looked up by worker (the worker page); a partial index keeps observations out of it.
+        `CREATE INDEX ${n.event}_worker_decisions ON ${n.event} (worker_id, occurred_at) WHERE kind = 'decision'`,
         `CREATE TABLE ${n.attempt} (
           correlation_id TEXT NOT NULL, attempt INTEGER NOT NULL, worker_id TEXT NOT NULL, skill_id TEXT, message_id TEXT,
           accepted_modes TEXT NOT NULL, card_hash TEXT, dispatched_at BIGINT, dispatch_event_id TEXT, observer TEXT, inferred INTEGER NOT NULL,

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { Mutex, type Reader, type Row, type Store, type Tx } from "./store.ts";
+import { insertValues, Mutex, powerOfTwoChunks, type Reader, type Row, type Store, type Tx } from "./store.ts";
 
 const inList = " IN (SELECT value FROM json_each(?))";
 
@@ -44,6 +44,8 @@ export class SqliteStore implements Store {
     this.writer.pragma("journal_mode = WAL");
     this.writer.pragma("synchronous = NORMAL");
     this.writer.pragma("foreign_keys = OFF");
+    this.writer.pragma("cache_size = -65536");
+    this.writer.pragma("temp_store = MEMORY");
     this.reader = location === ":memory:" ? this.writer : new Database(location, { readonly: true, timeout: 15_000 });
     this.writes = new StatementCache(this.writer);
     this.reads = new StatementCache(this.reader);
@@ -88,17 +90,13 @@ export class SqliteStore implements Store {
       all: async (sql, params = []) => statements.get(sql).all(...params),
       run: async (sql, params = []) => statements.get(sql).run(...params).changes,
       upsert: async (table, columns, key, rows) => {
-        if (rows.length === 0) return;
         const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
-        const sql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT (${key.join(", ")}) DO ${updates.length === 0 ? "NOTHING" : `UPDATE SET ${updates.join(", ")}`}`;
-        const statement = statements.get(sql);
-        for (const row of rows) statement.run(...row);
+        const action = `ON CONFLICT (${key.join(", ")}) DO ${updates.length === 0 ? "NOTHING" : `UPDATE SET ${updates.join(", ")}`}`;
+        for (const chunk of powerOfTwoChunks(rows)) statements.get(`${insertValues(table, columns, chunk.length)} ${action}`).run(...chunk.flat());
       },
       insertIgnore: async (table, columns, rows) => {
-        if (rows.length === 0) return 0;
-        const statement = statements.get(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`);
         let inserted = 0;
-        for (const row of rows) inserted += statement.run(...row).changes;
+        for (const chunk of powerOfTwoChunks(rows)) inserted += statements.get(`${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`).run(...chunk.flat()).changes;
         return inserted;
       },
       notify: (payload) => void notices.push(payload),

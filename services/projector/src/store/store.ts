@@ -71,3 +71,26 @@ export class Mutex {
     return result;
   }
 }
+
+/** `INSERT INTO table (columns) VALUES (?, …), …` for `rowCount` rows. */
+export function insertValues(table: string, columns: readonly string[], rowCount: number): string {
+  const tuple = `(${columns.map(() => "?").join(", ")})`;
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array.from({ length: rowCount }, () => tuple).join(", ")}`;
+}
+
+/** Rows per multi-row statement in powers of two (64 down to 1), so that a handful of statement texts serve every batch. */
+export function* powerOfTwoChunks<T>(rows: readonly T[], largest = 64): Generator<T[]> {
+  let i = 0;
+  while (i < rows.length) {
+    let size = largest;
+    while (size > rows.length - i) size /= 2;
+    yield rows.slice(i, i + size);
+    i += size;
+  }
+}
+
+/** `(a, b) IN (VALUES (?, ?), …)` for `count` tuples of `columns`: an index lookup per tuple on both databases. */
+export function tuplesIn(columns: readonly string[], count: number): string {
+  const tuple = `(${columns.map(() => "?").join(", ")})`;
+  return `(${columns.join(", ")}) IN (VALUES ${Array.from({ length: count }, () => tuple).join(", ")})`;
+}

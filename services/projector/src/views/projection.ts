@@ -19,8 +19,8 @@ export const cardKey = (workerId: string, cardHash: string) => `${workerId}${sep
 /** What the writer must load before projecting a batch. */
 export interface Needs {
   correlations: string[];
-  /** Row ids (`o:…`, `d:…`, `c:…`) of events, to skip ones already projected. */
-  eventIds: string[];
+  /** (correlationId, row id `o:…`, `d:…`, `c:…`) of the batch's events, to skip ones already projected. */
+  eventKeys: [string, string][];
   artifactIds: string[];
   /** Workers whose row is read-modify-written (cards, probes, snapshots). */
   workers: string[];
@@ -74,7 +74,7 @@ const hasWorkerRow = (o: Observation) => o.type === "AgentCardObserved" || o.typ
 
 export function needsOf(inputs: readonly ProjectorInput[]): Needs {
   const correlations = new Set<string>();
-  const eventIds = new Set<string>();
+  const eventKeys = new Map<string, [string, string]>();
   const artifactIds = new Set<string>();
   const workers = new Set<string>();
   const cardHashes = new Set<string>();
@@ -82,7 +82,8 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
   for (const input of inputs) {
     if (input.kind === "observation" || input.kind === "decision" || input.kind === "command") {
       correlations.add(input.record.correlationId);
-      eventIds.add(eventRowId(input) as string);
+      const id = eventRowId(input) as string;
+      eventKeys.set(eventKey(input.record.correlationId, id), [input.record.correlationId, id]);
     }
     if (input.kind === "observation") {
       const o = input.record;
@@ -94,7 +95,7 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
     if (input.kind === "snapshot") workers.add(input.record.workerId);
   }
   const sorted = (s: Set<string>) => [...s].sort();
-  return { correlations: sorted(correlations), eventIds: sorted(eventIds), artifactIds: sorted(artifactIds), workers: sorted(workers), cardHashes: sorted(cardHashes), mentionedWorkers: sorted(mentioned).filter((w) => !workers.has(w)) };
+  return { correlations: sorted(correlations), eventKeys: [...eventKeys.values()], artifactIds: sorted(artifactIds), workers: sorted(workers), cardHashes: sorted(cardHashes), mentionedWorkers: sorted(mentioned).filter((w) => !workers.has(w)) };
 }
 
 const union = (into: string[], values: readonly string[]): string[] => {

@@ -6,7 +6,7 @@
  */
 import type { ProjectorInput } from "../inputs.ts";
 import { type Tables, tableNames } from "../store/schema.ts";
-import type { Row, Store, Tx } from "../store/store.ts";
+import { powerOfTwoChunks, type Row, type Store, tuplesIn, type Tx } from "../store/store.ts";
 import { artifactKey, cardKey, type Changes, emptyLoaded, eventKey, type Loaded, type Needs, needsOf, project, serverTaskKey } from "./projection.ts";
 import { artifactCodec, attemptCodec, cardCodec, type Codec, dlqCodec, eventCodec, probeCodec, serverTaskCodec, taskCodec, taskKeyCodec, violationCodec, workerCodec } from "./rows.ts";
 
@@ -63,7 +63,9 @@ async function load(tx: Tx, t: Tables, needs: Needs): Promise<Loaded> {
         loaded.artifacts.set(artifactKey(a.correlationId, a.workerId, a.serverTaskId, a.artifactId), a);
       }
     }
-    for (const r of await tx.all(`SELECT correlation_id, id FROM ${t.event} WHERE correlation_id${tx.inList} AND id${tx.inList}`, [corr, json(needs.eventIds)])) loaded.events.add(eventKey(String(r.correlation_id), String(r.id)));
+    for (const chunk of powerOfTwoChunks(needs.eventKeys)) {
+      for (const r of await tx.all(`SELECT correlation_id, id FROM ${t.event} WHERE ${tuplesIn(["correlation_id", "id"], chunk.length)}`, chunk.flat())) loaded.events.add(eventKey(String(r.correlation_id), String(r.id)));
+    }
   }
   if (needs.workers.length > 0) {
     for (const w of decodeAll(await tx.all(`SELECT * FROM ${t.worker} WHERE worker_id${tx.inList}`, [json(needs.workers)]), workerCodec)) loaded.workers.set(w.workerId, w);
