@@ -5,7 +5,8 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
-import { deleteTopics, type Fixture, fixture, kafka, type InProcessProjector, type RunningIngest, serde, startIngest, startProjector, startReconciler, waitForGroupAtEnd } from "./pipeline.ts";
+import { bigTask } from "./big-task.ts";
+import { deleteTopics, type Fixture, fixture, kafka, type InProcessProjector, produce, type RunningIngest, serde, startIngest, startProjector, startReconciler, waitForGroupAtEnd } from "./pipeline.ts";
 import { storyFile } from "./story.ts";
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -102,6 +103,23 @@ describe("the lineage page in headless Chromium", () => {
   it("updates the open task live when new events arrive", async () => {
     await ingest.post([{ type: "TaskStateObserved", eventId: "late-poll", correlationId: "task-42", occurredAt: "2025-06-02T09:25:00Z", observer: "auditor", workerId: "w-gamma", serverTaskId: "gamma-19c2", contextId: "ctx-42", state: "TASK_STATE_COMPLETED", via: "get" }]);
     await page.locator('.row[data-observer="auditor"]').waitFor({ timeout: 30_000 });
+  });
+
+  it("keeps a task with 10,000 events usable: the timeline draws spans and the events page in", async () => {
+    const big = bigTask("big-task", 10_000);
+    await produce(f.topics.observations, big);
+    await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 120_000);
+    await projector.projector.caughtUp(120_000);
+    const started = Date.now();
+    await page.goto(`${url}/#/tasks/big-task`);
+    await page.locator("#timeline .lane").first().waitFor();
+    const loadMs = Date.now() - started;
+    console.log(`a task with ${big.length} events: timeline drawn ${loadMs} ms after navigation`);
+    expect(await page.locator("#timeline .lane").count()).toBe(2);
+    expect(await page.locator("#events tr").count()).toBe(201);
+    await page.locator("#more-events").click();
+    await expect.poll(() => page.locator("#events tr").count(), { timeout: 20_000 }).toBe(1_201);
+    expect(loadMs).toBeLessThan(15_000);
   });
 
   it("shows the worker page with advertised vs verified per skill and the queue", async () => {

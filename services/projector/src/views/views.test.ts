@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { topicNames } from "@a2a-ledger/kafka";
 import { parseObservation } from "@a2a-ledger/core";
 import { Cursors } from "../cursor.ts";
 import { activeGeneration } from "../store/generations.ts";
@@ -7,6 +6,7 @@ import { tableNames } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { newStore, storeKinds, useStores } from "../../test/stores.ts";
 import { inputsFor, story, type TopicInputs } from "../../test/story.ts";
+import { bigTask } from "../../test/big-task.ts";
 import { lineage, observationsNdjson } from "./lineage.ts";
 import { queue, taskList, violationList } from "./lists.ts";
 import { workerDetail } from "./workers.ts";
@@ -140,8 +140,31 @@ describe.each(storeKinds)("views on %s", (kind) => {
   });
 });
 
-describe("topics", () => {
-  it("uses the ledger's topic names", () => {
-    expect(topicNames.observations).toBe("a2a.observations.v1");
+describe.each(storeKinds)("a task with 10,000 events on %s", (kind) => {
+  it("pages its events server-side by cursor and draws its timeline as a few spans", async () => {
+    const store = await newStore(kind);
+    const observations = bigTask("big-1", 10_000);
+    const gen = await load(store, inputsFor(observations), 1_000);
+    const t = tableNames(gen);
+    const started = performance.now();
+    const first = await store.read((r) => lineage(r, t, cursors, "big-1", { limit: 200 }));
+    const firstMs = performance.now() - started;
+    expect(first?.eventCount).toBe(observations.length);
+    expect(first?.events.items).toHaveLength(200);
+    expect(first?.attempts.map((a) => a.timeline.reduce((n, l) => n + l.spans.length, 0)).reduce((a, b) => a + b, 0)).toBeLessThan(200);
+    const seen = new Set(first?.events.items.map((e) => e.id));
+    let cursor = first?.events.nextCursor ?? null;
+    let pages = 1;
+    while (cursor !== null && pages < 100) {
+      const page = await store.read((r) => lineage(r, t, cursors, "big-1", { limit: 1_000, cursor: cursor ?? undefined }));
+      for (const e of page?.events.items ?? []) {
+        expect(seen.has(e.id)).toBe(false);
+        seen.add(e.id);
+      }
+      cursor = page?.events.nextCursor ?? null;
+      pages += 1;
+    }
+    expect(seen.size).toBe(observations.length);
+    expect(firstMs, "the first page of a 10,000-event lineage").toBeLessThan(5_000);
   });
 });
