@@ -32,8 +32,9 @@ export class LiveStream {
     return this.clients.size;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.unsubscribe = this.store.onNotice((payload) => this.dispatch(payload));
+    await this.checkGeneration();
     this.timer = setInterval(() => void this.checkGeneration(), this.generationCheckMs);
     this.timer.unref();
   }

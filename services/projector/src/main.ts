@@ -82,7 +82,7 @@ async function main(): Promise<number> {
     process.on("SIGTERM", () => stop("SIGTERM"));
     process.on("SIGINT", () => stop("SIGINT"));
   });
-  stream.start();
+  await stream.start();
   await projector.start();
   const address = await server.listen({ host: config.host, port: config.port });
   log.info({ url: `${address}/`, api: `${address}/v1/tasks`, store: store.location }, "projector ready");

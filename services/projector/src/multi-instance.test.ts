@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { parseObservationJson } from "@a2a-ledger/core";
-import { generateLog } from "@a2a-ledger/core/testing";
 import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
-import { deleteTopics, type Fixture, fixture, type InProcessProjector, kafka, produce, serde, startProjector, startReconciler, waitFor, waitForGroupAtEnd } from "../test/pipeline.ts";
+import { deleteTopics, type Fixture, fixture, type InProcessProjector, kafka, produce, serde, startProjector, startReconciler, waitFor, waitForGroupAtEnd, generatedObservations } from "../test/pipeline.ts";
 import { freshDatabase, type PostgresServer, startPostgres } from "../test/postgres.ts";
 import { createLogger } from "./logger.ts";
 import { rebuild } from "./rebuild.ts";
 import { activeGeneration } from "./store/generations.ts";
 
 const count = 3_000;
-const observations: Observation[] = generateLog(count).map((line) => {
-  const parsed = parseObservationJson(line);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  return parsed.observation;
-});
+const observations: Observation[] = generatedObservations(count);
 
 let admin: Admin;
 let f: Fixture;

@@ -3,22 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { parseObservationJson } from "@a2a-ledger/core";
-import { generateLog } from "@a2a-ledger/core/testing";
 import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
-import { deleteTopics, type Fixture, fixture, kafka, killHard, produce, runRebuildProcess, serde, startProjectorProcess, startReconciler, stopChild, waitFor, waitForGroupAtEnd } from "../test/pipeline.ts";
+import { deleteTopics, type Fixture, fixture, kafka, killHard, produce, runRebuildProcess, serde, startProjectorProcess, startReconciler, stopChild, waitFor, waitForGroupAtEnd, generatedObservations } from "../test/pipeline.ts";
 import { activeGeneration } from "./store/generations.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
 
 const count = 4_000;
-const observations: Observation[] = generateLog(count).map((line) => {
-  const parsed = parseObservationJson(line);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  return parsed.observation;
-});
+const observations: Observation[] = generatedObservations(count);
 
 let admin: Admin;
 let f: Fixture;

@@ -3,25 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Admin } from "@a2a-ledger/kafka";
-import type { Reconciler } from "@a2a-ledger/reconciler";
 import { bigTask } from "./big-task.ts";
-import { deleteTopics, type Fixture, fixture, kafka, type InProcessProjector, produce, type RunningIngest, serde, startIngest, startProjector, startReconciler, waitForGroupAtEnd } from "./pipeline.ts";
-import { storyFile } from "./story.ts";
+import { produce, type StoryPipeline, storyPipeline, waitForGroupAtEnd } from "./pipeline.ts";
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumFlags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const artifacts = new URL("../test-artifacts/", import.meta.url).pathname;
 
-const lines = readFileSync(storyFile, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
-const probes = lines.filter((o) => String(o.correlationId).startsWith("probe-"));
-const tasks = lines.filter((o) => !String(o.correlationId).startsWith("probe-"));
-
-let admin: Admin;
-let f: Fixture;
-let ingest: RunningIngest;
-let reconciler: Reconciler;
-let projector: InProcessProjector;
+let pipeline: StoryPipeline;
 let context: BrowserContext;
 let page: Page;
 let url: string;
@@ -29,30 +18,15 @@ const dir = mkdtempSync(join(tmpdir(), "projector-browser-"));
 
 beforeAll(async () => {
   if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (.ci/setup-projector.sh does)`);
-  admin = kafka.admin();
-  await admin.connect();
-  await serde.registerAll();
-  f = await fixture(admin, "projector-browser");
-  ingest = await startIngest(f);
-  reconciler = await startReconciler(f);
-  projector = await startProjector(f, { PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
-  url = await projector.server.listen({ host: "127.0.0.1", port: 0 });
-  await ingest.post(probes);
-  await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations);
-  await ingest.post(tasks);
-  await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations);
-  await projector.projector.caughtUp(60_000);
+  pipeline = await storyPipeline("projector-browser", dir);
+  url = await pipeline.projector.server.listen({ host: "127.0.0.1", port: 0 });
   context = await chromium.launchPersistentContext(join(dir, "chromium-profile"), { executablePath: chromiumPath, headless: true, args: chromiumFlags, viewport: { width: 1500, height: 1100 } });
   page = context.pages()[0] ?? (await context.newPage());
 });
 
 afterAll(async () => {
   await context?.close();
-  await projector?.stop();
-  await reconciler?.stop();
-  await ingest?.close();
-  if (f !== undefined) await deleteTopics(admin, f);
-  await admin?.disconnect();
+  await pipeline?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -97,19 +71,19 @@ describe("the lineage page in headless Chromium", () => {
     const download = page.waitForEvent("download");
     await page.locator("#export-ndjson").click();
     const file = await (await download).path();
-    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(tasks.length);
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(pipeline.tasks.length);
   });
 
   it("updates the open task live when new events arrive", async () => {
-    await ingest.post([{ type: "TaskStateObserved", eventId: "late-poll", correlationId: "task-42", occurredAt: "2025-06-02T09:25:00Z", observer: "auditor", workerId: "w-gamma", serverTaskId: "gamma-19c2", contextId: "ctx-42", state: "TASK_STATE_COMPLETED", via: "get" }]);
+    await pipeline.ingest.post([{ type: "TaskStateObserved", eventId: "late-poll", correlationId: "task-42", occurredAt: "2025-06-02T09:25:00Z", observer: "auditor", workerId: "w-gamma", serverTaskId: "gamma-19c2", contextId: "ctx-42", state: "TASK_STATE_COMPLETED", via: "get" }]);
     await page.locator('.row[data-observer="auditor"]').waitFor({ timeout: 30_000 });
   });
 
   it("keeps a task with 10,000 events usable: the timeline draws spans and the events page in", async () => {
     const big = bigTask("big-task", 10_000);
-    await produce(f.topics.observations, big);
-    await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 120_000);
-    await projector.projector.caughtUp(120_000);
+    await produce(pipeline.fixture.topics.observations, big);
+    await waitForGroupAtEnd(pipeline.admin, `reconciler-${pipeline.fixture.suffix}`, pipeline.fixture.topics.observations, 120_000);
+    await pipeline.projector.projector.caughtUp(120_000);
     const started = Date.now();
     await page.goto(`${url}/#/tasks/big-task`);
     await page.locator("#timeline .lane").first().waitFor();

@@ -4,10 +4,14 @@
  * in-process or as its own process (for SIGKILL).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
+import { parseObservationJson } from "@a2a-ledger/core";
+import { generateLog } from "@a2a-ledger/core/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadConfig, type ProjectorConfig } from "../src/config.ts";
@@ -19,6 +23,7 @@ import { buildServer } from "../src/server.ts";
 import { migrate } from "../src/store/generations.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { Store } from "../src/store/store.ts";
+import { storyFile } from "./story.ts";
 
 process.env.A2A_LEDGER_KAFKA_LOG_LEVEL ??= "nothing";
 export const endpoints = endpointsFromEnv();
@@ -126,7 +131,7 @@ export async function startProjector(f: Fixture, env: NodeJS.ProcessEnv): Promis
   const metrics = createMetrics();
   const projector = new Projector(config, store, log, metrics);
   const stream = new LiveStream(store, 200);
-  stream.start();
+  await stream.start();
   const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: false });
   await projector.start();
   let stopped = false;
@@ -212,4 +217,58 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(200);
   }
+}
+
+/** The first `count` observations of the core's generated log, parsed. */
+export function generatedObservations(count: number): Observation[] {
+  return generateLog(count).map((line) => {
+    const parsed = parseObservationJson(line);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+    return parsed.observation;
+  });
+}
+
+export interface StoryPipeline {
+  admin: Admin;
+  fixture: Fixture;
+  ingest: RunningIngest;
+  reconciler: Reconciler;
+  projector: InProcessProjector;
+  /** The story's task observations (ingest JSON), as posted. */
+  tasks: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The DESIGN §1 story posted through the real ingest API (probes first, then the task), decided by the
+ * real reconciler, and projected by an in-process projector into a SQLite file in `dir`.
+ */
+export async function storyPipeline(label: string, dir: string): Promise<StoryPipeline> {
+  const lines = readFileSync(storyFile, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const probes = lines.filter((o) => String(o.correlationId).startsWith("probe-"));
+  const tasks = lines.filter((o) => !String(o.correlationId).startsWith("probe-"));
+  const admin = kafka.admin();
+  await admin.connect();
+  await serde.registerAll();
+  const f = await fixture(admin, label);
+  const ingest = await startIngest(f);
+  const reconciler = await startReconciler(f);
+  const projector = await startProjector(f, { PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
+  const reconcilerGroup = `reconciler-${f.suffix}`;
+  // Probes run before tasks are dispatched: the capabilities they verify are committed first.
+  await ingest.post(probes);
+  await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
+  await ingest.post(tasks);
+  await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
+  await projector.projector.caughtUp(60_000);
+  return {
+    admin, fixture: f, ingest, reconciler, projector, tasks,
+    stop: async () => {
+      await projector.stop();
+      await reconciler.stop();
+      await ingest.close();
+      await deleteTopics(admin, f);
+      await admin.disconnect();
+    },
+  };
 }

@@ -148,11 +148,9 @@ export class BatchProjection {
         return this.decision(input.source, input.record, input.kind);
       case "snapshot":
         return this.snapshot(input.record);
-      case "dead-letter": {
-        const d = input.deadLetter;
-        this.out.dlq.push({ topic: input.source.topic, partition: input.source.partition, offset: input.source.offset, recordedBy: d.recordedBy, reason: d.reason, detail: d.detail, sourceTopic: d.sourceTopic, sourcePartition: d.sourcePartition, sourceOffset: d.sourceOffset, key: d.key, valueBytes: d.valueBytes, valuePreview: d.valuePreview, recordedAt: input.source.timestamp });
+      case "dead-letter":
+        this.out.dlq.push({ ...input.deadLetter, topic: input.source.topic, partition: input.source.partition, offset: input.source.offset, recordedAt: input.source.timestamp });
         return;
-      }
       case "skip":
         return;
     }

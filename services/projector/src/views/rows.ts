@@ -2,6 +2,7 @@
  * The view rows as TypeScript values, and how each maps to its table's columns. One codec per table
  * serves the writer (values in column order) and the readers (a database row back to a value).
  */
+import type { DeadLetterView } from "../inputs.ts";
 import type { Row, SqlValue } from "../store/store.ts";
 
 type FieldKind = "text" | "int" | "bool" | "json";
@@ -380,19 +381,11 @@ export const probeCodec = codec<ProbeRow>(
   ["workerId", "eventId"],
 );
 
-export interface DlqRow {
+/** A dead letter where it was read (topic, partition, offset) and when Kafka recorded it. */
+export interface DlqRow extends DeadLetterView {
   topic: string;
   partition: number;
   offset: number;
-  recordedBy: string;
-  reason: string;
-  detail: string;
-  sourceTopic: string | null;
-  sourcePartition: number | null;
-  sourceOffset: number | null;
-  key: string | null;
-  valueBytes: number;
-  valuePreview: string;
   recordedAt: number;
 }
 
