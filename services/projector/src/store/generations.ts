@@ -45,11 +45,26 @@ async function upgradeGeneration(store: Store, gen: number): Promise<void> {
   }
 }
 
+/** PostgreSQL's answers when two instances create the same table or row at the same moment. */
+const raceCodes = new Set(["23505", "42P07", "42710"]);
+
 /**
  * Creates the bookkeeping tables, records the migrations known to this code, and makes sure an
- * active generation exists at the latest schema version. Safe to run by several instances at once.
+ * active generation exists at the latest schema version. Safe to run by several instances at once:
+ * the one that loses a creation race runs again and finds what the other created.
  */
 export async function migrate(store: Store, now = Date.now()): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(store, now);
+    } catch (error) {
+      if (!raceCodes.has(String((error as { code?: unknown }).code)) || attempt >= 5) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+async function migrateOnce(store: Store, now: number): Promise<number> {
   await store.exec(bookkeeping);
   await store.write(async (tx) => {
     for (const m of migrations) await tx.run("INSERT INTO projector_migration (version, description) VALUES (?, ?) ON CONFLICT DO NOTHING", [m.version, m.description]);

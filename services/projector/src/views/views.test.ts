@@ -1,10 +1,12 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseObservation } from "@a2a-ledger/core";
 import { Cursors } from "../cursor.ts";
 import { activeGeneration } from "../store/generations.ts";
 import { tableNames } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
-import { newStore, storeKinds, useStores } from "../../test/stores.ts";
+import { newStore, openStoreAt, storeKinds, storeLocation, useStores } from "../../test/stores.ts";
 import { inputsFor, story, type TopicInputs } from "../../test/story.ts";
 import { bigTask } from "../../test/big-task.ts";
 import { lineage, observationsNdjson } from "./lineage.ts";
@@ -13,6 +15,7 @@ import { workerDetail } from "./workers.ts";
 import { writeBatch } from "./writer.ts";
 
 useStores();
+const run = promisify(execFile);
 const cursors = new Cursors("test-secret");
 
 async function load(store: Store, topicInputs: readonly TopicInputs[], batch = 3): Promise<number> {
@@ -166,5 +169,20 @@ describe.each(storeKinds)("a task with 10,000 events on %s", (kind) => {
     }
     expect(seen.size).toBe(observations.length);
     expect(firstMs, "the first page of a 10,000-event lineage").toBeLessThan(5_000);
+  });
+});
+
+describe.each(storeKinds)("migrations on %s", (kind) => {
+  it("settle on one active generation when several processes open an empty database at once", async () => {
+    const location = await storeLocation(kind);
+    const script = new URL("../../test/migrate-process.ts", import.meta.url).pathname;
+    const gens = await Promise.all([0, 1, 2].map(async () => (await run(process.execPath, ["--import", "tsx", script, location], { timeout: 60_000 })).stdout.trim()));
+    expect(new Set(gens).size).toBe(1);
+    const store = openStoreAt(kind, location);
+    try {
+      expect(await store.read((r) => r.all("SELECT gen FROM projector_generation"))).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
   });
 });
