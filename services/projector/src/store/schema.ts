@@ -63,8 +63,10 @@ export const migrations: readonly Migration[] = [
         `CREATE INDEX ${n.task}_list ON ${n.task} (has_task, first_at, correlation_id)`,
         `CREATE INDEX ${n.task}_status ON ${n.task} (status, has_task, first_at, correlation_id)`,
         `CREATE INDEX ${n.task}_queue ON ${n.task} (status, waiting_since, correlation_id)`,
-        `CREATE TABLE ${n.taskKey} (kind TEXT NOT NULL, value TEXT NOT NULL, correlation_id TEXT NOT NULL, PRIMARY KEY (kind, value, correlation_id))`,
+        // first_at repeats the task's, so that "tasks of a worker, newest first" is one index range.
+        `CREATE TABLE ${n.taskKey} (kind TEXT NOT NULL, value TEXT NOT NULL, correlation_id TEXT NOT NULL, first_at BIGINT NOT NULL, PRIMARY KEY (kind, value, correlation_id))`,
         `CREATE INDEX ${n.taskKey}_correlation ON ${n.taskKey} (correlation_id)`,
+        `CREATE INDEX ${n.taskKey}_recent ON ${n.taskKey} (kind, value, first_at, correlation_id)`,
         `CREATE TABLE ${n.event} (
           correlation_id TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, type TEXT NOT NULL, event_id TEXT NOT NULL,
           occurred_at BIGINT NOT NULL, observer TEXT, worker_id TEXT, server_task_id TEXT, attempt INTEGER, state TEXT,

@@ -49,7 +49,15 @@ export class SqliteStore implements Store {
     this.reader = location === ":memory:" ? this.writer : new Database(location, { readonly: true, timeout: 15_000 });
     this.writes = new StatementCache(this.writer);
     this.reads = new StatementCache(this.reader);
+    // Statistics for the query planner (SQLite's recommendation: on open, then now and then).
+    this.writer.pragma("optimize = 0x10002");
+    this.optimizer = setInterval(() => {
+      void this.writeLock.run(async () => this.writer.pragma("optimize"));
+    }, 15 * 60 * 1000);
+    this.optimizer.unref();
   }
+
+  private readonly optimizer: NodeJS.Timeout;
 
   read<T>(fn: (reader: Reader) => Promise<T>): Promise<T> {
     return this.readLock.run(async () => {
@@ -134,6 +142,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.optimizer);
     await this.writeLock.run(async () => {
       if (this.reader !== this.writer) this.reader.close();
       this.writer.close();

@@ -73,12 +73,15 @@ export async function eventPage(r: Reader, t: Tables, cursors: Cursors, correlat
 export async function workersOf(r: Reader, t: Tables, correlationIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (correlationIds.length === 0) return out;
-  const rows = await r.all(`SELECT correlation_id, value FROM ${t.taskKey} WHERE kind = 'worker' AND correlation_id${r.inList} ORDER BY correlation_id, value`, [JSON.stringify(correlationIds)]);
+  // By correlation only (its own index); filtering the kind in SQL lets a planner prefer scanning every worker key.
+  const rows = await r.all(`SELECT correlation_id, kind, value FROM ${t.taskKey} WHERE correlation_id${r.inList}`, [JSON.stringify(correlationIds)]);
   for (const row of rows) {
+    if (row.kind !== "worker") continue;
     const list = out.get(String(row.correlation_id)) ?? [];
     list.push(String(row.value));
     out.set(String(row.correlation_id), list);
   }
+  for (const list of out.values()) list.sort();
   return out;
 }
 

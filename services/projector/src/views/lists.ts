@@ -24,38 +24,46 @@ export interface Page {
 
 const scopeOf = (route: string, filter: object) => `${route}:${JSON.stringify(Object.entries(filter).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)))}`;
 
-/** Tasks, newest first (by their first event). */
+/**
+ * Tasks, newest first (by their first event). With a worker, the walk is along that worker's keys
+ * (kept with the task's first_at), so the newest tasks of a worker are one index range however
+ * common or rare the worker is.
+ */
 export async function taskList(r: Reader, t: Tables, cursors: Cursors, filter: TaskFilter, page: Page) {
+  const byWorker = filter.workerId !== undefined;
+  const order = byWorker ? { at: "k.first_at", id: "k.correlation_id" } : { at: "t.first_at", id: "t.correlation_id" };
   const where: string[] = [];
   const params: SqlValue[] = [];
-  if (filter.q === undefined) where.push("has_task = 1");
+  if (byWorker) {
+    where.push("k.kind = 'worker' AND k.value = ?");
+    params.push(filter.workerId as string);
+  }
+  if (filter.q === undefined) where.push("t.has_task = 1");
   if (filter.status !== undefined) {
-    where.push("status = ?");
+    where.push("t.status = ?");
     params.push(filter.status);
   }
   if (filter.since !== undefined) {
-    where.push("first_at >= ?");
+    where.push(`${order.at} >= ?`);
     params.push(filter.since);
   }
   if (filter.until !== undefined) {
-    where.push("first_at < ?");
+    where.push(`${order.at} < ?`);
     params.push(filter.until);
   }
-  if (filter.workerId !== undefined) {
-    where.push(`correlation_id IN (SELECT correlation_id FROM ${t.taskKey} WHERE kind = 'worker' AND value = ?)`);
-    params.push(filter.workerId);
-  }
   if (filter.q !== undefined) {
-    where.push(`(correlation_id = ? OR correlation_id IN (SELECT correlation_id FROM ${t.taskKey} WHERE kind IN ('server_task', 'context', 'worker') AND value = ?))`);
+    // One IN over a UNION, not an OR: both databases then look each side up by its index.
+    where.push(`t.correlation_id IN (SELECT ? UNION SELECT correlation_id FROM ${t.taskKey} WHERE kind IN ('server_task', 'context', 'worker') AND value = ?)`);
     params.push(filter.q, filter.q);
   }
   const scope = scopeOf("tasks", filter);
   if (page.cursor !== undefined) {
     const [at, id] = cursors.decode(scope, page.cursor, ["number", "string"]) as [number, string];
-    where.push("(first_at < ? OR (first_at = ? AND correlation_id < ?))");
+    where.push(`(${order.at} < ? OR (${order.at} = ? AND ${order.id} < ?))`);
     params.push(at, at, id);
   }
-  const sql = `SELECT * FROM ${t.task}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY first_at DESC, correlation_id DESC LIMIT ?`;
+  const from = byWorker ? `${t.taskKey} k JOIN ${t.task} t ON t.correlation_id = k.correlation_id` : `${t.task} t`;
+  const sql = `SELECT t.* FROM ${from}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order.at} DESC, ${order.id} DESC LIMIT ?`;
   const rows = (await r.all(sql, [...params, page.limit + 1])).map((row) => taskCodec.decode(row));
   const shown = rows.slice(0, page.limit);
   const workers = await workersOf(r, t, shown.map((task) => task.correlationId));

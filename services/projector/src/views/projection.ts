@@ -45,6 +45,8 @@ export const emptyLoaded = (): Loaded => ({ tasks: new Map(), attempts: new Map(
 export interface Changes {
   tasks: TaskRow[];
   taskKeys: TaskKeyRow[];
+  /** Tasks that existed whose first_at moved earlier: their stored keys must follow. */
+  movedTasks: { correlationId: string; firstAt: number }[];
   events: EventRow[];
   attempts: AttemptRow[];
   serverTasks: ServerTaskRow[];
@@ -136,8 +138,11 @@ export class BatchProjection {
   };
   private readonly out = { taskKeys: new Map<string, TaskKeyRow>(), events: [] as EventRow[], violations: [] as ViolationRow[], probes: [] as ProbeRow[], dlq: [] as DlqRow[] };
   private readonly mentioned = new Set<string>();
+  private readonly loadedFirstAt: Map<string, number>;
 
-  constructor(private readonly rows: Loaded) {}
+  constructor(private readonly rows: Loaded) {
+    this.loadedFirstAt = new Map([...rows.tasks].map(([id, t]) => [id, t.firstAt]));
+  }
 
   apply(input: ProjectorInput): void {
     switch (input.kind) {
@@ -185,7 +190,7 @@ export class BatchProjection {
 
   private key(kind: TaskKeyRow["kind"], value: string | null, correlationId: string): void {
     if (value === null || value === "") return;
-    this.out.taskKeys.set(`${kind}${sep}${value}${sep}${correlationId}`, { kind, value, correlationId });
+    this.out.taskKeys.set(`${kind}${sep}${value}${sep}${correlationId}`, { kind, value, correlationId, firstAt: 0 });
   }
 
   private attemptsOf(correlationId: string): AttemptRow[] {
@@ -426,9 +431,12 @@ export class BatchProjection {
       const [correlationId, n] = k.split(sep) as [string, string];
       return this.rows.attempts.get(correlationId)?.find((a) => a.attempt === Number(n));
     });
+    const taskKeys = [...this.out.taskKeys.values()];
+    for (const k of taskKeys) k.firstAt = this.rows.tasks.get(k.correlationId)?.firstAt ?? 0;
     return {
       tasks,
-      taskKeys: [...this.out.taskKeys.values()],
+      taskKeys,
+      movedTasks: tasks.filter((t) => this.loadedFirstAt.has(t.correlationId) && this.loadedFirstAt.get(t.correlationId) !== t.firstAt).map((t) => ({ correlationId: t.correlationId, firstAt: t.firstAt })),
       events: this.out.events,
       attempts,
       serverTasks: pick(this.dirty.serverTasks, (k) => this.rows.serverTasks.get(k)),

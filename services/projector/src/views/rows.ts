@@ -101,9 +101,11 @@ export interface TaskKeyRow {
   kind: "worker" | "server_task" | "context";
   value: string;
   correlationId: string;
+  /** The task's first_at, kept equal to it. */
+  firstAt: number;
 }
 
-export const taskKeyCodec = codec<TaskKeyRow>({ kind: ["kind", "text"], value: ["value", "text"], correlationId: ["correlation_id", "text"] }, ["kind", "value", "correlationId"]);
+export const taskKeyCodec = codec<TaskKeyRow>({ kind: ["kind", "text"], value: ["value", "text"], correlationId: ["correlation_id", "text"], firstAt: ["first_at", "int"] }, ["kind", "value", "correlationId"]);
 
 export type EventKind = "observation" | "decision" | "command";
 

@@ -77,6 +77,16 @@ describe.each(storeKinds)("views on %s", (kind) => {
     expect(waiting.items.map((i) => [i.correlationId, i.status, i.waitedMs])).toEqual([["task-42", "indeterminate", 60 * 60 * 1000]]);
   });
 
+  it("keeps each task's keys at the task's first event even when earlier events arrive later", async () => {
+    const store = await newStore(kind);
+    const gen = await load(store, [...inputsFor(story())].reverse(), 1);
+    const t = tableNames(gen);
+    const mismatched = await store.read((r) => r.all(`SELECT k.correlation_id FROM ${t.taskKey} k JOIN ${t.task} x ON x.correlation_id = k.correlation_id WHERE k.first_at <> x.first_at`));
+    expect(mismatched).toEqual([]);
+    const byWorker = await store.read((r) => taskList(r, t, cursors, { workerId: "w-gamma" }, { limit: 10 }));
+    expect(byWorker.items.map((i) => [i.correlationId, i.firstAt])).toEqual([["task-42", "2025-06-02T09:10:00.000Z"]]);
+  });
+
   it("changes nothing when a batch is delivered again", async () => {
     const store = await newStore(kind);
     const inputs = inputsFor(story());

@@ -80,6 +80,7 @@ async function save(tx: Tx, t: Tables, changes: Changes): Promise<void> {
   const upsert = <T>(table: string, codec: Codec<T>, rows: readonly T[]) => tx.upsert(table, codec.columns, codec.key, rows.map((r) => codec.values(r)));
   const insert = <T>(table: string, codec: Codec<T>, rows: readonly T[]) => tx.insertIgnore(table, codec.columns, rows.map((r) => codec.values(r)));
   await upsert(t.task, taskCodec, changes.tasks);
+  for (const moved of changes.movedTasks) await tx.run(`UPDATE ${t.taskKey} SET first_at = ? WHERE correlation_id = ?`, [moved.firstAt, moved.correlationId]);
   await insert(t.taskKey, taskKeyCodec, changes.taskKeys);
   await insert(t.event, eventCodec, changes.events);
   await upsert(t.attempt, attemptCodec, changes.attempts);
