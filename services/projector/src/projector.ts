@@ -77,12 +77,15 @@ export class Projector {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.config.concurrency,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        // What the fetch covered, control records (transaction markers) and aborted records included.
+        let readFrom = Number(batch.firstOffset() ?? batch.messages[0]?.offset ?? 0);
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
           const final = i + this.config.maxBatch >= batch.messages.length;
-          const resolved = await this.project(batch, chunk, final ? Number(batch.lastOffset()) + 1 : undefined);
+          const resolved = await this.project(batch, chunk, { readFrom, batchEnd: final ? Number(batch.lastOffset()) + 1 : undefined });
           if (resolved === "seeked") return;
           resolveOffset(resolved);
+          readFrom = Number(resolved) + 1;
           await heartbeat();
         }
       },
@@ -113,7 +116,8 @@ export class Projector {
   }
 
   /** Projects one chunk; the offset to resolve, or "seeked" after a seek back to the stored offset. */
-  private async project(batch: Batch, chunk: KafkaMessage[], batchEnd: number | undefined): Promise<string | "seeked"> {
+  private async project(batch: Batch, chunk: KafkaMessage[], range: { readFrom: number; batchEnd: number | undefined }): Promise<string | "seeked"> {
+    const { batchEnd } = range;
     const { topic, partition } = batch;
     const inputs: ProjectorInput[] = [];
     for (const m of chunk) {
@@ -123,8 +127,8 @@ export class Projector {
     }
     const gen = await this.generation();
     const stop = this.metrics.batchSeconds.startTimer();
-    let outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition), batchEnd });
-    if (outcome.kind === "gap") outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition, true), batchEnd });
+    let outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition), ...range });
+    if (outcome.kind === "gap") outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition, true), ...range });
     stop();
     const last = batchEnd === undefined ? (chunk[chunk.length - 1] as KafkaMessage).offset : String(batchEnd - 1);
     switch (outcome.kind) {

@@ -36,6 +36,11 @@ export interface WriteBatchOptions {
    * aborted records follow the last record delivered; the stored offset moves past them too.
    */
   batchEnd?: number;
+  /**
+   * The offset the fetch covered from: records between it and the first record delivered were
+   * transaction markers or aborted records, not a gap.
+   */
+  readFrom?: number;
 }
 
 async function storedOffset(tx: Tx, t: Tables, topic: string, partition: number): Promise<number | undefined> {
@@ -116,7 +121,7 @@ export async function writeBatch(store: Store, gen: number, topic: string, parti
         const fresh = inputs.filter((i) => i.source.offset >= expected);
         const first = fresh[0];
         if (first === undefined) return { kind: "already-projected", next: expected };
-        if (first.source.offset > expected) return { kind: "gap", next: expected };
+        if (first.source.offset > expected && !(options.readFrom !== undefined && options.readFrom <= expected)) return { kind: "gap", next: expected };
         const needs = needsOf(fresh);
         await tx.lock(lockSpace.correlation, needs.correlations);
         await tx.lock(lockSpace.worker, [...needs.workers, ...needs.mentionedWorkers].sort());
