@@ -107,5 +107,12 @@ describe("the lineage page in headless Chromium", () => {
     await page.locator("#search button").click();
     await page.locator("#timeline").waitFor();
     expect(page.url()).toContain("#/tasks/task-42");
+    await page.locator("#search-input").fill("w-acme");
+    await page.locator("#search button").click();
+    await page.locator("#skills").waitFor();
+    expect(page.url()).toContain("#/workers/w-acme");
+    await page.locator("#search-input").fill("ctx-42");
+    await page.locator("#search button").click();
+    await expect.poll(() => page.url()).toContain("#/tasks/task-42");
   });
 });

@@ -415,11 +415,13 @@ async function stalenessPage() {
 }
 
 // ---------- search and routing ----------
+// A correlation id opens its task, a worker id its worker page; a server task or context id opens the
+// one task it belongs to, or the list of them.
 async function search(q) {
   const tasks = await api(`/v1/tasks?q=${encodeURIComponent(q)}&limit=50`);
-  if (tasks.items.length === 1 && tasks.items[0].correlationId === q) return (location.hash = `#/tasks/${encodeURIComponent(q)}`);
+  if (tasks.items.some((t) => t.correlationId === q)) return (location.hash = `#/tasks/${encodeURIComponent(q)}`);
   const worker = await api(`/v1/workers/${encodeURIComponent(q)}`).catch(() => null);
-  if (worker && tasks.items.length === 0) return (location.hash = `#/workers/${encodeURIComponent(q)}`);
+  if (worker) return (location.hash = `#/workers/${encodeURIComponent(q)}`);
   if (tasks.items.length === 1) return (location.hash = `#/tasks/${encodeURIComponent(tasks.items[0].correlationId)}`);
   location.hash = `#/tasks?${new URLSearchParams({ q })}`;
 }
