@@ -20,7 +20,7 @@ beforeAll(async () => {
   for (const { topic, partition, inputs } of inputsFor(story())) await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
   stream = new LiveStream(store);
   // The HTTP contract is about requests; Kafka's side (/readyz, staleness) is covered by the pipeline tests.
-  const kafka = { endOffsets: async () => [], kafkaReachable: async () => true };
+  const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
   server = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 }, store, stream, metrics: createMetrics(), kafka, logger: false });
 });
 afterAll(async () => {

@@ -51,7 +51,7 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
     const metrics = await pipeline.projector.server.inject({ method: "GET", url: "/metrics" });
     expect(metrics.body).toMatch(new RegExp(`a2a_projector_lag_records\\{topic="${pipeline.fixture.topics.observations.replace(/\./g, "\\.")}",partition="\\d"\\} 0`));
     const ready = await pipeline.projector.server.inject({ method: "GET", url: "/readyz" });
-    expect(ready.json()).toMatchObject({ status: "ready", database: true, kafka: true });
+    expect(ready.json()).toMatchObject({ status: "ready", database: true, kafka: true, consuming: true });
   });
 
   it("keeps poison records of its input topics in the DLQ view with a reason code, and projects what follows", async () => {

@@ -6,6 +6,7 @@
  * after the database) seeks back. Several instances share the partitions through the group.
  */
 import { type Admin, type Consumer, createKafka, type Kafka, type KafkaMessage } from "@a2a-ledger/kafka";
+import { endOffsets } from "@a2a-ledger/reconciler";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Batch } from "kafkajs";
 import type { ProjectorConfig } from "./config.ts";
@@ -47,6 +48,11 @@ export class Projector {
     return this.running;
   }
 
+  /** Whether the views are being kept up to date: started, and the consumer has not given up. */
+  consuming(): boolean {
+    return this.running && this.failure === undefined;
+  }
+
   get topics(): string[] {
     return topicRoles.map((role) => this.config.topics[role]);
   }
@@ -58,7 +64,8 @@ export class Projector {
     const consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      this.failure = payload.error;
+      // kafkajs restarts the consumer after retriable errors; only a crash it gives up on is fatal.
+      if (!payload.restart) this.failure = payload.error;
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
     });
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.log.info({ assignment: payload.memberAssignment }, "partitions assigned"));
@@ -108,7 +115,7 @@ export class Projector {
   private async lowWatermark(topic: string, partition: number, refresh = false): Promise<number> {
     let lows = this.lows.get(topic);
     if (lows === undefined || refresh) {
-      const offsets = await (this.admin as Admin).fetchTopicOffsets(topic);
+      const offsets = await endOffsets(this.admin as Admin, topic);
       lows = new Map(offsets.map((o) => [o.partition, Number(o.low)]));
       this.lows.set(topic, lows);
     }
@@ -155,7 +162,7 @@ export class Projector {
       const admin = this.admin;
       const value = admin === undefined
         ? Promise.resolve([])
-        : Promise.all(this.topics.map(async (topic) => (await admin.fetchTopicOffsets(topic)).map((o) => ({ topic, partition: o.partition, end: Number(o.high) })))).then((all) => all.flat());
+        : Promise.all(this.topics.map(async (topic) => (await endOffsets(admin, topic)).map((o) => ({ topic, partition: o.partition, end: Number(o.high) })))).then((all) => all.flat());
       value.catch(() => (this.ends = undefined));
       this.ends = { at: now, value };
     }

@@ -23,6 +23,8 @@ import { workerDetail, workerList } from "./views/workers.ts";
 export interface KafkaView {
   endOffsets(): Promise<PartitionEnd[]>;
   kafkaReachable(timeoutMs: number): Promise<boolean>;
+  /** Whether the consumer keeps the views up to date. */
+  consuming(): boolean;
 }
 
 export interface ServerDeps {
@@ -212,8 +214,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     const [database, kafka] = await Promise.all([store.ping(readinessTimeoutMs), deps.kafka.kafkaReachable(readinessTimeoutMs)]);
-    const ready = database && kafka && !closing;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka, closing });
+    const consuming = deps.kafka.consuming();
+    const ready = database && kafka && consuming && !closing;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka, consuming, closing });
   });
   app.get("/metrics", async (_request, reply) => {
     const ends = await deps.kafka.endOffsets().catch(() => []);
