@@ -1,6 +1,7 @@
 /**
  * `a2a-ledger up [--demo] [--exit-after-demo]`: the local ledger — Kafka and the registry (started
- * or reused), the ingest API and the reconciler — running until Ctrl-C. With --demo, the DESIGN §1
+ * or reused), the ingest API, the reconciler and the projector (its own process; its page's URL is
+ * printed) — running until Ctrl-C. With --demo, the DESIGN §1
  * story (examples/design-section-1.ndjson) is posted through the ingest API under fresh ids and the
  * reconciler's decisions are printed as they are committed, next to what the file replay predicts.
  */
@@ -17,6 +18,7 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Command } from "../command.ts";
 import { describeDecision } from "../describe-decision.ts";
+import { projectorReady, spawnProjector } from "../projector-process.ts";
 import { exitCodes, type Io } from "../io.ts";
 
 const usage = "usage: a2a-ledger up [--demo] [--exit-after-demo]";
@@ -103,9 +105,16 @@ export const command: Command = {
     const ingest = createIngestApp(ingestConfig);
     const address = await ingest.server.listen({ host: ingestConfig.host, port: ingestConfig.port });
     io.stdout(`ingest: POST ${address}/v1/observations (docs ${address}/docs)\nreconciler: group ${reconcilerConfig.groupId}, rules ${reconcilerConfig.ruleSet.rulesVersion}\n`);
+    const projector = spawnProjector(["serve"], { ...env, PROJECTOR_LOG_LEVEL: "info" });
+    io.stdout(`projector: ${await projectorReady(projector, (line) => io.stderr(line))} (the lineage page; API under /v1)\n`);
     const stop = async () => {
       await ingest.server.close();
       await reconciler.stop();
+      if (projector.exitCode === null && projector.signalCode === null) {
+        const exited = new Promise((resolve) => projector.once("exit", resolve));
+        projector.kill("SIGTERM");
+        await exited;
+      }
     };
     let code: number = exitCodes.ok;
     if (values.demo) {
