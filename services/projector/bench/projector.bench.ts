@@ -75,7 +75,7 @@ async function load(): Promise<Record<string, number>> {
     const o = parsed.observation;
     await push(topics.observations, o.correlationId, await serde.encodeValidated(o));
     const result = decider.step(ctx, states.get(o.correlationId) ?? decider.initialState(), o);
-    states.set(o.correlationId, result.correlationState);
+    states.set(o.correlationId, result.state);
     applyCapabilityUpdates(table, result);
     for (const d of result.decisions) {
       const value = await serde.encodeValidated(d);

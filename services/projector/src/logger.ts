@@ -1,9 +1,9 @@
-/** The service's one logger: pino, JSON lines on stdout, at the configured level. */
-import pino, { type Logger } from "pino";
+/** The projector's logger: the configuration every service shares (`@a2a-ledger/logging`), at the configured level. */
+import { createLogger as sharedLogger, type Logger } from "@a2a-ledger/logging";
 import type { LogLevel } from "./config.ts";
 
 export type { Logger };
 
 export function createLogger(level: LogLevel, name = "projector"): Logger {
-  return pino({ name, level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+  return sharedLogger(name, level);
 }

@@ -58,7 +58,7 @@ export async function deleteTopics(admin: Admin, f: Fixture): Promise<void> {
   await admin.deleteTopics({ topics: Object.values(f.topics) }).catch(() => undefined);
 }
 
-const quiet = { info: () => undefined, error: () => undefined };
+const quiet = createLogger("silent", "reconciler");
 
 export async function startReconciler(f: Fixture): Promise<Reconciler> {
   const reconciler = new Reconciler(loadReconcilerConfig(f.env), quiet);

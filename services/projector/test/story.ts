@@ -42,7 +42,7 @@ export function inputsFor(observations: readonly Observation[], options: { topic
   for (const o of observations) {
     push(topics.observations, (source) => ({ kind: "observation", source, record: o }));
     const result = decider.step(ctx, states.get(o.correlationId) ?? decider.initialState(), o);
-    states.set(o.correlationId, result.correlationState);
+    states.set(o.correlationId, result.state);
     applyCapabilityUpdates(table, result);
     for (const d of result.decisions) {
       push(topics.decisions, (source) => ({ kind: "decision", source, record: d }));

@@ -1,11 +1,11 @@
 /**
  * Workers: the card history with field-level diffs, advertised vs verified per skill (states, output
  * modes, durability), probes and parked canaries, and whether the ledger trusts or verifies the
- * worker, and why. The trust decision uses the same policy as the reconciler (`policyFor` with the
+ * worker, and why. The trust decision uses the same policy as the reconciler (`policyOf` with the
  * operator's trusted vendors) on the newest capability snapshot; a snapshot with durable = false means
  * verify whatever the vendor list says: trust is revoked by evidence.
  */
-import { diffCards, type PolicyConfig, policyFor } from "@a2a-ledger/core";
+import { diffCards, type PolicyConfig, policyOf } from "@a2a-ledger/core";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
@@ -23,7 +23,7 @@ export function trustOf(config: PolicyConfig, snapshot: CapabilitySnapshot | nul
   if (snapshot.durable === false) {
     return { policy: "verify", reasons: ["trust revoked by evidence: a probe or a lost parked canary showed that tasks do not survive (durable = false)"] };
   }
-  const policy = policyFor(config, { vendor: snapshot.vendor, taskStore: snapshot.taskStore });
+  const policy = policyOf(config, snapshot);
   if (policy === "trust") return { policy, reasons: [`vendor ${JSON.stringify(snapshot.vendor)} is trusted and the card claims a durable task store`] };
   const reasons: string[] = [];
   if (snapshot.vendor === null) reasons.push("the card names no provider.organization");
