@@ -1,6 +1,8 @@
 /**
  * The one place that builds kafkajs clients, so that a swap of Kafka library stays local.
  */
+// Must come first: it replaces kafkajs's read_committed filter before kafkajs loads (see read-committed.ts).
+import "./read-committed.ts";
 import kafkajs from "kafkajs";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";

@@ -132,14 +132,18 @@ describe(`reconciler crashes (seed ${seed})`, () => {
       }
     });
     await waitForGroupAtEnd(admin, f, 180_000);
-    // Kills at random moments may all land between transactions; then kill right after bursts, when a
-    // transaction is most likely open, until one did (bounded).
+    // Kills at random moments may all land between transactions; then kill the moment a transaction's
+    // records are visible to the read_uncommitted reader but not yet to the read_committed one (bounded).
     let aborted = (await settled(uncommitted)) - (await settled(committedOnly));
-    for (let round = 0; aborted === 0 && round < 15; round++) {
+    for (let round = 0; aborted === 0 && round < 10; round++) {
       const burst = Array.from({ length: 60 }, (_, i) => spareObservations(spares[i % 2] as string, 10_000 + round * 100 + i, Date.UTC(2030, 0, 1) + (round * 100 + i) * 10)).flat();
       log.push(...burst);
+      const [seenUncommitted, seenCommitted] = [uncommitted.count(), committedOnly.count()];
       await produce(f.topics.observations, burst);
-      await sleep(Math.floor(random() * 150));
+      for (let waited = 0; waited < 10_000; waited += 2) {
+        if (uncommitted.count() > seenUncommitted && committedOnly.count() === seenCommitted) break;
+        await sleep(2);
+      }
       await kill();
       await waitForGroupAtEnd(admin, f, 120_000);
       aborted = (await settled(uncommitted)) - (await settled(committedOnly));
