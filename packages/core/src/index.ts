@@ -1,12 +1,11 @@
 /** @a2a-ledger/core — the pure ledger core: A2A model, card interpretation, rules R1–R10, the one fold, replay. */
-export { normalizeTaskState, specStates, terminalStates, interruptedStates, isTerminal, isInterrupted, sortStates } from "./task-state.ts";
-export { canonicalize, CanonicalJsonError, type JsonValue } from "./canonical-json.ts";
+export { normalizeTaskState, isTerminal, isInterrupted } from "./task-state.ts";
+export { canonicalize, type JsonValue } from "./canonical-json.ts";
 export { cardHash } from "./card-hash.ts";
-export { interpretCard, outputModesFor, lifecycleExtensionUri, type AdvertisedCapabilities, type TaskStoreClaim } from "./card.ts";
+export { interpretCard, lifecycleExtensionUri } from "./card.ts";
 export { diffCards } from "./card-diff.ts";
-export { mediaTypeAllowed, essence as mediaTypeEssence } from "./media-type.ts";
-export { defaultPolicyConfig, type Policy, type PolicyConfig } from "./policy.ts";
-export { policyOf, verifiedSkill } from "./verification.ts";
+export type { PolicyConfig } from "./policy.ts";
+export { policyOf } from "./verification.ts";
 export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
 export { createDecider, type Decider, type DecideContext, type Decided, type LedgerState, type StepResult } from "./decider.ts";
 export { foldBatch, applyCapabilityUpdates, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";
@@ -23,9 +22,8 @@ export {
   type ChannelSpelling,
   type PartKindSpelling,
 } from "./vocabulary.ts";
-export { parseIsoTimestamp, toEpochMillis } from "./timestamp.ts";
+export { toEpochMillis } from "./timestamp.ts";
 export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
 export { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./v1/rules/rule-sets.ts";
 export { ruleModels, type RuleSet, type RuleSetV1, type RuleSetV2 } from "./rule-set.ts";
 export type { Rule, RuleInput, RuleOutput, NamedRule } from "./rules/rule.ts";
-export { reliedOnStates } from "./rules/r1-states.ts";
