@@ -2,7 +2,7 @@
  * The global capability table: every instance reads a2a.capabilities.v1 whole and keeps following it,
  * so the rules see every worker's advertised and verified snapshots whichever partition produced them.
  */
-import { CapabilityTable } from "@a2a-ledger/core";
+import { CapabilityTable, type CardRecord } from "@a2a-ledger/core";
 import type { Admin, Kafka } from "@a2a-ledger/kafka";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
@@ -24,6 +24,12 @@ export class CapabilityFollower {
       const { type: _type, ...snapshot } = record;
       this.apply(snapshot);
     }, `${groupPrefix}-capabilities`);
+  }
+
+  /** Snapshots and cards a transaction of this instance committed. */
+  applyCommitted(snapshots: readonly CapabilitySnapshot[], cards: readonly CardRecord[]): void {
+    for (const c of cards) this.table.rememberCard(c);
+    for (const s of snapshots) this.apply(s);
   }
 
   apply(snapshot: CapabilitySnapshot): void {

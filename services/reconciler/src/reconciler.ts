@@ -279,6 +279,10 @@ export class Reconciler {
     }
     this.blocked.set(partition, blocked);
     this.recheckedAt.set(partition, version);
+    // What this transaction committed is visible to this partition's next batch at once: a read_committed
+    // reader of the topic may not reach it yet (another partition's open transaction holds the stable
+    // offset back). The follower skips it when it reads it.
+    this.capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards);
     this.metrics.commits.inc();
     this.metrics.observations.inc(items.length - outcome.poison.length);
     for (const d of outcome.decisions) this.metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
