@@ -1,5 +1,5 @@
 export { Reconciler } from "./reconciler.ts";
 export { loadReconcilerConfig, type ReconcilerConfig } from "./config.ts";
 export { deadLetterReasons, type DeadLetterReason, ReconcilerConfigError } from "./errors.ts";
-export { dlqHeader } from "./poison.ts";
+export { classifyDecodeError, dlqHeader } from "./poison.ts";
 export { processBatch, isCommand } from "./batch.ts";
