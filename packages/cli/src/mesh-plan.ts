@@ -120,8 +120,8 @@ export function orchestratorSpec(ctx: PlanContext, storyFile: string, onLine?: P
     args: () => tsx(ctx.entries.orchestrator, "--story", storyFile),
     cwd: ctx.root,
     env: ctx.env,
-    // Not a server: it runs the story and exits; started once it logged anything.
-    ready: () => () => ({ ready: true }),
+    // Not a server: it runs the story and exits.
+    ready: readyOnMessage("orchestrator started"),
     ipc: true,
   };
 }
