@@ -5,7 +5,8 @@
  *     node --import tsx mesh/orchestrator/src/main.ts --story story.json
  *
  * Reads the ledger from KAFKA_BROKERS, SCHEMA_REGISTRY_URL and A2A_LEDGER_TOPIC_SUFFIX like every
- * service. Logs JSON lines: `orchestrator started`, then one per step; the last is `{"msg":"story done","report":…}` (exit 0) or
+ * service. Logs JSON lines: `orchestrator started`, then one per step; the last is
+ * `{"msg":"story done","report":…}` (exit 0) or
  * `{"msg":"story failed",…}` (exit 1). A bad story file or no supervisor: exit 2.
  */
 import { parseArgs } from "node:util";
