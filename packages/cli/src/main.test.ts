@@ -15,9 +15,13 @@ describe("the a2a-ledger dispatcher", () => {
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
   });
 
-  it("runs through the bin shim under plain node", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [bin, "replay", "--input", example, "--json"]);
-    expect(stdout.trim().split("\n")).toHaveLength(11);
+  it("runs through the bin shim under plain node, with no progress bar or colour when piped", async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, "replay", "--input", example, "--candidate", "default/1"], { env: { ...process.env, FORCE_COLOR: "" } });
+    expect(stdout).toContain("baseline default/2 vs candidate default/1");
+    expect(stdout).not.toContain("\x1b[");
+    expect(stderr).toBe("");
+    const json = await promisify(execFile)(process.execPath, [bin, "replay", "--input", example, "--json"]);
+    expect(json.stdout.trim().split("\n")).toHaveLength(11);
   });
 
   it("returns exit code 2 through the bin shim on bad input", async () => {

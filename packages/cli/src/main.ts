@@ -3,10 +3,11 @@
  * To add a command, add a module exporting `command: Command` and one line to `commands` below.
  */
 import type { Command } from "./command.ts";
-import { exitCodes, processIo, UsageError, type Io } from "./io.ts";
+import { exitCodes, processIo, UnavailableError, UsageError, type Io } from "./io.ts";
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   replay: () => import("./commands/replay.ts"),
+  export: () => import("./commands/export.ts"),
   up: () => import("./commands/up.ts"),
 };
 
@@ -37,6 +38,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (e instanceof UsageError) {
       io.stderr(`a2a-ledger ${command.name}: ${e.message}\n`);
       return exitCodes.usage;
+    }
+    if (e instanceof UnavailableError) {
+      io.stderr(`a2a-ledger ${command.name}: ${e.message}\n`);
+      return exitCodes.unavailable;
     }
     throw e;
   }

@@ -25,7 +25,12 @@ export async function loadRuleSet(spec: string, cwd: string): Promise<RuleSet> {
   if (!existsSync(path)) {
     throw new UsageError(`no rule set named ${JSON.stringify(spec)} (shipped: ${ruleSetNames.join(", ")}) and no module at ${path}`);
   }
-  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (e) {
+    throw new UsageError(`cannot load the rules module ${spec}: ${(e as Error).message.split("\n")[0]}`);
+  }
   const candidate = [mod["default"], mod["ruleSet"]].find(isRuleSet);
   if (candidate === undefined) throw new UsageError(`${spec} exports no rule set (a default or \`ruleSet\` export with name, rulesVersion, model and rules[{id, apply}] — spread a shipped rule set to build one)`);
   return candidate;

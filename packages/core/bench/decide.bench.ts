@@ -1,19 +1,26 @@
 /**
- * Benchmark (not a test): rules cost vs parsing cost over a generated log of 1,000,000 observations.
- *   npm run bench -w @a2a-ledger/core            (OBSERVATIONS=200000 to shorten)
- * (a) parse only: JSON.parse + the ingest parser (Avro-validated) per NDJSON line;
- * (b) parse + rules: the same, then the decider step per observation (single thread);
- * rules cost = (b) − (a), also measured directly on pre-parsed observations.
+ * Benchmark (not a test): the rules against parsing, over a generated log of 1,000,000 observations.
+ *   npm run bench -w @a2a-ledger/core            (OBSERVATIONS=200000 to shorten, ROUNDS=5 for more rounds)
+ * (a) parse only: JSON.parse + the ingest parser (Avro-validated) per NDJSON line — the baseline;
+ * (b) rules alone on pre-parsed observations: default/2 through the one fold (`foldBatch`, what replay
+ *     and the reconciler run), default/2 step by step, and the frozen default/1 step by step.
+ * Single thread; every figure is the median of the rounds, and also a ratio to (a) measured in the same run.
+ * The script runs node with --expose-gc (a full collection between phases) and a 64 MB young generation
+ * (--max-semi-space-size=64, which suits any long fold: set it with NODE_OPTIONS); BENCH_NODE_FLAGS="" for V8's defaults.
  */
 import type { Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable } from "../src/capabilities.ts";
 import { createDecider, type LedgerState } from "../src/decider.ts";
-import { applyCapabilityUpdates } from "../src/fold.ts";
+import { applyCapabilityUpdates, foldBatch } from "../src/fold.ts";
 import { parseObservation } from "../src/ingest-json.ts";
+import type { RuleSet } from "../src/rule-set.ts";
 import { defaultRuleSet } from "../src/rules/rule-sets.ts";
+import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 import { generateLog } from "../test/generated-log.ts";
 
 const total = Number(process.env["OBSERVATIONS"] ?? 1_000_000);
+const rounds = Number(process.env["ROUNDS"] ?? 3);
+const policy = { trustedVendors: ["Vendor0"] };
 
 function parse(line: string): Observation {
   const r = parseObservation(JSON.parse(line));
@@ -21,64 +28,79 @@ function parse(line: string): Observation {
   return r.observation;
 }
 
-function rulesOver(observations: Iterable<Observation>): number {
-  const decider = createDecider(defaultRuleSet);
+/** Step by step, as a caller holding every state in a Map would. */
+function stepLoop(ruleSet: RuleSet, observations: readonly Observation[]): number {
+  const decider = createDecider(ruleSet);
   const table = new CapabilityTable();
-  const ctx = { capabilities: table, policy: { trustedVendors: ["Vendor0"] } };
+  const ctx = { capabilities: table, policy };
   const states = new Map<string, LedgerState>();
   let decisions = 0;
   for (const obs of observations) {
     const result = decider.step(ctx, states.get(obs.correlationId) ?? decider.initialState(), obs);
     states.set(obs.correlationId, result.state);
-    applyCapabilityUpdates(table, result);
+    if (result.capabilityUpdates.length > 0 || result.cards.length > 0) applyCapabilityUpdates(table, result);
     decisions += result.decisions.length;
   }
   return decisions;
 }
 
-function* parsing(lines: readonly string[]): Generator<Observation> {
-  for (const line of lines) yield parse(line);
+/** The one fold over the whole log, as replay runs it. */
+function fold(ruleSet: RuleSet, observations: readonly Observation[]): number {
+  return foldBatch({ decider: createDecider(ruleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined }, observations).decisions.length;
 }
 
+/** A full collection between phases (with --expose-gc), so one phase's garbage is not another's time. */
+const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
-const rate = (n: number, s: number): string => `${Math.round(n / s).toLocaleString("en-US")} obs/s`;
+const rate = (s: number): string => `${Math.round(total / s).toLocaleString("en-US").padStart(10)} obs/s`;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const genStart = process.hrtime.bigint();
 const lines = generateLog(total);
 const bytes = lines.reduce((s, l) => s + l.length + 1, 0);
 console.log(`generated ${lines.length.toLocaleString("en-US")} observations (${(bytes / 1e6).toFixed(0)} MB NDJSON) in ${seconds(genStart).toFixed(1)} s`);
 
+let parsed: Observation[] = lines.slice(0, 50_000).map(parse);
 // warm-up so the JIT has seen every path
-rulesOver(parsing(lines.slice(0, 50_000)));
-
-// Three rounds, median of each, so a noisy neighbour on the machine does not decide the figure.
-const rounds = Number(process.env["ROUNDS"] ?? 3);
-const parseRuns: number[] = [];
-const bothRuns: number[] = [];
-const rulesRuns: number[] = [];
-let decisions = 0;
-let parsed: Observation[] = [];
-for (let r = 0; r < rounds; r++) {
-  let start = process.hrtime.bigint();
-  parsed = [];
-  for (const line of lines) parsed.push(parse(line));
-  parseRuns.push(seconds(start));
-
-  start = process.hrtime.bigint();
-  rulesOver(parsed);
-  rulesRuns.push(seconds(start));
-
-  start = process.hrtime.bigint();
-  decisions = rulesOver(parsing(lines));
-  bothRuns.push(seconds(start));
+for (const rs of [defaultRuleSet, defaultRuleSetV1]) {
+  stepLoop(rs, parsed);
+  fold(rs, parsed);
 }
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const parseS = median(parseRuns);
-const bothS = median(bothRuns);
-const rulesS = median(rulesRuns);
 
-console.log(`node ${process.version}, ${rounds} rounds, medians`);
-console.log(`(a) parse only        ${parseS.toFixed(2)} s  ${rate(total, parseS)}`);
-console.log(`(b) parse + rules     ${bothS.toFixed(2)} s  ${rate(total, bothS)}  (${decisions.toLocaleString("en-US")} decisions)`);
-console.log(`    rules alone       ${rulesS.toFixed(2)} s  ${rate(total, rulesS)}  (on pre-parsed observations)`);
-console.log(`rules/parse cost ratio: ${((bothS - parseS) / parseS).toFixed(2)} from (b)−(a); ${(rulesS / parseS).toFixed(2)} measured directly`);
+const measures = {
+  parse: [] as number[],
+  fold2: [] as number[],
+  step2: [] as number[],
+  step1: [] as number[],
+};
+const decisions = { fold2: 0, step2: 0, step1: 0 };
+for (let r = 0; r < rounds; r++) {
+  parsed = [];
+  collect();
+  let start = process.hrtime.bigint();
+  for (const line of lines) parsed.push(parse(line));
+  measures.parse.push(seconds(start));
+
+  collect();
+  start = process.hrtime.bigint();
+  decisions.fold2 = fold(defaultRuleSet, parsed);
+  measures.fold2.push(seconds(start));
+
+  collect();
+  start = process.hrtime.bigint();
+  decisions.step2 = stepLoop(defaultRuleSet, parsed);
+  measures.step2.push(seconds(start));
+
+  collect();
+  start = process.hrtime.bigint();
+  decisions.step1 = stepLoop(defaultRuleSetV1, parsed);
+  measures.step1.push(seconds(start));
+}
+
+const parseS = median(measures.parse);
+const line = (label: string, s: number, extra = "") => console.log(`${label.padEnd(40)} ${s.toFixed(2).padStart(6)} s ${rate(s)}  ${(parseS / s).toFixed(2)}× parse speed${extra}`);
+console.log(`node ${process.version}, ${rounds} rounds, medians (${process.execArgv.join(" ") || "default V8 flags"})`);
+line("(a) parse only", parseS);
+line("(b) default/2, the one fold (foldBatch)", median(measures.fold2), `  (${decisions.fold2.toLocaleString("en-US")} decisions)`);
+line("    default/2, step by step", median(measures.step2), `  (${decisions.step2.toLocaleString("en-US")} decisions)`);
+line("    default/1, step by step", median(measures.step1), `  (${decisions.step1.toLocaleString("en-US")} decisions)`);

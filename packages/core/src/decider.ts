@@ -9,15 +9,24 @@
 import { type CapabilitySnapshot, type Decision, type Observation, type ObservationType, observationTypes } from "@a2a-ledger/schemas";
 import { CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
 import { correlationModel } from "./correlation/model.ts";
+import type { CorrelationState } from "./correlation/state.ts";
+import type { CorrelationState as V1CorrelationState } from "./v1/correlation-state.ts";
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
 import type { PolicyConfig } from "./policy.ts";
 import type { RuleSet } from "./rule-set.ts";
 import type { RuleOutput } from "./rules/rule.ts";
 import { v1Model } from "./v1/model.ts";
 
-declare const opaque: unique symbol;
-/** A correlation's state as the reconciler stores it: opaque, (de)serialized by the decider that made it. */
-export type LedgerState = { readonly [opaque]: "correlation state" };
+/**
+ * A correlation's state, of whichever model the rule set keeps: opaque outside the core — hold it,
+ * hand it back to the decider that made it, (de)serialize it with that decider.
+ */
+export type LedgerState = CorrelationState | V1CorrelationState;
+
+/** A state handed to a decider of another model. */
+export class StateModelError extends Error {
+  override name = "StateModelError";
+}
 
 export interface DecideContext {
   capabilities: CapabilityView;
@@ -25,11 +34,11 @@ export interface DecideContext {
 }
 
 export interface Decided {
-  decisions: Decision[];
+  decisions: readonly Decision[];
   /** New capability snapshots (publish to a2a.capabilities.v1, apply to the table). */
-  capabilityUpdates: CapabilitySnapshot[];
+  capabilityUpdates: readonly CapabilitySnapshot[];
   /** Card texts and max-ages seen (kept beside the table for R8 diffs and ages). */
-  cards: CardRecord[];
+  cards: readonly CardRecord[];
 }
 
 export interface StepResult extends Decided {
@@ -58,7 +67,9 @@ export interface Decider {
 }
 
 /** What a state model provides the engine: how rules see a state, and how a step is folded in. */
-export interface StateModel<S, I extends { capabilities: CapabilityView }> {
+export interface StateModel<S extends LedgerState, I extends { capabilities: CapabilityView }> {
+  /** Whether a state is of this model. */
+  owns(state: LedgerState): state is S;
   initialState(): S;
   isDuplicate(state: S, eventId: string): boolean;
   /**
@@ -81,68 +92,62 @@ export interface StateModel<S, I extends { capabilities: CapabilityView }> {
 type EngineRule<I> = { on?: readonly ObservationType[]; apply(input: I): RuleOutput };
 
 /** The rules that decide on each observation type, in rule-set order. */
-function rulesByType<I>(rules: readonly EngineRule<I>[]): Record<ObservationType, EngineRule<I>[]> {
-  const byType = {} as Record<ObservationType, EngineRule<I>[]>;
-  for (const type of observationTypes) byType[type] = rules.filter((r) => r.on === undefined || r.on.includes(type));
-  return byType;
+function rulesByType<I>(rules: readonly EngineRule<I>[]): Map<ObservationType, EngineRule<I>[]> {
+  return new Map(observationTypes.map((type) => [type, rules.filter((r) => r.on === undefined || r.on.includes(type))]));
 }
 
 type Recover<S> = (state: S, capabilities: CapabilityView) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | undefined;
 
-function engine<S, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>, recover: Recover<S> | undefined): Decider {
+function engine<S extends LedgerState, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>, recover: Recover<S> | undefined): Decider {
   const byType = rulesByType(rules);
   let previous: I | undefined;
   const drafts: DecisionDraft[] = [];
-  // Shared by every step that derives nothing: never written to (callers treat results as read-only).
-  const none = Object.freeze([]) as never[];
-  const nothing = (state: S): StepResult => ({ decisions: none, capabilityUpdates: none, cards: none, state: state as unknown as LedgerState });
+  // Shared by every step that derives nothing; frozen, so a caller that writes to it fails loudly.
+  const none: readonly never[] = Object.freeze([]);
+  const own = (state: LedgerState): S => {
+    if (!model.owns(state)) throw new StateModelError(`rules ${ruleSet.rulesVersion} (model ${ruleSet.model}) were given a state of another model`);
+    return state;
+  };
   return {
     rulesVersion: ruleSet.rulesVersion,
     ruleSet,
-    initialState: () => model.initialState() as unknown as LedgerState,
-    clone: (state) => model.clone(state as unknown as S) as unknown as LedgerState,
-    serialize: (state) => model.serialize(state as unknown as S),
-    deserialize: (bytes) => model.deserialize(bytes) as unknown as LedgerState,
-    isBlocked: (state) => model.isBlocked(state as unknown as S),
-    reexamine(ctx, opaqueState) {
-      const state = opaqueState as unknown as S;
+    initialState: () => model.initialState(),
+    clone: (state) => model.clone(own(state)),
+    serialize: (state) => model.serialize(own(state)),
+    deserialize: (bytes) => model.deserialize(bytes),
+    isBlocked: (state) => model.isBlocked(own(state)),
+    reexamine(ctx, given) {
+      const state = own(given);
       const found = recover?.(state, ctx.capabilities);
-      if (found === undefined) return nothing(state);
+      if (found === undefined) return { decisions: none, capabilityUpdates: none, cards: none, state };
       const correlationId = model.correlationIdOf(state);
       const decisions = finalizeDecisions({ ...found.cause, correlationId }, [found.decision], ruleSet.rulesVersion, () => correlationId);
-      return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) as unknown as LedgerState };
+      return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) };
     },
-    step(ctx, opaqueState, observation) {
-      const state = opaqueState as unknown as S;
-      if (model.isDuplicate(state, observation.eventId)) return nothing(state);
-      drafts.length = 0;
-      let updates: CapabilitySnapshot[] = none;
-      let cards: CardRecord[] = none;
+    step(ctx, given, observation) {
+      const state = own(given);
+      if (model.isDuplicate(state, observation.eventId)) return { decisions: none, capabilityUpdates: none, cards: none, state };
+      if (drafts.length !== 0) drafts.length = 0;
+      let updates: readonly CapabilitySnapshot[] = none;
+      let cards: readonly CardRecord[] = none;
       let layer: CapabilityLayer | undefined;
       const input = model.input(state, observation, ctx, drafts, previous);
       previous = input;
-      for (const rule of byType[observation.type]) {
+      for (const rule of byType.get(observation.type) ?? rules) {
         const out = rule.apply(input);
         for (const d of out.decisions) drafts.push(d);
         if (out.capabilityUpdates.length === 0 && out.cards.length === 0) continue;
         if (layer === undefined) {
           layer = new CapabilityLayer(ctx.capabilities);
           input.capabilities = layer;
-          updates = [];
-          cards = [];
         }
-        for (const c of out.cards) {
-          layer.rememberCard(c);
-          cards.push(c);
-        }
-        for (const s of out.capabilityUpdates) {
-          layer.apply(s);
-          updates.push(s);
-        }
+        for (const c of out.cards) layer.rememberCard(c);
+        for (const s of out.capabilityUpdates) layer.apply(s);
+        cards = [...cards, ...out.cards];
+        updates = [...updates, ...out.capabilityUpdates];
       }
       const decisions = drafts.length === 0 ? none : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
-      const next = model.commit(state, input, observation, decisions);
-      return { decisions, capabilityUpdates: updates, cards, state: next as unknown as LedgerState };
+      return { decisions, capabilityUpdates: updates, cards, state: model.commit(state, input, observation, decisions) };
     },
   };
 }

@@ -115,3 +115,20 @@ describe("the one fold", () => {
     expect(() => decider.deserialize(new TextEncoder().encode(serializeCorrelationState(initialCorrelationState())))).not.toThrow();
   });
 });
+
+describe("the one fold in place", () => {
+  it("decides the same when the caller hands its states over, chunk after chunk", () => {
+    const decider = createDecider(defaultRuleSet);
+    const log = fullLog();
+    const table = new CapabilityTable();
+    const states = new Map<string, LedgerState>();
+    const decisions = [];
+    for (let i = 0; i < log.length; i += 3) {
+      const out = foldBatch({ decider, policy, capabilities: table, stateOf: (id) => states.get(id), inPlace: true }, log.slice(i, i + 3));
+      applyCapabilityUpdates(table, out);
+      for (const [id, st] of out.states) states.set(id, st);
+      decisions.push(...out.decisions);
+    }
+    expect(decisions).toEqual(replay(log, defaultRuleSet, { policy }));
+  });
+});

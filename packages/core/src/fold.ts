@@ -21,6 +21,11 @@ export interface FoldInput {
   blocked?: Iterable<string>;
   /** Re-examine every blocked correlation before the batch (the capability table changed since the last fold). */
   recheck?: boolean;
+  /**
+   * The caller hands its states over: the fold may update what `stateOf` returns in place instead of
+   * copying it first (a replay that keeps only the newest state; never a caller that may have to roll back).
+   */
+  inPlace?: boolean;
 }
 
 /** An observation the rules threw on: its correlation's state is as it was before it. */
@@ -54,7 +59,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     let state = out.states.get(id);
     if (state === undefined) {
       const before = input.stateOf(id);
-      state = before === undefined ? decider.initialState() : decider.clone(before);
+      state = before === undefined ? decider.initialState() : input.inPlace === true ? before : decider.clone(before);
     }
     return state;
   };
@@ -72,34 +77,40 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
   for (const observation of observations) {
     index++;
     const id = observation.correlationId;
-    const state = working(id);
+    const known = out.states.get(id);
+    const state = known ?? working(id);
     let result;
     try {
       result = decider.step(ctx, state, observation);
     } catch (error) {
       out.rejected.push({ index, observation, error: error instanceof Error ? error : new Error(String(error)) });
-      out.states.set(id, state);
+      if (known === undefined) out.states.set(id, state);
       continue;
     }
-    out.states.set(id, result.state);
-    for (const c of result.cards) {
-      layer.rememberCard(c);
-      out.cards.push(c);
+    if (result.state !== known) out.states.set(id, result.state);
+    if (result.cards.length > 0 || result.capabilityUpdates.length > 0) {
+      for (const c of result.cards) {
+        layer.rememberCard(c);
+        out.cards.push(c);
+      }
+      for (const s of result.capabilityUpdates) {
+        layer.apply(s);
+        out.capabilityUpdates.push(s);
+      }
     }
-    for (const s of result.capabilityUpdates) {
-      layer.apply(s);
-      out.capabilityUpdates.push(s);
+    if (result.decisions.length > 0) {
+      for (const d of result.decisions) out.decisions.push(d);
+      // Only decisions block or unblock a correlation.
+      if (decider.isBlocked(result.state)) blocked.add(id);
+      else blocked.delete(id);
     }
-    for (const d of result.decisions) out.decisions.push(d);
-    if (decider.isBlocked(result.state)) blocked.add(id);
-    else blocked.delete(id);
     if (result.capabilityUpdates.length > 0 && blocked.size > 0) reexamine();
   }
   return out;
 }
 
 /** Applies what a fold derived to the table later folds read (after publishing it). */
-export function applyCapabilityUpdates(table: CapabilityTable, derived: Pick<FoldOutcome, "capabilityUpdates" | "cards">): void {
+export function applyCapabilityUpdates(table: CapabilityTable, derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] }): void {
   for (const c of derived.cards) table.rememberCard(c);
   for (const s of derived.capabilityUpdates) table.apply(s);
 }

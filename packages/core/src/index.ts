@@ -11,6 +11,7 @@ export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabil
 export { createDecider, type Decider, type DecideContext, type Decided, type LedgerState, type StepResult } from "./decider.ts";
 export { foldBatch, applyCapabilityUpdates, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";
 export { replay, replayLog, RulesFailedError, type ReplayConfig, type ReplayResult } from "./replay.ts";
+export { CapabilityScope } from "./capability-scope.ts";
 export { parseObservation, parseObservationJson, type IngestIssue, type IngestOptions, type IngestResult } from "./ingest-json.ts";
 export {
   taskStateSpellings,

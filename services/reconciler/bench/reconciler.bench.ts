@@ -8,7 +8,7 @@
  * (default 20) vary the runs. Every topic is a private copy, deleted at the end.
  */
 import { randomUUID } from "node:crypto";
-import { defaultRuleSet, replay } from "@a2a-ledger/core";
+import { createDecider, defaultRuleSet, defaultRuleSetV1, replay, replayLog, type RuleSet } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import type { Admin, Consumer, KafkaMessage, Producer } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
@@ -358,6 +358,22 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
   }
 }
 
+/** Changelog bytes per correlation after the whole log, for a rule set's state model: what the changelog holds. */
+function changelogBytes(ruleSet: RuleSet, observations: readonly Observation[]): { mean: number; max: number; correlations: number } {
+  const decider = createDecider(ruleSet);
+  const sizes = [...replayLog(observations, ruleSet).correlations.values()].map((s) => decider.serialize(s).length);
+  return { mean: sizes.reduce((a, b) => a + b, 0) / sizes.length, max: Math.max(...sizes), correlations: sizes.length };
+}
+
+function stateSizes(): void {
+  const observations = parseLines(generateLog(observationCount));
+  console.log(`\n== Changelog value per correlation after ${fmt(observationCount)} observations ==`);
+  for (const rs of [defaultRuleSetV1, defaultRuleSet]) {
+    const b = changelogBytes(rs, observations);
+    console.log(`  ${rs.rulesVersion.padEnd(10)} ${fmt(b.mean).padStart(6)} bytes mean, ${fmt(b.max).padStart(6)} max, ${fmt(b.correlations)} correlations`);
+  }
+}
+
 const admin = kafka.admin();
 await admin.connect();
 const fixtures: Fixture[] = [];
@@ -365,6 +381,7 @@ const extraTopics: string[] = [];
 try {
   await serde.registerAll();
   console.log(`Node ${process.version}, broker ${process.env.KAFKA_BROKERS ?? "(default endpoints)"}`);
+  stateSizes();
   await throughput(admin, fixtures, extraTopics);
   await latency(admin, fixtures);
 } finally {

@@ -6,25 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardHash, defaultRuleSet, lifecycleExtensionUri, replay } from "@a2a-ledger/core";
-import { type Admin, correlationPartitions, partitionOf } from "@a2a-ledger/kafka";
+import { correlationPartitions, partitionOf } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
-import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
-import type { Reconciler } from "./reconciler.ts";
+import { byCorrelation, kafkaSuite, type Fixture, fixture, parseLines, produce, readDecisions, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 
-let admin: Admin;
-const fixtures: Fixture[] = [];
-const running: Reconciler[] = [];
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-  await serde.registerAll();
-});
-afterAll(async () => {
-  for (const r of running) await r.stop();
-  for (const f of fixtures) await deleteTopics(admin, f);
-  await admin.disconnect();
-});
+const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
 const card = (org: string, taskStore: string) => ({
   name: org,

@@ -6,26 +6,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
-import type { Admin } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
-import { deleteTopics, type Fixture, fixture, kafka, parseLines, produce, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
-import type { Reconciler } from "./reconciler.ts";
+import { kafkaSuite, fixture, kafka, parseLines, produce, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 
-let admin: Admin;
-const fixtures: Fixture[] = [];
-const running: Reconciler[] = [];
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-  await serde.registerAll();
-});
-afterAll(async () => {
-  for (const r of running) await r.stop();
-  for (const f of fixtures) await deleteTopics(admin, f);
-  await admin.disconnect();
-});
+const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
 const observers = ["orchestrator", "proxy", "worker"];
 const media = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? "text/plain" : `application/x-format-${i}`));

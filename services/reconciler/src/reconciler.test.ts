@@ -1,32 +1,17 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
-import type { Admin } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
 import { sampleDecision } from "@a2a-ledger/schemas/testing";
-import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { byCorrelation, fixture, kafka, kafkaSuite, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
-import type { Reconciler } from "./reconciler.ts";
 
 const example = new URL("../../../packages/cli/examples/design-section-1.ndjson", import.meta.url);
 const story = parseLines(readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== ""));
 const [capabilityPhase, taskPhase] = [story.filter((o) => o.correlationId.startsWith("probe-")), story.filter((o) => !o.correlationId.startsWith("probe-"))];
 
-let admin: Admin;
-const fixtures: Fixture[] = [];
-const running: Reconciler[] = [];
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-  await serde.registerAll();
-});
-afterAll(async () => {
-  for (const r of running) await r.stop();
-  for (const f of fixtures) await deleteTopics(admin, f);
-  await admin.disconnect();
-});
+const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
 describe("the reconciler on Kafka", () => {
   it("turns the DESIGN §1 sequence into exactly the decisions and commands the file replay predicts", async () => {

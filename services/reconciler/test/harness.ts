@@ -144,3 +144,21 @@ export async function waitForGroupAtEnd(admin: Admin, f: Fixture, timeoutMs = 12
 export async function countCapabilities(topic: string, atLeast: number, timeoutMs = 30_000): Promise<number> {
   return (await readMessages(kafka, topic, atLeast, timeoutMs)).length;
 }
+
+/**
+ * The suite's Kafka session: an admin connected and every schema registered before the tests; the
+ * reconcilers started and the fixtures created are stopped and deleted after them.
+ */
+export function kafkaSuite(hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }) {
+  const suite = { admin: kafka.admin(), fixtures: [] as Fixture[], running: [] as Reconciler[] };
+  hooks.beforeAll(async () => {
+    await suite.admin.connect();
+    await serde.registerAll();
+  });
+  hooks.afterAll(async () => {
+    for (const r of suite.running) await r.stop();
+    for (const f of suite.fixtures) await deleteTopics(suite.admin, f);
+    await suite.admin.disconnect();
+  });
+  return suite;
+}

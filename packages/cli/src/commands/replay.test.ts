@@ -62,7 +62,9 @@ describe("a2a-ledger replay --candidate", () => {
   it("exits 0 when the candidate decides the same, even with --fail-on-diff", async () => {
     const { code, stdout } = await run(["replay", "--input", example, "--candidate", "restart-from-scratch", "--fail-on-diff", "--json"]);
     expect(code).toBe(0);
-    expect(stdout).toBe("");
+    const lines = jsonLines(stdout) as unknown as Record<string, unknown>[];
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ summary: { events: 16, correlations: 4, correlationsChanged: 0, baseline: { rulesVersion: "default/2", decisions: 11 }, candidate: { rulesVersion: "restart-from-scratch/2", decisions: 11 } } });
   });
 
   it("loads a rule set from a module path", async () => {

@@ -1,48 +1,81 @@
 /**
- * a2a-ledger replay --input FILE.ndjson [--rules NAME|PATH] [--candidate NAME|PATH]
- *                   [--trusted-vendors a,b] [--json] [--fail-on-diff]
+ * a2a-ledger replay: recorded observations through rule sets. One source (an NDJSON or Avro file, or
+ * the observations topic), optionally a window and one correlation; a baseline (a rule set, or the
+ * decisions the reconciler recorded) and a candidate rule set. Without a candidate and with a rule-set
+ * baseline it lists the decisions; otherwise it compares the two per correlation.
  */
-import { parseArgs } from "node:util";
+import { rename, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { ruleSetByName, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
+import { endpointsFromEnv } from "@a2a-ledger/kafka";
 import type { Decision } from "@a2a-ledger/schemas";
-import { replay, type RuleSet } from "@a2a-ledger/core";
 import type { Command } from "../command.ts";
-import { diffDecisions } from "../decision-diff.ts";
 import { describeDecision } from "../describe-decision.ts";
-import { exitCodes, UsageError, type Io } from "../io.ts";
-import { InputError, readObservations } from "../ndjson.ts";
+import { parseOptions } from "../parse-options.ts";
+import { exitCodes, UnavailableError, UsageError, type Io } from "../io.ts";
+import { clusterFromEnv, type Cluster } from "../kafka/cluster.ts";
+import { readRecordedDecisions } from "../kafka/recorded-decisions.ts";
+import { TopicUnavailableError } from "../kafka/topic-stream.ts";
+import { checkWritable } from "../output-file.ts";
+import { progressBar } from "../progress.ts";
+import { renderHtml } from "../render/html.ts";
+import { renderTerminal } from "../render/terminal.ts";
+import { buildReport, type ReplayReport } from "../replay/replay-report.ts";
+import { runReplay } from "../replay/replay-run.ts";
+import { scopeFromOptions, type ReplayScope } from "../replay/replay-scope.ts";
+import { RulesError, RuleSetRun } from "../replay/rule-set-run.ts";
 import { loadRuleSet } from "../rules-loader.ts";
+import { InputError } from "../sources/observation-source.ts";
+import { openSource } from "../sources/open-source.ts";
 
-const usage = `usage: a2a-ledger replay --input FILE.ndjson [--rules NAME|PATH] [--candidate NAME|PATH]
-                         [--trusted-vendors a,b] [--json] [--fail-on-diff]
-  --input            observations in the ingest JSON shape, one per line
-  --rules            baseline rule set: default, restart-from-scratch, or a module path (default: default)
-  --candidate        a second rule set; prints the per-correlation differences
-  --trusted-vendors  provider.organization values to trust (with a durable task store claim)
-  --json             decisions (or differences) as JSON lines
-  --fail-on-diff     exit 1 when the candidate decides differently
-exit codes: 0 ok, 1 differences with --fail-on-diff, 2 bad usage or a malformed input line`;
+const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] [--until TIME] [--correlation ID]
+                         [--baseline NAME|PATH|recorded[:VERSION]] [--candidate NAME|PATH]
+                         [--trusted-vendors a,b] [--json] [--report FILE.html] [--fail-on-diff]
+  --input            observations: NDJSON in the ingest JSON shape, or an Avro object container file
+                     (as \`a2a-ledger export\` writes; recognised by its magic bytes, or --format ndjson|avro)
+  --kafka            read the observations topic instead (all partitions, read_committed, from the
+                     beginning; KAFKA_BROKERS, SCHEMA_REGISTRY_URL, A2A_LEDGER_TOPIC_SUFFIX; --topic NAME)
+  --since, --until   only observations with since <= occurredAt < until (ISO-8601 with offset, or epoch
+                     ms); cards, probes and lost canaries before the window still build the capabilities
+  --correlation      only this correlation's observations and decisions
+  --baseline         a rule set (default, restart-from-scratch, default/1, …, or a module path; default:
+                     default), or \`recorded\`: the decisions on a2a.decisions.v1 (--decisions-topic NAME),
+                     of the one rulesVersion they hold or of \`recorded:VERSION\`. --rules is the same option
+  --candidate        the rule set to compare; with a recorded baseline it defaults to the recorded version
+  --trusted-vendors  provider.organization values to trust (default: A2A_LEDGER_TRUSTED_VENDORS)
+  --json             decisions as JSON lines; when comparing, one JSON line per changed correlation and
+                     a last line {"summary": …}
+  --report           when comparing, also write a self-contained HTML report to FILE.html
+  --fail-on-diff     exit 1 when the candidate decides differently from the baseline
+exit codes: 0 ok, 1 differences with --fail-on-diff, 2 bad usage, a malformed input or a failing rules
+module (named by file and line or byte offset), 3 Kafka or the registry cannot be reached`;
 
 function options(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        input: { type: "string" },
-        rules: { type: "string", default: "default" },
-        candidate: { type: "string" },
-        "trusted-vendors": { type: "string", default: "" },
-        json: { type: "boolean", default: false },
-        "fail-on-diff": { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${usage}`);
-  }
+  return parseOptions(
+    args,
+    {
+      input: { type: "string" },
+      kafka: { type: "boolean", default: false },
+      topic: { type: "string" },
+      "decisions-topic": { type: "string" },
+      format: { type: "string" },
+      since: { type: "string" },
+      until: { type: "string" },
+      correlation: { type: "string" },
+      baseline: { type: "string" },
+      rules: { type: "string" },
+      candidate: { type: "string" },
+      "trusted-vendors": { type: "string" },
+      json: { type: "boolean", default: false },
+      report: { type: "string" },
+      "fail-on-diff": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    usage,
+  );
 }
+
+type Options = ReturnType<typeof options>;
 
 function printDecisions(io: Io, decisions: readonly Decision[], json: boolean): void {
   if (json) {
@@ -62,52 +95,133 @@ function printDecisions(io: Io, decisions: readonly Decision[], json: boolean): 
   io.stdout(lines.length === 0 ? "" : `${lines.join("\n")}\n`);
 }
 
+/** The recorded baseline: `recorded` or `recorded:VERSION`; undefined for a rule-set baseline. */
+function recordedSpec(baseline: string): { version: string | undefined } | undefined {
+  if (baseline === "recorded") return { version: undefined };
+  if (baseline.startsWith("recorded:") && baseline.length > "recorded:".length) return { version: baseline.slice("recorded:".length) };
+  return undefined;
+}
+
+interface Baseline {
+  label: string;
+  rulesVersion: string;
+  recorded: boolean;
+  /** Recorded decisions, or the rule set to run. */
+  decisions?: Decision[];
+  ruleSet?: RuleSet;
+}
+
+async function recordedBaseline(o: Options, cluster: Cluster, version: string | undefined, scope: ReplayScope, io: Io): Promise<Baseline> {
+  const topic = o["decisions-topic"] ?? cluster.topics.decisions;
+  const recorded = await readRecordedDecisions(cluster.kafka, cluster.serde, topic, scope);
+  if (recorded.skipped.length > 0) io.stderr(`a2a-ledger replay: ${recorded.skipped.length} record(s) of ${topic} are not decisions and were skipped (first: ${recorded.skipped[0]?.where}: ${recorded.skipped[0]?.reason})\n`);
+  const versions = [...recorded.byVersion.keys()].sort();
+  let chosen = version;
+  if (chosen === undefined) {
+    if (versions.length > 1) throw new UsageError(`${topic} holds decisions of several rules versions in this scope (${versions.join(", ")}): name one with --baseline recorded:VERSION`);
+    chosen = versions[0];
+    if (chosen === undefined) throw new UsageError(`${topic} holds no decisions in this scope: name the version to compare with --baseline recorded:VERSION`);
+  }
+  return { label: `recorded ${chosen}`, rulesVersion: chosen, recorded: true, decisions: recorded.byVersion.get(chosen) ?? [] };
+}
+
+function policyFrom(o: Options): PolicyConfig {
+  const raw = o["trusted-vendors"] ?? process.env["A2A_LEDGER_TRUSTED_VENDORS"] ?? "";
+  return { trustedVendors: raw.split(",").map((v) => v.trim()).filter((v) => v !== "") };
+}
+
+/** Writes the report next to its final name first, so a failed run never leaves a report that looks complete. */
+async function writeReport(path: string, html: string): Promise<void> {
+  const partial = `${path}.partial`;
+  await writeFile(partial, html);
+  await rename(partial, path);
+}
+
 async function run(args: string[], io: Io): Promise<number> {
   const o = options(args);
   if (o.help) {
     io.stdout(`${usage}\n`);
     return exitCodes.ok;
   }
-  if (o.input === undefined) throw new UsageError(`--input is required\n${usage}`);
-  if (o["fail-on-diff"] && o.candidate === undefined) throw new UsageError("--fail-on-diff needs --candidate");
-  const baseline: RuleSet = await loadRuleSet(o.rules, io.cwd);
-  const candidate: RuleSet | undefined = o.candidate === undefined ? undefined : await loadRuleSet(o.candidate, io.cwd);
-  const policy = { trustedVendors: o["trusted-vendors"].split(",").map((v) => v.trim()).filter((v) => v !== "") };
+  if (o.input === undefined && !o.kafka) throw new UsageError(`--input is required (or --kafka to read the observations topic)\n${usage}`);
+  if (o.baseline !== undefined && o.rules !== undefined) throw new UsageError("--rules and --baseline name the same thing: give one");
+  const baselineSpec = o.baseline ?? o.rules ?? "default";
+  const recorded = recordedSpec(baselineSpec);
+  const comparing = o.candidate !== undefined || recorded !== undefined;
+  if (o["fail-on-diff"] && !comparing) throw new UsageError("--fail-on-diff needs --candidate (or --baseline recorded)");
+  if (o.report !== undefined && !comparing) throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
+  const scope = scopeFromOptions(o);
+  const policy = policyFrom(o);
+  if (o.report !== undefined) checkWritable(resolve(io.cwd, o.report), o.report);
 
-  let observations;
+  let cluster: Cluster | undefined;
+  const connect = () => (cluster ??= clusterFromEnv("a2a-ledger-replay"));
   try {
-    observations = await readObservations(resolve(io.cwd, o.input), o.input);
-  } catch (e) {
-    if (e instanceof InputError) throw new UsageError(`malformed input: ${e.message}`);
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new UsageError(`no such file: ${o.input}`);
-    throw e;
-  }
-
-  const decisions = replay(observations, baseline, { policy });
-  if (candidate === undefined) {
-    printDecisions(io, decisions, o.json);
-    if (!o.json) io.stderr(`${observations.length} observations, ${decisions.length} decisions (rules ${baseline.rulesVersion})\n`);
-    return exitCodes.ok;
-  }
-
-  const diffs = diffDecisions(decisions, replay(observations, candidate, { policy }));
-  if (o.json) {
-    io.stdout(diffs.map((d) => `${JSON.stringify(d)}\n`).join(""));
-  } else {
-    const lines = [`baseline ${baseline.rulesVersion} vs candidate ${candidate.rulesVersion}: ${diffs.length} correlation(s) differ`];
-    for (const d of diffs) {
-      lines.push(d.correlationId);
-      for (const r of d.removed) lines.push(`  - ${describeDecision(r)}`);
-      for (const a of d.added) lines.push(`  + ${describeDecision(a)}`);
+    const baseline: Baseline = recorded === undefined ? await ruleSetBaseline(baselineSpec, io) : await recordedBaseline(o, connect(), recorded.version, scope, io);
+    let candidate: RuleSet | undefined;
+    if (o.candidate !== undefined) candidate = await loadRuleSet(o.candidate, io.cwd);
+    else if (baseline.recorded) {
+      candidate = ruleSetByName(baseline.rulesVersion);
+      if (candidate === undefined) throw new UsageError(`the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`);
     }
-    io.stdout(`${lines.join("\n")}\n`);
+    const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o.format }, io, connect);
+    const runs = [...(baseline.ruleSet ? [new RuleSetRun(baseline.ruleSet, policy, scope)] : []), ...(candidate ? [new RuleSetRun(candidate, policy, scope)] : [])];
+    const bar = progressBar(io, "replay", opened.source.unit);
+    let counts;
+    try {
+      counts = await runReplay(opened.source, runs, scope, (p) => bar.update(p.done, p.total, p.observations));
+    } finally {
+      bar.stop();
+    }
+    if (opened.skipped.length > 0 && !comparing) io.stderr(`a2a-ledger replay: ${opened.skipped.length} record(s) of ${opened.source.label} are not observations and were skipped, as the reconciler dead-letters them (first: ${opened.skipped[0]?.where}: ${opened.skipped[0]?.reason})\n`);
+
+    if (!comparing) {
+      const only = runs[0] as RuleSetRun;
+      printDecisions(io, only.decisions, o.json);
+      if (!o.json) io.stderr(`${counts.events} observations, ${only.decisions.length} decisions (rules ${only.rulesVersion})\n`);
+      return exitCodes.ok;
+    }
+    const candidateRun = runs[runs.length - 1] as RuleSetRun;
+    const report: ReplayReport = buildReport({
+      source: opened.source.label,
+      scope,
+      events: counts.events,
+      correlations: counts.correlations,
+      baseline: { label: baseline.label, rulesVersion: baseline.rulesVersion, recorded: baseline.recorded, decisions: baseline.decisions ?? (runs[0] as RuleSetRun).decisions },
+      candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: candidateRun.decisions },
+      startedBefore: counts.startedBefore,
+      skipped: opened.skipped,
+    });
+    if (o.report !== undefined) await writeReport(resolve(io.cwd, o.report), renderHtml(report));
+    if (o.json) {
+      io.stdout(report.diffs.map((d) => `${JSON.stringify(d)}\n`).join("") + `${JSON.stringify({ summary: report.summary })}\n`);
+    } else {
+      io.stdout(renderTerminal(report, io.color === true));
+    }
+    return report.diffs.length > 0 && o["fail-on-diff"] ? exitCodes.checkFailed : exitCodes.ok;
+  } catch (e) {
+    throw asCliError(e);
   }
-  return diffs.length > 0 && o["fail-on-diff"] ? exitCodes.checkFailed : exitCodes.ok;
+}
+
+async function ruleSetBaseline(spec: string, io: Io): Promise<Baseline> {
+  const ruleSet = await loadRuleSet(spec, io.cwd);
+  return { label: ruleSet.name === ruleSet.rulesVersion ? ruleSet.rulesVersion : `${ruleSet.name} (${ruleSet.rulesVersion})`, rulesVersion: ruleSet.rulesVersion, recorded: false, ruleSet };
+}
+
+/** Errors the user can act on, as the CLI reports them (exit 2 or 3); anything else stays a crash. */
+export function asCliError(e: unknown): unknown {
+  if (e instanceof InputError) return new UsageError(`malformed input: ${e.message}`);
+  if (e instanceof RulesError) return new UsageError(e.message);
+  if (e instanceof TopicUnavailableError) return new UnavailableError(`${e.message} (brokers ${endpointsFromEnv().brokers})`);
+  const name = (e as { name?: unknown } | null)?.name;
+  if (typeof name === "string" && name.startsWith("KafkaJS")) return new UnavailableError(`Kafka cannot be reached: ${(e as Error).message}`);
+  return e;
 }
 
 export const command: Command = {
   name: "replay",
-  summary: "replay observations (NDJSON) through the rules and print the decisions",
+  summary: "replay observations (a file or the topic) through rule sets; compare per correlation",
   usage,
   run,
 };

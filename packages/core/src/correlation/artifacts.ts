@@ -9,15 +9,28 @@ import type { ArtifactEmitted } from "@a2a-ledger/schemas";
 import { essence } from "../media-type.ts";
 import type { ArtifactRecord } from "./state.ts";
 
-/** Media types of an artifact (chunk), normalized (essence, lower-case), sorted, without duplicates. */
-export function artifactMediaTypes(a: Pick<ArtifactEmitted, "parts">): string[] {
+let lastArtifact: Pick<ArtifactEmitted, "parts"> | undefined;
+let lastMediaTypes: readonly string[] = [];
+
+/**
+ * Media types of an artifact (chunk), normalized (essence, lower-case), sorted, without duplicates.
+ * The rules and the fold of one step ask for the same observation's in turn: the last answer is kept.
+ * Never mutate the returned array.
+ */
+export function artifactMediaTypes(a: Pick<ArtifactEmitted, "parts">): readonly string[] {
+  if (a === lastArtifact) return lastMediaTypes;
+  let modes: string[];
   if (a.parts.length === 1) {
     const m = (a.parts[0] as ArtifactEmitted["parts"][number]).mediaType;
-    return m === null ? [] : [essence(m)];
+    modes = m === null ? [] : [essence(m)];
+  } else {
+    const set = new Set<string>();
+    for (const p of a.parts) if (p.mediaType !== null) set.add(essence(p.mediaType));
+    modes = [...set].sort();
   }
-  const set = new Set<string>();
-  for (const p of a.parts) if (p.mediaType !== null) set.add(essence(p.mediaType));
-  return [...set].sort();
+  lastArtifact = a;
+  lastMediaTypes = modes;
+  return modes;
 }
 
 export interface OutputIdentity {
@@ -37,7 +50,7 @@ export function outputLabel(a: OutputIdentity, b: OutputIdentity): string {
 export const sameMediaTypes = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The artifact as it will be once `obs` is folded in (what R3 judges), without changing `existing`. */
-export function artifactAfter(existing: ArtifactRecord | undefined, obs: ArtifactEmitted, ordinalIfNew: number, taskEnded: boolean): OutputIdentity & { mediaTypes: string[]; complete: boolean; wasComplete: boolean } {
+export function artifactAfter(existing: ArtifactRecord | undefined, obs: ArtifactEmitted, ordinalIfNew: number, taskEnded: boolean): OutputIdentity & { mediaTypes: readonly string[]; complete: boolean; wasComplete: boolean } {
   const modes = artifactMediaTypes(obs);
   const complete = taskEnded || obs.lastChunk !== false || (existing?.complete ?? false);
   if (existing === undefined) return { name: obs.name, ordinal: ordinalIfNew, mediaTypes: modes, complete, wasComplete: false };

@@ -7,6 +7,7 @@ import { evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";
 import { type CorrelationState, cloneState, initialState } from "./state.ts";
 
 export const correlationModel: StateModel<CorrelationState, RuleInput> = {
+  owns: (state): state is CorrelationState => "model" in state && state.model === 2,
   initialState,
   isDuplicate,
   input(state, observation, ctx, emitted: readonly DecisionDraft[], previous) {

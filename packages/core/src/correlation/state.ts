@@ -51,7 +51,7 @@ export interface ArtifactRecord {
   name: string | null;
   /** 1-based position among the attempt's artifacts, in order of first emission. */
   ordinal: number;
-  mediaTypes: string[];
+  mediaTypes: readonly string[];
   /** The last chunk arrived (or it arrived whole, or its task ended). */
   complete: boolean;
   eventId: string;

@@ -24,15 +24,19 @@ export function r1States(input: RuleInput): RuleOutput {
   const advertised = snap.advertisedStates.includes(obs.state);
   if (advertised && !reliedOnStates.has(obs.state)) return noOutput;
   const skillId = termsFor(input.state, obs.workerId, obs.serverTaskId)?.skillId ?? null;
-  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, observed: obs.state, cardHash: snap.cardHash, skillId } as const;
-  let violation: ViolationDraft | null = null;
-  if (!advertised) {
-    violation = { ...base, kind: "STATE_NOT_ADVERTISED", allowed: snap.advertisedStates, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the card in force does not advertise it` };
-  } else {
-    const v = verifiedSkill(snap, skillId);
-    if (v !== undefined && !v.states.includes(obs.state) && policyOf(input.policy, snap) === "verify") {
-      violation = { ...base, kind: "STATE_NOT_VERIFIED", allowed: v.states, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the probe of skill ${skillId ?? "(none)"} of the card in force did not verify it` };
-    }
-  }
-  return violation === null ? noOutput : decided(unreported(input.state, [violation]));
+  const violation = (kind: ViolationDraft["kind"], allowed: string[], why: string): ViolationDraft => ({
+    type: "ContractViolation",
+    workerId: obs.workerId,
+    kind,
+    serverTaskId: obs.serverTaskId,
+    observed: obs.state,
+    allowed,
+    cardHash: snap.cardHash,
+    skillId,
+    detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; ${why}`,
+  });
+  if (!advertised) return decided(unreported(input.state, [violation("STATE_NOT_ADVERTISED", snap.advertisedStates, "the card in force does not advertise it")]));
+  const v = verifiedSkill(snap, skillId);
+  if (v === undefined || v.states.includes(obs.state) || policyOf(input.policy, snap) !== "verify") return noOutput;
+  return decided(unreported(input.state, [violation("STATE_NOT_VERIFIED", v.states, `the probe of skill ${skillId ?? "(none)"} of the card in force did not verify it`)]));
 }

@@ -33,7 +33,7 @@ function divergences(state: CorrelationState, mine: Judged, cardHash: string | n
         kind: "DIVERGENT_ARTIFACTS",
         serverTaskId: mine.serverTaskId,
         observed: mine.mediaTypes.join(", "),
-        allowed: other.mediaTypes,
+        allowed: [...other.mediaTypes],
         cardHash,
         output,
         attempts: [lo, hi],

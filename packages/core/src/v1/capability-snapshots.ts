@@ -2,35 +2,10 @@
  * Deriving capability snapshots from observations: a card fetch gives A(W) (unverified), a probe of the
  * card in force gives V(W), a parked canary lost on restart revokes the interrupted states from V(W) (R9).
  */
-import type { AgentCardObserved, CapabilitySnapshot, Observation, ProbeCompleted, TaskState } from "@a2a-ledger/schemas";
-import { interpretCard } from "../card.ts";
+import type { CapabilitySnapshot, Observation, ProbeCompleted, TaskState } from "@a2a-ledger/schemas";
+import { snapshotOfCard } from "../verification.ts";
 import type { CapabilityView, CardRecord } from "../capabilities.ts";
 import { isInterrupted, sortStates } from "../task-state.ts";
-
-/** A(W) from a card fetch, not verified yet. */
-export function snapshotFromCard(obs: AgentCardObserved, parsedCard: unknown): CapabilitySnapshot {
-  const a = interpretCard(parsedCard);
-  return {
-    workerId: obs.workerId,
-    validFrom: obs.occurredAt,
-    causeEventId: obs.eventId,
-    cardHash: obs.cardHash,
-    vendor: a.vendor,
-    taskStore: a.taskStore,
-    advertisedStates: a.states,
-    advertisedOutputModes: a.skills,
-    defaultOutputModes: a.defaultOutputModes,
-    verified: false,
-    verifiedStates: [],
-    verifiedOutputModes: [],
-    durable: null,
-    // The card travels with its snapshot, so a table rebuilt from a2a.capabilities.v1 can diff the next one (R8).
-    cardUrl: obs.cardUrl,
-    card: obs.card,
-    cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds,
-    verifiedSkills: [],
-  };
-}
 
 function mergeDurable(a: boolean | null, b: boolean | null): boolean | null {
   if (a === false || b === false) return false;
@@ -77,14 +52,6 @@ export interface DerivedCapabilities {
   cards: CardRecord[];
 }
 
-function parseCardText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The capability snapshots a card or probe observation adds to the table (empty for other observations):
  * a card whose hash differs from the card in force opens a new unverified snapshot; a probe of the card
@@ -95,7 +62,7 @@ export function deriveCapabilities(view: CapabilityView, obs: Observation): Deri
     const record: CardRecord = { cardHash: obs.cardHash, cardUrl: obs.cardUrl, card: obs.card, cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds };
     const current = view.asOf(obs.workerId, obs.occurredAt);
     if (current !== undefined && current.cardHash === obs.cardHash) return { snapshots: [], cards: [record] };
-    return { snapshots: [snapshotFromCard(obs, parseCardText(obs.card))], cards: [record] };
+    return { snapshots: [snapshotOfCard(obs)], cards: [record] };
   }
   if (obs.type === "ProbeCompleted") {
     const current = view.asOf(obs.workerId, obs.occurredAt);

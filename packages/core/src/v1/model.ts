@@ -8,6 +8,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export const v1Model: StateModel<CorrelationState, RuleInput> = {
+  owns: (state): state is CorrelationState => "version" in state && state.version === 1,
   initialState: initialCorrelationState,
   isDuplicate: (state, eventId) => state.seenEventIds.includes(eventId),
   input: (before, observation, ctx, emitted) => ({ observation, before, state: evolve(before, observation), priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted }),

@@ -1,0 +1,178 @@
+/**
+ * `replay` and `export` on files (no Kafka): Avro and NDJSON inputs, windows, one correlation, the
+ * comparing outputs, and bad inputs — each a clear error naming the file and the line or byte, exit
+ * code 2, and nothing presented as a result.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultRuleSet, replay } from "@a2a-ledger/core";
+import { generateLog } from "@a2a-ledger/core/testing";
+import type { Decision } from "@a2a-ledger/schemas";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseLines } from "../../test/observations.ts";
+import { run } from "../../test/run.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-files-"));
+const lines = generateLog(20_000);
+const observations = parseLines(lines);
+const full = replay(observations, defaultRuleSet);
+const ndjson = join(dir, "log.ndjson");
+const avro = join(dir, "log.avro");
+const fixtures = join(import.meta.dirname, "../../test/fixtures");
+const jsonLines = <T = Decision>(text: string): T[] => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as T);
+
+beforeAll(async () => {
+  writeFileSync(ndjson, `${lines.join("\n")}\n`);
+  const exported = await run(["export", "--input", ndjson, "--output", avro]);
+  expect(exported.code).toBe(0);
+});
+
+describe("replay of files", () => {
+  it("decides the same on the Avro export as on the NDJSON, and as the core's replay", async () => {
+    const a = await run(["replay", "--input", avro, "--json"]);
+    const b = await run(["replay", "--input", ndjson, "--json"]);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(jsonLines(a.stdout)).toEqual(full);
+  });
+
+  it("exports NDJSON that round-trips: Avro → NDJSON gives the same observations", async () => {
+    const back = join(dir, "back.ndjson");
+    expect((await run(["export", "--input", avro, "--output", back])).code).toBe(0);
+    expect(parseLines(readFileSync(back, "utf8").split("\n"))).toEqual(observations);
+  });
+
+  it("exports one correlation with the observations that shaped the capabilities, or exactly its own with --only-scope", async () => {
+    const target = full.find((d) => d.type === "RedispatchCommanded")?.correlationId as string;
+    const withCapabilities = join(dir, "one.ndjson");
+    const only = join(dir, "only.ndjson");
+    expect((await run(["export", "--input", avro, "--correlation", target, "--output", withCapabilities])).code).toBe(0);
+    expect((await run(["export", "--input", avro, "--correlation", target, "--only-scope", "--output", only])).code).toBe(0);
+    const own = observations.filter((o) => o.correlationId === target);
+    expect(parseLines(readFileSync(only, "utf8").split("\n"))).toEqual(own);
+    const exported = parseLines(readFileSync(withCapabilities, "utf8").split("\n"));
+    expect(exported.filter((o) => o.correlationId === target)).toEqual(own);
+    expect(exported.filter((o) => o.correlationId !== target).every((o) => o.type === "AgentCardObserved" || o.type === "ProbeCompleted" || o.type === "TaskNotFoundObserved")).toBe(true);
+    const replayed = await run(["replay", "--input", withCapabilities, "--correlation", target, "--json"]);
+    expect(jsonLines(replayed.stdout)).toEqual(full.filter((d) => d.correlationId === target));
+  });
+
+  it("replays a window from the capabilities the log built before it: correlations that start in it are decided as in the whole log", async () => {
+    const since = (observations[10_000] as { occurredAt: number }).occurredAt;
+    const { code, stdout } = await run(["replay", "--input", avro, "--since", new Date(since).toISOString(), "--json"]);
+    expect(code).toBe(0);
+    const windowed = jsonLines(stdout);
+    const startedBefore = new Set(observations.filter((o) => o.occurredAt < since).map((o) => o.correlationId));
+    const fresh = (ds: readonly Decision[]) => ds.filter((d) => d.decidedAt >= since && !startedBefore.has(d.correlationId));
+    expect(fresh(windowed).length).toBeGreaterThan(100);
+    expect(fresh(windowed)).toEqual(fresh(full));
+    expect(windowed.every((d) => d.decidedAt >= since)).toBe(true);
+  });
+
+  it("marks the differences of correlations that started before the window", async () => {
+    const since = (observations[10_000] as { occurredAt: number }).occurredAt;
+    const { stdout } = await run(["replay", "--input", avro, "--since", String(since), "--baseline", "default/2", "--candidate", "default/1", "--json"]);
+    const out = jsonLines<{ correlationId?: string; startedBeforeWindow?: boolean; summary?: { scope: { since: string } } }>(stdout);
+    expect(out.at(-1)?.summary?.scope.since).toBe(new Date(since).toISOString());
+    const startedBefore = new Set(observations.filter((o) => o.occurredAt < since).map((o) => o.correlationId));
+    const diffs = out.slice(0, -1);
+    expect(diffs.filter((d) => d.startedBeforeWindow).length).toBeGreaterThan(0);
+    expect(diffs.filter((d) => !d.startedBeforeWindow).length).toBeGreaterThan(0);
+    for (const d of diffs) expect(d.startedBeforeWindow).toBe(startedBefore.has(d.correlationId as string));
+  });
+
+  it("replays one correlation and an --until window", async () => {
+    const target = full.find((d) => d.type === "RedispatchCommanded")?.correlationId as string;
+    const one = await run(["replay", "--input", avro, "--correlation", target, "--json"]);
+    expect(jsonLines(one.stdout)).toEqual(full.filter((d) => d.correlationId === target));
+    const until = (observations[5_000] as { occurredAt: number }).occurredAt;
+    const early = await run(["replay", "--input", ndjson, "--until", String(until), "--json"]);
+    expect(jsonLines(early.stdout)).toEqual(full.filter((d) => d.decidedAt < until));
+  });
+
+  it("compares two rule sets: a summary line for machines, a coloured-or-plain text for people, an HTML report, --fail-on-diff", async () => {
+    const report = join(dir, "report.html");
+    const json = await run(["replay", "--input", avro, "--candidate", "restart-from-scratch", "--json", "--report", report, "--fail-on-diff"]);
+    expect(json.code).toBe(1);
+    const out = jsonLines<Record<string, unknown>>(json.stdout);
+    const summary = out.at(-1)?.["summary"] as { events: number; correlations: number; correlationsChanged: number; baseline: { byKind: Record<string, number> }; candidate: { byKind: Record<string, number> } };
+    expect(summary.events).toBe(20_000);
+    expect(summary.correlations).toBe(new Set(observations.map((o) => o.correlationId)).size);
+    expect(summary.correlationsChanged).toBe(out.length - 1);
+    expect(summary.correlationsChanged).toBeGreaterThan(10);
+    expect(summary.baseline.byKind["ReconciliationBlocked"]).toBe(summary.correlationsChanged);
+    expect(summary.candidate.byKind["ReconciliationBlocked"]).toBeUndefined();
+    for (const d of out.slice(0, -1)) expect(d).toMatchObject({ first: { baseline: { type: "ReconciliationBlocked" }, candidate: { type: "RedispatchCommanded", resumeState: null } } });
+    const html = readFileSync(report, "utf8");
+    expect(html.match(/<details><summary>task-/g)).toHaveLength(summary.correlationsChanged);
+    const text = await run(["replay", "--input", avro, "--candidate", "restart-from-scratch"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`${summary.correlationsChanged} correlation(s) differ`);
+  });
+});
+
+describe("bad inputs are named by file and line or byte, exit 2, and leave no result", () => {
+  const report = () => join(dir, `never-${Math.random().toString(36).slice(2)}.html`);
+
+  async function refused(args: string[], message: RegExp, out = report()): Promise<void> {
+    const result = await run([...args, "--candidate", "restart-from-scratch", "--report", out]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(message);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.partial`)).toBe(false);
+  }
+
+  it("a truncated Avro file", async () => {
+    const bytes = readFileSync(avro);
+    const cut = join(dir, "cut.avro");
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.7)));
+    await refused(["replay", "--input", cut], /^a2a-ledger replay: malformed input: .*cut\.avro:byte \d+: truncated: a block of \d+ records needs \d+ bytes/);
+  });
+
+  it("an Avro file written with an unknown schema", async () => {
+    const avsc = await import("avsc");
+    const path = join(dir, "foreign.avro");
+    const encoder = avsc.default.createFileEncoder(path, { type: "record", name: "com.example.Invoice", fields: [{ name: "amount", type: "long" }] });
+    encoder.end({ amount: 1 });
+    await new Promise((r) => encoder.on("finish", r));
+    await new Promise((r) => setTimeout(r, 50));
+    await refused(["replay", "--input", path], /malformed input: .*foreign\.avro:byte 4: written with an unknown schema \(com\.example\.Invoice\)/);
+  });
+
+  it("a garbage NDJSON line in the middle of a long file", async () => {
+    const path = join(dir, "garbage.ndjson");
+    writeFileSync(path, [...lines.slice(0, 15_000), "}{ not json", ...lines.slice(15_000)].join("\n"));
+    await refused(["replay", "--input", path], /malformed input: .*garbage\.ndjson:15001: invalid JSON/);
+  });
+
+  it("a rules module that throws", async () => {
+    await refused(["replay", "--input", ndjson, "--baseline", join(fixtures, "throwing-rules.ts")], /^a2a-ledger replay: rules throwing\/1 failed on the observation at .*log\.ndjson:\d+ \(eventId "ev-\d+"\): explode: cannot judge a lost task/);
+  });
+
+  it("a rules module that throws while it is loaded", async () => {
+    await refused(["replay", "--input", ndjson, "--baseline", join(fixtures, "failing-import-rules.ts")], /^a2a-ledger replay: cannot load the rules module .*failing-import-rules\.ts: this rules module cannot be imported/);
+  });
+
+  it("a rules module that returns malformed decisions", async () => {
+    await refused(["replay", "--input", avro, "--baseline", join(fixtures, "malformed-decision-rules.ts")], /^a2a-ledger replay: rules malformed\/1 failed on the observation at .*log\.avro: byte \d+ \(eventId "ev-\d+"\): returned a malformed decision "ev-\d+:TaskIndeterminate:\d+": serverTaskId: expected string, got number 42/);
+  });
+
+  it("an export or a report into a directory that does not exist is refused before any work", async () => {
+    const exported = await run(["export", "--input", avro, "--output", join(dir, "missing", "x.avro")]);
+    expect(exported).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/cannot write .*missing\/x\.avro: .*missing is not a writable directory/) });
+    const replayed = await run(["replay", "--input", avro, "--candidate", "default/1", "--report", join(dir, "missing", "r.html")]);
+    expect(replayed).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/cannot write .*missing\/r\.html/) });
+  });
+
+  it("an export of a bad file leaves no output file", async () => {
+    const out = join(dir, "never.avro");
+    const path = join(dir, "garbage-2.ndjson");
+    writeFileSync(path, `${lines[0]}\n{"type":"Nope"}\n`);
+    const result = await run(["export", "--input", path, "--output", out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/garbage-2\.ndjson:2: type: unknown observation type "Nope"/);
+    expect(existsSync(out) || existsSync(`${out}.partial`)).toBe(false);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * `replay` and `export` against the real broker, registry and reconciler: the reconciler (its own
+ * process) folds a generated log from a private topic set; the CLI then replays the topic and its
+ * exports against the decisions the reconciler committed.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultRuleSet, replay, restartFromScratchRuleSet } from "@a2a-ledger/core";
+import { generateLog } from "@a2a-ledger/core/testing";
+import type { Admin } from "@a2a-ledger/kafka";
+import type { Observation } from "@a2a-ledger/schemas";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStack, deleteStack, kafka, produce, serde, type Stack, startReconciler, stopReconciler, waitForReconciler } from "../../test/ledger-stack.ts";
+import { parseLines } from "../../test/observations.ts";
+import { run } from "../../test/run.ts";
+import { type CorrelationDiff, diffDecisions } from "../decision-diff.ts";
+import type { ReplaySummary } from "../replay/replay-report.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-kafka-"));
+const log = parseLines(generateLog(4_000, { refreshEvery: Number.MAX_SAFE_INTEGER }));
+const capabilityPhase = log.filter((o) => o.correlationId.startsWith("probe-"));
+const tasks = log.filter((o) => !o.correlationId.startsWith("probe-"));
+const expected = replay(log, defaultRuleSet);
+let admin: Admin;
+let stack: Stack;
+const savedEnv = { ...process.env };
+
+type Line = Partial<CorrelationDiff> & { startedBeforeWindow?: boolean; summary?: ReplaySummary };
+const lines = (text: string): Line[] => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Line);
+const summaryOf = (text: string) => lines(text).at(-1)?.summary as ReplaySummary;
+
+beforeAll(async () => {
+  admin = kafka.admin();
+  await admin.connect();
+  await serde.registerAll();
+  stack = await createStack(admin, "cli-replay");
+  await startReconciler(stack);
+  // Cards and probes first, as a mesh starts; then the tasks, and one record that is not an observation.
+  await produce(stack.topics.observations, capabilityPhase);
+  await waitForReconciler(admin, stack);
+  await produce(stack.topics.observations, tasks, [{ key: "task-poison", value: Buffer.from("not avro at all") }]);
+  await waitForReconciler(admin, stack);
+  process.env["A2A_LEDGER_TOPIC_SUFFIX"] = stack.suffix;
+  process.env["A2A_LEDGER_TRUSTED_VENDORS"] = "";
+}, 300_000);
+
+afterAll(async () => {
+  process.env = savedEnv;
+  if (stack) await deleteStack(admin, stack);
+  await admin?.disconnect();
+});
+
+describe("replay --kafka against what the reconciler committed", () => {
+  it("replays the topic with the recorded rules version to an empty diff, and says so", async () => {
+    const json = await run(["replay", "--kafka", "--baseline", "recorded", "--json", "--fail-on-diff"]);
+    expect(json.stderr).toBe("");
+    expect(json.code).toBe(0);
+    const summary = summaryOf(json.stdout);
+    expect(summary).toMatchObject({ events: log.length, correlationsChanged: 0, determinism: { rulesVersion: "default/2", reproduced: true } });
+    expect(summary.baseline).toMatchObject({ recorded: true, rulesVersion: "default/2", decisions: expected.length });
+    expect(summary.candidate.decisions).toBe(expected.length);
+    expect(summary.skipped).toEqual([{ where: expect.stringMatching(new RegExp(`^${stack.topics.observations.replace(/\./g, "\\.")}\\[\\d\\]@\\d+$`)), reason: expect.stringContaining("not a Confluent wire-format record") }]);
+    const text = await run(["replay", "--kafka", "--baseline", "recorded"]);
+    expect(text.stdout).toContain(`determinism check passed: replaying the recorded observations with default/2 reproduces all ${expected.length} recorded decisions (empty diff)`);
+  }, 120_000);
+
+  it("with restart-from-scratch as candidate, differs exactly where the pure replays differ, and nowhere else", async () => {
+    const { code, stdout } = await run(["replay", "--kafka", "--baseline", "recorded", "--candidate", "restart-from-scratch", "--json", "--fail-on-diff"]);
+    expect(code).toBe(1);
+    const diffs = lines(stdout).slice(0, -1);
+    const predicted = diffDecisions(expected, replay(log, restartFromScratchRuleSet));
+    expect(predicted.length).toBeGreaterThan(5);
+    const ids = (ds: readonly Partial<CorrelationDiff>[]) => ds.map((d) => d.correlationId).sort();
+    expect(ids(diffs)).toEqual(ids(predicted));
+    const shape = (d: Partial<CorrelationDiff>) => ({ removed: d.removed?.map((x) => x.decisionId), added: d.added?.map((x) => x.decisionId), changed: d.changed?.map((x) => x.decisionId), first: d.first?.index });
+    const byId = new Map(predicted.map((d) => [d.correlationId, shape(d)]));
+    for (const d of diffs) expect(shape(d)).toEqual(byId.get(d.correlationId as string));
+    expect(summaryOf(stdout).determinism).toBeNull();
+  }, 120_000);
+
+  it("replays one correlation against its recorded decisions", async () => {
+    const target = expected.find((d) => d.type === "TaskReconciled")?.correlationId as string;
+    const { code, stdout } = await run(["replay", "--kafka", "--correlation", target, "--baseline", "recorded:default/2", "--json"]);
+    expect(code).toBe(0);
+    expect(summaryOf(stdout)).toMatchObject({ events: log.filter((o) => o.correlationId === target).length, correlations: 1, correlationsChanged: 0, baseline: { decisions: expected.filter((d) => d.correlationId === target).length } });
+  }, 120_000);
+});
+
+describe("export → replay", () => {
+  it.each(["avro", "ndjson"])("a %s export replays to exactly the decisions the reconciler committed live", async (format) => {
+    const file = join(dir, `all.${format}`);
+    const exported = await run(["export", "--kafka", "--output", file]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain(`exported ${log.length.toLocaleString("en-US")} of ${log.length.toLocaleString("en-US")} observations`);
+    const { code, stdout } = await run(["replay", "--input", file, "--baseline", "recorded", "--json", "--fail-on-diff"]);
+    expect(code).toBe(0);
+    expect(summaryOf(stdout)).toMatchObject({ events: log.length, correlationsChanged: 0, determinism: { reproduced: true }, baseline: { decisions: expected.length } });
+    const listed = await run(["replay", "--input", file, "--json"]);
+    const byEvent = (os: readonly { eventId: string }[]) => os.map((o) => o.eventId).sort();
+    expect(byEvent(listed.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { eventId?: string; decisionId: string }).map((d) => ({ eventId: d.decisionId })))).toEqual(byEvent(expected.map((d) => ({ eventId: d.decisionId }))));
+  }, 120_000);
+
+  it("a windowed replay of the topic and of a windowed export agree, and differ from the record only for correlations that started before the window", async () => {
+    const since = (tasks[Math.floor(tasks.length / 2)] as Observation).occurredAt;
+    const topic = await run(["replay", "--kafka", "--since", String(since), "--baseline", "recorded", "--json"]);
+    expect(topic.code).toBe(0);
+    const topicLines = lines(topic.stdout);
+    expect(topicLines.slice(0, -1).every((d) => d.startedBeforeWindow === true)).toBe(true);
+    expect(summaryOf(topic.stdout).events).toBe(log.filter((o) => o.occurredAt >= since).length);
+
+    const file = join(dir, "window.avro");
+    expect((await run(["export", "--kafka", "--since", String(since), "--output", file])).code).toBe(0);
+    const fromFile = await run(["replay", "--input", file, "--since", String(since), "--baseline", "recorded", "--json"]);
+    // The export holds no observation of a task correlation from before the window, so the file cannot tell which started before it.
+    const diff = ({ startedBeforeWindow: _unknowable, ...rest }: Line) => rest;
+    expect(lines(fromFile.stdout).slice(0, -1).map(diff)).toEqual(topicLines.slice(0, -1).map(diff));
+    expect(topicLines.length).toBeGreaterThan(1);
+  }, 120_000);
+});
+
+describe("when the log is not what the record claims", () => {
+  it("a determinism check that fails names the first differing decision of each correlation", async () => {
+    await stopReconciler(stack);
+    const lost = expected.find((d) => d.type === "TaskReconciled") as { correlationId: string; workerId: string | null; serverTaskId: string };
+    const tampered: Observation = { type: "TaskNotFoundObserved", eventId: "tampered-1", correlationId: lost.correlationId, occurredAt: (log.at(-1) as Observation).occurredAt + 1, observer: "orchestrator", workerId: "w-acme", serverTaskId: "never-seen", method: "GetTask", errorCode: "-32001" };
+    await produce(stack.topics.observations, [tampered]);
+    const { code, stdout } = await run(["replay", "--kafka", "--baseline", "recorded"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("determinism check FAILED");
+    expect(stdout).toMatch(new RegExp(`${lost.correlationId}\\n(.*\\n)*  first difference at decision \\d+: baseline nothing, candidate tampered-1:`));
+  }, 120_000);
+});
+
+describe("Kafka out of reach", () => {
+  it("is exit code 3 with a clear message, and no output or file", async () => {
+    process.env["KAFKA_BROKERS"] = "127.0.0.1:1";
+    try {
+      const replayed = await run(["replay", "--kafka", "--json"]);
+      expect(replayed.code).toBe(3);
+      expect(replayed.stdout).toBe("");
+      expect(replayed.stderr).toMatch(/^a2a-ledger replay: cannot read a2a\.observations\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/);
+      const out = join(dir, "never.avro");
+      const exported = await run(["export", "--kafka", "--output", out]);
+      expect(exported.code).toBe(3);
+      expect(existsSync(out) || existsSync(`${out}.partial`)).toBe(false);
+    } finally {
+      if (savedEnv["KAFKA_BROKERS"] === undefined) delete process.env["KAFKA_BROKERS"];
+      else process.env["KAFKA_BROKERS"] = savedEnv["KAFKA_BROKERS"];
+    }
+  }, 120_000);
+
+  it("a topic that does not exist is exit code 3", async () => {
+    const { code, stderr } = await run(["replay", "--kafka", "--topic", "a2a.no-such-topic"]);
+    expect(code).toBe(3);
+    expect(stderr).toContain("topic a2a.no-such-topic does not exist");
+  }, 60_000);
+});

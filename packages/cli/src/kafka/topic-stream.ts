@@ -1,0 +1,188 @@
+/**
+ * Reads a whole topic, every partition, read_committed, up to the end offsets it had when the read
+ * began, and hands the records over in one deterministic order: partitions merged by record timestamp
+ * (then partition, then offset), each partition in its own order. Records of one correlation share a
+ * partition, so their order is the log's; the merge by timestamp puts card and probe observations of
+ * other partitions where the reconciler, which follows them as they are committed, saw them.
+ *
+ * Memory stays flat: a partition with more than `highWater` records waiting is paused until the
+ * merge has taken them. kafkajs reads partitions only inside a consumer group, so a throwaway group
+ * (never committed) does the reading.
+ */
+import { randomUUID } from "node:crypto";
+import type { Consumer, Kafka, KafkaMessage } from "@a2a-ledger/kafka";
+
+export interface TopicRecord {
+  partition: number;
+  offset: string;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+}
+
+export interface TopicStreamOptions {
+  /** Prefix of the throwaway consumer group. */
+  groupPrefix: string;
+  /** Records per yielded slice. */
+  sliceSize?: number;
+  /** Records waiting per partition before it is paused. */
+  highWater?: number;
+  /** How long the read may make no progress before it gives up. */
+  stallTimeoutMs?: number;
+  /** Called when the read starts: records in the whole read (for the progress bar). */
+  onStart?(total: number): void;
+}
+
+/** The topic does not exist or the cluster cannot be reached: nothing was read. */
+export class TopicUnavailableError extends Error {
+  override name = "TopicUnavailableError";
+}
+
+interface PartitionQueue {
+  partition: number;
+  /** Next offset to read once everything queued is taken. */
+  position: bigint;
+  end: bigint;
+  records: TopicRecord[];
+  head: number;
+  paused: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Records of `topic` in merged order, in slices. */
+export async function* streamTopic(kafka: Kafka, topic: string, options: TopicStreamOptions): AsyncGenerator<TopicRecord[]> {
+  const sliceSize = options.sliceSize ?? 10_000;
+  const highWater = options.highWater ?? 5_000;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
+  const admin = kafka.admin();
+  let offsets: { partition: number; high: string; low: string }[];
+  try {
+    await admin.connect();
+    const topics = await admin.listTopics();
+    if (!topics.includes(topic)) throw new TopicUnavailableError(`topic ${topic} does not exist`);
+    offsets = await admin.fetchTopicOffsets(topic);
+  } catch (e) {
+    await admin.disconnect().catch(() => undefined);
+    if (e instanceof TopicUnavailableError) throw e;
+    throw new TopicUnavailableError(`cannot read ${topic}: ${(e as Error).message}`);
+  }
+  await admin.disconnect().catch(() => undefined);
+
+  const queues = new Map<number, PartitionQueue>();
+  for (const p of offsets) {
+    if (BigInt(p.high) > BigInt(p.low)) queues.set(p.partition, { partition: p.partition, position: BigInt(p.low), end: BigInt(p.high), records: [], head: 0, paused: false });
+  }
+  options.onStart?.(Number([...queues.values()].reduce((n, q) => n + (q.end - q.position), 0n)));
+  if (queues.size === 0) return;
+
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const consumer: Consumer = kafka.consumer({ groupId: `${options.groupPrefix}-${randomUUID()}`, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
+  const advance = (partition: number, next: bigint) => {
+    const q = queues.get(partition);
+    if (q !== undefined && next > q.position) q.position = next;
+    notify();
+  };
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => advance(payload.partition, BigInt(payload.lastOffset) + 1n));
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    failure ??= payload.error;
+    notify();
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: queues.size,
+      eachBatch: async ({ batch }) => {
+        const q = queues.get(batch.partition);
+        if (q === undefined) return;
+        for (const m of batch.messages as KafkaMessage[]) {
+          const offset = BigInt(m.offset);
+          if (offset < q.position || offset >= q.end) continue;
+          q.records.push({ partition: batch.partition, offset: m.offset, timestamp: Number(m.timestamp), key: m.key, value: m.value });
+        }
+        if (q.records.length - q.head >= highWater && !q.paused) {
+          q.paused = true;
+          consumer.pause([{ topic, partitions: [q.partition] }]);
+        }
+        notify();
+      },
+    });
+  } catch (e) {
+    await consumer.disconnect().catch(() => undefined);
+    throw new TopicUnavailableError(`cannot read ${topic}: ${(e as Error).message}`);
+  }
+
+  /** A partition is drained when it has nothing queued and was read to its end. */
+  const drained = (q: PartitionQueue) => q.head >= q.records.length && q.position >= q.end;
+  try {
+    let lastProgress = Date.now();
+    let slice: TopicRecord[] = [];
+    for (;;) {
+      if (failure) throw new TopicUnavailableError(`reading ${topic} failed: ${failure.message}`);
+      for (const q of queues.values()) {
+        if (q.paused && q.records.length - q.head < highWater / 2) {
+          q.paused = false;
+          consumer.resume([{ topic, partitions: [q.partition] }]);
+        }
+      }
+      const live = [...queues.values()].filter((q) => !drained(q));
+      if (live.length === 0) break;
+      const waiting = live.filter((q) => q.head >= q.records.length);
+      if (waiting.length > 0) {
+        if (slice.length > 0) {
+          yield slice;
+          slice = [];
+        }
+        if (Date.now() - lastProgress > stallTimeoutMs) {
+          throw new TopicUnavailableError(`reading ${topic} made no progress for ${stallTimeoutMs / 1000} s on partition(s) ${waiting.map((q) => q.partition).join(", ")} before their end offsets`);
+        }
+        await Promise.race([new Promise<void>((r) => (wake = r)), sleep(200)]);
+        continue;
+      }
+      lastProgress = Date.now();
+      // Every live partition has a head: take the earliest, as long as that stays true.
+      for (;;) {
+        let best: PartitionQueue | undefined;
+        let bestRecord: TopicRecord | undefined;
+        for (const q of live) {
+          const r = q.records[q.head] as TopicRecord;
+          if (bestRecord === undefined || r.timestamp < bestRecord.timestamp || (r.timestamp === bestRecord.timestamp && r.partition < bestRecord.partition)) {
+            best = q;
+            bestRecord = r;
+          }
+        }
+        const q = best as PartitionQueue;
+        slice.push(bestRecord as TopicRecord);
+        q.head++;
+        if (q.head >= q.records.length) {
+          q.records = [];
+          q.head = 0;
+          break;
+        }
+        if (q.head >= 4096 && q.head * 2 >= q.records.length) {
+          q.records = q.records.slice(q.head);
+          q.head = 0;
+        }
+        if (slice.length >= sliceSize) {
+          yield slice;
+          slice = [];
+        }
+      }
+      if (slice.length >= sliceSize) {
+        yield slice;
+        slice = [];
+      }
+    }
+    if (slice.length > 0) yield slice;
+  } finally {
+    await consumer.disconnect().catch(() => undefined);
+  }
+}

@@ -1,0 +1,13 @@
+/** A command's options with node's parseArgs (strict, no positionals); a bad option is a usage error. */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "./io.ts";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export function parseOptions<const O extends Options>(args: string[], options: O, usage: string) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n${usage}`);
+  }
+}

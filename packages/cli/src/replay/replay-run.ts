@@ -1,0 +1,63 @@
+/**
+ * Drives a source through one or more rule sets in one pass: every observation in scope, and the ones
+ * outside it that shape the capability table (CapabilityScope: cards, probes, lost canaries), are
+ * folded in log order by every rule set. So a windowed replay (`--since`) starts from the capability
+ * table the log built before the window; a correlation that started before the window is judged
+ * without its earlier observations (`startedBefore` names those).
+ */
+import { CapabilityScope } from "@a2a-ledger/core";
+import type { Observation } from "@a2a-ledger/schemas";
+import type { ObservationSource } from "../sources/observation-source.ts";
+import { observationInScope, type ReplayScope } from "./replay-scope.ts";
+import type { RuleSetRun } from "./rule-set-run.ts";
+
+export interface ReplayProgress {
+  /** Progress units of the source consumed. */
+  done: number;
+  total: number;
+  /** Observations read so far. */
+  observations: number;
+}
+
+export interface ReplayCounts {
+  /** Observations read from the source. */
+  read: number;
+  /** Observations in scope (the replay's events). */
+  events: number;
+  /** Distinct correlations of the observations in scope. */
+  correlations: number;
+  /** Correlations in scope that also have observations before the window. */
+  startedBefore: ReadonlySet<string>;
+}
+
+export async function runReplay(source: ObservationSource, runs: readonly RuleSetRun[], scope: ReplayScope, onProgress?: (p: ReplayProgress) => void): Promise<ReplayCounts> {
+  const capabilityScope = new CapabilityScope();
+  const correlations = new Set<string>();
+  const before = new Set<string>();
+  let read = 0;
+  let events = 0;
+  for await (const chunk of source.chunks()) {
+    const folded: Observation[] = [];
+    const index: number[] = [];
+    const all = chunk.observations;
+    for (let i = 0; i < all.length; i++) {
+      const o = all[i] as Observation;
+      const shapes = capabilityScope.shapesCapabilities(o);
+      const inScope = observationInScope(scope, o);
+      if (inScope) {
+        events++;
+        correlations.add(o.correlationId);
+      } else if (scope.since !== undefined && o.occurredAt < scope.since) before.add(o.correlationId);
+      if (inScope || shapes) {
+        folded.push(o);
+        index.push(i);
+      }
+    }
+    read += all.length;
+    const where = (i: number) => chunk.where(index[i] as number);
+    for (const run of runs) run.fold(folded, where);
+    onProgress?.({ done: chunk.progress, total: source.total, observations: read });
+  }
+  const startedBefore = new Set([...before].filter((id) => correlations.has(id)));
+  return { read, events, correlations: correlations.size, startedBefore };
+}

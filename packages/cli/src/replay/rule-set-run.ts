@@ -1,0 +1,72 @@
+/**
+ * One rule set over a streamed log: the core's one fold (`foldBatch`) chunk after chunk, carrying the
+ * correlation states and the capability table across chunks. The rules throwing, or a rules module
+ * returning a decision that does not fit its schema, stops the replay with an error naming the
+ * observation: a partial result is never presented as complete.
+ */
+import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, type PolicyConfig, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
+import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
+import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
+
+/** The rules could not be run on an observation: which rules, which observation, where it came from. */
+export class RulesError extends Error {
+  override name = "RulesError";
+  constructor(readonly rulesVersion: string, readonly where: string, readonly eventId: string, reason: string) {
+    super(`rules ${rulesVersion} failed on the observation at ${where} (eventId ${JSON.stringify(eventId)}): ${reason}`);
+  }
+}
+
+export class RuleSetRun {
+  readonly decider: Decider;
+  readonly table = new CapabilityTable();
+  readonly states = new Map<string, LedgerState>();
+  /** Decisions in scope, in the order the fold took them. */
+  readonly decisions: Decision[] = [];
+  /** Decisions of modules are checked against their schemas; the shipped rule sets' are by their own tests. */
+  private readonly checkDecisions: boolean;
+
+  constructor(readonly ruleSet: RuleSet, private readonly policy: PolicyConfig, private readonly scope: ReplayScope) {
+    this.decider = createDecider(ruleSet);
+    this.checkDecisions = ruleSetByName(ruleSet.rulesVersion) !== ruleSet;
+  }
+
+  get rulesVersion(): string {
+    return this.ruleSet.rulesVersion;
+  }
+
+  /** Folds a chunk; `where(i)` names the source position of `observations[i]`. */
+  fold(observations: readonly Observation[], where: (i: number) => string): void {
+    let outcome: ReturnType<typeof foldBatch>;
+    try {
+      // The run keeps only the newest state of each correlation: the fold may update them in place.
+      outcome = foldBatch({ decider: this.decider, policy: this.policy, capabilities: this.table, stateOf: (id) => this.states.get(id), inPlace: true }, observations);
+    } catch (e) {
+      // A rule set can also fail outside a step (e.g. a decision of a type the catalogue does not have).
+      const error = e instanceof RulesFailedError ? e.cause : (e as Error);
+      throw new RulesError(this.rulesVersion, "a chunk of the log", "?", error.message);
+    }
+    const failed = outcome.rejected[0];
+    if (failed !== undefined) throw new RulesError(this.rulesVersion, where(failed.index), failed.observation.eventId, failed.error.message);
+    applyCapabilityUpdates(this.table, outcome);
+    for (const [id, state] of outcome.states) this.states.set(id, state);
+    for (const d of outcome.decisions) {
+      if (this.checkDecisions) this.check(d, observations, where);
+      if (decisionInScope(this.scope, d)) this.decisions.push(d);
+    }
+  }
+
+  private check(d: Decision, observations: readonly Observation[], where: (i: number) => string): void {
+    const type = (d as { type?: unknown }).type;
+    const issues = isKnownType("decisions", type) ? validateRecord("decisions", type, withoutType(d)) : [{ path: "type", message: `unknown decision type ${JSON.stringify(type)}` }];
+    if (issues.length === 0) return;
+    const cause = d.causeEventIds?.[0];
+    const i = observations.findIndex((o) => o.eventId === cause);
+    const first = issues[0] as { path: string; message: string };
+    throw new RulesError(this.rulesVersion, i === -1 ? "an unknown observation" : where(i), cause ?? "?", `returned a malformed decision ${JSON.stringify(d.decisionId ?? null)}: ${first.path === "" ? "" : `${first.path}: `}${first.message}`);
+  }
+}
+
+function withoutType(d: Decision): Record<string, unknown> {
+  const { type: _type, ...rest } = d;
+  return rest;
+}

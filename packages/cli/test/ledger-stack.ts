@@ -1,0 +1,102 @@
+/**
+ * Integration-test stack for the CLI: a private suffixed topic set, the real reconciler started as
+ * its own process by path (the CLI does not depend on services' code), observations produced straight
+ * to the topic with the Serde, and waiting for the reconciler to commit everything.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, logLevel, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import type { Observation } from "@a2a-ledger/schemas";
+import { Serde } from "@a2a-ledger/schemas/serde";
+
+const repo = join(import.meta.dirname, "../../..");
+export const endpoints = endpointsFromEnv();
+export const kafka: Kafka = createKafka({ brokers: endpoints.brokers, clientId: "cli-test", logLevel: logLevel.NOTHING });
+export const serde = new Serde(endpoints.registryUrl);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface Stack {
+  suffix: string;
+  topics: TopicNames;
+  groupId: string;
+  reconciler: ChildProcess | undefined;
+}
+
+export async function createStack(admin: Admin, label: string): Promise<Stack> {
+  const suffix = `${label}-${randomUUID().slice(0, 8)}`;
+  const topics = suffixedTopicNames(suffix);
+  await ensureTopics(admin, topicSpecs(topics));
+  return { suffix, topics, groupId: `reconciler-${suffix}`, reconciler: undefined };
+}
+
+/** `services/reconciler/src/main.ts` as a child process on the stack's topics; resolves once it started. */
+export async function startReconciler(stack: Stack): Promise<void> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")], {
+    cwd: repo,
+    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: stack.suffix, A2A_LEDGER_RECONCILER_GROUP: stack.groupId, A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the reconciler did not start:\n${output}`)), 90_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"reconciler started"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the reconciler exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners("exit");
+  stack.reconciler = child;
+}
+
+export function stopReconciler(stack: Stack): Promise<void> {
+  const child = stack.reconciler;
+  stack.reconciler = undefined;
+  return new Promise((resolve) => {
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), 20_000).unref();
+  });
+}
+
+export async function deleteStack(admin: Admin, stack: Stack): Promise<void> {
+  await stopReconciler(stack);
+  await admin.deleteTopics({ topics: Object.values(stack.topics) }).catch(() => undefined);
+}
+
+/** Observations encoded with the Serde, keyed by correlationId, idempotent, acks=all. */
+export async function produce(topic: string, observations: readonly Observation[], raw: { key: string; value: Buffer }[] = []): Promise<void> {
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  try {
+    for (let i = 0; i < observations.length; i += 500) {
+      const chunk = observations.slice(i, i + 500);
+      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encode(o) }))) });
+    }
+    if (raw.length > 0) await producer.send({ topic, acks: -1, messages: raw });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Waits until the reconciler's group committed offsets to the end of the observations topic. */
+export async function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ends = await admin.fetchTopicOffsets(stack.topics.observations);
+    const committed = await admin.fetchOffsets({ groupId: stack.groupId, topics: [stack.topics.observations] });
+    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
+    if (Date.now() > deadline) throw new Error(`the reconciler did not reach the end of ${stack.topics.observations} in ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
