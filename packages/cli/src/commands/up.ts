@@ -12,7 +12,7 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
@@ -272,8 +272,9 @@ export const command: Command = {
       else announce(projector, `page ${projector.url}/, API ${projector.url}/v1/tasks`);
       const r: Running = { sup, ctx, ingest, projector, brokers: state.brokers, registryUrl: state.registryUrl, dataDir: stackConfig.dataDir };
       if (!values.demo) {
-        const dispatcher = await sup.start(dispatcherSpec(ctx, ingest.url ?? "", process.env.DISPATCHER_WORKERS_FILE));
-        announce(dispatcher, `consuming ${topics.commands}${process.env.DISPATCHER_WORKERS_FILE ? "" : "; no workers file (DISPATCHER_WORKERS_FILE), so commands are refused"}`);
+        const workersFile = process.env.DISPATCHER_WORKERS_FILE?.trim() ? resolve(process.env.DISPATCHER_WORKERS_FILE.trim()) : undefined;
+        const dispatcher = await sup.start(dispatcherSpec(ctx, ingest.url ?? "", workersFile));
+        announce(dispatcher, `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`);
         if (projector !== undefined) io.stdout(`\nThe projector's page: ${projector.url}/\n`);
         return;
       }
