@@ -1,0 +1,25 @@
+/**
+ * `a2a-ledger projector rebuild`: rebuilds the projector's views from offset 0 into fresh tables and
+ * swaps them in when caught up (queries keep working meanwhile). Runs the projector's own entry point
+ * as a child process with this environment (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, PROJECTOR_*,
+ * A2A_LEDGER_TOPIC_SUFFIX …) and exits with its exit code.
+ */
+import type { Command } from "../command.ts";
+import { exitCodes, UsageError } from "../io.ts";
+import { spawnProjector } from "../projector-process.ts";
+
+const usage = "usage: a2a-ledger projector rebuild";
+
+export const command: Command = {
+  name: "projector",
+  summary: "projector maintenance: `rebuild` the views from offset 0 into fresh tables, swapped in when caught up",
+  usage,
+  async run(args, io) {
+    if (args.length !== 1 || args[0] !== "rebuild") throw new UsageError(usage);
+    const child = spawnProjector(["rebuild"], process.env);
+    child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    return code === 0 ? exitCodes.ok : code === 2 ? exitCodes.usage : exitCodes.checkFailed;
+  },
+};

@@ -1,0 +1,211 @@
+/**
+ * `npm run bench -w @a2a-ledger/projector` (against `npm run infra:up`).
+ *
+ * 1. Throughput: OBSERVATIONS generated observations (default 1,000,000; `generateLog` of the core)
+ *    run through the core's decider, and the observations, decisions, commands and capability
+ *    snapshots written straight to a throwaway suffixed topic set. Then, in the same run: a consumer
+ *    that only decodes every record of the five topics (the baseline), the projector into a fresh
+ *    SQLite file, and the projector into a fresh PostgreSQL database (a throwaway server, or
+ *    PROJECTOR_DATABASE_URL), each timed from its start until it has every record.
+ * 2. Latency: with everything loaded, QUERIES requests each (default 1,000) over HTTP to the
+ *    projector's API on each store: the lineage of a random task, the first page of the task list,
+ *    the list by status, by worker, by server task id, and a second page by cursor; p50/p99/max.
+ *
+ * STORES=sqlite,postgres picks the stores. Topics and databases are removed at the end.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyCapabilityUpdates, CapabilityTable, createDecider, defaultRuleSet, parseObservationJson } from "@a2a-ledger/core";
+import { generateLog } from "@a2a-ledger/core/testing";
+import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
+import { Serde } from "@a2a-ledger/schemas/serde";
+import { loadConfig } from "../src/config.ts";
+import { InputDecoder, topicRoles } from "../src/inputs.ts";
+import { LiveStream } from "../src/live-stream.ts";
+import { createLogger } from "../src/logger.ts";
+import { createMetrics } from "../src/metrics.ts";
+import { Projector } from "../src/projector.ts";
+import { buildServer } from "../src/server.ts";
+import { migrate } from "../src/store/generations.ts";
+import { openStore } from "../src/store/open-store.ts";
+import { freshDatabase, startPostgres } from "../test/postgres.ts";
+
+process.env.A2A_LEDGER_KAFKA_LOG_LEVEL ??= "nothing";
+const observationCount = Number(process.env.OBSERVATIONS ?? 1_000_000);
+const queryCount = Number(process.env.QUERIES ?? 1_000);
+const stores = (process.env.STORES ?? "sqlite,postgres").split(",").map((s) => s.trim());
+const endpoints = endpointsFromEnv();
+const kafka = createKafka({ brokers: endpoints.brokers, clientId: "projector-bench" });
+const serde = new Serde(endpoints.registryUrl);
+const suffix = `bench-projector-${randomUUID().slice(0, 8)}`;
+const topics = suffixedTopicNames(suffix);
+const log = createLogger("warn");
+const now = () => performance.now();
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+/** Generates, decides and produces; returns the number of records written per topic. */
+async function load(): Promise<Record<string, number>> {
+  const started = now();
+  const lines = generateLog(observationCount);
+  const decider = createDecider(defaultRuleSet);
+  const table = new CapabilityTable();
+  const ctx = { capabilities: table, policy: { trustedVendors: [] } };
+  const states = new Map<string, ReturnType<typeof decider.initialState>>();
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const counts: Record<string, number> = Object.fromEntries(topicRoles.map((r) => [topics[r], 0]));
+  let pending: Record<string, { key: string; value: Buffer }[]> = {};
+  let size = 0;
+  const flush = async () => {
+    const topicMessages = Object.entries(pending).map(([topic, messages]) => ({ topic, messages }));
+    if (topicMessages.length > 0) await producer.sendBatch({ topicMessages, acks: -1 });
+    pending = {};
+    size = 0;
+  };
+  const push = async (topic: string, key: string, value: Buffer) => {
+    (pending[topic] ??= []).push({ key, value });
+    counts[topic] = (counts[topic] ?? 0) + 1;
+    if (++size >= 5_000) await flush();
+  };
+  for (const [i, line] of lines.entries()) {
+    const parsed = parseObservationJson(line);
+    if (!parsed.ok) throw new Error(`line ${i + 1}: ${JSON.stringify(parsed.issues)}`);
+    const o = parsed.observation;
+    await push(topics.observations, o.correlationId, await serde.encodeValidated(o));
+    const result = decider.step(ctx, states.get(o.correlationId) ?? decider.initialState(), o);
+    states.set(o.correlationId, result.state);
+    applyCapabilityUpdates(table, result);
+    for (const d of result.decisions) {
+      const value = await serde.encodeValidated(d);
+      await push(topics.decisions, d.correlationId, value);
+      if (d.type === "RedispatchCommanded" || d.type === "ProbeRequested") await push(topics.commands, d.correlationId, value);
+    }
+    for (const s of result.capabilityUpdates) await push(topics.capabilities, s.workerId, await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }));
+  }
+  await flush();
+  await producer.disconnect();
+  console.log(`loaded ${fmt(observationCount)} observations and ${fmt(Object.values(counts).reduce((a, b) => a + b, 0) - observationCount)} decisions, commands and snapshots in ${((now() - started) / 1000).toFixed(1)} s`);
+  return counts;
+}
+
+/** The baseline: a consumer group that decodes every record of the five topics and does nothing else. */
+async function decodeOnly(total: number): Promise<number> {
+  const decoder = new InputDecoder(new Serde(endpoints.registryUrl), topics);
+  const consumer = kafka.consumer({ groupId: `bench-decode-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  for (const role of topicRoles) await consumer.subscribe({ topic: topics[role], fromBeginning: true });
+  let seen = 0;
+  const started = now();
+  const done = new Promise<void>((resolve) => {
+    void consumer.run({
+      partitionsConsumedConcurrently: 2,
+      eachBatch: async ({ batch, resolveOffset }) => {
+        for (const m of batch.messages) {
+          await decoder.decode({ topic: batch.topic, partition: batch.partition, offset: Number(m.offset), timestamp: Number(m.timestamp) }, { key: m.key, value: m.value, headers: m.headers });
+          resolveOffset(m.offset);
+          if (++seen === total) resolve();
+        }
+      },
+    });
+  });
+  await done;
+  const seconds = (now() - started) / 1000;
+  await consumer.disconnect();
+  return seconds;
+}
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] as number };
+}
+
+async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
+  const config = loadConfig({ ...process.env, ...env, A2A_LEDGER_TOPIC_SUFFIX: suffix, PROJECTOR_GROUP: `bench-projector-${kind}-${randomUUID().slice(0, 8)}`, PROJECTOR_PORT: "0" });
+  const store = openStore(config.store);
+  await migrate(store);
+  const metrics = createMetrics();
+  const projector = new Projector(config, store, log, metrics);
+  const started = now();
+  await projector.start();
+  await projector.caughtUp(3 * 60 * 60 * 1000);
+  const seconds = (now() - started) / 1000;
+  const projected = (await metrics.records.get()).values.reduce((n, v) => n + v.value, 0);
+  if (projected !== total) console.log(`  (${kind}: ${fmt(projected)} records projected of ${fmt(total)})`);
+
+  const stream = new LiveStream(store);
+  const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: false });
+  const url = await server.listen({ host: "127.0.0.1", port: 0 });
+  const tasks = Math.max(1, Math.floor(observationCount / 11));
+  const random = (() => {
+    let a = 7;
+    return () => ((a = (a * 1103515245 + 12345) % 2 ** 31), a / 2 ** 31);
+  })();
+  const first = (await (await fetch(`${url}/v1/tasks?limit=50`)).json()) as { nextCursor: string };
+  const lineage = (await (await fetch(`${url}/v1/tasks/task-1`)).json()) as { attempts: { serverTasks: { serverTaskId: string }[] }[] };
+  const serverTaskId = lineage.attempts[0]?.serverTasks[0]?.serverTaskId ?? "none";
+  const queries: Record<string, () => string> = {
+    "lineage of a random task": () => `/v1/tasks/task-${1 + Math.floor(random() * tasks)}`,
+    "task list, first page (50)": () => "/v1/tasks?limit=50",
+    "task list by status": () => "/v1/tasks?status=reconciled&limit=50",
+    "task list by worker": () => "/v1/tasks?workerId=w-gamma&limit=50",
+    "task list by server task id (q)": () => `/v1/tasks?q=${encodeURIComponent(serverTaskId)}`,
+    "task list, second page by cursor": () => `/v1/tasks?limit=50&cursor=${encodeURIComponent(first.nextCursor)}`,
+  };
+  const latency: Record<string, ReturnType<typeof percentiles>> = {};
+  for (const [name, next] of Object.entries(queries)) {
+    const samples: number[] = [];
+    for (let i = 0; i < queryCount; i++) {
+      const t = now();
+      const response = await fetch(`${url}${next()}`);
+      await response.arrayBuffer();
+      samples.push(now() - t);
+      if (response.status !== 200) throw new Error(`${name}: ${response.status}`);
+    }
+    latency[name] = percentiles(samples);
+  }
+  await server.close();
+  stream.stop();
+  await projector.stop();
+  await store.close();
+  return { seconds, latency };
+}
+
+async function main(): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await serde.registerAll();
+  await ensureTopics(admin, topicSpecs(topics));
+  const dir = mkdtempSync(join(tmpdir(), "projector-bench-"));
+  const postgres = stores.includes("postgres") ? await startPostgres() : undefined;
+  try {
+    const counts = await load();
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const baseline = await decodeOnly(total);
+    console.log(`decode only: ${fmt(total)} records in ${baseline.toFixed(1)} s = ${fmt(total / baseline)} records/s`);
+    const results: { kind: string; seconds: number; latency: Record<string, ReturnType<typeof percentiles>> }[] = [];
+    for (const kind of stores) {
+      const env = kind === "sqlite" ? { PROJECTOR_SQLITE_PATH: join(dir, "bench.sqlite") } : { PROJECTOR_DATABASE_URL: await freshDatabase((postgres as { url: string }).url) };
+      const r = await project(kind, env, total);
+      results.push({ kind, ...r });
+      console.log(`${kind}: ${fmt(total)} records in ${r.seconds.toFixed(1)} s = ${fmt(total / r.seconds)} records/s, ${((total / r.seconds) / (total / baseline)).toFixed(2)} of decode only`);
+    }
+    console.log(`\n| measure (${fmt(observationCount)} observations, ${fmt(total)} records) | records/s | vs decode only |\n|---|---:|---:|`);
+    console.log(`| decode only (baseline) | ${fmt(total / baseline)} | 1.00 |`);
+    for (const r of results) console.log(`| projector into ${r.kind} | ${fmt(total / r.seconds)} | ${(baseline / r.seconds).toFixed(2)} |`);
+    console.log(`\n| query (${fmt(queryCount)} requests each) | ${results.map((r) => `${r.kind} p50 / p99 / max ms`).join(" | ")} |\n|---|${results.map(() => "---:").join("|")}|`);
+    for (const name of Object.keys(results[0]?.latency ?? {})) {
+      console.log(`| ${name} | ${results.map((r) => { const l = r.latency[name] as ReturnType<typeof percentiles>; return `${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} / ${l.max.toFixed(1)}`; }).join(" | ")} |`);
+    }
+  } finally {
+    await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
+    await admin.disconnect();
+    await postgres?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);

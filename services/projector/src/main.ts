@@ -1,0 +1,94 @@
+/**
+ * Entry point. `serve` (the default): the views kept up to date from Kafka, the API and the page,
+ * until SIGTERM or SIGINT. `rebuild`: the views from offset 0 into fresh tables, swapped in when
+ * caught up; exits 0 when done. `a2a-ledger projector rebuild` runs this as a child process.
+ */
+import { createKafka, ensureTopics, topicSpecs } from "@a2a-ledger/kafka";
+import { loadConfig, type ProjectorConfig } from "./config.ts";
+import { ProjectorConfigError } from "./errors.ts";
+import { LiveStream } from "./live-stream.ts";
+import { createLogger } from "./logger.ts";
+import { createMetrics } from "./metrics.ts";
+import { Projector } from "./projector.ts";
+import { rebuild } from "./rebuild.ts";
+import { buildServer } from "./server.ts";
+import { migrate } from "./store/generations.ts";
+import { openStore } from "./store/open-store.ts";
+
+const usage = "usage: projector [serve | rebuild]";
+
+async function ensureInputTopics(config: ProjectorConfig): Promise<void> {
+  const admin = createKafka({ brokers: config.brokers, clientId: "a2a-ledger-projector-topics" }).admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, topicSpecs(config.topics));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function main(): Promise<number> {
+  const [command = "serve", ...rest] = process.argv.slice(2);
+  if (!["serve", "rebuild"].includes(command) || rest.length > 0) {
+    process.stderr.write(`${usage}\n`);
+    return 2;
+  }
+  let config: ProjectorConfig;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ProjectorConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const log = createLogger(config.logLevel);
+  const store = openStore(config.store);
+  await migrate(store);
+  await ensureInputTopics(config);
+
+  if (command === "rebuild") {
+    try {
+      const result = await rebuild(config, store, log);
+      log.info(result, "rebuild done");
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+
+  const metrics = createMetrics({ defaultMetrics: true });
+  const projector = new Projector(config, store, log, metrics);
+  const stream = new LiveStream(store);
+  const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: log });
+  let stopping = false;
+  const stopped = new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, "stopping");
+      const force = setTimeout(() => resolve(1), 30_000);
+      force.unref();
+      void (async () => {
+        await server.close().catch(() => undefined);
+        stream.stop();
+        await projector.stop();
+        await store.close().catch(() => undefined);
+        clearTimeout(force);
+        resolve(0);
+      })();
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  });
+  await stream.start();
+  await projector.start();
+  const address = await server.listen({ host: config.host, port: config.port });
+  log.info({ url: `${address}/`, api: `${address}/v1/tasks`, store: store.location }, "projector ready");
+  return stopped;
+}
+
+process.exitCode = await main();
+// Clients that linger (kafkajs timers) must not keep a stopped service alive.
+setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();

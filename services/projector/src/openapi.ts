@@ -1,0 +1,66 @@
+/** The OpenAPI 3.1 document of the projector's API, served at /openapi.json. */
+import { ViolationKindSymbols } from "@a2a-ledger/schemas";
+import { errorCatalogue, errorCodes } from "./errors.ts";
+import { taskStatuses } from "./views/rows.ts";
+
+type Json = Record<string, unknown>;
+
+const text = (description: string): Json => ({ type: "string", description });
+const query = (name: string, schema: Json, description: string): Json => ({ name, in: "query", required: false, schema, description });
+const path = (name: string, description: string): Json => ({ name, in: "path", required: true, schema: { type: "string", minLength: 1, maxLength: 512 }, description });
+const cursor = query("cursor", { type: "string" }, "Opaque cursor from the previous page's nextCursor; valid only with the same filters.");
+const limit = (max: number, fallback: number) => query("limit", { type: "integer", minimum: 1, maximum: max, default: fallback }, "Items per page.");
+const errors = (...codes: string[]): Json =>
+  Object.fromEntries(
+    [...new Set(codes.map((c) => errorCatalogue[c as keyof typeof errorCatalogue].status))].map((status) => [
+      String(status),
+      { description: codes.filter((c) => errorCatalogue[c as keyof typeof errorCatalogue].status === status).join(", "), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    ]),
+  );
+const ok = (description: string, contentType = "application/json"): Json => ({ "200": { description, content: { [contentType]: { schema: { type: contentType === "application/json" ? "object" : "string" } } } } });
+const get = (summary: string, parameters: Json[], responses: Json): Json => ({ get: { summary, parameters, responses: { ...responses, ...errors("PROJECTOR_UNKNOWN_PARAMETER", "PROJECTOR_UNAVAILABLE", "PROJECTOR_INTERNAL") } } });
+
+export function openApiDocument(): Json {
+  return {
+    openapi: "3.1.0",
+    info: { title: "a2a-ledger projector", version: "1", description: "Read-only views of the ledger: task lineage, workers, violations, the indeterminate/blocked queue, dead letters, staleness; a live stream of changes. Times are ISO-8601 UTC." },
+    paths: {
+      "/v1/tasks": get("Tasks, newest first", [
+        query("status", { type: "string", enum: taskStatuses }, "Only tasks with this status."),
+        query("workerId", { type: "string" }, "Only tasks that involved this worker (dispatch, state, artifact, loss or re-dispatch target)."),
+        query("since", { type: "string" }, "Only tasks whose first event is at or after this time (ISO-8601 with offset, or epoch ms)."),
+        query("until", { type: "string" }, "Only tasks whose first event is before this time."),
+        query("q", { type: "string" }, "A correlation id, any attempt's server task id, a context id or a worker id (exact)."),
+        cursor,
+        limit(500, 50),
+      ], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/tasks/{correlationId}": get("The lineage of one correlation: attempts (worker, server task ids, dispatch, state timeline per observer), indeterminate periods, artifacts, violations, decisions and commands with their cause events, and one page of events", [path("correlationId", "The correlation id."), cursor, limit(1_000, 200)], {
+        ...ok("The lineage; events.nextCursor pages the events"),
+        ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_TASK", "PROJECTOR_BAD_CURSOR", "PROJECTOR_BAD_FILTER"),
+      }),
+      "/v1/tasks/{correlationId}/events.ndjson": get("The correlation's observations in the ingest JSON shape, in log order; replays with `a2a-ledger replay --input`", [path("correlationId", "The correlation id.")], { ...ok("NDJSON", "application/x-ndjson"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_TASK") }),
+      "/v1/workers": get("Workers with trust or verify and why", [cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/workers/{workerId}": get("One worker: advertised vs verified per skill, card history with field-level diffs, probes, parked canaries, trust or verify and why", [path("workerId", "The worker id.")], { ...ok("The worker"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_WORKER") }),
+      "/v1/violations": get("Contract violations, newest first", [query("kind", { type: "string", enum: ViolationKindSymbols }, "Only this kind."), query("workerId", { type: "string" }, "Only this worker."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/dlq": get("Dead letters, newest first: the reconciler's DLQ with its reason codes, and records the projector could not project", [query("reason", { type: "string" }, "Only this reason code."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/queue": get("Indeterminate and blocked correlations, the longest waiting first, with waitedMs", [cursor, limit(500, 100)], { ...ok("{counts, items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/staleness": get("How far the views are behind each topic partition", [], ok("{topics: [{topic, lagRecords, behindMs, partitions}]}")),
+      "/v1/stream": get("Server-sent events of view changes: `task` {correlationId, status, workers}, `worker` {workerId}, `dlq` {added}, `refresh` {reason} (reload what is shown)", [query("correlationId", { type: "string" }, "Only this correlation."), query("workerId", { type: "string" }, "Only tasks of this worker and the worker itself.")], {
+        ...ok("text/event-stream", "text/event-stream"),
+        ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_TOO_MANY_STREAMS"),
+      }),
+      "/healthz": { get: { summary: "The process is up", responses: ok("{status: ok}") } },
+      "/readyz": { get: { summary: "The database and Kafka answer", responses: { ...ok("{status, database, kafka}"), "503": { description: "not ready" } } } },
+      "/metrics": { get: { summary: "Prometheus metrics, including view lag per topic partition", responses: ok("text", "text/plain") } },
+    },
+    components: {
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["error", "code"],
+          properties: { error: text("What went wrong, for people."), code: { type: "string", enum: errorCodes, description: errorCodes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].summary}`).join("\n") }, parameter: text("The parameter at fault.") },
+        },
+      },
+    },
+  };
+}

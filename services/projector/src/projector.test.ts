@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kafka, serde, type StoryPipeline, storyPipeline, waitFor, waitForGroupAtEnd } from "../test/pipeline.ts";
+import { story } from "../test/story.ts";
+
+let pipeline: StoryPipeline;
+const dir = mkdtempSync(join(tmpdir(), "projector-e2e-"));
+
+beforeAll(async () => {
+  pipeline = await storyPipeline("projector-story", dir);
+});
+
+afterAll(async () => {
+  await pipeline?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const get = async (url: string) => {
+  const response = await pipeline.projector.server.inject({ method: "GET", url });
+  return { status: response.statusCode, body: response.json() as Record<string, unknown> & { [k: string]: any } };
+};
+
+describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by the reconciler)", () => {
+  it("shows the lineage: both attempts with their server task ids, the indeterminate period, the re-dispatch and the violations", async () => {
+    const { status, body } = await get("/v1/tasks/task-42");
+    expect(status).toBe(200);
+    expect(body.status).toBe("reconciled");
+    expect(body.attempts.map((a: any) => [a.workerId, a.serverTasks.map((s: any) => s.serverTaskId)])).toEqual([["w-acme", ["acme-7f3a"]], ["w-gamma", ["gamma-19c2"]]]);
+    expect(body.indeterminate).toHaveLength(1);
+    expect(body.decisions.map((d: any) => `${d.kind}:${d.type}`)).toEqual(expect.arrayContaining(["decision:TaskIndeterminate", "decision:RedispatchCommanded", "command:RedispatchCommanded", "decision:TaskReconciled"]));
+    expect(body.violations.map((v: any) => v.kind)).toContain("DIVERGENT_ARTIFACTS");
+    expect(body.decisions.find((d: any) => d.type === "RedispatchCommanded" && d.kind === "decision").source.topic).toBe(pipeline.fixture.topics.decisions);
+    expect(body.decisions.find((d: any) => d.type === "RedispatchCommanded" && d.kind === "command").source.topic).toBe(pipeline.fixture.topics.commands);
+  });
+
+  it("knows the workers: w-gamma verified with input-required, w-beta never advertised it", async () => {
+    const { body } = await get("/v1/workers/w-gamma");
+    expect(body.skills[0].verified.states).toContain("TASK_STATE_INPUT_REQUIRED");
+    const beta = await get("/v1/workers/w-beta");
+    expect(beta.body.skills[0].advertised.states).not.toContain("TASK_STATE_INPUT_REQUIRED");
+    const list = await get("/v1/workers");
+    expect(list.body.items.map((w: any) => w.workerId)).toEqual(["w-acme", "w-beta", "w-gamma"]);
+  });
+
+  it("reports no lag once caught up, and lag metrics per partition", async () => {
+    const { body } = await get("/v1/staleness");
+    expect(body.topics.map((t: any) => t.topic).sort()).toEqual(Object.values({ a: pipeline.fixture.topics.capabilities, b: pipeline.fixture.topics.commands, c: pipeline.fixture.topics.decisions, d: pipeline.fixture.topics.dlq, e: pipeline.fixture.topics.observations }).sort());
+    expect(body.topics.every((t: any) => t.lagRecords === 0)).toBe(true);
+    const metrics = await pipeline.projector.server.inject({ method: "GET", url: "/metrics" });
+    expect(metrics.body).toMatch(new RegExp(`a2a_projector_lag_records\\{topic="${pipeline.fixture.topics.observations.replace(/\./g, "\\.")}",partition="\\d"\\} 0`));
+    const ready = await pipeline.projector.server.inject({ method: "GET", url: "/readyz" });
+    expect(ready.json()).toMatchObject({ status: "ready", database: true, kafka: true, consuming: true });
+  });
+
+  it("keeps poison records of its input topics in the DLQ view with a reason code, and projects what follows", async () => {
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: pipeline.fixture.topics.decisions, messages: [{ key: "task-99", value: Buffer.from("not avro") }] });
+    const observation = await serde.encode({ ...story()[0], eventId: "misplaced" } as never);
+    await producer.send({ topic: pipeline.fixture.topics.decisions, messages: [{ key: "probe-w-acme", value: observation }] });
+    await producer.send({ topic: pipeline.fixture.topics.observations, messages: [{ key: "task-x", value: Buffer.from([0, 0x7f, 0xff, 0xff, 1, 2]) }] });
+    await producer.disconnect();
+    await pipeline.ingest.post([{ ...pipeline.tasks[0], eventId: "after-poison", correlationId: "task-43" }]);
+    await waitForGroupAtEnd(pipeline.admin, `reconciler-${pipeline.fixture.suffix}`, pipeline.fixture.topics.observations);
+    const dlq = await waitFor("dead letters", async () => {
+      const { body } = await get("/v1/dlq");
+      return body.items.length >= 4 ? body : undefined;
+    });
+    const reasons = dlq.items.map((d: any) => `${d.recordedBy}:${d.reason}`).sort();
+    expect(reasons).toEqual(["projector:PROJECTOR_UNDECODABLE", "projector:PROJECTOR_UNKNOWN_SCHEMA", "projector:PROJECTOR_WRONG_TOPIC", "reconciler:RECONCILER_UNKNOWN_SCHEMA"]);
+    const fromReconciler = dlq.items.find((d: any) => d.recordedBy === "reconciler");
+    expect(fromReconciler).toMatchObject({ sourceTopic: pipeline.fixture.topics.observations, key: "task-x" });
+    await waitFor("task-43", async () => ((await get("/v1/tasks/task-43")).status === 200 ? true : undefined));
+    const filtered = await get("/v1/dlq?reason=PROJECTOR_WRONG_TOPIC");
+    expect(filtered.body.items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,211 @@
+/**
+ * The projector's consumer: one consumer group on the five input topics (read_committed). Each batch
+ * of one topic partition is decoded and written into the views with its offset in one database
+ * transaction (views/writer.ts). The database's offsets are the truth: records below them are
+ * skipped, and a consumer that is ahead of them (Kafka's committed offsets are only a hint, committed
+ * after the database) seeks back. Several instances share the partitions through the group.
+ */
+import { type Admin, type Consumer, createKafka, type Kafka, type KafkaMessage } from "@a2a-ledger/kafka";
+import { endOffsets } from "@a2a-ledger/reconciler";
+import { Serde } from "@a2a-ledger/schemas/serde";
+import type { Batch } from "kafkajs";
+import type { ProjectorConfig } from "./config.ts";
+import { InputDecoder, type ProjectorInput, topicRoles } from "./inputs.ts";
+import type { Logger } from "./logger.ts";
+import type { ProjectorMetrics } from "./metrics.ts";
+import { activeGeneration } from "./store/generations.ts";
+import { tableNames } from "./store/schema.ts";
+import type { Store } from "./store/store.ts";
+import type { PartitionEnd } from "./views/lists.ts";
+import { skipUnreadable, writeBatch } from "./views/writer.ts";
+
+export interface ProjectorOptions {
+  /** Write into this generation instead of the active one (a rebuild). */
+  generation?: number;
+  /** Consumer group; a rebuild uses a throwaway one. */
+  groupId?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Projector {
+  private readonly kafka: Kafka;
+  private readonly decoder: InputDecoder;
+  private admin: Admin | undefined;
+  private consumer: Consumer | undefined;
+  private readonly lows = new Map<string, Map<number, number>>();
+  private ends: { at: number; value: Promise<PartitionEnd[]> } | undefined;
+  private gen: { value: number; at: number } | undefined;
+  private running = false;
+  private failure: Error | undefined;
+
+  constructor(private readonly config: ProjectorConfig, private readonly store: Store, private readonly log: Logger, private readonly metrics: ProjectorMetrics, private readonly options: ProjectorOptions = {}) {
+    this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-projector-${config.instanceId}` });
+    this.decoder = new InputDecoder(new Serde(config.registryUrl), config.topics);
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Whether the views are being kept up to date: started, and the consumer has not given up. */
+  consuming(): boolean {
+    return this.running && this.failure === undefined;
+  }
+
+  get topics(): string[] {
+    return topicRoles.map((role) => this.config.topics[role]);
+  }
+
+  async start(): Promise<void> {
+    const groupId = this.options.groupId ?? this.config.groupId;
+    this.admin = this.kafka.admin();
+    await this.admin.connect();
+    const consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
+    this.consumer = consumer;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      // kafkajs restarts the consumer after retriable errors; only a crash it gives up on is fatal.
+      if (!payload.restart) this.failure = payload.error;
+      this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
+    });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.log.info({ assignment: payload.memberAssignment }, "partitions assigned"));
+    // A fetch of only transaction markers or aborted records never reaches eachBatch: move the stored offset over it.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize !== 0 || payload.firstOffset === null) return;
+      void this.generation()
+        .then((gen) => skipUnreadable(this.store, gen, payload.topic, payload.partition, Number(payload.firstOffset), Number(payload.lastOffset) + 1))
+        .catch((error: unknown) => this.log.warn({ err: error, topic: payload.topic, partition: payload.partition }, "could not move the offset over transaction markers"));
+    });
+    await consumer.connect();
+    for (const topic of this.topics) await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 1_000,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.config.concurrency,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        // What the fetch covered, control records (transaction markers) and aborted records included.
+        let readFrom = Number(batch.firstOffset() ?? batch.messages[0]?.offset ?? 0);
+        for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
+          const chunk = batch.messages.slice(i, i + this.config.maxBatch);
+          const final = i + this.config.maxBatch >= batch.messages.length;
+          const resolved = await this.project(batch, chunk, { readFrom, batchEnd: final ? Number(batch.lastOffset()) + 1 : undefined });
+          if (resolved === "seeked") return;
+          resolveOffset(resolved);
+          readFrom = Number(resolved) + 1;
+          await heartbeat();
+        }
+      },
+    });
+    this.running = true;
+    this.log.info({ groupId, generation: this.options.generation ?? "active", topics: this.topics, store: this.store.location }, "projector consuming");
+  }
+
+  private async generation(): Promise<number> {
+    if (this.options.generation !== undefined) return this.options.generation;
+    const now = Date.now();
+    if (this.gen === undefined || now - this.gen.at > 1_000) {
+      const value = await this.store.read(activeGeneration);
+      if (value === undefined) throw new Error("the database has no active generation: run the migrations first");
+      this.gen = { value, at: now };
+    }
+    return this.gen.value;
+  }
+
+  private async lowWatermark(topic: string, partition: number, refresh = false): Promise<number> {
+    let lows = this.lows.get(topic);
+    if (lows === undefined || refresh) {
+      const offsets = await endOffsets(this.admin as Admin, topic);
+      lows = new Map(offsets.map((o) => [o.partition, Number(o.low)]));
+      this.lows.set(topic, lows);
+    }
+    return lows.get(partition) ?? 0;
+  }
+
+  /** Projects one chunk; the offset to resolve, or "seeked" after a seek back to the stored offset. */
+  private async project(batch: Batch, chunk: KafkaMessage[], range: { readFrom: number; batchEnd: number | undefined }): Promise<string | "seeked"> {
+    const { batchEnd } = range;
+    const { topic, partition } = batch;
+    const inputs: ProjectorInput[] = [];
+    for (const m of chunk) {
+      const input = await this.decoder.decode({ topic, partition, offset: Number(m.offset), timestamp: Number(m.timestamp) }, { key: m.key, value: m.value, headers: m.headers });
+      if (input.kind === "dead-letter" && input.deadLetter.recordedBy === "projector") this.metrics.poison.inc({ reason: input.deadLetter.reason });
+      inputs.push(input);
+    }
+    const gen = await this.generation();
+    const stop = this.metrics.batchSeconds.startTimer();
+    let outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition), ...range });
+    if (outcome.kind === "gap") outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition, true), ...range });
+    stop();
+    const last = batchEnd === undefined ? (chunk[chunk.length - 1] as KafkaMessage).offset : String(batchEnd - 1);
+    switch (outcome.kind) {
+      case "written":
+        this.metrics.transactions.inc();
+        this.metrics.records.inc({ topic }, outcome.projected);
+        this.metrics.redeliveries.inc(inputs.length - outcome.projected);
+        return last;
+      case "already-projected":
+        this.metrics.redeliveries.inc(inputs.length);
+        return last;
+      case "gap":
+        this.metrics.seeks.inc();
+        this.log.info({ topic, partition, from: chunk[0]?.offset, to: outcome.next }, "seeking back to the offset the database holds");
+        (this.consumer as Consumer).seek({ topic, partition, offset: String(outcome.next) });
+        return "seeked";
+    }
+  }
+
+  /** Kafka's end offset of every input partition (cached for a second). */
+  endOffsets(): Promise<PartitionEnd[]> {
+    const now = Date.now();
+    if (this.ends === undefined || now - this.ends.at > 1_000) {
+      const admin = this.admin;
+      const value = admin === undefined
+        ? Promise.resolve([])
+        : Promise.all(this.topics.map(async (topic) => (await endOffsets(admin, topic)).map((o) => ({ topic, partition: o.partition, end: Number(o.high) })))).then((all) => all.flat());
+      value.catch(() => (this.ends = undefined));
+      this.ends = { at: now, value };
+    }
+    return this.ends.value;
+  }
+
+  /** Whether Kafka answers (for /readyz). */
+  async kafkaReachable(timeoutMs: number): Promise<boolean> {
+    const admin = this.admin;
+    if (admin === undefined) return false;
+    const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+    return Promise.race([admin.describeCluster().then(() => true, () => false), timer]);
+  }
+
+  /** Resolves once the generation holds every record each input partition had when called. */
+  async caughtUp(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    this.ends = undefined;
+    const ends = await this.endOffsets();
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const gen = await this.generation();
+      const rows = await this.store.read((r) => r.all(`SELECT topic, log_partition, next_offset FROM ${tableNames(gen).offset}`));
+      const stored = new Map(rows.map((row) => [`${row.topic}/${row.log_partition}`, Number(row.next_offset)]));
+      const behind = [];
+      for (const e of ends) {
+        if (e.end === undefined || e.end === 0) continue;
+        const low = await this.lowWatermark(e.topic, e.partition);
+        if (e.end > low && (stored.get(`${e.topic}/${e.partition}`) ?? low) < e.end) behind.push(e);
+      }
+      if (behind.length === 0) return;
+      if (Date.now() > deadline) throw new Error(`the views did not catch up within ${timeoutMs} ms: ${behind.map((b) => `${b.topic}/${b.partition}`).join(", ")} behind`);
+      await sleep(100);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running && this.consumer === undefined) return;
+    this.running = false;
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.admin?.disconnect().catch(() => undefined);
+    this.consumer = undefined;
+    this.admin = undefined;
+    this.log.info("projector stopped");
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Query strings and path ids → typed filters, or a 4xx with a stable code. Every route names the
+ * parameters it knows; an unknown or repeated parameter is refused rather than ignored, and values
+ * are checked for shape before any of them is bound into SQL.
+ */
+import { toEpochMillis } from "@a2a-ledger/core";
+import { ViolationKindSymbols } from "@a2a-ledger/schemas";
+import { ProjectorError } from "./errors.ts";
+import { type TaskStatus, taskStatuses } from "./views/rows.ts";
+
+export const maxIdChars = 512;
+// Control characters (C0, DEL, C1) never appear in ids a person or a client would send.
+const controlChars = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A path id: 1–512 characters without control characters. */
+export function pathId(value: unknown, parameter: string): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > maxIdChars || controlChars.test(value)) {
+    throw new ProjectorError("PROJECTOR_BAD_ID", `${parameter} must be 1 to ${maxIdChars} characters without control characters`, parameter);
+  }
+  return value;
+}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+export const parsers = {
+  id: ((raw, name) => {
+    if (raw.length === 0 || raw.length > maxIdChars || controlChars.test(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be 1 to ${maxIdChars} characters without control characters`, name);
+    return raw;
+  }) as Parser<string>,
+  status: ((raw, name) => {
+    if (!(taskStatuses as readonly string[]).includes(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be one of ${taskStatuses.join(", ")}`, name);
+    return raw as TaskStatus;
+  }) as Parser<TaskStatus>,
+  violationKind: ((raw, name) => {
+    if (!(ViolationKindSymbols as readonly string[]).includes(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be one of ${ViolationKindSymbols.join(", ")}`, name);
+    return raw;
+  }) as Parser<string>,
+  time: ((raw, name) => {
+    const parsed = toEpochMillis(/^-?\d+$/.test(raw) ? Number(raw) : raw);
+    if (!parsed.ok || parsed.value < 0 || parsed.value > 8.64e15) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be epoch milliseconds or an ISO-8601 date-time with offset`, name);
+    return parsed.value;
+  }) as Parser<number>,
+  limit: (max: number): Parser<number> => (raw, name) => {
+    if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be an integer from 1 to ${max}`, name);
+    return Number(raw);
+  },
+  cursor: ((raw, name) => {
+    if (raw.length === 0 || raw.length > 1_024) throw new ProjectorError("PROJECTOR_BAD_CURSOR", "The cursor is not valid for this query: malformed.", name);
+    return raw;
+  }) as Parser<string>,
+  reason: ((raw, name) => {
+    if (!/^[A-Z0-9_]{1,100}$/.test(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be a reason code (capitals, digits and '_')`, name);
+    return raw;
+  }) as Parser<string>,
+};
+
+export type Spec = Record<string, Parser<unknown>>;
+export type Parsed<S extends Spec> = { [K in keyof S]?: ReturnType<S[K]> };
+
+/** Parses `query` by `spec`: unknown or repeated parameters are PROJECTOR_UNKNOWN_PARAMETER; empty values count as absent. */
+export function queryParams<S extends Spec>(query: unknown, spec: S): Parsed<S> {
+  const out: Record<string, unknown> = {};
+  const entries = typeof query === "object" && query !== null ? Object.entries(query as Record<string, unknown>) : [];
+  for (const [name, value] of entries) {
+    if (!Object.hasOwn(spec, name)) throw new ProjectorError("PROJECTOR_UNKNOWN_PARAMETER", `Unknown query parameter ${JSON.stringify(name.slice(0, 100))}; this route knows ${Object.keys(spec).join(", ") || "none"}`, name.slice(0, 100));
+    if (typeof value !== "string") throw new ProjectorError("PROJECTOR_UNKNOWN_PARAMETER", `Query parameter ${name} is given more than once`, name);
+    if (value === "") continue;
+    out[name] = (spec[name] as Parser<unknown>)(value, name);
+  }
+  return out as Parsed<S>;
+}

@@ -1,0 +1,243 @@
+/**
+ * The projector's read-only HTTP API and web page on fastify. `buildServer(deps)` wires routes to a
+ * store, a live stream and the consumer's view of Kafka, so tests can build as many as they need.
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { ProjectorConfig } from "./config.ts";
+import { Cursors } from "./cursor.ts";
+import { type ErrorCode, ProjectorError } from "./errors.ts";
+import type { LiveStream, StreamEvent } from "./live-stream.ts";
+import type { Logger } from "./logger.ts";
+import type { ProjectorMetrics } from "./metrics.ts";
+import { openApiDocument } from "./openapi.ts";
+import { parsers, pathId, queryParams } from "./query-params.ts";
+import { activeGeneration } from "./store/generations.ts";
+import { type Tables, tableNames } from "./store/schema.ts";
+import type { Reader, Store } from "./store/store.ts";
+import { lineage, observationsNdjson } from "./views/lineage.ts";
+import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList } from "./views/lists.ts";
+import { workerDetail, workerList } from "./views/workers.ts";
+
+export interface KafkaView {
+  endOffsets(): Promise<PartitionEnd[]>;
+  kafkaReachable(timeoutMs: number): Promise<boolean>;
+  /** Whether the consumer keeps the views up to date. */
+  consuming(): boolean;
+}
+
+export interface ServerDeps {
+  config: Pick<ProjectorConfig, "policy" | "cursorSecret" | "maxStreams">;
+  store: Store;
+  stream: LiveStream;
+  metrics: ProjectorMetrics;
+  kafka: KafkaView;
+  logger: Logger | false;
+  now?: () => number;
+}
+
+const readinessTimeoutMs = 2_000;
+const heartbeatMs = 15_000;
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+const webDir = new URL("./web/", import.meta.url);
+const webAssets: Record<string, { type: string; file: string }> = {
+  "/": { type: "text/html; charset=utf-8", file: "index.html" },
+  "/app.js": { type: "text/javascript; charset=utf-8", file: "app.js" },
+  "/app.css": { type: "text/css; charset=utf-8", file: "app.css" },
+};
+
+const fastifyCodes: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "PROJECTOR_BAD_REQUEST",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "PROJECTOR_BAD_REQUEST",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "PROJECTOR_BAD_REQUEST",
+  FST_ERR_BAD_URL: "PROJECTOR_BAD_REQUEST",
+  FST_ERR_ASYNC_CONSTRAINT: "PROJECTOR_BAD_REQUEST",
+};
+
+/** Errors that mean the database is out of reach, not that the request or the code is wrong. */
+function databaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return (e.code !== undefined && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|57P0[1-3]|08\d\d\d|SQLITE_BUSY|SQLITE_CANTOPEN)$/.test(e.code)) || /timeout exceeded when trying to connect|Connection terminated/i.test(e.message ?? "");
+}
+
+function toProjectorError(error: FastifyError | Error): ProjectorError {
+  if (error instanceof ProjectorError) return error;
+  const code = "code" in error && typeof error.code === "string" ? fastifyCodes[error.code] : undefined;
+  if (code !== undefined) return new ProjectorError(code, error.message.slice(0, 300));
+  if (databaseUnavailable(error)) return new ProjectorError("PROJECTOR_UNAVAILABLE");
+  const status = "statusCode" in error && typeof error.statusCode === "number" ? error.statusCode : 500;
+  if (status >= 400 && status < 500) return new ProjectorError("PROJECTOR_BAD_REQUEST", error.message.slice(0, 300));
+  return new ProjectorError("PROJECTOR_INTERNAL");
+}
+
+const getRoutes = ["/v1/tasks", "/v1/tasks/:correlationId", "/v1/tasks/:correlationId/events.ndjson", "/v1/workers", "/v1/workers/:workerId", "/v1/violations", "/v1/dlq", "/v1/queue", "/v1/staleness", "/v1/stream", "/healthz", "/readyz", "/metrics", "/openapi.json", ...Object.keys(webAssets)];
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const { store, stream, metrics, config } = deps;
+  const now = deps.now ?? Date.now;
+  const cursors = new Cursors(config.cursorSecret);
+  const openapiText = JSON.stringify(openApiDocument());
+  const assets = new Map(Object.entries(webAssets).map(([path, a]) => [path, { type: a.type, body: readFileSync(new URL(a.file, webDir)) }]));
+  let closing = false;
+
+  const app = Fastify({
+    ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger as FastifyBaseLogger }),
+    bodyLimit: 1_024,
+    routerOptions: { maxParamLength: 2_048 },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: false,
+    forceCloseConnections: true,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, _body, done) => done(null, undefined));
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    reply.header("x-content-type-options", "nosniff");
+  });
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
+  });
+  app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const e = toProjectorError(error);
+    if (e.status >= 500) request.log.error({ err: error, code: e.code }, "request failed");
+    metrics.rejects.inc({ code: e.code });
+    if (e.code === "PROJECTOR_METHOD_NOT_ALLOWED") reply.header("allow", "GET, HEAD");
+    if (e.status === 503) reply.header("retry-after", "5");
+    return reply.code(e.status).type("application/json; charset=utf-8").send(e.body());
+  });
+  app.setNotFoundHandler((request) => {
+    throw new ProjectorError("PROJECTOR_NOT_FOUND", `No route ${request.method} ${request.url.slice(0, 200)}`);
+  });
+  // The API is read-only: other methods on its routes are 405, not 404.
+  app.route({ method: ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"], url: "/*", handler: async (request) => {
+    const path = request.url.split("?")[0] ?? "";
+    const known = getRoutes.some((r) => new RegExp(`^${r.replace(/:[A-Za-z]+/g, "[^/]+").replace(/\./g, "\\.")}$`).test(path));
+    throw known ? new ProjectorError("PROJECTOR_METHOD_NOT_ALLOWED", `${request.method} is not allowed on ${path.slice(0, 200)}; the API is read-only`) : new ProjectorError("PROJECTOR_NOT_FOUND", `No route ${request.method} ${path.slice(0, 200)}`);
+  } });
+
+  const views = <T>(fn: (r: Reader, t: Tables) => Promise<T>): Promise<T> =>
+    store.read(async (r) => {
+      const gen = await activeGeneration(r);
+      if (gen === undefined) throw new ProjectorError("PROJECTOR_UNAVAILABLE", "The views are not set up yet.");
+      return fn(r, tableNames(gen));
+    });
+  const page = (q: { limit?: number; cursor?: string }, fallback: number) => ({ limit: q.limit ?? fallback, cursor: q.cursor });
+
+  app.get("/v1/tasks", async (request) => {
+    const q = queryParams(request.query, { status: parsers.status, workerId: parsers.id, since: parsers.time, until: parsers.time, q: parsers.id, cursor: parsers.cursor, limit: parsers.limit(500) });
+    return views((r, t) => taskList(r, t, cursors, { status: q.status, workerId: q.workerId, since: q.since, until: q.until, q: q.q }, page(q, 50)));
+  });
+
+  app.get("/v1/tasks/:correlationId", async (request) => {
+    const correlationId = pathId((request.params as { correlationId?: unknown }).correlationId, "correlationId");
+    const q = queryParams(request.query, { cursor: parsers.cursor, limit: parsers.limit(1_000) });
+    const view = await views((r, t) => lineage(r, t, cursors, correlationId, page(q, 200)));
+    if (view === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_TASK", `No correlation ${JSON.stringify(correlationId.slice(0, 200))} is in the views`, "correlationId");
+    return view;
+  });
+
+  app.get("/v1/tasks/:correlationId/events.ndjson", async (request, reply) => {
+    const correlationId = pathId((request.params as { correlationId?: unknown }).correlationId, "correlationId");
+    queryParams(request.query, {});
+    const lines = await views((r, t) => observationsNdjson(r, t, correlationId));
+    if (lines === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_TASK", `No correlation ${JSON.stringify(correlationId.slice(0, 200))} is in the views`, "correlationId");
+    const file = `${correlationId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100)}.ndjson`;
+    return reply.type("application/x-ndjson; charset=utf-8").header("content-disposition", `attachment; filename="${file}"`).send(lines.map((l) => `${l}\n`).join(""));
+  });
+
+  app.get("/v1/workers", async (request) => {
+    const q = queryParams(request.query, { cursor: parsers.cursor, limit: parsers.limit(500) });
+    return views((r, t) => workerList(r, t, cursors, config.policy, page(q, 100)));
+  });
+
+  app.get("/v1/workers/:workerId", async (request) => {
+    const workerId = pathId((request.params as { workerId?: unknown }).workerId, "workerId");
+    queryParams(request.query, {});
+    const view = await views((r, t) => workerDetail(r, t, config.policy, workerId));
+    if (view === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_WORKER", `No worker ${JSON.stringify(workerId.slice(0, 200))} is in the views`, "workerId");
+    return view;
+  });
+
+  app.get("/v1/violations", async (request) => {
+    const q = queryParams(request.query, { kind: parsers.violationKind, workerId: parsers.id, cursor: parsers.cursor, limit: parsers.limit(500) });
+    return views((r, t) => violationList(r, t, cursors, { kind: q.kind, workerId: q.workerId }, page(q, 100)));
+  });
+
+  app.get("/v1/dlq", async (request) => {
+    const q = queryParams(request.query, { reason: parsers.reason, cursor: parsers.cursor, limit: parsers.limit(500) });
+    return views((r, t) => deadLetterList(r, t, cursors, { reason: q.reason }, page(q, 100)));
+  });
+
+  app.get("/v1/queue", async (request) => {
+    const q = queryParams(request.query, { cursor: parsers.cursor, limit: parsers.limit(500) });
+    return views((r, t) => queue(r, t, cursors, now(), page(q, 100)));
+  });
+
+  app.get("/v1/staleness", async (request) => {
+    queryParams(request.query, {});
+    const ends = await deps.kafka.endOffsets().catch(() => []);
+    return views((r, t) => staleness(r, t, ends, now()));
+  });
+
+  app.get("/v1/stream", async (request, reply) => {
+    const q = queryParams(request.query, { correlationId: parsers.id, workerId: parsers.id });
+    if (stream.size >= config.maxStreams) throw new ProjectorError("PROJECTOR_TOO_MANY_STREAMS");
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no", "x-request-id": request.id });
+    let id = 0;
+    const send = (e: StreamEvent) => raw.write(`id: ${++id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+    raw.write(`retry: 2000\n: connected\n\n`);
+    send({ event: "refresh", data: { reason: "connected" } });
+    const unsubscribe = stream.subscribe({ correlationId: q.correlationId, workerId: q.workerId }, send);
+    metrics.streams.set(stream.size);
+    const heartbeat = setInterval(() => raw.write(": keep-alive\n\n"), heartbeatMs);
+    const close = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      metrics.streams.set(stream.size);
+    };
+    raw.on("close", close);
+    raw.on("error", close);
+  });
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    const [database, kafka] = await Promise.all([store.ping(readinessTimeoutMs), deps.kafka.kafkaReachable(readinessTimeoutMs)]);
+    const consuming = deps.kafka.consuming();
+    const ready = database && kafka && consuming && !closing;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka, consuming, closing });
+  });
+  app.get("/metrics", async (_request, reply) => {
+    const ends = await deps.kafka.endOffsets().catch(() => []);
+    const lag = await views((r, t) => staleness(r, t, ends, now())).catch(() => undefined);
+    for (const topic of lag?.topics ?? []) {
+      metrics.behind.set({ topic: topic.topic }, topic.behindMs / 1_000);
+      for (const p of topic.partitions) if (p.lagRecords !== null) metrics.lag.set({ topic: p.topic, partition: String(p.partition) }, p.lagRecords);
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapiText));
+
+  for (const [path, asset] of assets) {
+    app.get(path, async (request, reply) => {
+      queryParams(request.query, {});
+      return reply
+        .type(asset.type)
+        .header("content-security-policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+        .header("cache-control", "no-cache")
+        .send(asset.body);
+    });
+  }
+  return app;
+}

@@ -1,0 +1,177 @@
+/**
+ * The paged lists: tasks (by status, worker, time and any id), violations, dead letters, and the
+ * queue of indeterminate and blocked correlations, oldest first. Every filter value is a bound
+ * parameter; cursors are opaque and bound to their filters.
+ */
+import type { Cursors } from "../cursor.ts";
+import type { Tables } from "../store/schema.ts";
+import type { Reader, SqlValue } from "../store/store.ts";
+import { iso, taskSummary, workersOf } from "./lineage.ts";
+import { dlqCodec, taskCodec, type TaskStatus, violationCodec } from "./rows.ts";
+
+export interface TaskFilter {
+  status?: TaskStatus | undefined;
+  workerId?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  q?: string | undefined;
+}
+
+export interface Page {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const scopeOf = (route: string, filter: object) => `${route}:${JSON.stringify(Object.entries(filter).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)))}`;
+
+/**
+ * Tasks, newest first (by their first event). With a worker, the walk is along that worker's keys
+ * (kept with the task's first_at), so the newest tasks of a worker are one index range however
+ * common or rare the worker is.
+ */
+export async function taskList(r: Reader, t: Tables, cursors: Cursors, filter: TaskFilter, page: Page) {
+  const byWorker = filter.workerId !== undefined;
+  const order = byWorker ? { at: "k.first_at", id: "k.correlation_id" } : { at: "t.first_at", id: "t.correlation_id" };
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (byWorker) {
+    where.push("k.kind = 'worker' AND k.value = ?");
+    params.push(filter.workerId as string);
+  }
+  if (filter.q === undefined) where.push("t.has_task = 1");
+  if (filter.status !== undefined) {
+    where.push("t.status = ?");
+    params.push(filter.status);
+  }
+  if (filter.since !== undefined) {
+    where.push(`${order.at} >= ?`);
+    params.push(filter.since);
+  }
+  if (filter.until !== undefined) {
+    where.push(`${order.at} < ?`);
+    params.push(filter.until);
+  }
+  if (filter.q !== undefined) {
+    // One IN over a UNION, not an OR: both databases then look each side up by its index.
+    where.push(`t.correlation_id IN (SELECT ? UNION SELECT correlation_id FROM ${t.taskKey} WHERE kind IN ('server_task', 'context', 'worker') AND value = ?)`);
+    params.push(filter.q, filter.q);
+  }
+  const scope = scopeOf("tasks", filter);
+  if (page.cursor !== undefined) {
+    const [at, id] = cursors.decode(scope, page.cursor, ["number", "string"]) as [number, string];
+    where.push(`(${order.at} < ? OR (${order.at} = ? AND ${order.id} < ?))`);
+    params.push(at, at, id);
+  }
+  const from = byWorker ? `${t.taskKey} k JOIN ${t.task} t ON t.correlation_id = k.correlation_id` : `${t.task} t`;
+  const sql = `SELECT t.* FROM ${from}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order.at} DESC, ${order.id} DESC LIMIT ?`;
+  const rows = (await r.all(sql, [...params, page.limit + 1])).map((row) => taskCodec.decode(row));
+  const shown = rows.slice(0, page.limit);
+  const workers = await workersOf(r, t, shown.map((task) => task.correlationId));
+  const last = shown[shown.length - 1];
+  return {
+    items: shown.map((task) => taskSummary(task, workers.get(task.correlationId) ?? [])),
+    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.firstAt, last.correlationId]) : null,
+  };
+}
+
+export interface ViolationFilter {
+  kind?: string | undefined;
+  workerId?: string | undefined;
+}
+
+/** Violations, newest first. */
+export async function violationList(r: Reader, t: Tables, cursors: Cursors, filter: ViolationFilter, page: Page) {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.kind !== undefined) {
+    where.push("kind = ?");
+    params.push(filter.kind);
+  }
+  if (filter.workerId !== undefined) {
+    where.push("worker_id = ?");
+    params.push(filter.workerId);
+  }
+  const scope = scopeOf("violations", filter);
+  if (page.cursor !== undefined) {
+    const [at, id] = cursors.decode(scope, page.cursor, ["number", "string"]) as [number, string];
+    where.push("(decided_at < ? OR (decided_at = ? AND decision_id < ?))");
+    params.push(at, at, id);
+  }
+  const rows = (await r.all(`SELECT * FROM ${t.violation}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY decided_at DESC, decision_id DESC LIMIT ?`, [...params, page.limit + 1])).map((row) => violationCodec.decode(row));
+  const shown = rows.slice(0, page.limit);
+  const last = shown[shown.length - 1];
+  return {
+    items: shown.map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
+    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.decidedAt, last.decisionId]) : null,
+  };
+}
+
+/** Dead letters, newest first: the reconciler's DLQ topic and the records the projector could not project. */
+export async function deadLetterList(r: Reader, t: Tables, cursors: Cursors, filter: { reason?: string | undefined }, page: Page) {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.reason !== undefined) {
+    where.push("reason = ?");
+    params.push(filter.reason);
+  }
+  const scope = scopeOf("dlq", filter);
+  if (page.cursor !== undefined) {
+    const [at, topic, partition, offset] = cursors.decode(scope, page.cursor, ["number", "string", "number", "number"]) as [number, string, number, number];
+    where.push("(recorded_at < ? OR (recorded_at = ? AND (topic > ? OR (topic = ? AND (log_partition > ? OR (log_partition = ? AND log_offset > ?))))))");
+    params.push(at, at, topic, topic, partition, partition, offset);
+  }
+  const rows = (await r.all(`SELECT * FROM ${t.dlq}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY recorded_at DESC, topic, log_partition, log_offset LIMIT ?`, [...params, page.limit + 1])).map((row) => dlqCodec.decode(row));
+  const shown = rows.slice(0, page.limit);
+  const last = shown[shown.length - 1];
+  return {
+    items: shown.map((d) => ({ ...d, recordedAt: iso(d.recordedAt) })),
+    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.recordedAt, last.topic, last.partition, last.offset]) : null,
+  };
+}
+
+/** Indeterminate and blocked correlations, the longest waiting first, with how long each has waited. */
+export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number, page: Page) {
+  const scope = "queue";
+  const params: SqlValue[] = [];
+  let after = "";
+  if (page.cursor !== undefined) {
+    const [at, id] = cursors.decode(scope, page.cursor, ["number", "string"]) as [number, string];
+    after = " AND (waiting_since > ? OR (waiting_since = ? AND correlation_id > ?))";
+    params.push(at, at, id);
+  }
+  const rows = (await r.all(`SELECT * FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') AND waiting_since IS NOT NULL${after} ORDER BY waiting_since, correlation_id LIMIT ?`, [...params, page.limit + 1])).map((row) => taskCodec.decode(row));
+  const shown = rows.slice(0, page.limit);
+  const workers = await workersOf(r, t, shown.map((task) => task.correlationId));
+  const last = shown[shown.length - 1];
+  const counts = await r.all(`SELECT status, COUNT(*) AS n FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`);
+  return {
+    counts: Object.fromEntries(["indeterminate", "blocked"].map((s) => [s, Number(counts.find((c) => c.status === s)?.n ?? 0)])),
+    items: shown.map((task) => ({ ...taskSummary(task, workers.get(task.correlationId) ?? []), waitedMs: Math.max(0, now - (task.waitingSince ?? now)) })),
+    nextCursor: rows.length > page.limit && last !== undefined && last.waitingSince !== null ? cursors.encode(scope, [last.waitingSince, last.correlationId]) : null,
+  };
+}
+
+export interface PartitionEnd {
+  topic: string;
+  partition: number;
+  /** Kafka's end offset (the next offset to be written); undefined when unknown. */
+  end: number | undefined;
+}
+
+/** How far the views are behind each topic partition: records not yet projected, and the time of the last one projected. */
+export async function staleness(r: Reader, t: Tables, ends: readonly PartitionEnd[], now: number) {
+  const rows = await r.all(`SELECT topic, log_partition, next_offset, last_record_at FROM ${t.offset}`);
+  const stored = new Map(rows.map((row) => [`${row.topic}\u0000${row.log_partition}`, row]));
+  const partitions = ends.map((e) => {
+    const row = stored.get(`${e.topic}\u0000${e.partition}`);
+    const next = row === undefined ? 0 : Number(row.next_offset);
+    const lastRecordAt = row?.last_record_at === undefined || row.last_record_at === null ? null : Number(row.last_record_at);
+    const lag = e.end === undefined ? null : Math.max(0, e.end - next);
+    return { topic: e.topic, partition: e.partition, projectedOffset: next, endOffset: e.end ?? null, lagRecords: lag, lastRecordAt: iso(lastRecordAt), behindMs: lag === 0 || lastRecordAt === null ? 0 : Math.max(0, now - lastRecordAt) };
+  });
+  const topics = [...new Set(partitions.map((p) => p.topic))].map((topic) => {
+    const of = partitions.filter((p) => p.topic === topic);
+    return { topic, lagRecords: of.some((p) => p.lagRecords === null) ? null : of.reduce((n, p) => n + (p.lagRecords ?? 0), 0), behindMs: Math.max(0, ...of.map((p) => p.behindMs)), partitions: of };
+  });
+  return { topics };
+}

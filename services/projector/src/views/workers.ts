@@ -1,0 +1,130 @@
+/**
+ * Workers: the card history with field-level diffs, advertised vs verified per skill (states, output
+ * modes, durability), probes and parked canaries, and whether the ledger trusts or verifies the
+ * worker, and why. The trust decision uses the same policy as the reconciler (`policyOf` with the
+ * operator's trusted vendors) on the newest capability snapshot; a snapshot with durable = false means
+ * verify whatever the vendor list says: trust is revoked by evidence.
+ */
+import { diffCards, type PolicyConfig, policyOf } from "@a2a-ledger/core";
+import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
+import type { Cursors } from "../cursor.ts";
+import type { Tables } from "../store/schema.ts";
+import type { Reader } from "../store/store.ts";
+import { eventView, iso } from "./lineage.ts";
+import { cardCodec, eventCodec, probeCodec, violationCodec, type WorkerRow, workerCodec } from "./rows.ts";
+
+export interface TrustVerdict {
+  policy: "trust" | "verify";
+  reasons: string[];
+}
+
+export function trustOf(config: PolicyConfig, snapshot: CapabilitySnapshot | null): TrustVerdict {
+  if (snapshot === null) return { policy: "verify", reasons: ["no capability snapshot yet: the reconciler has not seen a card of this worker"] };
+  if (snapshot.durable === false) {
+    return { policy: "verify", reasons: ["trust revoked by evidence: a probe or a lost parked canary showed that tasks do not survive (durable = false)"] };
+  }
+  const policy = policyOf(config, snapshot);
+  if (policy === "trust") return { policy, reasons: [`vendor ${JSON.stringify(snapshot.vendor)} is trusted and the card claims a durable task store`] };
+  const reasons: string[] = [];
+  if (snapshot.vendor === null) reasons.push("the card names no provider.organization");
+  else if (!config.trustedVendors.includes(snapshot.vendor)) reasons.push(`vendor ${JSON.stringify(snapshot.vendor)} is not a trusted vendor (A2A_LEDGER_TRUSTED_VENDORS)`);
+  if (snapshot.taskStore !== "durable") reasons.push(`the card claims taskStore ${JSON.stringify(snapshot.taskStore)}, not durable`);
+  return { policy, reasons };
+}
+
+const snapshotOf = (w: WorkerRow): CapabilitySnapshot | null => (w.snapshot === null ? null : (JSON.parse(w.snapshot) as CapabilitySnapshot));
+
+/**
+ * Advertised vs verified, one row per skill the card names or a probe verified. A verified snapshot
+ * without per-skill entries (written by rules that verified per card) verifies every skill alike.
+ */
+export function skillComparison(s: CapabilitySnapshot | null) {
+  if (s === null) return [];
+  const ids = [...new Set([...s.advertisedOutputModes.map((m) => m.skillId), ...s.verifiedSkills.map((v) => v.skillId)])];
+  const perCard = s.verified && s.verifiedSkills.length === 0;
+  return ids.map((skillId) => {
+    const advertised = s.advertisedOutputModes.find((m) => m.skillId === skillId);
+    const verified = perCard ? { states: s.verifiedStates, outputModes: s.verifiedOutputModes } : s.verifiedSkills.find((v) => v.skillId === skillId);
+    return {
+      skillId,
+      advertised: advertised === undefined ? null : { states: s.advertisedStates, outputModes: advertised.outputModes.length > 0 ? advertised.outputModes : s.defaultOutputModes, taskStore: s.taskStore },
+      verified: verified === undefined ? null : { states: verified.states, outputModes: verified.outputModes, durable: s.durable, scope: perCard ? "card" : "skill" },
+      statesNotVerified: verified === undefined ? s.advertisedStates : s.advertisedStates.filter((x) => !verified.states.includes(x)),
+      outputModesNotVerified: advertised === undefined ? [] : verified === undefined ? advertised.outputModes : advertised.outputModes.filter((m) => !verified.outputModes.includes(m)),
+    };
+  });
+}
+
+function workerSummary(w: WorkerRow, config: PolicyConfig, violations: number) {
+  const snapshot = snapshotOf(w);
+  return {
+    workerId: w.workerId,
+    vendor: w.vendor,
+    cardHash: w.cardHash,
+    cardUrl: w.cardUrl,
+    taskStore: w.taskStore,
+    verified: snapshot?.verified ?? false,
+    durable: snapshot?.durable ?? null,
+    firstSeen: iso(w.firstSeen),
+    lastSeen: iso(w.lastSeen),
+    cards: w.cardCount,
+    probes: w.probeCount,
+    violations,
+    trust: trustOf(config, snapshot),
+  };
+}
+
+async function violationCounts(r: Reader, t: Tables, workerIds: readonly string[]): Promise<Map<string, number>> {
+  if (workerIds.length === 0) return new Map();
+  const rows = await r.all(`SELECT worker_id, COUNT(*) AS n FROM ${t.violation} WHERE worker_id${r.inList} GROUP BY worker_id`, [JSON.stringify(workerIds)]);
+  return new Map(rows.map((row) => [String(row.worker_id), Number(row.n)]));
+}
+
+export async function workerList(r: Reader, t: Tables, cursors: Cursors, config: PolicyConfig, page: { limit: number; cursor?: string | undefined }) {
+  const after = page.cursor === undefined ? undefined : (cursors.decode("workers", page.cursor, ["string"])[0] as string);
+  const rows = (await r.all(`SELECT * FROM ${t.worker}${after === undefined ? "" : " WHERE worker_id > ?"} ORDER BY worker_id LIMIT ?`, after === undefined ? [page.limit + 1] : [after, page.limit + 1])).map((row) => workerCodec.decode(row));
+  const shown = rows.slice(0, page.limit);
+  const counts = await violationCounts(r, t, shown.map((w) => w.workerId));
+  const last = shown[shown.length - 1];
+  return { items: shown.map((w) => workerSummary(w, config, counts.get(w.workerId) ?? 0)), nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode("workers", [last.workerId]) : null };
+}
+
+const detailLimit = 200;
+
+export async function workerDetail(r: Reader, t: Tables, config: PolicyConfig, workerId: string) {
+  const rows = await r.all(`SELECT * FROM ${t.worker} WHERE worker_id = ?`, [workerId]);
+  if (rows[0] === undefined) return undefined;
+  const worker = workerCodec.decode(rows[0]);
+  const snapshot = snapshotOf(worker);
+  const cards = (await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? ORDER BY first_seen, first_event_id`, [workerId])).map((row) => cardCodec.decode(row));
+  const probes = (await r.all(`SELECT * FROM ${t.probe} WHERE worker_id = ? ORDER BY occurred_at DESC, event_id LIMIT ?`, [workerId, detailLimit])).map((row) => probeCodec.decode(row));
+  const violations = (await r.all(`SELECT * FROM ${t.violation} WHERE worker_id = ? ORDER BY decided_at DESC, decision_id DESC LIMIT ?`, [workerId, detailLimit])).map((row) => violationCodec.decode(row));
+  const decisions = (await r.all(`SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type IN ('CardChanged', 'CapabilitiesVerified', 'ProbeRequested') ORDER BY occurred_at DESC, id LIMIT ?`, [workerId, detailLimit])).map((row) => eventCodec.decode(row));
+  const parked = probes.flatMap((p) => p.parkedCanaries.map((c) => ({ ...c, probeEventId: p.eventId, parkedAt: p.occurredAt })));
+  const lost = new Map<string, { at: number; eventId: string | null }>();
+  if (parked.length > 0) {
+    const lostRows = await r.all(`SELECT server_task_id, lost_at, lost_event_id FROM ${t.serverTask} WHERE worker_id = ? AND server_task_id${r.inList} AND lost_at IS NOT NULL`, [workerId, JSON.stringify(parked.map((c) => c.serverTaskId))]);
+    for (const row of lostRows) lost.set(String(row.server_task_id), { at: Number(row.lost_at), eventId: row.lost_event_id === null ? null : String(row.lost_event_id) });
+  }
+  const counts = await violationCounts(r, t, [workerId]);
+  let previous: unknown;
+  const history = cards.map((c, i) => {
+    const parsed = JSON.parse(c.card) as unknown;
+    const changes = i === 0 ? [] : diffCards(previous, parsed);
+    previous = parsed;
+    return { cardHash: c.cardHash, firstSeen: iso(c.firstSeen), lastSeen: iso(c.lastSeen), fetches: c.fetches, cardUrl: c.cardUrl, etag: c.etag, cacheMaxAgeSeconds: c.maxAgeSeconds, eventId: c.firstEventId, card: parsed, changes };
+  });
+  return {
+    ...workerSummary(worker, config, counts.get(workerId) ?? 0),
+    snapshot: snapshot === null ? null : { ...snapshot, card: undefined, validFrom: iso(snapshot.validFrom) },
+    skills: skillComparison(snapshot),
+    cardHistory: history,
+    probes: probes.map((p) => ({ ...p, occurredAt: iso(p.occurredAt) })),
+    parkedCanaries: parked.map((c) => {
+      const l = lost.get(c.serverTaskId);
+      return { serverTaskId: c.serverTaskId, state: c.state, parkedAt: iso(c.parkedAt), probeEventId: c.probeEventId, lostAt: iso(l?.at ?? null), lostEventId: l?.eventId ?? null };
+    }),
+    violationsRecent: violations.map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
+    decisions: decisions.map(eventView),
+  };
+}
