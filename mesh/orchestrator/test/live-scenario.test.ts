@@ -71,29 +71,32 @@ describe("the live §1 story, on the ledger", () => {
     const redispatch = await feed.waitFor(isType("RedispatchCommanded", (d) => d.correlationId === lost), 30_000, "RedispatchCommanded");
     expect(redispatch).toMatchObject({ targetWorkerId: report.workers.w3, attempt: 2, resumeState: "TASK_STATE_INPUT_REQUIRED", fromServerTaskId: w1Task?.serverTaskId });
     // W3 is the one whose probe verified INPUT_REQUIRED for the skill; W2's did not.
+    for (const w of [report.workers.w2, report.workers.w3]) await feed.waitFor(isType("CapabilitiesVerified", (d) => d.workerId === w), 30_000, `CapabilitiesVerified for ${w}`);
     const verified = (workerId: string) => feed.ofType("CapabilitiesVerified").filter((d) => d.workerId === workerId && d.decidedAt <= redispatch.decidedAt);
     expect(verified(report.workers.w3).at(-1)?.skills.find((s) => s.skillId === "answer")?.states).toContain("TASK_STATE_INPUT_REQUIRED");
     expect(verified(report.workers.w2).at(-1)?.skills.find((s) => s.skillId === "answer")?.states).not.toContain("TASK_STATE_INPUT_REQUIRED");
-    expect(feed.ofType("TaskFailed").filter((d) => d.correlationId === lost)).toEqual([]);
     // The dispatcher's re-dispatch reached the ledger with its attempt, from the dispatcher and from W3's proxy.
-    const dispatches = feed.ofType("TaskDispatched").filter((o) => o.correlationId === lost && o.workerId === report.workers.w3);
-    expect(dispatches.map((o) => [o.observer, o.attempt]).sort()).toEqual([
-      ["dispatcher", 2],
-      [`proxy:${report.workers.w3}`, 2],
-    ]);
-    // Its lineage holds every server task id, and it ends reconciled on W3.
+    for (const observer of ["dispatcher", `proxy:${report.workers.w3}`]) {
+      const dispatched = await feed.waitFor(isType("TaskDispatched", (o) => o.correlationId === lost && o.observer === observer), 30_000, `${observer}'s TaskDispatched`);
+      expect(dispatched).toMatchObject({ workerId: report.workers.w3, attempt: 2, skillId: "answer", acceptedOutputModes: ["application/json", "text/plain"] });
+    }
+    // Its lineage holds every server task id, the loss was seen, and it ends reconciled on W3; never failed.
+    for (const task of report.lost.serverTaskIds) {
+      await feed.waitFor(isType("TaskStateObserved", (o) => o.correlationId === lost && o.workerId === task.workerId && o.serverTaskId === task.serverTaskId), 30_000, `a state of ${task.workerId}/${task.serverTaskId}`);
+    }
+    await feed.waitFor(isType("TaskNotFoundObserved", (o) => o.correlationId === lost && o.serverTaskId === w1Task?.serverTaskId), 30_000, "the TaskNotFound of W1's task");
+    await feed.waitFor(isType("TaskReconciled", (d) => d.correlationId === lost && d.serverTaskId === w3Task?.serverTaskId), 30_000, "TaskReconciled on W3");
     const tasks = new Set(feed.ofType("TaskStateObserved").filter((o) => o.correlationId === lost).map((o) => `${o.workerId}/${o.serverTaskId}`));
     expect(tasks).toEqual(new Set([`${w1Task?.workerId}/${w1Task?.serverTaskId}`, `${w3Task?.workerId}/${w3Task?.serverTaskId}`]));
-    expect(feed.ofType("TaskNotFoundObserved").filter((o) => o.correlationId === lost).map((o) => o.serverTaskId)).toContain(w1Task?.serverTaskId);
-    await feed.waitFor(isType("TaskReconciled", (d) => d.correlationId === lost && d.serverTaskId === w3Task?.serverTaskId), 30_000, "TaskReconciled on W3");
+    expect(feed.ofType("TaskFailed").filter((d) => d.correlationId === lost)).toEqual([]);
   });
 
   it("records TASK_STORE_NOT_DURABLE from W1's parked canary, and OUTPUT_MODE_NOT_ADVERTISED and DIVERGENT_ARTIFACTS for the retry after W1's reload", async () => {
     const notDurable = await feed.waitFor(isType("ContractViolation", (d) => d.kind === "TASK_STORE_NOT_DURABLE" && d.workerId === report.workers.w1), 30_000, "TASK_STORE_NOT_DURABLE");
     expect(notDurable.correlationId).toBe(`probe-${report.workers.w1}`);
-    const canary = feed.ofType("ProbeCompleted").find((o) => o.workerId === report.workers.w1)?.parkedCanaries[0];
+    const canary = (await feed.waitFor(isType("ProbeCompleted", (o) => o.workerId === report.workers.w1), 30_000, "W1's ProbeCompleted")).parkedCanaries[0];
     expect(notDurable.serverTaskId).toBe(canary?.serverTaskId);
-    expect(feed.ofType("TaskNotFoundObserved").some((o) => o.serverTaskId === canary?.serverTaskId && o.observer === "dispatcher")).toBe(true);
+    await feed.waitFor(isType("TaskNotFoundObserved", (o) => o.serverTaskId === canary?.serverTaskId && o.observer === "dispatcher"), 30_000, "the canary's TaskNotFound, seen by the dispatcher");
 
     const retried = report.retried.correlationId;
     expect(report.retried.serverTaskIds.map((t) => t.mediaTypes)).toEqual([["application/json"], ["text/plain"]]);
