@@ -53,6 +53,7 @@ export class Dispatcher {
   private consumer: Consumer | undefined;
   private running = false;
   private stopping = false;
+  private flushing: Promise<void> = Promise.resolve();
   /** Workers' own base URLs: configured, or learned from the card URLs of probe commands. */
   private readonly workerUrls = new Map<string, string>();
 
@@ -81,8 +82,9 @@ export class Dispatcher {
   }
 
   async start(): Promise<void> {
-    // Observations a crash left unrecorded go first: their commands may never be delivered again.
-    for (const row of this.journal.awaitingRecording()) await this.record(row.decisionId, row.kind, row.observations);
+    // Observations a crash left unrecorded: their commands may never be delivered again. Sent beside the
+    // consumer, so a ledger that is still down does not keep the dispatcher from starting.
+    this.flushing = this.recordAwaiting().catch((error: unknown) => this.log.error({ err: error }, "could not record the observations a previous run left"));
     const consumer = createKafka({ brokers: this.config.brokers, clientId: `a2a-ledger-dispatcher-${this.config.instanceId}` }).consumer({
       groupId: this.config.groupId,
       readUncommitted: false,
@@ -122,6 +124,7 @@ export class Dispatcher {
     this.stopping = true;
     this.running = false;
     await this.canaries.stop();
+    await this.flushing;
     await this.consumer?.disconnect().catch((error: unknown) => this.log.warn({ err: error }, "consumer did not disconnect cleanly"));
     this.journal.close();
     this.log.info("dispatcher stopped");
@@ -232,6 +235,17 @@ export class Dispatcher {
       "probe completed",
     );
     return { observations, serverTaskIds: outcome.results.flatMap((r) => (r.parked === null ? [] : [r.parked.serverTaskId])) };
+  }
+
+  private async recordAwaiting(): Promise<void> {
+    for (const row of this.journal.awaitingRecording()) {
+      try {
+        await this.record(row.decisionId, row.kind, row.observations);
+      } catch (error) {
+        if (!(error instanceof StoppingError)) throw error;
+        return;
+      }
+    }
   }
 
   /**
