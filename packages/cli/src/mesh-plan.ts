@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TopicNames } from "@a2a-ledger/kafka";
+import { correlationsOf } from "@a2a-ledger/orchestrator";
 import { readyOnMessage, readyOnMessages, type LogEntry, type ProcessSpec } from "./supervisor.ts";
 
 export const meshSkillId = "answer";
@@ -135,7 +136,7 @@ export interface DemoWorker {
 
 /** The ids of one demo run: fresh workers and tasks, so every run is a first contact for the ledger. */
 export function demoIds(runId: string) {
-  return { workers: { W1: `W1-${runId}`, W2: `W2-${runId}`, W3: `W3-${runId}` }, tasks: { lost: `task-${runId}`, retried: `retry-${runId}` } };
+  return { workers: { W1: `W1-${runId}`, W2: `W2-${runId}`, W3: `W3-${runId}` }, tasks: correlationsOf(runId) };
 }
 
 /** The dispatcher's workers file for the demo: every worker through its proxy, with re-dispatch messages and canaries. */

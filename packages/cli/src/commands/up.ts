@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
 import { createKafka, ensureTopics, suffixedTopicNames, topicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
-import { isType, LedgerFeed, serveChaos, type StoryReport } from "@a2a-ledger/orchestrator";
+import { LedgerFeed, serveChaos, type StoryReport } from "@a2a-ledger/orchestrator";
 import type { Decision } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
 import { describeDecision } from "../describe-decision.ts";
