@@ -1,36 +1,151 @@
-import { execFile } from "node:child_process";
+/**
+ * `a2a-ledger up`: the CLI runs the services as processes and imports none of their code (the package
+ * graph has no arrow from packages/cli into services/* and no cycle); bad arguments are usage errors; and,
+ * on the real stack, `up` starts every service as its own process with its log file and Ctrl-C stops them all.
+ * The demo (`up --demo`, the live §1 story) is the end-to-end test of mesh/orchestrator.
+ */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freshStory } from "./up.ts";
+import { repoRoot } from "@a2a-ledger/infra";
+import { parseStoryConfig } from "@a2a-ledger/orchestrator";
+import { run } from "../../test/run.ts";
+import { demoStory, demoWorkersFile, entryPoints } from "../mesh-plan.ts";
 
-const run = promisify(execFile);
 const bin = new URL("../../bin/a2a-ledger.js", import.meta.url).pathname;
 
-describe("a2a-ledger up --demo", () => {
-  it("makes every id of the story fresh, so a second demo is a first contact again", () => {
-    const a = freshStory("run-a");
-    const b = freshStory("run-b");
-    expect(a.length).toBeGreaterThan(10);
-    for (const [i, o] of a.entries()) {
-      expect(o.correlationId).toMatch(/^run-a-/);
-      expect(o.workerId).toMatch(/^run-a-/);
-      expect(o.eventId).not.toBe(b[i]?.eventId);
-    }
+interface Workspace {
+  name: string;
+  dir: string;
+  deps: string[];
+}
+
+function workspaces(): Workspace[] {
+  const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { workspaces: string[] };
+  const dirs = root.workspaces.flatMap((pattern) => (pattern.endsWith("/*") ? readdirSync(join(repoRoot, pattern.slice(0, -2))).map((d) => join(repoRoot, pattern.slice(0, -2), d)) : [join(repoRoot, pattern)]));
+  return dirs
+    .filter((d) => existsSync(join(d, "package.json")))
+    .map((dir) => {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      return { name: pkg.name, dir: relative(repoRoot, dir), deps: Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => d.startsWith("@a2a-ledger/")) };
+    });
+}
+
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (node: string, path: string[]) => {
+    if (state.get(node) === "done") return;
+    if (state.get(node) === "open") return void found.push([...path.slice(path.indexOf(node)), node]);
+    state.set(node, "open");
+    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+    state.set(node, "done");
+  };
+  for (const node of graph.keys()) visit(node, []);
+  return found;
+}
+
+const sourceFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sourceFiles(join(dir, f)) : f.endsWith(".ts") ? [join(dir, f)] : []));
+
+describe("the package graph", () => {
+  const all = workspaces();
+  const services = new Set(all.filter((w) => w.dir.startsWith("services/")).map((w) => w.name));
+
+  it("has no arrow from packages/cli into services/*: neither a dependency nor an import", () => {
+    const cli = all.find((w) => w.name === "@a2a-ledger/cli");
+    expect(cli?.deps.filter((d) => services.has(d))).toEqual([]);
+    expect(services.size).toBeGreaterThanOrEqual(4);
+    const imports = sourceFiles(join(repoRoot, "packages/cli/src")).flatMap((file) => [...readFileSync(file, "utf8").matchAll(/from\s+"(@a2a-ledger\/[^"/]+)/g)].map((m) => m[1] as string));
+    expect(imports.filter((i) => services.has(i))).toEqual([]);
   });
 
-  it("posts the DESIGN §1 story through the ingest API and the reconciler commits the decisions the replay predicts", async () => {
+  it("has no cycles", () => {
+    const graph = new Map(all.map((w) => [w.name, w.deps]));
+    expect(cycles(graph)).toEqual([]);
+  });
+});
+
+describe("a2a-ledger up's arguments", () => {
+  it("refuses unknown options and --exit-after-demo without --demo as usage errors", async () => {
+    const unknown = await run(["up", "--bogus"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown option '--bogus'[\s\S]*usage: a2a-ledger up/);
+    const alone = await run(["up", "--exit-after-demo"]);
+    expect(alone).toMatchObject({ code: 2, stderr: expect.stringContaining("--exit-after-demo needs --demo") });
+  });
+});
+
+describe("the demo's files", () => {
+  const workers = (["W1", "W2", "W3"] as const).map((label, i) => ({ label, workerId: `${label}-abc123`, workerUrl: `http://127.0.0.1:4100${i + 1}`, proxyUrl: `http://127.0.0.1:4200${i + 1}` }));
+
+  it("give the orchestrator a story it accepts, naming every worker by its proxy", () => {
+    const story = parseStoryConfig(JSON.stringify(demoStory("abc123", workers)));
+    expect(story.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:42001" });
+    expect(story.acceptedOutputModes).toEqual(["application/json", "text/plain"]);
+  });
+
+  it("give the dispatcher every worker through its proxy, with a resume message that stops in INPUT_REQUIRED and one parked canary", () => {
+    const file = demoWorkersFile(workers) as { workers: Record<string, { url: string; workerUrl: string; skills: { answer: { redispatch: { resume: Record<string, string> }; canaries: { message: string; park?: boolean }[] } } }> };
+    expect(Object.keys(file.workers)).toEqual(["W1-abc123", "W2-abc123", "W3-abc123"]);
+    expect(file.workers["W3-abc123"]).toMatchObject({ url: "http://127.0.0.1:42003", workerUrl: "http://127.0.0.1:41003" });
+    expect(file.workers["W3-abc123"]?.skills.answer.redispatch.resume.TASK_STATE_INPUT_REQUIRED).toMatch(/^need-input /);
+    expect(file.workers["W1-abc123"]?.skills.answer.canaries.filter((c) => c.park)).toEqual([{ message: "need-input probe canary", park: true }]);
+  });
+
+  it("start every process from an entry point in this checkout", () => {
+    const entries = entryPoints(repoRoot);
+    for (const [name, path] of Object.entries(entries)) if (name !== "projector") expect(existsSync(path), path).toBe(true);
+  });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("a2a-ledger up on the real stack", () => {
+  it("runs each service as its own process with its log in one place, and Ctrl-C stops every one of them", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "up-"));
     const suffix = `up-${randomUUID().slice(0, 8)}`;
-    const { stdout } = await run(process.execPath, [bin, "up", "--demo", "--exit-after-demo"], {
-      env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`, INGEST_PORT: "0", PROJECTOR_PORT: "0", PROJECTOR_SQLITE_PATH: join(tmpdir(), `projector-${suffix}.sqlite`), A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
-      timeout: 150_000,
+    const child = spawn(process.execPath, [bin, "up"], {
+      env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
+      stdio: ["ignore", "pipe", "pipe"],
     });
-    expect(stdout).toMatch(/TaskIndeterminate \S+-w-acme task acme-7f3a: last state TASK_STATE_INPUT_REQUIRED/);
-    expect(stdout).toMatch(/RedispatchCommanded \S+-w-acme → \S+-w-gamma attempt 2, resume TASK_STATE_INPUT_REQUIRED/);
-    expect(stdout).toMatch(/11 decisions committed, the ones the file replay predicts/);
-    expect(stdout).not.toMatch(/TaskFailed/);
-    expect(stdout).toMatch(/^projector: http:\/\/127\.0\.0\.1:\d+\/ /m);
-  }, 180_000);
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const deadline = Date.now() + 180_000;
+    while (!out.includes("running; Ctrl-C stops every process")) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`up did not come up:\n${out}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const processes = [...out.matchAll(/^process (\S+): pid (\d+)(?:, (\S+))?, log (\S+)$/gm)].map((m) => ({ name: m[1] as string, pid: Number(m[2]), url: m[3], log: m[4] as string }));
+    const hasProjector = existsSync(entryPoints(repoRoot).projector);
+    expect(processes.map((p) => p.name)).toEqual(["ingest", "reconciler", ...(hasProjector ? ["projector"] : []), "dispatcher"]);
+    if (!hasProjector) expect(out).toContain("projector: not in this checkout");
+    expect(out).toContain(`logs: ${join(dataDir, "logs")}/<process>.log`);
+    for (const p of processes) {
+      expect(p.pid).not.toBe(child.pid);
+      expect(alive(p.pid), p.name).toBe(true);
+      expect(p.log).toBe(join(dataDir, "logs", `${p.name}.log`));
+      expect(readFileSync(p.log, "utf8").length, p.name).toBeGreaterThan(0);
+    }
+    const dispatcher = processes.find((p) => p.name === "dispatcher");
+    expect((await fetch(`${dispatcher?.url}/healthz`)).status).toBe(200);
+    const ingest = processes.find((p) => p.name === "ingest");
+    expect((await fetch(`${ingest?.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: "[]" })).status).toBe(400);
+
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(out).toContain(`stopped ${processes.length} processes`);
+    for (const p of processes) expect(alive(p.pid), `${p.name} still runs`).toBe(false);
+  }, 240_000);
 });

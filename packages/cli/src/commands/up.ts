@@ -1,136 +1,284 @@
 /**
- * `a2a-ledger up [--demo] [--exit-after-demo]`: the local ledger — Kafka and the registry (started
- * or reused), the ingest API, the reconciler and the projector (its own process; its page's URL is
- * printed) — running until Ctrl-C. With --demo, the DESIGN §1
- * story (examples/design-section-1.ndjson) is posted through the ingest API under fresh ids and the
- * reconciler's decisions are printed as they are committed, next to what the file replay predicts.
+ * `a2a-ledger up [--demo] [--exit-after-demo]`: the product, working. Kafka and the registry are started
+ * (or reused), then every service runs as its own process — ingest, the reconciler, the projector (when
+ * this checkout has it) and the dispatcher — with its log in `<data dir>/logs/<process>.log`.
+ *
+ * With --demo, the live mesh joins them: W1 and W2 (@a2a-js/sdk), W3 (the Python a2a-sdk; its virtual
+ * environment is created when missing), one recording proxy per worker, and the orchestrator, which plays
+ * the DESIGN §1 story through the proxies while this command restarts and reloads W1 when the story asks.
+ * The ledger's decisions are printed as they are committed; at the end, the projector page's URL and what
+ * to look at on it. Ctrl-C stops every process, in the reverse order of their start.
  */
-import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { parseArgs } from "node:util";
-import { defaultRuleSet, replay } from "@a2a-ledger/core";
-import { loadConfig as loadStackConfig, up as stackUp } from "@a2a-ledger/infra";
-import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
-import { IngestClient } from "@a2a-ledger/ingest-client";
-import { createKafka, ensureTopics, topicSpecs } from "@a2a-ledger/kafka";
-import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
-import type { Decision, Observation } from "@a2a-ledger/schemas";
-import { Serde } from "@a2a-ledger/schemas/serde";
+import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
+import { createKafka, ensureTopics, suffixedTopicNames, topicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { LedgerFeed, serveChaos, type StoryReport } from "@a2a-ledger/orchestrator";
+import type { Decision } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
 import { describeDecision } from "../describe-decision.ts";
-import { projectorReady, spawnProjector } from "../projector-process.ts";
-import { exitCodes, type Io } from "../io.ts";
+import { exitCodes, UsageError, type Io } from "../io.ts";
+import {
+  demoIds,
+  demoStory,
+  demoWorkersFile,
+  dispatcherSpec,
+  entryPoints,
+  ingestSpec,
+  jsAgentSpec,
+  orchestratorSpec,
+  projectorSpec,
+  proxySpec,
+  pyAgentSpec,
+  reconcilerSpec,
+  type DemoWorker,
+  type PlanContext,
+} from "../mesh-plan.ts";
+import { Supervisor, type Managed } from "../supervisor.ts";
 
 const usage = "usage: a2a-ledger up [--demo] [--exit-after-demo]";
-export const demoFile = new URL("../../examples/design-section-1.ndjson", import.meta.url);
+const run = promisify(execFile);
 
-/** The §1 story with every id made fresh, so the demo can run again on the same topics. */
-export function freshStory(runId: string): Record<string, unknown>[] {
-  const lines = readFileSync(demoFile, "utf8").split("\n").filter((l) => l.trim() !== "");
-  return lines.map((line) => {
-    const o = JSON.parse(line) as Record<string, unknown>;
-    return { ...o, eventId: `${runId}-${String(o.eventId)}`, correlationId: `${runId}-${String(o.correlationId)}`, workerId: `${runId}-${String(o.workerId)}` };
-  });
+class Interrupted extends Error {}
+
+/** W3's virtual environment: created (or checked, which is quick) by mesh/agent-py/setup.sh. */
+async function ensurePythonVenv(io: Io): Promise<void> {
+  try {
+    const { stdout } = await run("bash", [join(repoRoot, "mesh/agent-py/setup.sh")], { timeout: 600_000 });
+    io.stdout(`W3: ${stdout.trim().split("\n").at(-1) ?? "virtual environment ready"}\n`);
+  } catch (e) {
+    const failure = e as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`W3's virtual environment could not be made (bash mesh/agent-py/setup.sh):\n${failure.stderr || failure.stdout || failure.message}`);
+  }
 }
 
-async function demo(io: Io, ingestUrl: string, brokers: string, registryUrl: string, decisionsTopic: string): Promise<boolean> {
-  const runId = `demo-${randomUUID().slice(0, 8)}`;
-  const story = freshStory(runId);
-  const { parseObservation } = await import("@a2a-ledger/core");
-  const expected = replay(story.map((o) => {
-    const r = parseObservation(o);
-    if (!r.ok) throw new Error(`demo story is invalid: ${JSON.stringify(r.issues)}`);
-    return r.observation as Observation;
-  }), defaultRuleSet);
-  const serde = new Serde(registryUrl);
-  const kafka = createKafka({ brokers, clientId: "a2a-ledger-demo" });
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = await admin.fetchTopicOffsets(decisionsTopic);
-  await admin.disconnect();
-  const consumer = kafka.consumer({ groupId: `a2a-ledger-demo-${runId}`, maxWaitTimeInMs: 100 });
-  const seen: Decision[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
-  const seenAtLeast = (count: number, timeoutMs: number) =>
-    new Promise<boolean>((resolve) => {
-      if (seen.length >= count) return resolve(true);
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(true)) });
-    });
-  await consumer.connect();
-  await consumer.subscribe({ topic: decisionsTopic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      if (!message.key?.toString().startsWith(runId) || message.value === null) return;
-      const { record } = await serde.decode(message.value);
-      seen.push(record as Decision);
-      io.stdout(`  ${describeDecision(record as Decision)}\n`);
-      for (const w of waiters) if (seen.length >= w.count) w.resolve();
+interface Expected {
+  what: string;
+  match: (d: Decision) => boolean;
+}
+
+/** What the ledger must decide in a demo run. */
+function expectedDecisions(runId: string): Expected[] {
+  const ids = demoIds(runId);
+  const violation = (kind: string, where: (d: Extract<Decision, { type: "ContractViolation" }>) => boolean) => (d: Decision) => d.type === "ContractViolation" && d.kind === kind && where(d);
+  return [
+    { what: `${ids.tasks.lost} indeterminate (not failed)`, match: (d) => d.type === "TaskIndeterminate" && d.correlationId === ids.tasks.lost },
+    { what: `${ids.tasks.lost} re-dispatched to ${ids.workers.W3}`, match: (d) => d.type === "RedispatchCommanded" && d.correlationId === ids.tasks.lost && d.targetWorkerId === ids.workers.W3 },
+    { what: `${ids.tasks.lost} reconciled`, match: (d) => d.type === "TaskReconciled" && d.correlationId === ids.tasks.lost },
+    { what: `TASK_STORE_NOT_DURABLE for ${ids.workers.W1} (its parked canary)`, match: violation("TASK_STORE_NOT_DURABLE", (d) => d.workerId === ids.workers.W1) },
+    { what: `OUTPUT_MODE_NOT_ADVERTISED on ${ids.tasks.retried}`, match: violation("OUTPUT_MODE_NOT_ADVERTISED", (d) => d.correlationId === ids.tasks.retried) },
+    { what: `DIVERGENT_ARTIFACTS on ${ids.tasks.retried}`, match: violation("DIVERGENT_ARTIFACTS", (d) => d.correlationId === ids.tasks.retried) },
+  ];
+}
+
+interface Running {
+  sup: Supervisor;
+  ctx: PlanContext;
+  ingest: Managed;
+  projector: Managed | undefined;
+  brokers: string;
+  registryUrl: string;
+  dataDir: string;
+}
+
+async function startDemoMesh(io: Io, r: Running, runId: string): Promise<{ workers: DemoWorker[]; workersFile: string; storyFile: string; w1Config: string }> {
+  const ids = demoIds(runId);
+  const meshDir = join(r.dataDir, "mesh");
+  mkdirSync(meshDir, { recursive: true });
+  const w1Config = join(meshDir, "w1.json");
+  writeFileSync(w1Config, `${JSON.stringify({ outputMediaType: "application/json" })}\n`);
+  const ingestUrl = r.ingest.url ?? "";
+  const agents = {
+    W1: await r.sup.start(jsAgentSpec(r.ctx, "w1", w1Config)),
+    W2: await r.sup.start(jsAgentSpec(r.ctx, "w2")),
+    W3: await r.sup.start(pyAgentSpec(r.ctx, join(meshDir, "w3.sqlite"))),
+  };
+  const workers: DemoWorker[] = [];
+  for (const label of ["W1", "W2", "W3"] as const) {
+    const agent = agents[label];
+    const proxy = await r.sup.start(proxySpec(r.ctx, ids.workers[label], label, agent.url ?? "", ingestUrl));
+    workers.push({ label, workerId: ids.workers[label], workerUrl: agent.url ?? "", proxyUrl: proxy.url ?? "" });
+    io.stdout(`${label}: ${ids.workers[label]} at ${agent.url}, through its proxy ${proxy.url}\n`);
+  }
+  const workersFile = join(meshDir, "dispatcher-workers.json");
+  writeFileSync(workersFile, `${JSON.stringify(demoWorkersFile(workers), null, 2)}\n`);
+  const storyFile = join(meshDir, "story.json");
+  writeFileSync(storyFile, `${JSON.stringify(demoStory(runId, workers), null, 2)}\n`);
+  return { workers, workersFile, storyFile, w1Config };
+}
+
+/** Runs the orchestrator, doing W1's restart and reload when it asks; resolves with its report or its failure. */
+async function playStory(io: Io, r: Running, storyFile: string, w1Config: string): Promise<StoryReport | Error> {
+  const orchestrator = await r.sup.start(orchestratorSpec(r.ctx, storyFile, (e) => typeof e.step === "string" && io.stdout(`orchestrator: ${e.step}\n`)));
+  serveChaos(orchestrator.child, {
+    async restartW1() {
+      io.stdout("chaos: restarting W1 (a new process on the same port: its in-memory tasks are gone)\n");
+      await r.sup.restart("W1");
+    },
+    async reloadW1(outputMediaType) {
+      io.stdout(`chaos: W1 reloads its configuration: answers in ${outputMediaType} from now on (its card does not change)\n`);
+      const w1 = r.sup.find("W1");
+      if (w1 === undefined) throw new Error("W1 is not running");
+      writeFileSync(w1Config, `${JSON.stringify({ outputMediaType })}\n`);
+      const reloaded = w1.nextLine((e) => e.msg === "configuration reloaded", 10_000, "that it reloaded its configuration");
+      w1.child.kill("SIGHUP");
+      await reloaded;
     },
   });
-  // Only what this demo causes: start at the current end of every partition.
-  for (const { partition, offset } of ends) consumer.seek({ topic: decisionsTopic, partition, offset });
-  const client = new IngestClient({ baseUrl: ingestUrl });
-  const probes = story.filter((o) => String(o.correlationId).startsWith(`${runId}-probe-`));
-  const probeDecisions = expected.filter((d) => d.correlationId.startsWith(`${runId}-probe-`)).length;
-  io.stdout(`demo ${runId}: posting ${probes.length} card and probe observations to ${ingestUrl}\n`);
-  await client.send(probes as never);
-  // Probes come before tasks: the capabilities they verify are committed with their decisions.
-  await seenAtLeast(probeDecisions, 60_000);
-  io.stdout(`demo ${runId}: posting ${story.length - probes.length} task observations (the §1 story)\n`);
-  await client.send(story.filter((o) => !probes.includes(o)) as never);
-  const outcome = (await seenAtLeast(expected.length, 60_000)) ? "done" : "timeout";
-  await consumer.disconnect();
-  const ok = outcome === "done" && JSON.stringify(seen.map((d) => d.decisionId).sort()) === JSON.stringify(expected.map((d) => d.decisionId).sort());
-  io.stdout(ok ? `demo ${runId}: ${seen.length} decisions committed, the ones the file replay predicts\n` : `demo ${runId}: ${seen.length} decisions committed, the replay predicts ${expected.length}: they differ\n`);
-  return ok;
+  const code = await orchestrator.exited;
+  const done = orchestrator.lines.find((e) => e.msg === "story done");
+  if (code === 0 && done !== undefined) return done.report as StoryReport;
+  const failed = orchestrator.lines.find((e) => e.msg === "story failed") as { err?: { message?: string } } | undefined;
+  return new Error(`the orchestrator stopped (${code}): ${failed?.err?.message ?? "see its log"} (${orchestrator.logFile})`);
+}
+
+function lookAt(io: Io, projector: Managed | undefined, runId: string): void {
+  const ids = demoIds(runId);
+  if (projector?.url === undefined) {
+    io.stdout("projector: services/projector/src/main.ts is not in this checkout, so there is no page to open; the decisions above are what it would show\n");
+    return;
+  }
+  const page = `${projector.url}/`;
+  io.stdout(
+    [
+      "",
+      `The projector's page: ${page}`,
+      "What to look at:",
+      `  ${page}#/tasks/${ids.tasks.lost}    W1 lost the task waiting for input: the indeterminate period (never failed), the re-dispatch to ${ids.workers.W3}, both server task ids in one lineage`,
+      `  ${page}#/tasks/${ids.tasks.retried}   the retry on W1 after its reload: application/json, then text/plain (OUTPUT_MODE_NOT_ADVERTISED, DIVERGENT_ARTIFACTS)`,
+      `  ${page}#/workers/${ids.workers.W1}    W1 claims a durable store; its parked canary was lost (TASK_STORE_NOT_DURABLE): advertised vs verified`,
+      `  ${page}#/queue                 the indeterminate and blocked queue`,
+      "",
+    ].join("\n"),
+  );
+}
+
+async function demo(io: Io, r: Running): Promise<boolean> {
+  await ensurePythonVenv(io);
+  const runId = randomBytes(3).toString("hex");
+  io.stdout(`demo ${runId}: starting W1, W2, W3 and their recording proxies\n`);
+  const mesh = await startDemoMesh(io, r, runId);
+  const dispatcher = await r.sup.start(dispatcherSpec(r.ctx, r.ingest.url ?? "", mesh.workersFile));
+  io.stdout(`dispatcher: ${dispatcher.url} (workers file ${mesh.workersFile})\n`);
+
+  const mine = (d: Decision) => d.correlationId.includes(runId) || (d.workerId ?? "").includes(runId);
+  const feed = new LedgerFeed({
+    brokers: r.brokers,
+    registryUrl: r.registryUrl,
+    topics: [r.ctx.topics.decisions],
+    from: "end",
+    clientId: "a2a-ledger-demo",
+    keep: (record) => mine(record as Decision),
+    onRecord: (record) => io.stdout(`  ledger: ${describeDecision(record as Decision)}\n`),
+  });
+  await feed.start();
+  try {
+    io.stdout(`demo ${runId}: the orchestrator plays the DESIGN §1 story through the proxies\n`);
+    const report = await playStory(io, r, mesh.storyFile, mesh.w1Config);
+    if (report instanceof Error) {
+      io.stderr(`demo ${runId}: ${report.message}\n`);
+      return false;
+    }
+    const missing: string[] = [];
+    for (const expected of expectedDecisions(runId)) {
+      await feed.waitFor((d) => expected.match(d as Decision), 60_000, expected.what).catch(() => missing.push(expected.what));
+    }
+    const failed = feed.ofType("TaskFailed");
+    io.stdout(`demo ${runId}: ${report.lost.correlationId} went ${report.lost.serverTaskIds.map((t) => `${t.workerId}/${t.serverTaskId}`).join(" → ")}, ended ${report.lost.finalState}\n`);
+    if (missing.length > 0 || failed.length > 0) {
+      io.stderr(`demo ${runId}: the ledger did not decide ${[...missing, ...failed.map((f) => `no TaskFailed (got one for ${f.correlationId})`)].join("; ")}\n`);
+      return false;
+    }
+    io.stdout(`demo ${runId}: the ledger decided everything the story shows (${feed.records.length} decisions)\n`);
+    io.stdout(`${JSON.stringify({ demo: runId, report })}\n`);
+    lookAt(io, r.projector, runId);
+    return true;
+  } finally {
+    await feed.stop().catch(() => undefined);
+  }
+}
+
+export function parseUpArgs(args: string[]): { demo: boolean; exitAfterDemo: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { demo: { type: "boolean", default: false }, "exit-after-demo": { type: "boolean", default: false } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new UsageError(`${e instanceof Error ? e.message : String(e)}\n${usage}`);
+  }
+  if (values["exit-after-demo"] && !values.demo) throw new UsageError(`--exit-after-demo needs --demo\n${usage}`);
+  return { demo: values.demo, exitAfterDemo: values["exit-after-demo"] };
 }
 
 export const command: Command = {
   name: "up",
-  summary: "run the local ledger: Kafka, registry, ingest API and reconciler (--demo: the DESIGN §1 story)",
+  summary: "run the ledger as processes (ingest, reconciler, projector, dispatcher); --demo adds W1–W3, their proxies and the orchestrator's live §1 story",
   usage,
   async run(args, io) {
-    const { values } = parseArgs({ args, options: { demo: { type: "boolean", default: false }, "exit-after-demo": { type: "boolean", default: false } }, strict: true });
-    const state = await stackUp(loadStackConfig(), (line) => io.stdout(`stack: ${line}\n`));
-    const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl };
-    const reconcilerConfig = loadReconcilerConfig(env);
-    // A2A_LEDGER_TOPIC_SUFFIX selects a side-by-side topic set: make sure it exists too.
-    const admin = createKafka({ brokers: state.brokers, clientId: "a2a-ledger-up" }).admin();
-    await admin.connect();
-    await ensureTopics(admin, topicSpecs(reconcilerConfig.topics)).finally(() => admin.disconnect());
-    const reconciler = new Reconciler(reconcilerConfig);
-    await reconciler.start();
-    const ingestConfig = loadIngestConfig({ ...env, INGEST_TOPIC: reconcilerConfig.topics.observations, INGEST_LOG_LEVEL: env.INGEST_LOG_LEVEL ?? "warn" });
-    const ingest = createIngestApp(ingestConfig);
-    const address = await ingest.server.listen({ host: ingestConfig.host, port: ingestConfig.port });
-    io.stdout(`ingest: POST ${address}/v1/observations (docs ${address}/docs)\nreconciler: group ${reconcilerConfig.groupId}, rules ${reconcilerConfig.ruleSet.rulesVersion}\n`);
-    const projector = spawnProjector(["serve"], { ...env, PROJECTOR_LOG_LEVEL: "info" });
-    io.stdout(`projector: ${await projectorReady(projector, (line) => io.stderr(line))} (the lineage page; API under /v1)\n`);
-    const stop = async () => {
-      await ingest.server.close();
-      await reconciler.stop();
-      if (projector.exitCode === null && projector.signalCode === null) {
-        const exited = new Promise((resolve) => projector.once("exit", resolve));
-        projector.kill("SIGTERM");
-        await exited;
-      }
-    };
-    let code: number = exitCodes.ok;
-    if (values.demo) {
-      const ok = await demo(io, address, state.brokers, state.registryUrl, reconcilerConfig.topics.decisions);
-      code = ok ? exitCodes.ok : exitCodes.checkFailed;
-    }
-    if (values["exit-after-demo"]) {
-      await stop();
-      return code;
-    }
-    io.stdout("running; Ctrl-C stops the ingest API and the reconciler (`npm run infra:down` stops Kafka and the registry)\n");
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
+    const values = parseUpArgs(args);
+    const stackConfig = loadStackConfig();
+    const logsDir = join(stackConfig.dataDir, "logs");
+    const sup = new Supervisor(logsDir, { onStart: (m) => io.stdout(`process ${m.spec.name}: pid ${m.child.pid}${m.url === undefined ? "" : `, ${m.url}`}, log ${m.logFile}\n`) });
+    const interrupted = new Promise<never>((_resolve, reject) => {
+      const onSignal = (signal: string) => {
+        io.stdout(`\n${signal}: stopping every process (Ctrl-C again to kill them)\n`);
+        process.once("SIGINT", () => process.exit(130));
+        reject(new Interrupted(signal));
+      };
+      process.once("SIGINT", () => onSignal("SIGINT"));
+      process.once("SIGTERM", () => onSignal("SIGTERM"));
     });
-    await stop();
+    interrupted.catch(() => undefined);
+    let code: number = exitCodes.ok;
+    try {
+      await Promise.race([interrupted, bringUp()]);
+      if (!values.exitAfterDemo) {
+        io.stdout("running; Ctrl-C stops every process (`npm run infra:down` stops Kafka and the registry)\n");
+        await interrupted;
+      }
+    } catch (e) {
+      if (!(e instanceof Interrupted)) {
+        io.stderr(`a2a-ledger up: ${e instanceof Error ? e.message : String(e)}\n`);
+        code = exitCodes.checkFailed;
+      }
+    } finally {
+      const count = sup.processes.length;
+      await sup.stopAll();
+      io.stdout(`stopped ${count} processes\n`);
+    }
     return code;
+
+    async function bringUp(): Promise<void> {
+      const state = await stackUp(stackConfig, (line) => io.stdout(`stack: ${line}\n`));
+      const suffix = process.env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
+      const topics: TopicNames = suffix ? suffixedTopicNames(suffix) : topicNames;
+      // A2A_LEDGER_TOPIC_SUFFIX selects a side-by-side topic set: make sure it exists too.
+      const admin = createKafka({ brokers: state.brokers, clientId: "a2a-ledger-up" }).admin();
+      await admin.connect();
+      await ensureTopics(admin, topicSpecs(topics)).finally(() => admin.disconnect());
+      const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl, A2A_LEDGER_DATA_DIR: stackConfig.dataDir };
+      const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env, topics };
+      io.stdout(`logs: ${logsDir}/<process>.log\n`);
+      const announce = (m: Managed, what: string) => io.stdout(`${m.spec.name}: ${what}\n`);
+      const ingest = await sup.start(ingestSpec(ctx));
+      announce(ingest, `POST ${ingest.url}/v1/observations, docs ${ingest.url}/docs`);
+      announce(await sup.start(reconcilerSpec(ctx)), `consuming ${topics.observations}`);
+      const spec = projectorSpec(ctx);
+      const projector = spec === undefined ? undefined : await sup.start(spec);
+      if (projector === undefined) io.stdout("projector: not in this checkout (services/projector/src/main.ts): no views, API or page\n");
+      else announce(projector, `page ${projector.url}/, API ${projector.url}/v1/tasks`);
+      const r: Running = { sup, ctx, ingest, projector, brokers: state.brokers, registryUrl: state.registryUrl, dataDir: stackConfig.dataDir };
+      if (!values.demo) {
+        const workersFile = process.env.DISPATCHER_WORKERS_FILE?.trim() ? resolve(process.env.DISPATCHER_WORKERS_FILE.trim()) : undefined;
+        const dispatcher = await sup.start(dispatcherSpec(ctx, ingest.url ?? "", workersFile));
+        announce(dispatcher, `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`);
+        if (projector !== undefined) io.stdout(`\nThe projector's page: ${projector.url}/\n`);
+        return;
+      }
+      if (!(await demo(io, r))) throw new Error("the demo did not complete; the logs say why");
+    }
   },
 };

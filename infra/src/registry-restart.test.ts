@@ -8,9 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { endpointsFromEnv } from "@a2a-ledger/kafka";
-import { loadConfig, startRegistry, stopRegistry } from "@a2a-ledger/infra";
-import { Serde, schemaIdOf } from "./serde.ts";
-import { sampleObservation } from "./testing/samples.ts";
+import { Serde, schemaIdOf } from "@a2a-ledger/schemas/serde";
+import { sampleObservation } from "@a2a-ledger/schemas/testing";
+import { loadConfig } from "./config.ts";
+import { startRegistry, stopRegistry } from "./native-registry.ts";
 
 const config = loadConfig({ ...process.env, A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "registry-restart-")), A2A_LEDGER_REGISTRY_PORT: "18091", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" });
 const instance = { name: "registry-restart", port: 18091, brokers: endpointsFromEnv().brokers, journalTopic: `kafkasql-journal-restart-test-${process.pid}` };

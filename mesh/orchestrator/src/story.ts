@@ -1,0 +1,151 @@
+/**
+ * The DESIGN §1 story, live, as an orchestrator plays it against W1, W2 and W3 through their proxies:
+ *
+ *  1. reads the three cards through the proxies (the ledger's first contact: it commands probes) and
+ *     waits until the ledger has verified all three — the dispatcher parks a canary on W1 meanwhile;
+ *  2. dispatches task `retry-<run>` to W1, which answers in application/json (its card's contract);
+ *  3. dispatches task `task-<run>` to W1 (skill, accepted output modes that make W1's card the contract),
+ *     which stops in INPUT_REQUIRED;
+ *  4. W1 restarts (chaos: the supervisor does it) and loses its tasks;
+ *  5. GetTask answers TaskNotFound (the proxy records it);
+ *  6. learns from the ledger that the task is indeterminate and re-dispatched, and to which worker;
+ *  7. finds the re-dispatched task on the ledger (the target's proxy recorded it waiting for input) and
+ *     supplies the input through the target's proxy; the task completes there;
+ *  8. W1's configuration is reloaded (chaos): it now answers text/plain while its card says
+ *     application/json; the orchestrator retries `retry-<run>` on W1 (attempt 2), which answers text/plain.
+ *
+ * The orchestrator records nothing itself: the proxies record what it does, and it reads the ledger.
+ */
+import { A2AError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import type { Logger } from "@a2a-ledger/logging";
+import { isType, type LedgerFeed } from "./ledger-feed.ts";
+import { ProxiedWorker, stateName, type MeshWorker } from "./through-proxy.ts";
+
+export interface StoryConfig {
+  runId: string;
+  workers: { w1: MeshWorker; w2: MeshWorker; w3: MeshWorker };
+  skillId: string;
+  /** What the orchestrator accepts: W1's application/json card is the contract, and text/plain lets a fallback worker take over. */
+  acceptedOutputModes: string[];
+  /** How long to wait for each thing the ledger must decide. */
+  ledgerTimeoutMs: number;
+}
+
+/** What the supervisor does to the mesh when the story asks. */
+export interface Chaos {
+  restartW1(): Promise<void>;
+  reloadW1(outputMediaType: "application/json" | "text/plain"): Promise<void>;
+}
+
+export interface StoryReport {
+  runId: string;
+  workers: { w1: string; w2: string; w3: string };
+  /** The task W1 lost and the ledger re-dispatched. */
+  lost: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string }[]; redispatchedTo: string; attempt: number; finalState: string };
+  /** The task retried on W1 after its reload. */
+  retried: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string; mediaTypes: string[] }[] };
+}
+
+export const correlationsOf = (runId: string) => ({ lost: `task-${runId}`, retried: `retry-${runId}` });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * GetTask of a task the worker should have lost: the error it answers. A worker (or its proxy) still
+ * settling after the restart is asked again, a few times; an A2A answer is final.
+ */
+async function askAgain(get: () => Promise<{ id: string }>): Promise<Error> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const task = await get();
+      return new Error(`W1 still knows task ${task.id} after its restart`);
+    } catch (e) {
+      const error = e instanceof Error ? e : new Error(String(e));
+      if (error instanceof A2AError || attempt >= 10) return error;
+      await sleep(300);
+    }
+  }
+}
+
+const mediaTypes = (task: { artifacts: { parts: { mediaType: string }[] }[] }): string[] => [...new Set(task.artifacts.flatMap((a) => a.parts.map((p) => p.mediaType)))];
+
+export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Chaos, log: Logger): Promise<StoryReport> {
+  const { w1, w2, w3 } = config.workers;
+  const { lost, retried } = correlationsOf(config.runId);
+  const skillId = config.skillId;
+  const timeout = config.ledgerTimeoutMs;
+  const step = (name: string, detail: Record<string, unknown> = {}) => log.info({ step: name, ...detail }, name);
+
+  // 1. First contact through the proxies; the ledger probes each worker before any task is dispatched.
+  const proxied = { w1: await ProxiedWorker.connect(w1), w2: await ProxiedWorker.connect(w2), w3: await ProxiedWorker.connect(w3) };
+  step("cards read through the proxies", { workers: [w1.workerId, w2.workerId, w3.workerId] });
+  for (const worker of [w1, w2, w3]) {
+    const verified = await feed.waitFor(isType("CapabilitiesVerified", (d) => d.workerId === worker.workerId && d.skills.some((s) => s.skillId === skillId)), timeout, `CapabilitiesVerified for ${worker.workerId}`);
+    step("worker verified by the ledger's probe", { workerId: worker.workerId, states: verified.skills.find((s) => s.skillId === skillId)?.states, outputModes: verified.skills.find((s) => s.skillId === skillId)?.outputModes });
+  }
+
+  // 2. A task W1 answers in application/json, as its card says.
+  const retryFirst = await proxied.w1.dispatch("what is a ledger?", { correlationId: retried, skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
+  step("dispatched to W1 and answered", { correlationId: retried, serverTaskId: retryFirst.id, state: stateName(retryFirst), mediaTypes: mediaTypes(retryFirst) });
+
+  // 3. The task W1 will lose: it waits for input.
+  const waiting = await proxied.w1.dispatch("need-input draft the quarterly report", { correlationId: lost, skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
+  if (stateName(waiting) !== "TASK_STATE_INPUT_REQUIRED") throw new Error(`W1 answered ${stateName(waiting)}, expected TASK_STATE_INPUT_REQUIRED`);
+  step("dispatched to W1, waiting for input", { correlationId: lost, serverTaskId: waiting.id });
+
+  // 4–5. W1 restarts; asking for the task again answers TaskNotFound.
+  await chaos.restartW1();
+  step("W1 restarted");
+  const error = await askAgain(() => proxied.w1.getTask(waiting.id, { correlationId: lost }));
+  if (!(error instanceof TaskNotFoundError)) throw error;
+  step("GetTask answered TaskNotFound", { correlationId: lost, serverTaskId: waiting.id });
+
+  // 6. The ledger's verdict: indeterminate, never failed, and a re-dispatch.
+  const verdict = await feed.waitFor((r) => r.correlationId === lost && (r.type === "TaskIndeterminate" || r.type === "TaskFailed"), timeout, `a loss decision for ${lost}`);
+  if (verdict.type !== "TaskIndeterminate") throw new Error(`the ledger decided ${verdict.type} for ${lost}`);
+  step("the ledger: indeterminate", { correlationId: lost, lastState: verdict.lastState });
+  const next = await feed.waitFor((r) => r.correlationId === lost && (r.type === "RedispatchCommanded" || r.type === "ReconciliationBlocked"), timeout, `a re-dispatch of ${lost}`);
+  if (next.type !== "RedispatchCommanded") throw new Error(`the ledger could not re-dispatch ${lost}: ${next.type === "ReconciliationBlocked" ? next.reason : next.type}`);
+  step("the ledger: re-dispatch commanded", { correlationId: lost, target: next.targetWorkerId, attempt: next.attempt, resumeState: next.resumeState });
+
+  // 7. The dispatcher sent it; the target's proxy recorded the new task waiting for input.
+  const target = [w1, w2, w3].find((w) => w.workerId === next.targetWorkerId);
+  const targetProxy = target === w2 ? proxied.w2 : target === w3 ? proxied.w3 : target === w1 ? proxied.w1 : undefined;
+  if (target === undefined || targetProxy === undefined) throw new Error(`the ledger re-dispatched to ${next.targetWorkerId}, which this orchestrator does not know`);
+  const resumed = await feed.waitFor(
+    isType("TaskStateObserved", (o) => o.correlationId === lost && o.workerId === target.workerId && o.state === "TASK_STATE_INPUT_REQUIRED"),
+    timeout,
+    `${target.workerId}'s task of ${lost} waiting for input`,
+  );
+  step("re-dispatched task found on the ledger", { correlationId: lost, workerId: target.workerId, serverTaskId: resumed.serverTaskId });
+  const done = await targetProxy.supplyInput({ id: resumed.serverTaskId, contextId: resumed.contextId ?? "" }, "the Q3 figures are attached", { correlationId: lost });
+  step("input supplied", { correlationId: lost, workerId: target.workerId, state: stateName(done), mediaTypes: mediaTypes(done) });
+
+  // 8. W1 after a configuration reload: the retry answers text/plain, though the card still says application/json.
+  await chaos.reloadW1("text/plain");
+  step("W1 reloaded its configuration");
+  const retrySecond = await proxied.w1.dispatch("what is a ledger?", { correlationId: retried, skillId, attempt: 2, acceptedOutputModes: config.acceptedOutputModes });
+  step("retried on W1", { correlationId: retried, serverTaskId: retrySecond.id, state: stateName(retrySecond), mediaTypes: mediaTypes(retrySecond) });
+
+  return {
+    runId: config.runId,
+    workers: { w1: w1.workerId, w2: w2.workerId, w3: w3.workerId },
+    lost: {
+      correlationId: lost,
+      serverTaskIds: [
+        { workerId: w1.workerId, serverTaskId: waiting.id },
+        { workerId: target.workerId, serverTaskId: resumed.serverTaskId },
+      ],
+      redispatchedTo: next.targetWorkerId,
+      attempt: next.attempt,
+      finalState: stateName(done),
+    },
+    retried: {
+      correlationId: retried,
+      serverTaskIds: [
+        { workerId: w1.workerId, serverTaskId: retryFirst.id, mediaTypes: mediaTypes(retryFirst) },
+        { workerId: w1.workerId, serverTaskId: retrySecond.id, mediaTypes: mediaTypes(retrySecond) },
+      ],
+    },
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * What `a2a-ledger up` runs, as process specifications: the ledger's services (ingest, reconciler,
+ * projector, dispatcher), and for the demo the three workers, one recording proxy per worker and the
+ * orchestrator — each its own process, started from its entry point in this checkout (the CLI imports
+ * none of their code). Also the files the demo hands them: W1's configuration, the dispatcher's workers
+ * file and the orchestrator's story.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { TopicNames } from "@a2a-ledger/kafka";
+import { correlationsOf } from "@a2a-ledger/orchestrator";
+import { readyOnMessage, readyOnMessages, type LogEntry, type ProcessSpec } from "./supervisor.ts";
+
+export const meshSkillId = "answer";
+/** The output modes the orchestrator accepts: W1's application/json card is the contract; text/plain lets W3 take over. */
+export const acceptedOutputModes = ["application/json", "text/plain"];
+
+export function entryPoints(root: string) {
+  return {
+    ingest: join(root, "services/ingest/src/main.ts"),
+    reconciler: join(root, "services/reconciler/src/main.ts"),
+    projector: join(root, "services/projector/src/main.ts"),
+    dispatcher: join(root, "services/dispatcher/src/main.ts"),
+    proxy: join(root, "services/proxy/src/main.ts"),
+    jsAgent: join(root, "mesh/agents-js/src/main.ts"),
+    orchestrator: join(root, "mesh/orchestrator/src/main.ts"),
+    agentPy: join(root, "mesh/agent-py"),
+  };
+}
+
+export type EntryPoints = ReturnType<typeof entryPoints>;
+
+export interface PlanContext {
+  root: string;
+  entries: EntryPoints;
+  /** The environment every process gets (the stack's endpoints, the topic suffix, the data directory). */
+  env: NodeJS.ProcessEnv;
+  topics: TopicNames;
+}
+
+const tsx = (entry: string, ...args: string[]) => ["--import", "tsx", entry, ...args];
+const serverUrl = (entry: LogEntry): string | undefined => (typeof entry.url === "string" ? entry.url.replace(/\/+$/, "") : undefined);
+
+export function ingestSpec(ctx: PlanContext): ProcessSpec {
+  return {
+    name: "ingest",
+    command: process.execPath,
+    args: () => tsx(ctx.entries.ingest),
+    cwd: ctx.root,
+    env: { ...ctx.env, INGEST_TOPIC: ctx.topics.observations },
+    // fastify says where it listens; the service says when Kafka is connected.
+    ready: readyOnMessages(["ingest ready for observations"], (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined)),
+  };
+}
+
+export function reconcilerSpec(ctx: PlanContext): ProcessSpec {
+  return { name: "reconciler", command: process.execPath, args: () => tsx(ctx.entries.reconciler), cwd: ctx.root, env: ctx.env, ready: readyOnMessage("partitions assigned") };
+}
+
+/** The projector, when this checkout has it (services/projector/src/main.ts). */
+export function projectorSpec(ctx: PlanContext): ProcessSpec | undefined {
+  if (!existsSync(ctx.entries.projector)) return undefined;
+  return {
+    name: "projector",
+    command: process.execPath,
+    args: () => tsx(ctx.entries.projector),
+    cwd: ctx.root,
+    env: ctx.env,
+    ready: () => (e) => ({ ready: e.msg === "projector ready", url: serverUrl(e) }),
+    startTimeoutMs: 120_000,
+  };
+}
+
+export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile: string | undefined): ProcessSpec {
+  const env: NodeJS.ProcessEnv = { ...ctx.env, DISPATCHER_INGEST_URL: ingestUrl };
+  if (workersFile !== undefined) env.DISPATCHER_WORKERS_FILE = workersFile;
+  env.DISPATCHER_CANARY_POLL_MS ??= "1000";
+  return { name: "dispatcher", command: process.execPath, args: () => tsx(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
+}
+
+export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: string): ProcessSpec {
+  return {
+    name: kind.toUpperCase(),
+    command: process.execPath,
+    args: (port) => tsx(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile])),
+    cwd: ctx.root,
+    env: ctx.env,
+    ready: readyOnMessage("listening"),
+  };
+}
+
+export const pythonOf = (entries: EntryPoints) => join(entries.agentPy, ".venv/bin/python");
+
+export function pyAgentSpec(ctx: PlanContext, db: string): ProcessSpec {
+  return {
+    name: "W3",
+    command: pythonOf(ctx.entries),
+    args: (port) => ["-m", "w3", "--port", String(port), "--db", db],
+    cwd: ctx.entries.agentPy,
+    env: { ...ctx.env, PYTHONUNBUFFERED: "1" },
+    ready: readyOnMessage("listening"),
+  };
+}
+
+export function proxySpec(ctx: PlanContext, workerId: string, label: string, upstreamUrl: string, ingestUrl: string): ProcessSpec {
+  return {
+    name: `proxy-${label}`,
+    command: process.execPath,
+    args: () => tsx(ctx.entries.proxy),
+    cwd: ctx.root,
+    env: { ...ctx.env, PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstreamUrl, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info" },
+    ready: readyOnMessage("listening"),
+  };
+}
+
+export function orchestratorSpec(ctx: PlanContext, storyFile: string, onLine?: ProcessSpec["onLine"]): ProcessSpec {
+  return {
+    onLine,
+    name: "orchestrator",
+    command: process.execPath,
+    args: () => tsx(ctx.entries.orchestrator, "--story", storyFile),
+    cwd: ctx.root,
+    env: ctx.env,
+    // Not a server: it runs the story and exits.
+    ready: readyOnMessage("orchestrator started"),
+    ipc: true,
+  };
+}
+
+export interface DemoWorker {
+  label: "W1" | "W2" | "W3";
+  workerId: string;
+  workerUrl: string;
+  proxyUrl: string;
+}
+
+/** The ids of one demo run: fresh workers and tasks, so every run is a first contact for the ledger. */
+export function demoIds(runId: string) {
+  return { workers: { W1: `W1-${runId}`, W2: `W2-${runId}`, W3: `W3-${runId}` }, tasks: correlationsOf(runId) };
+}
+
+/** The dispatcher's workers file for the demo: every worker through its proxy, with re-dispatch messages and canaries. */
+export function demoWorkersFile(workers: readonly DemoWorker[]): unknown {
+  const skills = {
+    [meshSkillId]: {
+      redispatch: {
+        message: "{correlationId}: answer again (attempt {attempt})",
+        resume: { TASK_STATE_INPUT_REQUIRED: "need-input {correlationId}: resumed after {fromServerTaskId} was lost (attempt {attempt})" },
+      },
+      canaries: [{ message: "delay-ms=500 probe canary" }, { message: "need-input probe canary", park: true }],
+    },
+  };
+  return { workers: Object.fromEntries(workers.map((w) => [w.workerId, { url: w.proxyUrl, workerUrl: w.workerUrl, skills }])) };
+}
+
+/** The orchestrator's story file. */
+export function demoStory(runId: string, workers: readonly DemoWorker[]): unknown {
+  const of = (label: DemoWorker["label"]) => {
+    const w = workers.find((x) => x.label === label);
+    if (w === undefined) throw new Error(`no ${label} in the demo`);
+    return { workerId: w.workerId, url: w.proxyUrl };
+  };
+  return { runId, workers: { w1: of("W1"), w2: of("W2"), w3: of("W3") }, skillId: meshSkillId, acceptedOutputModes, ledgerTimeoutMs: 120_000 };
+}

@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.ts";
+import { DispatcherConfigError } from "./errors.ts";
+
+const run = promisify(execFile);
+const main = new URL("./main.ts", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "dispatcher-env-"));
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof DispatcherConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+}
+
+describe("dispatcher configuration", () => {
+  it("defaults to the ledger's topics, its own group and a journal in the data directory", () => {
+    const config = loadConfig({ A2A_LEDGER_DATA_DIR: dir });
+    expect(config.topics.commands).toBe("a2a.commands.v1");
+    expect(config.groupId).toBe("a2a-ledger-dispatcher");
+    expect(config.journalPath).toBe(join(dir, "dispatcher.sqlite"));
+    expect(config.fromBeginning).toBe(false);
+    expect(config.workers.workers.size).toBe(0);
+  });
+
+  it("follows A2A_LEDGER_TOPIC_SUFFIX with its topics, group and journal", () => {
+    const config = loadConfig({ A2A_LEDGER_DATA_DIR: dir, A2A_LEDGER_TOPIC_SUFFIX: "e2e-1" });
+    expect(config.topics.commands).toBe("a2a.commands.v1.e2e-1");
+    expect(config.groupId).toBe("a2a-ledger-dispatcher.e2e-1");
+    expect(config.journalPath).toBe(join(dir, "dispatcher.e2e-1.sqlite"));
+  });
+
+  it("reports every bad variable together, and the workers file's problems with them", () => {
+    const file = join(dir, "bad-workers.json");
+    writeFileSync(file, JSON.stringify({ workers: { W1: { url: "not a url", skills: { answer: { canaries: [] } } } } }));
+    const problems = problemsOf({
+      DISPATCHER_PORT: "70000",
+      DISPATCHER_CONCURRENCY: "0",
+      DISPATCHER_FROM_BEGINNING: "yes",
+      DISPATCHER_INGEST_URL: "ftp://x",
+      DISPATCHER_INGEST_TOKEN: "short",
+      DISPATCHER_LOG_LEVEL: "loud",
+      A2A_LEDGER_TOPIC_SUFFIX: "a b",
+      KAFKA_BROKERS: "nohost",
+      DISPATCHER_WORKERS_FILE: file,
+    });
+    expect(problems).toEqual([
+      'KAFKA_BROKERS entry "nohost" is not host:port',
+      'A2A_LEDGER_TOPIC_SUFFIX="a b": letters, digits, \'.\', \'_\' and \'-\' only',
+      'DISPATCHER_INGEST_URL="ftp://x" is not an http(s) URL',
+      "DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
+      'DISPATCHER_LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
+      `DISPATCHER_WORKERS_FILE ${file}: workers.W1.url: "not a url" is not a URL`,
+      'DISPATCHER_FROM_BEGINNING="yes" must be true or false',
+      'DISPATCHER_CONCURRENCY="0" must be an integer from 1 to 64',
+      'DISPATCHER_PORT="70000" must be an integer from 0 to 65535',
+    ]);
+    expect(problems.join("\n")).not.toContain("short");
+  });
+
+  it("as a process, a malformed workers file stops it at start with exit code 2 and the file's problems", async () => {
+    const file = join(dir, "malformed.json");
+    writeFileSync(file, '{"workers": {"W1": {"url": "http://127.0.0.1:1", "skills": {"answer": {"canaries": [{"message": "x", "park": "yes"}]}}}}}');
+    const failure = await run(process.execPath, ["--import", "tsx", main], { env: { ...process.env, DISPATCHER_WORKERS_FILE: file, A2A_LEDGER_DATA_DIR: dir }, timeout: 30_000 }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toContain(`DISPATCHER_WORKERS_FILE ${file}: workers.W1.skills.answer.canaries[0].park: must be true or false`);
+  }, 30_000);
+});

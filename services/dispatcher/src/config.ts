@@ -1,0 +1,133 @@
+/**
+ * Dispatcher configuration from environment variables, validated: each bad value is one clear message,
+ * and all of them are reported together (with the workers file's problems, when it has some).
+ */
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
+import { DispatcherConfigError } from "./errors.ts";
+import { readWorkersConfig, type WorkersConfig } from "./worker-config.ts";
+
+export interface DispatcherConfig {
+  brokers: string;
+  registryUrl: string;
+  topics: TopicNames;
+  groupId: string;
+  instanceId: string;
+  /** A group without committed offsets starts at the beginning of the commands topic (else at its end). */
+  fromBeginning: boolean;
+  /** Command partitions handled at the same time. */
+  concurrency: number;
+  sessionTimeoutMs: number;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  ingestUrl: string;
+  /** Bearer token for the ingest API; never logged. */
+  ingestToken: string | null;
+  /** The SQLite file of the command journal and the parked canaries. */
+  journalPath: string;
+  workersFile: string | null;
+  workers: WorkersConfig;
+  canaryPollMs: number;
+  /** Longest a canary may take to reach a terminal or interrupted state. */
+  probeTimeoutMs: number;
+  /** Longest a re-dispatch may take to be answered. */
+  dispatchTimeoutMs: number;
+  logLevel: LogLevel;
+}
+
+export const configDefaults = {
+  host: "127.0.0.1",
+  port: 18096,
+  ingestUrl: "http://127.0.0.1:18090",
+  groupId: "a2a-ledger-dispatcher",
+  concurrency: 3,
+  sessionTimeoutMs: 30_000,
+  canaryPollMs: 5_000,
+  probeTimeoutMs: 30_000,
+  dispatchTimeoutMs: 60_000,
+} as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw === undefined || raw === "" ? undefined : raw;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string): boolean => {
+    const raw = text(name);
+    if (raw === undefined) return false;
+    if (raw !== "true" && raw !== "false") problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
+    return raw === "true";
+  };
+
+  const { brokers, registryUrl } = endpointsFromEnv(env);
+  for (const broker of brokers.split(",")) if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
+  if (!/^https?:\/\/\S+$/.test(registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(registryUrl)} is not an http(s) URL`);
+
+  const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
+  if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
+  const groupId = text("DISPATCHER_GROUP") ?? (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`);
+  if (text("DISPATCHER_GROUP") !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) problems.push(`DISPATCHER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
+
+  const host = text("DISPATCHER_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`DISPATCHER_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+
+  const ingestUrl = (text("DISPATCHER_INGEST_URL") ?? configDefaults.ingestUrl).replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(ingestUrl)) problems.push(`DISPATCHER_INGEST_URL=${JSON.stringify(ingestUrl)} is not an http(s) URL`);
+  const ingestToken = text("DISPATCHER_INGEST_TOKEN") ?? null;
+  if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken))) problems.push("DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)");
+
+  const dataDir = resolve(text("A2A_LEDGER_DATA_DIR") ?? ".a2a-ledger");
+  const journalPath = resolve(text("DISPATCHER_JOURNAL_PATH") ?? join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`));
+
+  const logLevel = text("DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
+  if (!isLogLevel(logLevel)) problems.push(`DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+
+  const workersFile = text("DISPATCHER_WORKERS_FILE") ?? null;
+  let workers: WorkersConfig = { workers: new Map() };
+  if (workersFile !== null) {
+    try {
+      workers = readWorkersConfig(resolve(workersFile));
+    } catch (e) {
+      if (!(e instanceof DispatcherConfigError)) throw e;
+      problems.push(...e.problems.map((p) => `DISPATCHER_WORKERS_FILE ${p}`));
+    }
+  }
+
+  const config: DispatcherConfig = {
+    brokers,
+    registryUrl,
+    topics: suffix === undefined ? topicNames : suffixedTopicNames(suffix),
+    groupId,
+    instanceId: text("A2A_LEDGER_INSTANCE_ID") ?? `${hostname()}-${process.pid}`,
+    fromBeginning: bool("DISPATCHER_FROM_BEGINNING"),
+    concurrency: int("DISPATCHER_CONCURRENCY", configDefaults.concurrency, 1, 64),
+    sessionTimeoutMs: int("DISPATCHER_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
+    host,
+    port: int("DISPATCHER_PORT", configDefaults.port, 0, 65535),
+    ingestUrl,
+    ingestToken,
+    journalPath,
+    workersFile,
+    workers,
+    canaryPollMs: int("DISPATCHER_CANARY_POLL_MS", configDefaults.canaryPollMs, 100, 3_600_000),
+    probeTimeoutMs: int("DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
+    dispatchTimeoutMs: int("DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
+    logLevel: logLevel as LogLevel,
+  };
+  if (problems.length > 0) throw new DispatcherConfigError(problems);
+  return config;
+}

@@ -1,0 +1,55 @@
+/**
+ * Entry point: configuration from the environment (and the workers file), then the command consumer, the
+ * canary watch and the HTTP server until SIGTERM or SIGINT. Logs JSON lines on stdout; the first at level
+ * info once serving is `{"msg":"listening","url":…}`.
+ */
+import { createLogger } from "@a2a-ledger/logging";
+import { loadConfig, type DispatcherConfig } from "./config.ts";
+import { Dispatcher } from "./dispatcher.ts";
+import { DispatcherConfigError } from "./errors.ts";
+import { createMetrics } from "./metrics.ts";
+import { buildServer } from "./server.ts";
+
+async function main(): Promise<number> {
+  let config: DispatcherConfig;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof DispatcherConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const log = createLogger("dispatcher", config.logLevel);
+  if (config.workers.workers.size === 0) log.warn("no worker is configured (DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED");
+  const metrics = createMetrics({ defaultMetrics: true });
+  const dispatcher = new Dispatcher(config, log, metrics);
+  const server = buildServer({ metrics, logLevel: config.logLevel, health: () => ({ running: dispatcher.isRunning, detail: { commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {} } }) });
+  let stopping = false;
+  const stopped = new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, "stopping");
+      const force = setTimeout(() => resolve(1), 30_000);
+      force.unref();
+      void (async () => {
+        await server.close().catch(() => undefined);
+        await dispatcher.stop().catch((err: unknown) => log.error({ err }, "stop failed"));
+        clearTimeout(force);
+        resolve(0);
+      })();
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  });
+  await dispatcher.start();
+  const url = await server.listen({ host: config.host, port: config.port });
+  log.info({ url, metrics: `${url}/metrics`, healthz: `${url}/healthz` }, "listening");
+  return stopped;
+}
+
+process.exitCode = await main();
+// Clients that linger (kafkajs timers) must not keep a stopped service alive.
+setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
