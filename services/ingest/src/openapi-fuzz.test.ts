@@ -42,7 +42,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: num
 describe("the OpenAPI document against the running service (schemathesis)", () => {
   it("finds no schema-valid request rejected, no 5xx, and 405 with Allow for undeclared methods", async () => {
     if (!existsSync(schemathesis)) {
-      throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (CI does, from .ci/run)`);
+      throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (npm test does it first)`);
     }
     const reports = mkdtempSync(join(tmpdir(), "ingest-fuzz-"));
     try {

@@ -17,7 +17,7 @@ let url: string;
 const dir = mkdtempSync(join(tmpdir(), "projector-browser-"));
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (.ci/setup-projector.sh does)`);
+  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (scripts/setup-projector.sh, run by npm test, does)`);
   pipeline = await storyPipeline("projector-browser", dir);
   url = await pipeline.projector.server.listen({ host: "127.0.0.1", port: 0 });
   context = await chromium.launchPersistentContext(join(dir, "chromium-profile"), { executablePath: chromiumPath, headless: true, args: chromiumFlags, viewport: { width: 1500, height: 1100 } });

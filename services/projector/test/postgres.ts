@@ -18,7 +18,7 @@ export function postgresBinary(name: "initdb" | "pg_ctl"): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   for (const v of versions) if (existsSync(join(root, v, "bin", name))) return join(root, v, "bin", name);
-  throw new Error(`${name} not found: install Debian's postgresql (.ci/setup-projector.sh does)`);
+  throw new Error(`${name} not found: install Debian's postgresql (scripts/setup-projector.sh, run by npm test, does)`);
 }
 
 async function freePort(): Promise<number> {
