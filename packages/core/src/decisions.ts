@@ -33,14 +33,32 @@ interface FieldDefault {
 const fieldsByType = new Map<DecisionType, readonly FieldDefault[]>();
 
 /** The fields of a decision type in schema order, with their defaults; looked up once per type. */
+const envelopeFields: readonly string[] = ["decisionId", "correlationId", "causeEventIds", "rulesVersion", "decidedAt"];
+
+/** The fields of a decision type after its envelope (every schema starts with the envelope, in this order). */
 function fieldsOf(type: DecisionType): readonly FieldDefault[] {
   let fields = fieldsByType.get(type);
   if (fields === undefined) {
     const schema = avroSchemas.decisions[type] as { fields: readonly { name: string; default?: unknown }[] };
-    fields = schema.fields.map((f) => ({ name: f.name, hasDefault: "default" in f, value: f.default }));
+    if (schema.fields.slice(0, envelopeFields.length).some((f, i) => f.name !== envelopeFields[i])) throw new Error(`${type}: the schema does not start with the decision envelope`);
+    fields = schema.fields.slice(envelopeFields.length).map((f) => ({ name: f.name, hasDefault: "default" in f, value: f.default }));
     fieldsByType.set(type, fields);
   }
   return fields;
+}
+
+/**
+ * The report key (see correlation/evolve.ts `reportKey`) a violation draft was checked with, carried to
+ * its decision so the fold does not compute it twice.
+ */
+const reportKeys = new WeakMap<object, string>();
+
+export function rememberReportKey(violation: object, key: string): void {
+  reportKeys.set(violation, key);
+}
+
+export function knownReportKey(violation: object): string | undefined {
+  return reportKeys.get(violation);
 }
 
 /** What caused a decision: an observation, or (for a re-examination) the capability snapshot that changed. */
@@ -60,19 +78,20 @@ export function finalizeDecisions(obs: DecisionCause, drafts: readonly DecisionD
     const extra = draft.causeEventIds;
     const causes = extra === undefined || extra.length === 0 ? [obs.eventId] : [...new Set([obs.eventId, ...extra])];
     const given = draft as unknown as Record<string, unknown>;
-    const envelope: Record<string, unknown> = {
+    const record: Record<string, unknown> = {
+      type: draft.type,
       decisionId: `${obs.eventId}:${decisionKind(draft)}:${position(i)}`,
       correlationId: obs.correlationId,
       causeEventIds: causes,
       rulesVersion,
       decidedAt: obs.occurredAt,
     };
-    const record: Record<string, unknown> = { type: draft.type };
     for (const f of fieldsOf(draft.type)) {
-      if (f.name in envelope) record[f.name] = envelope[f.name];
-      else if (given[f.name] !== undefined) record[f.name] = given[f.name];
-      else record[f.name] = Array.isArray(f.value) ? [] : f.value;
+      const value = given[f.name];
+      record[f.name] = value !== undefined ? value : Array.isArray(f.value) ? [] : f.value;
     }
+    const key = reportKeys.get(draft);
+    if (key !== undefined) reportKeys.set(record, key);
     return record as unknown as Decision;
   });
 }

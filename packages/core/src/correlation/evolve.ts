@@ -4,6 +4,7 @@
  * observation and the decisions taken on it, in that order.
  */
 import type { ArtifactEmitted, ContractViolation, Decision, Observation, TaskDispatched, TaskState, TaskStateObserved } from "@a2a-ledger/schemas";
+import { knownReportKey } from "../decisions.ts";
 import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
 import { attemptNumbered, artifactOf, type AttemptRecord, canaryOf, type CorrelationState, dedupeWindow, latestAttempt, maxAttempt, type TaskRecord, taskOf } from "./state.ts";
@@ -184,7 +185,7 @@ export function evolveDecision(s: CorrelationState, d: Decision): void {
 function decisionFolded(s: CorrelationState, d: Decision): void {
   switch (d.type) {
     case "ContractViolation":
-      s.reported.add(reportKey(d));
+      s.reported.add(knownReportKey(d) ?? reportKey(d));
       return;
     case "TaskIndeterminate":
       lossOf(s, d, "indeterminate");

@@ -6,6 +6,7 @@
  * that skill saw emitted; and OUTPUT_MODE_NOT_NEGOTIATED outside the dispatch's acceptedOutputModes.
  * Parts without a media type are not judged.
  */
+import type { ArtifactEmitted } from "@a2a-ledger/schemas";
 import { termsFor } from "../correlation/attempts.ts";
 import { artifactMediaTypes } from "../correlation/artifacts.ts";
 import { outputModesFor } from "../card.ts";
@@ -14,6 +15,26 @@ import { mediaTypeAllowed } from "../media-type.ts";
 import { cardOffersSkill, policyOf, verifiedSkill } from "../verification.ts";
 import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
+
+interface Judged {
+  obs: ArtifactEmitted;
+  cardHash: string | null;
+  skillId: string | null;
+}
+
+function violation({ obs, cardHash, skillId }: Judged, kind: ViolationDraft["kind"], mode: string, allowed: readonly string[], why: string): ViolationDraft {
+  return {
+    type: "ContractViolation",
+    workerId: obs.workerId,
+    kind,
+    serverTaskId: obs.serverTaskId,
+    observed: mode,
+    allowed: [...allowed],
+    cardHash,
+    skillId,
+    detail: `artifact ${JSON.stringify(obs.name ?? obs.artifactId)}${skillId === null ? "" : ` of skill ${skillId}`} is ${mode}; ${why}`,
+  };
+}
 
 export function r2Artifacts(input: RuleInput): RuleOutput {
   const obs = input.observation;
@@ -27,24 +48,14 @@ export function r2Artifacts(input: RuleInput): RuleOutput {
   const judgeCard = snap !== undefined && cardOffersSkill(snap, skillId);
   const advertised = judgeCard ? outputModesFor(snap, skillId) : [];
   const verified = judgeCard && policyOf(input.policy, snap) === "verify" ? verifiedSkill(snap, skillId) : undefined;
-  const violation = (kind: ViolationDraft["kind"], mode: string, allowed: readonly string[], why: string): ViolationDraft => ({
-    type: "ContractViolation",
-    workerId: obs.workerId,
-    kind,
-    serverTaskId: obs.serverTaskId,
-    observed: mode,
-    allowed: [...allowed],
-    cardHash: snap?.cardHash ?? null,
-    skillId,
-    detail: `artifact ${JSON.stringify(obs.name ?? obs.artifactId)}${skillId === null ? "" : ` of skill ${skillId}`} is ${mode}; ${why}`,
-  });
+  const judged: Judged = { obs, cardHash: snap?.cardHash ?? null, skillId };
   let out: ViolationDraft[] | undefined;
   for (const mode of modes) {
     if (judgeCard) {
-      if (!mediaTypeAllowed(mode, advertised)) (out ??= []).push(violation("OUTPUT_MODE_NOT_ADVERTISED", mode, advertised, "the card in force at emission does not advertise it"));
-      else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes)) (out ??= []).push(violation("OUTPUT_MODE_NOT_VERIFIED", mode, verified.outputModes, `the probe of skill ${skillId ?? "(none)"} never saw it emitted`));
+      if (!mediaTypeAllowed(mode, advertised)) (out ??= []).push(violation(judged, "OUTPUT_MODE_NOT_ADVERTISED", mode, advertised, "the card in force at emission does not advertise it"));
+      else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes)) (out ??= []).push(violation(judged, "OUTPUT_MODE_NOT_VERIFIED", mode, verified.outputModes, `the probe of skill ${skillId ?? "(none)"} never saw it emitted`));
     }
-    if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) (out ??= []).push(violation("OUTPUT_MODE_NOT_NEGOTIATED", mode, accepted, `the dispatch accepted only ${accepted.join(", ")}`));
+    if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) (out ??= []).push(violation(judged, "OUTPUT_MODE_NOT_NEGOTIATED", mode, accepted, `the dispatch accepted only ${accepted.join(", ")}`));
   }
   return out === undefined ? noOutput : decided(unreported(input.state, out));
 }

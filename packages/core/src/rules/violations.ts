@@ -1,7 +1,7 @@
 /** Report a violation once per identity (structured fields, see `reportKey`), across observers and steps. */
 import type { CorrelationState } from "../correlation/state.ts";
 import { reportKey } from "../correlation/evolve.ts";
-import type { ViolationDraft } from "../decisions.ts";
+import { rememberReportKey, type ViolationDraft } from "../decisions.ts";
 
 export function keyOf(d: ViolationDraft): string {
   return reportKey({ kind: d.kind, workerId: d.workerId ?? null, serverTaskId: d.serverTaskId ?? null, skillId: d.skillId ?? null, observed: d.observed, allowed: d.allowed ?? [], output: d.output ?? null, attempts: d.attempts ?? [] });
@@ -16,6 +16,7 @@ export function unreported(state: CorrelationState, drafts: readonly ViolationDr
     const key = keyOf(d);
     if (state.reported.has(key) || seen.has(key)) continue;
     seen.add(key);
+    rememberReportKey(d, key);
     out.push(d);
   }
   return out;
