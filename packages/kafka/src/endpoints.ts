@@ -19,3 +19,11 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): Endpoint
     registryUrl: (env.SCHEMA_REGISTRY_URL?.trim() || defaultEndpoints.registryUrl).replace(/\/+$/, ""),
   };
 }
+
+/** What is wrong with endpoints, one line each (empty when they are usable). */
+export function endpointProblems(endpoints: Endpoints): string[] {
+  const problems: string[] = [];
+  for (const broker of endpoints.brokers.split(",")) if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
+  if (!/^https?:\/\/\S+$/.test(endpoints.registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(endpoints.registryUrl)} is not an http(s) URL`);
+  return problems;
+}

@@ -2,9 +2,10 @@
  * Dispatcher configuration from environment variables, validated: each bad value is one clear message,
  * and all of them are reported together (with the workers file's problems, when it has some).
  */
+import { envReader } from "@a2a-ledger/env";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
 import { DispatcherConfigError } from "./errors.ts";
 import { readWorkersConfig, type WorkersConfig } from "./worker-config.ts";
@@ -51,31 +52,12 @@ export const configDefaults = {
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
-  const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = text(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string): boolean => {
-    const raw = text(name);
-    if (raw === undefined) return false;
-    if (raw !== "true" && raw !== "false") problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
-    return raw === "true";
-  };
+  const reader = envReader(env);
+  const { problems, text, int } = reader;
+  const bool = (name: string): boolean => reader.bool(name);
 
   const { brokers, registryUrl } = endpointsFromEnv(env);
-  for (const broker of brokers.split(",")) if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
-  if (!/^https?:\/\/\S+$/.test(registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(registryUrl)} is not an http(s) URL`);
+  problems.push(...endpointProblems({ brokers, registryUrl }));
 
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);

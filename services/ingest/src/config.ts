@@ -2,8 +2,9 @@
  * Service configuration from environment variables, validated: each bad value is one clear message,
  * and all of them are reported together.
  */
+import { envReader } from "@a2a-ledger/env";
 import { isLogLevel, type LogLevel, logLevels } from "@a2a-ledger/logging";
-import { endpointsFromEnv, topicNames } from "@a2a-ledger/kafka";
+import { endpointProblems, endpointsFromEnv, topicNames } from "@a2a-ledger/kafka";
 
 export interface IngestConfig {
   host: string;
@@ -55,30 +56,14 @@ export const configDefaults = {
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
-  const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = text(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  };
+  const reader = envReader(env);
+  const { problems, text, int } = reader;
 
   const host = text("INGEST_HOST") ?? configDefaults.host;
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`INGEST_HOST=${JSON.stringify(host)} is not a host name or IP address`);
 
   const endpoints = endpointsFromEnv(env);
-  for (const broker of endpoints.brokers.split(",")) {
-    if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
-  }
-  if (!/^https?:\/\/\S+$/.test(endpoints.registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(endpoints.registryUrl)} is not an http(s) URL`);
+  problems.push(...endpointProblems(endpoints));
 
   const topic = text("INGEST_TOPIC") ?? topicNames.observations;
   if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);

@@ -2,10 +2,11 @@
  * Projector configuration from environment variables, validated: every bad value is one clear
  * message, and all of them are reported together.
  */
+import { envReader } from "@a2a-ledger/env";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { PolicyConfig } from "@a2a-ledger/core";
-import { endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { ProjectorConfigError } from "./errors.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -48,21 +49,8 @@ export const configDefaults = {
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfig {
-  const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = text(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  };
+  const reader = envReader(env);
+  const { problems, text, int } = reader;
   const name = (variable: string, fallback: string): string => {
     const value = text(variable) ?? fallback;
     if (!/^[A-Za-z0-9._-]{1,200}$/.test(value)) problems.push(`${variable}=${JSON.stringify(value)}: letters, digits, '.', '_' and '-' only`);
@@ -72,10 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfi
   const host = text("PROJECTOR_HOST") ?? configDefaults.host;
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`PROJECTOR_HOST=${JSON.stringify(host)} is not a host name or IP address`);
   const endpoints = endpointsFromEnv(env);
-  for (const broker of endpoints.brokers.split(",")) {
-    if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
-  }
-  if (!/^https?:\/\/\S+$/.test(endpoints.registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(endpoints.registryUrl)} is not an http(s) URL`);
+  problems.push(...endpointProblems(endpoints));
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
 

@@ -2,6 +2,7 @@
  * Proxy configuration from environment variables, validated: each bad value is one clear message, and
  * all of them are reported together. One proxy serves one worker.
  */
+import { envReader } from "@a2a-ledger/env";
 import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
 import type { FailMode } from "./observation-buffer.ts";
 
@@ -76,21 +77,8 @@ export function baseUrl(raw: string): string | null {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
-  const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = text(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  };
+  const reader = envReader(env);
+  const { problems, text, int } = reader;
   const url = (name: string, fallback?: string): string => {
     const raw = text(name) ?? fallback;
     if (raw === undefined) {
