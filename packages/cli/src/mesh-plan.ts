@@ -5,7 +5,6 @@
  * none of their code). Also the files the demo hands them: W1's configuration, the dispatcher's workers
  * file and the orchestrator's story.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TopicNames } from "@a2a-ledger/kafka";
 import { correlationsOf } from "@a2a-ledger/orchestrator";
@@ -57,9 +56,7 @@ export function reconcilerSpec(ctx: PlanContext): ProcessSpec {
   return { name: "reconciler", command: process.execPath, args: () => tsx(ctx.entries.reconciler), cwd: ctx.root, env: ctx.env, ready: readyOnMessage("partitions assigned") };
 }
 
-/** The projector, when this checkout has it (services/projector/src/main.ts). */
-export function projectorSpec(ctx: PlanContext): ProcessSpec | undefined {
-  if (!existsSync(ctx.entries.projector)) return undefined;
+export function projectorSpec(ctx: PlanContext): ProcessSpec {
   return {
     name: "projector",
     command: process.execPath,

@@ -1,7 +1,7 @@
 /**
  * `a2a-ledger up [--demo] [--exit-after-demo]`: the product, working. Kafka and the registry are started
- * (or reused), then every service runs as its own process — ingest, the reconciler, the projector (when
- * this checkout has it) and the dispatcher — with its log in `<data dir>/logs/<process>.log`.
+ * (or reused), then every service runs as its own process — ingest, the reconciler, the projector and
+ * the dispatcher — with its log in `<data dir>/logs/<process>.log`.
  *
  * With --demo, the live mesh joins them: W1 and W2 (@a2a-js/sdk), W3 (the Python a2a-sdk; its virtual
  * environment is created when missing), one recording proxy per worker, and the orchestrator, which plays
@@ -79,7 +79,7 @@ interface Running {
   sup: Supervisor;
   ctx: PlanContext;
   ingest: Managed;
-  projector: Managed | undefined;
+  projector: Managed;
   brokers: string;
   registryUrl: string;
   dataDir: string;
@@ -136,10 +136,10 @@ async function playStory(io: Io, r: Running, storyFile: string, w1Config: string
   return new Error(`the orchestrator stopped (${code}): ${failed?.err?.message ?? "see its log"} (${orchestrator.logFile})`);
 }
 
-function lookAt(io: Io, projector: Managed | undefined, runId: string): void {
+function lookAt(io: Io, projector: Managed, runId: string): void {
   const ids = demoIds(runId);
-  if (projector?.url === undefined) {
-    io.stdout("projector: services/projector/src/main.ts is not in this checkout, so there is no page to open; the decisions above are what it would show\n");
+  if (projector.url === undefined) {
+    io.stdout(`projector: it did not report its address, so there is no page to open; its log says why (${projector.logFile})\n`);
     return;
   }
   const page = `${projector.url}/`;
@@ -266,16 +266,14 @@ export const command: Command = {
       const ingest = await sup.start(ingestSpec(ctx));
       announce(ingest, `POST ${ingest.url}/v1/observations, docs ${ingest.url}/docs`);
       announce(await sup.start(reconcilerSpec(ctx)), `consuming ${topics.observations}`);
-      const spec = projectorSpec(ctx);
-      const projector = spec === undefined ? undefined : await sup.start(spec);
-      if (projector === undefined) io.stdout("projector: not in this checkout (services/projector/src/main.ts): no views, API or page\n");
-      else announce(projector, `page ${projector.url}/, API ${projector.url}/v1/tasks`);
+      const projector = await sup.start(projectorSpec(ctx));
+      announce(projector, `page ${projector.url}/, API ${projector.url}/v1/tasks`);
       const r: Running = { sup, ctx, ingest, projector, brokers: state.brokers, registryUrl: state.registryUrl, dataDir: stackConfig.dataDir };
       if (!values.demo) {
         const workersFile = process.env.DISPATCHER_WORKERS_FILE?.trim() ? resolve(process.env.DISPATCHER_WORKERS_FILE.trim()) : undefined;
         const dispatcher = await sup.start(dispatcherSpec(ctx, ingest.url ?? "", workersFile));
         announce(dispatcher, `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`);
-        if (projector !== undefined) io.stdout(`\nThe projector's page: ${projector.url}/\n`);
+        io.stdout(`\nThe projector's page: ${projector.url}/\n`);
         return;
       }
       if (!(await demo(io, r))) throw new Error("the demo did not complete; the logs say why");
