@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { envReader } from "./index.ts";
+import { envReader } from "./env-reader.ts";
 
 describe("reading configuration from the environment", () => {
   it("trims values and takes an empty one for unset", () => {

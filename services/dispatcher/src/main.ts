@@ -3,6 +3,7 @@
  * canary watch and the HTTP server until SIGTERM or SIGINT. Logs JSON lines on stdout; the first at level
  * info once serving is `{"msg":"listening","url":…}`.
  */
+import { stopOnSignal } from "@a2a-ledger/env";
 import { createLogger } from "@a2a-ledger/logging";
 import { loadConfig, type DispatcherConfig } from "./config.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -26,23 +27,13 @@ async function main(): Promise<number> {
   const metrics = createMetrics({ defaultMetrics: true });
   const dispatcher = new Dispatcher(config, log, metrics);
   const server = buildServer({ metrics, logLevel: config.logLevel, health: () => ({ running: dispatcher.isRunning, detail: { commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {} } }) });
-  let stopping = false;
-  const stopped = new Promise<number>((resolve) => {
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "stopping");
-      const force = setTimeout(() => resolve(1), 30_000);
-      force.unref();
-      void (async () => {
-        await server.close().catch(() => undefined);
-        await dispatcher.stop().catch((err: unknown) => log.error({ err }, "stop failed"));
-        clearTimeout(force);
-        resolve(0);
-      })();
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
+  const stopped = stopOnSignal({
+    log,
+    graceMs: 30_000,
+    stop: async () => {
+      await server.close().catch(() => undefined);
+      await dispatcher.stop();
+    },
   });
   await dispatcher.start();
   const url = await server.listen({ host: config.host, port: config.port });

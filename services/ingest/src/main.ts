@@ -2,6 +2,7 @@
  * Entry point: configuration from the environment, then the HTTP server until SIGTERM or SIGINT,
  * which drain in-flight batches before the process exits.
  */
+import { stopOnSignal } from "@a2a-ledger/env";
 import { createIngestApp } from "./app.ts";
 import { IngestConfigError, loadConfig } from "./config.ts";
 
@@ -17,28 +18,11 @@ async function main(): Promise<void> {
     throw e;
   }
   const { server } = createIngestApp(config, { defaultMetrics: true });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    server.log.info({ signal }, "draining in-flight batches before stopping");
-    const hardStop = setTimeout(() => {
-      server.log.error("shutdown grace exceeded; exiting");
-      process.exit(1);
-    }, config.shutdownGraceMs + 5_000);
-    hardStop.unref();
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        server.log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  // Closing drains the in-flight batches; their own grace is shutdownGraceMs.
+  const stopped = stopOnSignal({ log: server.log, graceMs: config.shutdownGraceMs + 5_000, stop: () => server.close() });
   await server.listen({ host: config.host, port: config.port });
   server.log.info({ topic: config.topic, brokers: config.brokers, auth: config.tokens.length > 0 }, "ingest ready for observations");
+  process.exit(await stopped);
 }
 
 await main();

@@ -3,6 +3,7 @@
  * until SIGTERM or SIGINT. `rebuild`: the views from offset 0 into fresh tables, swapped in when
  * caught up; exits 0 when done. `a2a-ledger projector rebuild` runs this as a child process.
  */
+import { stopOnSignal } from "@a2a-ledger/env";
 import { createKafka, ensureTopics, topicSpecs } from "@a2a-ledger/kafka";
 import { loadConfig, type ProjectorConfig } from "./config.ts";
 import { ProjectorConfigError } from "./errors.ts";
@@ -62,25 +63,15 @@ async function main(): Promise<number> {
   const projector = new Projector(config, store, log, metrics);
   const stream = new LiveStream(store);
   const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: log });
-  let stopping = false;
-  const stopped = new Promise<number>((resolve) => {
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "stopping");
-      const force = setTimeout(() => resolve(1), 30_000);
-      force.unref();
-      void (async () => {
-        await server.close().catch(() => undefined);
-        stream.stop();
-        await projector.stop();
-        await store.close().catch(() => undefined);
-        clearTimeout(force);
-        resolve(0);
-      })();
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
+  const stopped = stopOnSignal({
+    log,
+    graceMs: 30_000,
+    stop: async () => {
+      await server.close().catch(() => undefined);
+      stream.stop();
+      await projector.stop();
+      await store.close().catch(() => undefined);
+    },
   });
   await stream.start();
   await projector.start();

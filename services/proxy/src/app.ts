@@ -24,6 +24,7 @@ export interface ProxyApp {
   buffer: ObservationBuffer;
   metrics: ProxyMetrics;
   memory: CorrelationMemory;
+  log: Logger;
   /** Listens on config.host:config.port; resolves with the proxy's base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -64,6 +65,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     buffer,
     metrics,
     memory,
+    log,
     async listen() {
       buffer.start();
       await new Promise<void>((resolve, reject) => {

@@ -2,6 +2,7 @@
  * Entry point: configuration from the environment, then the proxy until SIGTERM or SIGINT, which stop
  * taking requests and give the buffered observations the shutdown grace to reach the ledger.
  */
+import { stopOnSignal } from "@a2a-ledger/env";
 import { createProxyApp } from "./app.ts";
 import { loadConfig, ProxyConfigError } from "./config.ts";
 
@@ -17,20 +18,9 @@ async function main(): Promise<void> {
     throw e;
   }
   const app = createProxyApp(config, { defaultMetrics: true });
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    const hardStop = setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000);
-    hardStop.unref();
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  const stopped = stopOnSignal({ log: app.log, graceMs: config.shutdownGraceMs + 5_000, stop: () => app.close() });
   await app.listen();
+  process.exit(await stopped);
 }
 
 await main();

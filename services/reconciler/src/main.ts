@@ -3,6 +3,7 @@
  */
 import { loadReconcilerConfig } from "./config.ts";
 import { ReconcilerConfigError } from "./errors.ts";
+import { stopOnSignal } from "@a2a-ledger/env";
 import { createLogger } from "@a2a-ledger/logging";
 import { Reconciler } from "./reconciler.ts";
 
@@ -20,18 +21,16 @@ try {
 const log = createLogger("reconciler");
 const reconciler = new Reconciler(config, log);
 const server = config.metricsPort === undefined ? undefined : await reconciler.metrics.serve(config.metricsPort, () => reconciler.isRunning);
-let stopping = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "stopping");
-    const force = setTimeout(() => process.exit(1), 30_000);
-    void reconciler.stop().finally(() => {
-      clearTimeout(force);
+const stopped = stopOnSignal({
+  log,
+  graceMs: 30_000,
+  stop: async () => {
+    try {
+      await reconciler.stop();
+    } finally {
       server?.close();
-      process.exit(0);
-    });
-  });
-}
+    }
+  },
+});
 await reconciler.start();
+process.exit(await stopped);
