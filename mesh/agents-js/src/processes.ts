@@ -4,9 +4,10 @@
  * the worker logged its `listening` line, with the URL it serves; `stop()` sends SIGTERM and waits
  * (SIGKILL after a grace), so a restart is `stop()` and a new spawn on the same port.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { spawnService, stopChild } from "@a2a-ledger/env/testing";
 import type { JsWorkerKind } from "./cards.ts";
 
 export interface AgentProcess {
@@ -32,69 +33,21 @@ const jsMain = fileURLToPath(new URL("./main.ts", import.meta.url));
 export const agentPyDir = fileURLToPath(new URL("../../agent-py/", import.meta.url));
 export const agentPyPython = `${agentPyDir}.venv/bin/python`;
 
-function waitForListening(child: ChildProcess, name: string, timeoutMs: number): Promise<{ url: string; output: () => string }> {
-  let output = "";
-  let pending = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      pending += chunk.toString("utf8");
-      let newline: number;
-      while ((newline = pending.indexOf("\n")) !== -1) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        try {
-          const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
-          if (entry.msg === "listening" && typeof entry.url === "string") {
-            clearTimeout(timer);
-            resolve({ url: entry.url, output: () => output });
-          }
-        } catch {
-          // not a log line
-        }
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")));
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${output}`));
-    });
-  });
-}
-
 /**
  * Any service of the mesh (a worker, a proxy) as a child process that logs a JSON line with
  * `msg: "listening"` and its `url` once it serves.
  */
-export function spawnListening(name: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {}): Promise<AgentProcess> {
-  const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
-  return started(child, name, options.startTimeoutMs ?? 30_000);
+export async function spawnListening(name: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {}): Promise<AgentProcess> {
+  const { child, readyEntry, output } = await spawnService(name, command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    startTimeoutMs: options.startTimeoutMs,
+    ready: (entry) => entry.msg === "listening" && typeof entry.url === "string",
+  });
+  const url = String(readyEntry.url);
+  return { url, port: Number(new URL(url).port), child, output, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
 }
 
-async function started(child: ChildProcess, name: string, timeoutMs: number): Promise<AgentProcess> {
-  const { url, output } = await waitForListening(child, name, timeoutMs);
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
-  return {
-    url,
-    port: Number(new URL(url).port),
-    child,
-    output,
-    async stop(graceMs = 5_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** W1 or W2 as a process; `configFile` is re-read on SIGHUP (`child.kill("SIGHUP")`). */
 export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { configFile?: string } = {}): Promise<AgentProcess> {
   const args = ["--import", "tsx", jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
   if (options.configFile !== undefined) args.push("--config", options.configFile);

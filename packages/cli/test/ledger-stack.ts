@@ -3,9 +3,10 @@
  * its own process by path (the CLI does not depend on services' code), observations produced straight
  * to the topic with the Serde, and waiting for the reconciler to commit everything.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { readyOnMessage, spawnService, stopChild } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, logLevel, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -32,40 +33,19 @@ export async function createStack(admin: Admin, label: string): Promise<Stack> {
 
 /** `services/reconciler/src/main.ts` as a child process on the stack's topics; resolves once it started. */
 export async function startReconciler(stack: Stack): Promise<void> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")], {
+  const { child } = await spawnService("the reconciler", process.execPath, ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")], {
     cwd: repo,
     env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: stack.suffix, A2A_LEDGER_RECONCILER_GROUP: stack.groupId, A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000" },
-    stdio: ["ignore", "pipe", "pipe"],
+    startTimeoutMs: 90_000,
+    ready: readyOnMessage("reconciler started"),
   });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the reconciler did not start:\n${output}`)), 90_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"reconciler started"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the reconciler exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners("exit");
   stack.reconciler = child;
 }
 
-export function stopReconciler(stack: Stack): Promise<void> {
+export async function stopReconciler(stack: Stack): Promise<void> {
   const child = stack.reconciler;
   stack.reconciler = undefined;
-  return new Promise((resolve) => {
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-    setTimeout(() => child.kill("SIGKILL"), 20_000).unref();
-  });
+  if (child !== undefined) await stopChild(child, 20_000);
 }
 
 export async function deleteStack(admin: Admin, stack: Stack): Promise<void> {

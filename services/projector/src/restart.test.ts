@@ -7,7 +7,8 @@ import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
-import { deleteTopics, type Fixture, fixture, kafka, killHard, produce, runRebuildProcess, serde, startProjectorProcess, startReconciler, stopChild, waitFor, waitForGroupAtEnd, generatedObservations } from "../test/pipeline.ts";
+import { killHard, stopChild } from "@a2a-ledger/env/testing";
+import { deleteTopics, type Fixture, fixture, kafka, produce, runRebuildProcess, serde, startProjectorProcess, startReconciler, waitFor, waitForGroupAtEnd, generatedObservations } from "../test/pipeline.ts";
 import { activeGeneration } from "./store/generations.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
 

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
+import { readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
@@ -152,26 +153,12 @@ const mainFile = new URL("../src/main.ts", import.meta.url).pathname;
 
 /** The projector as its own process (`src/main.ts serve`); resolves with its URL once it logged that it is ready. */
 export async function startProjectorProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "serve"], { env: { ...env, PROJECTOR_LOG_LEVEL: "info", PROJECTOR_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`projector did not start:\n${output}`)), 60_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split("\n").find((l) => l.includes('"projector ready"'));
-      if (line !== undefined) {
-        clearTimeout(timer);
-        resolve(String((JSON.parse(line) as { url: string }).url));
-      }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`projector exited with ${code}:\n${output}`));
-    });
+  const { child, readyEntry } = await spawnService("projector", process.execPath, ["--import", "tsx", mainFile, "serve"], {
+    env: { ...env, PROJECTOR_LOG_LEVEL: "info", PROJECTOR_PORT: "0" },
+    startTimeoutMs: 60_000,
+    ready: readyOnMessage("projector ready"),
   });
-  child.removeAllListeners("exit");
-  return { child, url };
+  return { child, url: String(readyEntry.url) };
 }
 
 /** Runs `src/main.ts rebuild` to completion; its exit code and output. */
@@ -186,26 +173,6 @@ export function runRebuildProcess(env: NodeJS.ProcessEnv, timeoutMs = 240_000): 
       clearTimeout(timer);
       resolve({ code, output });
     });
-  });
-}
-
-export function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
-}
-
-export function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
   });
 }
 

@@ -14,7 +14,8 @@ import { randomUUID } from "node:crypto";
 import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { Admin } from "@a2a-ledger/kafka";
-import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, killHard, parseLines, produce, readDecisions, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
+import { killHard } from "@a2a-ledger/env/testing";
+import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);

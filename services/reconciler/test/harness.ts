@@ -2,9 +2,10 @@
  * Test harness: private topics per test, a reconciler in-process or as a child process, producing
  * observations and reading committed decisions back.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
+import { readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
@@ -52,36 +53,12 @@ export async function startInProcess(f: Fixture, env: NodeJS.ProcessEnv = {}): P
 
 /** The reconciler as its own process (`src/main.ts`), for kill -9. Resolves once it logged that it started. */
 export async function startChild(f: Fixture, instanceId: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname], {
+  const { child } = await spawnService(`reconciler ${instanceId}`, process.execPath, ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname], {
     env: { ...f.env, A2A_LEDGER_INSTANCE_ID: instanceId },
-    stdio: ["ignore", "pipe", "pipe"],
+    startTimeoutMs: 60_000,
+    ready: readyOnMessage("reconciler started"),
   });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`reconciler ${instanceId} did not start:\n${output}`)), 60_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"reconciler started"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`reconciler ${instanceId} exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners("exit");
   return child;
-}
-
-export function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
 }
 
 export function parseLines(lines: readonly string[]): Observation[] {
