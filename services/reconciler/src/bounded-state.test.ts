@@ -6,9 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
-import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
-import { kafkaSuite, fixture, kafka, parseLines, produce, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { kafkaSuite, fixture, parseLines, readAll, produce, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -77,9 +76,7 @@ describe("bounded reconciler state on Kafka", () => {
     await produce(f.topics.observations, log);
     await waitForGroupAtEnd(admin, f, 600_000);
 
-    const ends = await admin.fetchTopicOffsets(f.topics.changelog);
-    const written = ends.reduce((n, p) => n + Number(p.high), 0);
-    const records = await readMessages(kafka, f.topics.changelog, written, 60_000);
+    const records = await readAll(f.topics.changelog);
     const sizes = new Map<string, number>();
     for (const r of records) sizes.set(r.key ?? "", Math.max(sizes.get(r.key ?? "") ?? 0, r.value?.length ?? 0));
     console.log(`largest changelog records: ${JSON.stringify(Object.fromEntries(sizes))} (${records.length} records)`);

@@ -6,14 +6,13 @@ import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
 import { readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
-import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
-import { readMessages } from "@a2a-ledger/kafka/testing";
+import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
 import { Reconciler } from "../src/reconciler.ts";
 import { createLogger } from "@a2a-ledger/logging";
-import { endOffsets } from "../src/topic-reader.ts";
+import { endOffsets, TopicReader } from "../src/topic-reader.ts";
 import { avroType } from "@a2a-ledger/schemas";
 
 // kafkajs logs retried transaction races at error level; tests read outcomes, not logs.
@@ -82,10 +81,38 @@ export async function produce(topic: string, observations: readonly Observation[
   }
 }
 
-/** Committed decisions (read_committed) of a topic, decoded; waits for `count` or the timeout. */
-export async function readDecisions(topic: string, count: number, timeoutMs = 60_000): Promise<Decision[]> {
-  const messages = await readMessages(kafka, topic, count, timeoutMs);
-  const decoded = await Promise.all(messages.map((m) => serde.decode(m.value as Buffer)));
+/** A record as a test reads it back. */
+export interface ReadRecord {
+  partition: number;
+  key: string | null;
+  value: Buffer | null;
+  headers: KafkaMessage["headers"];
+}
+
+/**
+ * Every record a topic holds for read_committed readers, up to the end offsets it has when called,
+ * read the way the reconciler reads its own topics. Fails, rather than returning part of the topic,
+ * when the end is not reached within `timeoutMs`: a slow machine makes the read slower, never shorter.
+ */
+export async function readAll(topic: string, timeoutMs = 60_000): Promise<ReadRecord[]> {
+  const admin = kafka.admin();
+  const records: ReadRecord[] = [];
+  const reader = new TopicReader(kafka, admin, topic, (partition, m) => void records.push({ partition, key: m.key?.toString() ?? null, value: m.value, headers: m.headers }), "test-reader");
+  await admin.connect();
+  try {
+    await reader.start();
+    await reader.caughtUp(timeoutMs);
+    return records;
+  } finally {
+    await reader.stop();
+    await admin.disconnect();
+  }
+}
+
+/** Every committed decision (or command) of a topic, decoded, in each partition's order. */
+export async function readDecisions(topic: string, timeoutMs = 60_000): Promise<Decision[]> {
+  const records = await readAll(topic, timeoutMs);
+  const decoded = await Promise.all(records.map((m) => serde.decode(m.value as Buffer)));
   return decoded.map((d) => d.record as Decision);
 }
 
@@ -115,11 +142,6 @@ export async function waitForGroupAtEnd(admin: Admin, f: Fixture, timeoutMs = 12
     if (Date.now() > deadline) throw new Error(`group ${f.groupId} did not reach the end: ends ${JSON.stringify(ends)}, committed ${JSON.stringify([...offsets])}`);
     await sleep(250);
   }
-}
-
-/** How many records a topic holds for read_committed readers is not knowable up front; count what arrives. */
-export async function countCapabilities(topic: string, atLeast: number, timeoutMs = 30_000): Promise<number> {
-  return (await readMessages(kafka, topic, atLeast, timeoutMs)).length;
 }
 
 /**
