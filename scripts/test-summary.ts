@@ -1,6 +1,7 @@
 /**
  * Sums the vitest summaries of every workspace in a test log into one closing line,
- * "tests: N passed, N failed, N skipped", so that one line tells the whole run.
+ * "tests: N passed, N failed, N skipped", so that one line tells the whole run. A failed test is named
+ * again there, with the first line of its error, so the end of a long log says what failed.
  *
  *   tsx scripts/test-summary.ts <log file>
  */
@@ -15,7 +16,16 @@ if (!file) {
 const text = readFileSync(file, "utf8").replace(/\u001b\[[0-9;]*m/g, "");
 const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
 let files = 0;
-for (const line of text.split("\n")) {
+const failures: string[] = [];
+const lines = text.split("\n");
+lines.forEach((line, i) => {
+  const workspace = /^(@[^:]+):test:/.exec(line)?.[1] ?? "";
+  const unprefixed = (l: string | undefined) => (l ?? "").replace(/^@[^:]+:test:\s*/, "").trim();
+  if (!/^FAIL\s/.test(unprefixed(line))) return;
+  const error = lines.slice(i + 1, i + 6).map(unprefixed).find((l) => l !== "") ?? "";
+  failures.push(`${workspace} ${unprefixed(line)}\n    ${error}`.trim().slice(0, 600));
+});
+for (const line of lines) {
   const summary = /^\S*:?\s*Tests\s+(.*)\(\d+\)\s*$/.exec(line.replace(/^@[^:]+:test:\s*/, ""));
   if (!summary?.[1]) continue;
   files++;
@@ -25,4 +35,5 @@ for (const line of text.split("\n")) {
   }
 }
 console.log(`(${files} vitest runs)`);
+for (const failure of failures) console.log(failure);
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped + totals.todo} skipped`);
