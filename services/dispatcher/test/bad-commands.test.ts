@@ -3,13 +3,14 @@
  * the commands topic and a command for a worker nobody configured. Each is refused with its stable code
  * (logged, counted, kept in the journal), the process keeps running, and the next good command is carried out.
  */
+import { metricValue } from "@a2a-ledger/env/testing";
 import { randomUUID } from "node:crypto";
 import { spawnListening, type AgentProcess } from "@a2a-ledger/mesh-agents";
 import { isType } from "@a2a-ledger/orchestrator";
 import { sampleObservation } from "@a2a-ledger/schemas/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Journal } from "../src/journal.ts";
-import { dispatcherMain, metricOf, serde, startMesh, type TestMesh } from "./live-mesh.ts";
+import { dispatcherMain, serde, startMesh, type TestMesh } from "./live-mesh.ts";
 
 let mesh: TestMesh;
 let dispatcher: AgentProcess;
@@ -55,10 +56,10 @@ describe("commands the dispatcher cannot carry out", () => {
 
     const metrics = await (await fetch(`${dispatcher.url}/metrics`)).text();
     for (const reason of ["DISPATCHER_UNDECODABLE", "DISPATCHER_UNKNOWN_SCHEMA", "DISPATCHER_NOT_A_COMMAND", "DISPATCHER_KEY_MISMATCH", "DISPATCHER_INVALID_COMMAND"]) {
-      expect(metricOf(metrics, "a2a_dispatcher_poison_commands_total", { reason }), reason).toBe(reason === "DISPATCHER_UNDECODABLE" ? 2 : 1);
+      expect(metricValue(metrics, "a2a_dispatcher_poison_commands_total", { reason }), reason).toBe(reason === "DISPATCHER_UNDECODABLE" ? 2 : 1);
     }
-    expect(metricOf(metrics, "a2a_dispatcher_alerts_total", { code: "DISPATCHER_WORKER_NOT_CONFIGURED" })).toBe(1);
-    expect(metricOf(metrics, "a2a_dispatcher_commands_total", { kind: "RedispatchCommanded", outcome: "blocked" })).toBe(1);
+    expect(metricValue(metrics, "a2a_dispatcher_alerts_total", { code: "DISPATCHER_WORKER_NOT_CONFIGURED" })).toBe(1);
+    expect(metricValue(metrics, "a2a_dispatcher_commands_total", { kind: "RedispatchCommanded", outcome: "blocked" })).toBe(1);
 
     const alert = logLines().find((l) => l.alert === "DISPATCHER_WORKER_NOT_CONFIGURED");
     expect(alert).toMatchObject({ level: "error", service: "dispatcher", decisionId: `nobody-${id}`, correlationId: `nobody-${id}`, workerId: "W9" });

@@ -3,6 +3,7 @@
  * (the Python a2a-sdk) as processes, each behind a recording proxy process. Commands come from the real
  * reconciler (probes on first contact) or are written onto the commands topic as the reconciler writes them.
  */
+import { metricValue } from "@a2a-ledger/env/testing";
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@a2a-ledger/logging";
 import { isType } from "@a2a-ledger/orchestrator";
@@ -12,7 +13,7 @@ import { Dispatcher } from "../src/dispatcher.ts";
 import { Journal } from "../src/journal.ts";
 import { createMetrics, type DispatcherMetrics } from "../src/metrics.ts";
 import { redispatchMessageId } from "../src/observations.ts";
-import { metricOf, startMesh, type TestMesh } from "./live-mesh.ts";
+import { startMesh, type TestMesh } from "./live-mesh.ts";
 
 let mesh: TestMesh;
 let dispatcher: Dispatcher;
@@ -117,7 +118,7 @@ describe("probes commanded by the reconciler", () => {
     expect(violation).toMatchObject({ workerId: "W1", serverTaskId: canary?.serverTaskId, cardHash: probe.cardHash });
     await mesh.feed.waitFor(isType("CapabilitiesVerified", (d) => d.workerId === "W1" && d.durable === false && !d.states.includes("TASK_STATE_INPUT_REQUIRED")), 30_000, "W1's INPUT_REQUIRED revoked");
     expect(dispatcher.journal.canaries().find((c) => c.workerId === "W1")?.status).toBe("lost");
-    expect(metricOf(await metrics.registry.metrics(), "a2a_dispatcher_canaries_lost_total", { worker: "W1" })).toBe(1);
+    expect(metricValue(await metrics.registry.metrics(), "a2a_dispatcher_canaries_lost_total", { worker: "W1" })).toBe(1);
     // W3 keeps its canary: still parked, still answering.
     expect(dispatcher.journal.parkedCanaries().map((c) => c.workerId)).toEqual(["W3"]);
   });
@@ -126,7 +127,7 @@ describe("probes commanded by the reconciler", () => {
 describe("re-dispatch, once per decision", () => {
   it("sends the task through the target's proxy under its correlation and attempt, once, though the command is redelivered, replayed and the dispatcher restarted", async () => {
     const command = redispatch();
-    const sendsBefore = metricOf(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" });
+    const sendsBefore = metricValue(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" });
     await mesh.command(command);
     const byDispatcher = await mesh.feed.waitFor(isType("TaskDispatched", (o) => o.correlationId === command.correlationId && o.observer === "dispatcher"), 60_000, "the dispatcher's TaskDispatched");
     expect(byDispatcher).toMatchObject({ workerId: "W3", skillId: "answer", attempt: 2, messageId: redispatchMessageId(command.decisionId), acceptedOutputModes: ["application/json", "text/plain"] });
@@ -149,14 +150,14 @@ describe("re-dispatch, once per decision", () => {
     expect(dispatcher.journal.get(command.decisionId)).toMatchObject({ status: "done", serverTaskIds: [waiting.serverTaskId] });
     const tasksOnW3 = new Set(mesh.feed.ofType("TaskStateObserved").filter((o) => o.correlationId === command.correlationId && o.workerId === "W3").map((o) => o.serverTaskId));
     expect([...tasksOnW3]).toEqual([waiting.serverTaskId]);
-    const sendsAfter = metricOf(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" });
+    const sendsAfter = metricValue(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" });
     expect(sendsAfter - sendsBefore).toBe(1);
-    expect(metricOf(await metrics.registry.metrics(), "a2a_dispatcher_commands_total", { kind: "RedispatchCommanded", outcome: "duplicate" })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(await metrics.registry.metrics(), "a2a_dispatcher_commands_total", { kind: "RedispatchCommanded", outcome: "duplicate" })).toBeGreaterThanOrEqual(1);
   });
 
   it("a crash while the message was in flight: the redelivered command is abandoned with an alert, never sent twice", async () => {
     const command = redispatch();
-    const sendsBefore = metricOf(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" });
+    const sendsBefore = metricValue(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" });
     // What a crash between "sending" and the worker's answer leaves in the journal.
     const other = new Journal(mesh.config().journalPath);
     other.begin({ decisionId: command.decisionId, kind: "RedispatchCommanded", correlationId: command.correlationId, workerId: "W3" }, "crashed");
@@ -165,9 +166,9 @@ describe("re-dispatch, once per decision", () => {
     await mesh.command(command);
     await until(() => dispatcher.journal.get(command.decisionId)?.status === "abandoned", "the abandoned command");
     expect(dispatcher.journal.get(command.decisionId)?.detail).toMatch(/^DISPATCHER_OUTCOME_UNKNOWN: /);
-    expect(metricOf(await metrics.registry.metrics(), "a2a_dispatcher_alerts_total", { code: "DISPATCHER_OUTCOME_UNKNOWN" })).toBe(1);
+    expect(metricValue(await metrics.registry.metrics(), "a2a_dispatcher_alerts_total", { code: "DISPATCHER_OUTCOME_UNKNOWN" })).toBe(1);
     await sleep(1_000);
-    expect(metricOf(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" })).toBe(sendsBefore);
+    expect(metricValue(await (await fetch(`${mesh.proxies.get("W3")?.url}/metrics`)).text(), "a2a_proxy_requests_total", { method: "SendMessage" })).toBe(sendsBefore);
     expect(mesh.feed.records.filter((r) => r.correlationId === command.correlationId)).toEqual([]);
   });
 

@@ -150,15 +150,3 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
     },
   };
 }
-
-/** A metric's value from a /metrics text (0 when absent). */
-export function metricOf(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (!rest.startsWith("{") && !rest.startsWith(" ")) continue;
-    if (wanted.every((w) => rest.includes(w))) return Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return 0;
-}

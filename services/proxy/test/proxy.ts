@@ -1,4 +1,5 @@
 /** A proxy for the tests: the real app on 127.0.0.1:0, in front of one worker, recording into a sender. */
+import { metricValue } from "@a2a-ledger/env/testing";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createProxyApp, type ProxyApp } from "../src/app.ts";
 import { configDefaults, type ProxyConfig } from "../src/config.ts";
@@ -63,13 +64,5 @@ export async function drained(app: ProxyApp, timeoutMs = 10_000): Promise<void> 
 
 /** A metric's value from the proxy's /metrics text (0 when absent). */
 export async function metric(proxyUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${proxyUrl}/metrics`)).text();
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (!rest.startsWith("{") && !rest.startsWith(" ")) continue;
-    if (wanted.every((w) => rest.includes(w))) return Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return 0;
+  return metricValue(await (await fetch(`${proxyUrl}/metrics`)).text(), name, labels);
 }
