@@ -47,7 +47,9 @@ export interface FoldOutcome {
 /**
  * Folds a batch. Whenever capabilities change (a step derived snapshots, or `recheck`), every blocked
  * correlation — the caller's and the batch's, in correlation id order — is re-examined: one that now has
- * an eligible worker gets its RedispatchCommanded right there, as in a replay of the whole log.
+ * an eligible worker gets its RedispatchCommanded right there, as in a replay of the whole log. A
+ * correlation is also re-examined the moment it blocks, against the changes the table already holds from
+ * after its loss, so the order in which a loss and its rescuing probe are processed does not matter.
  */
 export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
   const { decider, policy } = input;
@@ -63,14 +65,15 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     }
     return state;
   };
+  const reexamineOne = (id: string) => {
+    const result = decider.reexamine(ctx, working(id));
+    if (result.decisions.length === 0) return;
+    out.states.set(id, result.state);
+    for (const d of result.decisions) out.decisions.push(d);
+    if (!decider.isBlocked(result.state)) blocked.delete(id);
+  };
   const reexamine = () => {
-    for (const id of [...blocked].sort()) {
-      const result = decider.reexamine(ctx, working(id));
-      if (result.decisions.length === 0) continue;
-      out.states.set(id, result.state);
-      for (const d of result.decisions) out.decisions.push(d);
-      if (!decider.isBlocked(result.state)) blocked.delete(id);
-    }
+    for (const id of [...blocked].sort()) reexamineOne(id);
   };
   if (input.recheck === true) reexamine();
   let index = -1;
@@ -100,9 +103,14 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     }
     if (result.decisions.length > 0) {
       for (const d of result.decisions) out.decisions.push(d);
-      // Only decisions block or unblock a correlation.
-      if (decider.isBlocked(result.state)) blocked.add(id);
-      else blocked.delete(id);
+      // Only decisions block or unblock a correlation. One that blocks (ReconciliationBlocked) is
+      // re-examined at once: the table may already hold a change from after its loss that rescues it
+      // (another partition's probe processed first, or a probe whose clock runs ahead), and no further
+      // change may ever come to trigger it.
+      if (decider.isBlocked(result.state)) {
+        blocked.add(id);
+        if (result.decisions.some((d) => d.type === "ReconciliationBlocked")) reexamineOne(id);
+      } else blocked.delete(id);
     }
     if (result.capabilityUpdates.length > 0 && blocked.size > 0) reexamine();
   }

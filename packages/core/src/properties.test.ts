@@ -84,8 +84,14 @@ const byCorrelation = (ds: readonly Decision[], corr: string): string => JSON.st
  * per worker is enough to know when a new id answers one.
  */
 function expectedLosses(log: readonly Observation[], decisions: readonly Decision[]): Map<string, string> {
+  // A decision is taken when the last of its causes is folded: a recovery's probe may precede its loss.
+  const position = new Map<string, number>();
+  log.forEach((o, i) => position.has(o.eventId) || position.set(o.eventId, i));
   const causedBy = new Map<string, Decision[]>();
-  for (const d of decisions) causedBy.set(d.causeEventIds[0] as string, [...(causedBy.get(d.causeEventIds[0] as string) ?? []), d]);
+  for (const d of decisions) {
+    const last = d.causeEventIds.reduce((a, b) => ((position.get(b) ?? -1) > (position.get(a) ?? -1) ? b : a));
+    causedBy.set(last, [...(causedBy.get(last) ?? []), d]);
+  }
   const seen = new Set<string>();
   const tasks = new Map<string, { terminal: boolean; lost: boolean }>();
   const open = new Map<string, number>(); // corr|worker → attempts without a task

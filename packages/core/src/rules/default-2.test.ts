@@ -312,4 +312,31 @@ describe("default/2: blocked correlations recover when a worker becomes eligible
     expect(later.decisions).toEqual(whole.filter((d) => d.type === "RedispatchCommanded" && d.correlationId === "t" && d.decidedAt === 500));
     expect(later.decisions).toHaveLength(1);
   });
+
+  it("re-dispatches at once a correlation that blocks when the table already holds the later probe that rescues it", () => {
+    const e = events();
+    const s = story(e);
+    const decider = createDecider(defaultRuleSet);
+    const policy = { trustedVendors: [] };
+    const table = new CapabilityTable();
+    // Another partition's probe (or one from an observer whose clock runs ahead) was processed first.
+    applyCapabilityUpdates(table, foldBatch({ decider, policy, capabilities: table, stateOf: () => undefined }, s.blocked.filter((o) => o.correlationId !== "t")));
+    applyCapabilityUpdates(table, foldBatch({ decider, policy, capabilities: table, stateOf: () => undefined }, [s.probe]));
+    const out = foldBatch({ decider, policy, capabilities: table, stateOf: () => undefined }, s.blocked.filter((o) => o.correlationId === "t"));
+    const whole = replay([...s.blocked, s.probe], defaultRuleSet, { policy }).filter((d) => d.correlationId === "t");
+    expect(out.decisions).toEqual(whole);
+    expect(out.decisions.map((d) => d.type)).toEqual(["ContractViolation", "TaskIndeterminate", "ReconciliationBlocked", "RedispatchCommanded"]);
+    expect(decider.isBlocked(out.states.get("t")!)).toBe(false);
+  });
+
+  it("decides the same whichever of the loss and its rescuing probe comes first in the log", () => {
+    const e = events();
+    const s = story(e);
+    const policy = { trustedVendors: [] };
+    const lossFirst = replay([...s.blocked, s.probe], defaultRuleSet, { policy });
+    const probeFirst = replay([...s.blocked.slice(0, -1), s.probe, s.blocked[s.blocked.length - 1]!], defaultRuleSet, { policy });
+    const sorted = (ds: typeof lossFirst) => ds.map((d) => d.decisionId).sort();
+    expect(sorted(probeFirst)).toEqual(sorted(lossFirst));
+    expect(probeFirst.filter((d) => d.type === "RedispatchCommanded" && d.correlationId === "t")).toHaveLength(1);
+  });
 });
