@@ -105,7 +105,8 @@ describe("blocked correlations recover on Kafka", () => {
     await waitForGroupAtEnd(admin, f);
     const decisions = await committed(f, (ds) => redispatches(ds, ids.task).length > 0);
     expect(redispatches(decisions, ids.task)).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED" }]);
-    // Whichever was processed first, the outcome is what a replay in that order decides.
+    // Whichever was processed first, the outcome is what a replay in that order decides: the same
+    // decisions by id, the blocked alert listing the candidates the table knew at the time.
     const lossFirst = byCorrelation(replay([...setup, loss, ...probe], defaultRuleSet));
     const probeFirst = byCorrelation(replay([...setup, ...probe, loss], defaultRuleSet));
     expect([lossFirst, probeFirst]).toContainEqual(byCorrelation(decisions));
