@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isType, LedgerFeed } from "../src/ledger-feed.ts";
 import type { StoryReport } from "../src/story.ts";
 
-const bin = fileURLToPath(new URL("../../../packages/cli/bin/a2a-ledger.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../../cli/bin/a2a-ledger.js", import.meta.url));
 const suffix = `e2e-${randomUUID().slice(0, 8)}`;
 const topics = suffixedTopicNames(suffix);
 const endpoints = endpointsFromEnv();

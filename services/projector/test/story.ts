@@ -9,7 +9,7 @@ import { topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput } from "../src/inputs.ts";
 
-export const storyFile = new URL("../../../packages/cli/examples/design-section-1.ndjson", import.meta.url);
+export const storyFile = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
 
 export function parseLines(lines: readonly string[]): Observation[] {
   return lines.filter((l) => l.trim() !== "").map((line, i) => {

@@ -5,7 +5,7 @@ import { parseLines } from "../test/harness.ts";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { PoisonRecordError } from "./errors.ts";
 
-const story = parseLines(readFileSync(new URL("../../../packages/cli/examples/design-section-1.ndjson", import.meta.url), "utf8").split("\n").filter((l) => l.trim()));
+const story = parseLines(readFileSync(new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url), "utf8").split("\n").filter((l) => l.trim()));
 const decider = createDecider(defaultRuleSet);
 const policy = { trustedVendors: [] };
 const items = (from: number, to = story.length): BatchItem[] => story.slice(from, to).map((observation, i) => ({ offset: String(from + i), observation }));

@@ -6,7 +6,7 @@ import { byCorrelation, fixture, kafka, kafkaSuite, readAll, parseLines, produce
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
 
-const example = new URL("../../../packages/cli/examples/design-section-1.ndjson", import.meta.url);
+const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
 const story = parseLines(readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== ""));
 const [capabilityPhase, taskPhase] = [story.filter((o) => o.correlationId.startsWith("probe-")), story.filter((o) => !o.correlationId.startsWith("probe-"))];
 

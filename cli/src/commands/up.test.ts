@@ -1,6 +1,6 @@
 /**
  * `a2a-ledger up`: the CLI runs the services as processes and imports none of their code (the package
- * graph has no arrow from packages/cli into services/* and no cycle); bad arguments are usage errors; and,
+ * graph has no arrow from cli into services/* and no cycle); bad arguments are usage errors; and,
  * on the real stack, `up` starts every service as its own process with its log file and Ctrl-C stops them all.
  * The demo (`up --demo`, the live §1 story) is the end-to-end test of mesh/orchestrator.
  */
@@ -54,11 +54,11 @@ describe("the package graph", () => {
   const all = workspaces();
   const services = new Set(all.filter((w) => w.dir.startsWith("services/")).map((w) => w.name));
 
-  it("has no arrow from packages/cli into services/*: neither a dependency nor an import", () => {
+  it("has no arrow from cli into services/*: neither a dependency nor an import", () => {
     const cli = all.find((w) => w.name === "@a2a-ledger/cli");
     expect(cli?.deps.filter((d) => services.has(d))).toEqual([]);
     expect(services.size).toBeGreaterThanOrEqual(4);
-    const imports = sourceFiles(join(repoRoot, "packages/cli/src")).flatMap((file) => [...readFileSync(file, "utf8").matchAll(/from\s+"(@a2a-ledger\/[^"/]+)/g)].map((m) => m[1] as string));
+    const imports = sourceFiles(join(repoRoot, "cli/src")).flatMap((file) => [...readFileSync(file, "utf8").matchAll(/from\s+"(@a2a-ledger\/[^"/]+)/g)].map((m) => m[1] as string));
     expect(imports.filter((i) => services.has(i))).toEqual([]);
   });
 

@@ -11,7 +11,7 @@ import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, lo
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
-const repo = join(import.meta.dirname, "../../..");
+const repo = join(import.meta.dirname, "../..");
 export const endpoints = endpointsFromEnv();
 export const kafka: Kafka = createKafka({ brokers: endpoints.brokers, clientId: "cli-test", logLevel: logLevel.NOTHING });
 export const serde = new Serde(endpoints.registryUrl);
