@@ -63,6 +63,8 @@ export class Reconciler {
   /** One piece of work per partition at a time: a batch, or a re-examination. */
   private readonly locks = new Map<number, Promise<unknown>>();
   private recheckTimer: NodeJS.Timeout | undefined;
+  /** Work in progress per partition: when it began and the last stage it finished, for the stall warning. */
+  private readonly working = new Map<number, { since: number; after: string; warned: number }>();
 
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
@@ -116,7 +118,10 @@ export class Reconciler {
       },
     });
     this.running = true;
-    this.recheckTimer = setInterval(() => void this.recheckIdle(), this.config.recheckMs);
+    this.recheckTimer = setInterval(() => {
+      void this.recheckIdle();
+      this.warnStalled();
+    }, this.config.recheckMs);
     this.recheckTimer.unref();
     this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
   }
@@ -213,7 +218,7 @@ export class Reconciler {
   /** Runs `work` for a partition after the work already queued for it. */
   private exclusive<T>(partition: number, work: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(partition) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
+    const next = previous.catch(() => undefined).then(work).finally(() => this.working.delete(partition));
     this.locks.set(partition, next);
     void next.catch(() => undefined).finally(() => {
       if (this.locks.get(partition) === next) this.locks.delete(partition);
@@ -245,7 +250,7 @@ export class Reconciler {
    */
   private async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
     const { topics, groupId } = this.config;
-    const stage = this.stageClock();
+    const stage = this.stageClock(partition);
     const states = await this.statesOf(partition, heartbeat);
     const producerPromise = this.producerFor(partition);
     const producer = await producerPromise;
@@ -338,13 +343,26 @@ export class Reconciler {
   }
 
   /** A stopwatch adding the time since its previous lap to the stage counter named at each lap. */
-  private stageClock(): (stage: string) => void {
+  private stageClock(partition: number): (stage: string) => void {
     let last = performance.now();
+    this.working.set(partition, { since: Date.now(), after: "start", warned: 0 });
     return (name) => {
       const now = performance.now();
       this.metrics.stageSeconds.inc({ stage: name }, (now - last) / 1_000);
       last = now;
+      const work = this.working.get(partition);
+      if (work !== undefined) work.after = name;
     };
+  }
+
+  /** A partition whose work has not finished for a minute is logged (once a minute) with the stage it is past. */
+  private warnStalled(): void {
+    const now = Date.now();
+    for (const [partition, work] of this.working) {
+      if (now - work.since < 60_000 || now - work.warned < 60_000) continue;
+      work.warned = now;
+      this.log.warn({ partition, seconds: Math.round((now - work.since) / 1000), after: work.after }, "partition work stalled");
+    }
   }
 
   /** Finishes the batch in hand (or aborts it), leaves the group, closes every client. */
