@@ -14,7 +14,7 @@ import { IngestClient } from "@a2a-ledger/ingest-client";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmissionRefusedError, WorkerGuard } from "../src/index.ts";
-import { startLedger, type TestLedger } from "./ledger.ts";
+import { startLedger, type TestLedger } from "../src/testing.ts";
 
 const lifecycle = (states: string[]) => ({ uri: "urn:a2a-ledger:ext:task-lifecycle:v1", description: "", required: false, params: { states, taskStore: "ephemeral" } });
 

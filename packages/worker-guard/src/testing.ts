@@ -1,6 +1,7 @@
 /**
- * The real ingest service (in this process) writing to a throwaway topic on the running broker, and a
- * reader that decodes what landed there: where the guard's refusals are checked.
+ * For tests of workers that record through ingest (this package's and the Python guard's): the real ingest
+ * service (in this process) writing to a throwaway topic on the running broker, and a reader that decodes
+ * what landed there. Needs `@a2a-ledger/ingest` and `@a2a-ledger/kafka` (dev dependencies of the caller).
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
