@@ -112,7 +112,6 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
     DISPATCHER_PORT: "0",
     DISPATCHER_CANARY_POLL_MS: "400",
     DISPATCHER_SESSION_TIMEOUT_MS: "6000",
-    DISPATCHER_FROM_BEGINNING: "true",
     ...extra,
   });
   return {
