@@ -18,8 +18,11 @@
  * round): req/s and its ratio to direct; p50 and p99 and what the proxy adds to them.
  */
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createKafka, endpointsFromEnv } from "@a2a-ledger/kafka";
 import { createTestTopic } from "@a2a-ledger/kafka/testing";
@@ -101,7 +104,8 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
 
 function startProxy(upstream: string, ingestUrl: string, workerId: string): Promise<AgentProcess> {
   return spawnListening(`proxy ${workerId}`, process.execPath, ["--import", "tsx", proxyMain], {
-    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info", PROXY_SHUTDOWN_GRACE_MS: "2000" },
+    // A fresh spool per run: what an earlier run left must not reach this run's topic.
+    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info", PROXY_SHUTDOWN_GRACE_MS: "2000", PROXY_SPOOL_DIR: mkdtempSync(join(tmpdir(), `bench-spool-${workerId}-`)) },
   });
 }
 
