@@ -11,6 +11,8 @@ export interface StackConfig {
   cacheDir: string;
   kafkaPort: number;
   controllerPort: number;
+  /** Combined KRaft nodes of the native cluster (A2A_LEDGER_KAFKA_NODES, default 1). */
+  kafkaNodes: number;
   registryPort: number;
   kafkaVersion: string;
   apicurioVersion: string;
@@ -40,6 +42,22 @@ function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw === undefined || raw === "" ? undefined : raw;
 }
 
+/** Most nodes the native launcher runs on one machine. */
+export const maxKafkaNodes = 5;
+
+function nodeCount(env: NodeJS.ProcessEnv): number {
+  const raw = nonEmpty(env, "A2A_LEDGER_KAFKA_NODES");
+  if (raw === undefined) return 1;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > maxKafkaNodes) throw new ConfigError(`A2A_LEDGER_KAFKA_NODES=${JSON.stringify(raw)} is not a node count from 1 to ${maxKafkaNodes}`);
+  return value;
+}
+
+/** Ports of each node: node n (from 1) listens on the base ports plus 2(n-1), so the default pairs are 19092/19093, 19094/19095, … */
+export function nodePorts(config: Pick<StackConfig, "kafkaPort" | "controllerPort" | "kafkaNodes">): { id: number; port: number; controllerPort: number }[] {
+  return Array.from({ length: config.kafkaNodes }, (_, i) => ({ id: i + 1, port: config.kafkaPort + 2 * i, controllerPort: config.controllerPort + 2 * i }));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
   const externalBrokers = nonEmpty(env, "KAFKA_BROKERS");
   const externalRegistryUrl = nonEmpty(env, "SCHEMA_REGISTRY_URL");
@@ -58,12 +76,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
     kafkaPort: port(env, "A2A_LEDGER_KAFKA_PORT", 19092),
     controllerPort: port(env, "A2A_LEDGER_KAFKA_CONTROLLER_PORT", 19093),
     registryPort: port(env, "A2A_LEDGER_REGISTRY_PORT", 18081),
+    kafkaNodes: nodeCount(env),
     kafkaVersion: nonEmpty(env, "A2A_LEDGER_KAFKA_VERSION") ?? "4.1.2",
     apicurioVersion: nonEmpty(env, "A2A_LEDGER_APICURIO_VERSION") ?? "3.3.3",
     externalBrokers,
     externalRegistryUrl,
   };
-  const ports = [config.kafkaPort, config.controllerPort, config.registryPort];
-  if (new Set(ports).size !== ports.length) throw new ConfigError(`the Kafka, controller and registry ports must differ (got ${ports.join(", ")})`);
+  const ports = [...nodePorts(config).flatMap((n) => [n.port, n.controllerPort]), config.registryPort, config.registryPort + 1];
+  if (new Set(ports).size !== ports.length) {
+    throw new ConfigError(`the Kafka, controller and registry ports must differ (got ${ports.join(", ")}; node n listens on A2A_LEDGER_KAFKA_PORT + 2(n-1) and A2A_LEDGER_KAFKA_CONTROLLER_PORT + 2(n-1), the registry's health interface on A2A_LEDGER_REGISTRY_PORT + 1)`);
+  }
+  if (ports.some((p) => p > 65535)) throw new ConfigError(`the ports of ${config.kafkaNodes} Kafka nodes go past 65535 (got ${ports.join(", ")})`);
   return config;
 }

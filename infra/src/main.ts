@@ -5,9 +5,23 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { MissingToolError } from "./java.ts";
 import { down, readStackState, up } from "./stack.ts";
 
-const command = process.argv[2];
+/** `--nodes N` (or `--nodes=N`) sets A2A_LEDGER_KAFKA_NODES for this command. */
+function withNodesFlag(args: readonly string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  let nodes: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--nodes") nodes = args[++i] ?? "";
+    else if (arg.startsWith("--nodes=")) nodes = arg.slice("--nodes=".length);
+    else throw new ConfigError(`unknown option ${JSON.stringify(arg)} (usage: infra up|down|status [--nodes N])`);
+  }
+  if (nodes === undefined) return env;
+  if (nodes === "") throw new ConfigError("--nodes needs a node count");
+  return { ...env, A2A_LEDGER_KAFKA_NODES: nodes };
+}
+
+const [command, ...args] = process.argv.slice(2);
 try {
-  const config = loadConfig();
+  const config = loadConfig(withNodesFlag(args, process.env));
   if (command === "up") {
     const started = Date.now();
     const state = await up(config, (line) => console.log(line));
@@ -20,7 +34,7 @@ try {
     const state = readStackState(config);
     console.log(state ? JSON.stringify(state, null, 2) : "not started (no stack.json)");
   } else {
-    console.error("usage: infra up | down | status");
+    console.error("usage: infra up | down | status [--nodes N]");
     process.exit(2);
   }
 } catch (error) {

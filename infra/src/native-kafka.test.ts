@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.ts";
-import { serverProperties } from "./native-kafka.ts";
+import { brokersOf, kafkaNodes, serverProperties } from "./native-kafka.ts";
+
+const setting = (props: string, key: string) => new RegExp(`^${key.replace(/\./g, "\\.")}=(.*)$`, "m").exec(props)?.[1];
 
 describe("the native broker's server.properties", () => {
-  const props = serverProperties(loadConfig({ A2A_LEDGER_KAFKA_PORT: "29092", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093" }), "/data");
+  const config = loadConfig({ A2A_LEDGER_KAFKA_PORT: "29092", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093", A2A_LEDGER_DATA_DIR: "/data" });
+  const props = serverProperties(config);
 
   it("binds broker and controller to loopback only", () => {
     expect(props).toMatch(/^listeners=PLAINTEXT:\/\/127\.0\.0\.1:29092,CONTROLLER:\/\/127\.0\.0\.1:29093$/m);
@@ -11,12 +14,56 @@ describe("the native broker's server.properties", () => {
   });
 
   it("gives every internal topic replication 1, as one node requires", () => {
-    for (const key of ["offsets.topic.replication.factor", "transaction.state.log.replication.factor", "transaction.state.log.min.isr", "share.coordinator.state.topic.replication.factor"]) {
-      expect(props).toMatch(new RegExp(`^${key.replace(/\./g, "\\.")}=1$`, "m"));
+    for (const key of ["offsets.topic.replication.factor", "transaction.state.log.replication.factor", "transaction.state.log.min.isr", "share.coordinator.state.topic.replication.factor", "default.replication.factor", "min.insync.replicas"]) {
+      expect(setting(props, key)).toBe("1");
     }
+  });
+
+  it("keeps the single node's folder and dynamic quorum, so existing data directories start as before", () => {
+    expect(kafkaNodes(config).map((n) => n.data)).toEqual(["/data/kafka/data"]);
+    expect(setting(props, "controller.quorum.bootstrap.servers")).toBe("127.0.0.1:29093");
+    expect(setting(props, "controller.quorum.voters")).toBeUndefined();
   });
 
   it("creates no topic implicitly: topics are code", () => {
     expect(props).toMatch(/^auto\.create\.topics\.enable=false$/m);
+  });
+});
+
+describe("a three-node cluster's server.properties", () => {
+  const config = loadConfig({ A2A_LEDGER_KAFKA_NODES: "3", A2A_LEDGER_KAFKA_PORT: "29092", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093", A2A_LEDGER_DATA_DIR: "/data" });
+  const nodes = kafkaNodes(config);
+  const props = nodes.map((n) => serverProperties(config, n));
+
+  it("gives each node its own id, port pair and data directory", () => {
+    expect(nodes.map((n) => [n.id, n.port, n.controllerPort, n.data])).toEqual([
+      [1, 29092, 29093, "/data/kafka/node-1/data"],
+      [2, 29094, 29095, "/data/kafka/node-2/data"],
+      [3, 29096, 29097, "/data/kafka/node-3/data"],
+    ]);
+    expect(props.map((p) => setting(p, "node.id"))).toEqual(["1", "2", "3"]);
+    expect(props.map((p) => setting(p, "advertised.listeners"))).toEqual(["PLAINTEXT://127.0.0.1:29092", "PLAINTEXT://127.0.0.1:29094", "PLAINTEXT://127.0.0.1:29096"]);
+    expect(brokersOf(config)).toBe("127.0.0.1:29092,127.0.0.1:29094,127.0.0.1:29096");
+  });
+
+  it("names the same static controller quorum on every node", () => {
+    for (const p of props) expect(setting(p, "controller.quorum.voters")).toBe("1@127.0.0.1:29093,2@127.0.0.1:29095,3@127.0.0.1:29097");
+  });
+
+  it("replicates the internal topics three times with two in sync, and never elects an unclean leader", () => {
+    for (const p of props) {
+      for (const key of ["offsets.topic.replication.factor", "transaction.state.log.replication.factor", "share.coordinator.state.topic.replication.factor", "default.replication.factor"]) expect(setting(p, key)).toBe("3");
+      for (const key of ["transaction.state.log.min.isr", "share.coordinator.state.topic.min.isr", "min.insync.replicas"]) expect(setting(p, key)).toBe("2");
+      expect(setting(p, "unclean.leader.election.enable")).toBe("false");
+    }
+  });
+
+  it("refuses a node count the launcher does not run", () => {
+    expect(() => loadConfig({ A2A_LEDGER_KAFKA_NODES: "0" })).toThrow(/A2A_LEDGER_KAFKA_NODES="0"/);
+    expect(() => loadConfig({ A2A_LEDGER_KAFKA_NODES: "three" })).toThrow(/node count/);
+  });
+
+  it("refuses node ports that collide with the registry's", () => {
+    expect(() => loadConfig({ A2A_LEDGER_KAFKA_NODES: "3", A2A_LEDGER_REGISTRY_PORT: "19096" })).toThrow(/must differ/);
   });
 });

@@ -1,49 +1,100 @@
 /**
- * A single-node Apache Kafka (KRaft, combined broker and controller) as a local JVM process.
+ * Apache Kafka (KRaft, combined broker and controller nodes) as local JVM processes: one node by
+ * default, or N nodes on loopback sharing one cluster id, each with its own data directory and port
+ * pair, the controller quorum given statically (`controller.quorum.voters`).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { kafkaLibs } from "./artifacts.ts";
-import type { StackConfig } from "./config.ts";
+import { type StackConfig, nodePorts } from "./config.ts";
 import { findJava } from "./java.ts";
-import { type ProcessFiles, runningPid, startDetached, stopProcess, tail } from "./jvm-process.ts";
-import { brokerAnswers, waitUntil } from "./readiness.ts";
+import { type ProcessFiles, isAlive, runningPid, startDetached, stopProcess, tail } from "./jvm-process.ts";
+import { brokerAnswers, clusterAnswers, waitUntil } from "./readiness.ts";
 
+export interface KafkaNode {
+  id: number;
+  port: number;
+  controllerPort: number;
+  /** host:port of its client listener. */
+  address: string;
+  root: string;
+  data: string;
+  logs: string;
+  properties: string;
+  log4j: string;
+  files: ProcessFiles;
+}
+
+/**
+ * The nodes of the configured cluster. One node keeps the layout it always had (`<data>/kafka`);
+ * node n of a larger cluster lives in `<data>/kafka/node-<n>`.
+ */
+export function kafkaNodes(config: StackConfig): KafkaNode[] {
+  const base = join(config.dataDir, "kafka");
+  return nodePorts(config).map(({ id, port, controllerPort }) => {
+    const root = config.kafkaNodes === 1 ? base : join(base, `node-${id}`);
+    return {
+      id, port, controllerPort, root,
+      address: `127.0.0.1:${port}`,
+      data: join(root, "data"), logs: join(root, "logs"), properties: join(root, "server.properties"), log4j: join(root, "log4j2.xml"),
+      files: { pidFile: join(root, "kafka.pid"), logFile: join(root, "kafka.out") },
+    };
+  });
+}
+
+/** The one node's folders (a single-node cluster), as the launcher's callers knew them. */
 export function kafkaDirs(config: StackConfig) {
-  const root = join(config.dataDir, "kafka");
-  return { root, data: join(root, "data"), logs: join(root, "logs"), properties: join(root, "server.properties"), log4j: join(root, "log4j2.xml") };
+  const [node] = kafkaNodes({ ...config, kafkaNodes: 1 }) as [KafkaNode];
+  return { root: node.root, data: node.data, logs: node.logs, properties: node.properties, log4j: node.log4j };
 }
 
 export function kafkaFiles(config: StackConfig): ProcessFiles {
-  const { root } = kafkaDirs(config);
-  return { pidFile: join(root, "kafka.pid"), logFile: join(root, "kafka.out") };
+  return (kafkaNodes({ ...config, kafkaNodes: 1 })[0] as KafkaNode).files;
 }
 
-export function serverProperties(config: StackConfig, dataDir: string): string {
+/** Replication of the internal topics and the broker's defaults for a cluster of `nodes`. */
+export function replicationProperties(nodes: number): string[] {
+  const factor = Math.min(3, nodes);
+  const minIsr = factor === 3 ? 2 : 1;
+  // One partition each on one node; on a cluster a few, so that coordinators are spread over the brokers.
+  const partitions = nodes === 1 ? 1 : 3;
+  return [
+    `offsets.topic.replication.factor=${factor}`,
+    `offsets.topic.num.partitions=${partitions}`,
+    `transaction.state.log.replication.factor=${factor}`,
+    `transaction.state.log.min.isr=${minIsr}`,
+    `transaction.state.log.num.partitions=${partitions}`,
+    `share.coordinator.state.topic.replication.factor=${factor}`,
+    `share.coordinator.state.topic.min.isr=${minIsr}`,
+    // Topics created without explicit settings (the registry's kafkasql journal) follow the cluster too.
+    `default.replication.factor=${factor}`,
+    `min.insync.replicas=${minIsr}`,
+    "unclean.leader.election.enable=false",
+  ];
+}
+
+export function serverProperties(config: StackConfig, node: KafkaNode = kafkaNodes(config)[0] as KafkaNode): string {
   const host = "127.0.0.1";
+  const nodes = kafkaNodes(config);
+  const quorum = config.kafkaNodes === 1
+    ? [`node.id=1`, `controller.quorum.bootstrap.servers=${host}:${node.controllerPort}`]
+    : [`node.id=${node.id}`, `controller.quorum.voters=${nodes.map((n) => `${n.id}@${host}:${n.controllerPort}`).join(",")}`];
   return `${[
     "process.roles=broker,controller",
-    "node.id=1",
-    `controller.quorum.bootstrap.servers=${host}:${config.controllerPort}`,
-    `listeners=PLAINTEXT://${host}:${config.kafkaPort},CONTROLLER://${host}:${config.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://${host}:${config.kafkaPort}`,
+    ...quorum,
+    `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
     "controller.listener.names=CONTROLLER",
     "inter.broker.listener.name=PLAINTEXT",
     "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-    `log.dirs=${dataDir}`,
-    // One node: every internal topic with replication 1.
-    "offsets.topic.replication.factor=1",
-    "offsets.topic.num.partitions=1",
-    "transaction.state.log.replication.factor=1",
-    "transaction.state.log.min.isr=1",
-    "transaction.state.log.num.partitions=1",
-    "share.coordinator.state.topic.replication.factor=1",
-    "share.coordinator.state.topic.min.isr=1",
+    `log.dirs=${node.data}`,
+    ...replicationProperties(config.kafkaNodes),
     "group.initial.rebalance.delay.ms=0",
     "num.network.threads=2",
     "num.io.threads=2",
+    "num.replica.fetchers=1",
     // Topics are code (packages/kafka): nothing is created implicitly.
     "auto.create.topics.enable=false",
     "num.partitions=1",
@@ -66,39 +117,112 @@ const log4j = `<Configuration status="WARN">
 </Configuration>
 `;
 
-export const brokersOf = (config: StackConfig) => `127.0.0.1:${config.kafkaPort}`;
+/** The bootstrap list of the configured cluster: every node's client listener. */
+export const brokersOf = (config: StackConfig) => kafkaNodes(config).map((n) => n.address).join(",");
 
-function javaArgs(config: StackConfig, libs: string): string[] {
-  const dirs = kafkaDirs(config);
+function javaArgs(config: StackConfig, node: KafkaNode, libs: string): string[] {
+  // Three JVMs share two cores with the registry and the tests: a smaller heap per node of a cluster.
+  const heap = config.kafkaNodes === 1 ? "-Xmx768m" : "-Xmx512m";
   return [
-    "-Xms128m", "-Xmx768m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
-    `-Dlog4j2.configurationFile=${dirs.log4j}`, `-Dkafka.logs.dir=${dirs.logs}`,
+    "-Xms128m", heap, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+    `-Dlog4j2.configurationFile=${node.log4j}`, `-Dkafka.logs.dir=${node.logs}`,
     "-cp", `${libs}/*`,
   ];
 }
 
-/** Starts the broker unless it already runs; formats the storage on first start. Resolves when it answers. */
-export async function startKafka(config: StackConfig, timeoutMs = 120_000): Promise<string> {
-  const brokers = brokersOf(config);
-  const files = kafkaFiles(config);
-  const dirs = kafkaDirs(config);
-  if (runningPid(files) === undefined) {
-    const java = findJava(17, "Apache Kafka 4.1");
-    const libs = kafkaLibs(config);
-    for (const dir of [dirs.data, dirs.logs]) mkdirSync(dir, { recursive: true });
-    writeFileSync(dirs.properties, serverProperties(config, dirs.data));
-    writeFileSync(dirs.log4j, log4j);
-    if (!existsSync(join(dirs.data, "meta.properties"))) {
-      const clusterId = randomBytes(16).toString("base64url");
-      const format = spawnSync(java.path, [...javaArgs(config, libs), "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", dirs.properties, "--standalone"], { encoding: "utf8", timeout: 120_000 });
-      if (format.status !== 0) throw new Error(`formatting Kafka storage failed:\n${format.stdout}${format.stderr}`);
+/** Node folders of this data directory that belong to another node count (their processes would hold the ports). */
+function otherLayouts(config: StackConfig): ProcessFiles[] {
+  const base = join(config.dataDir, "kafka");
+  const files: ProcessFiles[] = [];
+  if (config.kafkaNodes !== 1) files.push(kafkaFiles(config));
+  if (existsSync(base)) {
+    for (const entry of readdirSync(base)) {
+      const match = /^node-(\d+)$/.exec(entry);
+      if (match === null || (config.kafkaNodes > 1 && Number(match[1]) <= config.kafkaNodes)) continue;
+      files.push({ pidFile: join(base, entry, "kafka.pid"), logFile: join(base, entry, "kafka.out") });
     }
-    startDetached(java.path, [...javaArgs(config, libs), "kafka.Kafka", dirs.properties], files);
   }
-  await waitUntil(`Kafka at ${brokers}`, () => brokerAnswers(brokers), timeoutMs, () => `${tail(files.logFile)}\n${tail(join(dirs.logs, "server.log"))}`, () => runningPid(files) !== undefined);
+  return files;
+}
+
+/** The cluster id the nodes' storage was formatted with (any formatted node tells), else a new one. */
+function clusterIdOf(nodes: readonly KafkaNode[]): string {
+  for (const node of nodes) {
+    const meta = join(node.data, "meta.properties");
+    const id = existsSync(meta) ? /^cluster\.id=(.+)$/m.exec(readFileSync(meta, "utf8"))?.[1]?.trim() : undefined;
+    if (id) return id;
+  }
+  return randomBytes(16).toString("base64url");
+}
+
+/** Writes a node's configuration and formats its storage on first start; starts its JVM unless it runs. */
+export function launchKafkaNode(config: StackConfig, node: KafkaNode, clusterId = clusterIdOf(kafkaNodes(config))): void {
+  if (runningPid(node.files) !== undefined) return;
+  const java = findJava(17, "Apache Kafka 4.1");
+  const libs = kafkaLibs(config);
+  for (const dir of [node.data, node.logs]) mkdirSync(dir, { recursive: true });
+  writeFileSync(node.properties, serverProperties(config, node));
+  writeFileSync(node.log4j, log4j);
+  if (!existsSync(join(node.data, "meta.properties"))) {
+    const standalone = config.kafkaNodes === 1 ? ["--standalone"] : [];
+    const format = spawnSync(java.path, [...javaArgs(config, node, libs), "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", node.properties, ...standalone], { encoding: "utf8", timeout: 120_000 });
+    if (format.status !== 0) throw new Error(`formatting the storage of Kafka node ${node.id} failed:\n${format.stdout}${format.stderr}`);
+  }
+  startDetached(java.path, [...javaArgs(config, node, libs), "kafka.Kafka", node.properties], node.files);
+}
+
+function diagnostics(nodes: readonly KafkaNode[]): string {
+  return nodes.map((n) => `--- node ${n.id} ---\n${tail(n.files.logFile, 10)}\n${tail(join(n.logs, "server.log"))}`).join("\n");
+}
+
+/** Resolves when `node` answers metadata requests itself. */
+export async function waitForKafkaNode(node: KafkaNode, timeoutMs = 120_000): Promise<void> {
+  await waitUntil(`Kafka node ${node.id} at ${node.address}`, () => brokerAnswers(node.address), timeoutMs, () => diagnostics([node]), () => runningPid(node.files) !== undefined);
+}
+
+/**
+ * Starts every node that does not run (all at once: a quorum of several needs its voters up
+ * together), formatting storage on first start. Resolves when the cluster answers with every node.
+ */
+export async function startKafka(config: StackConfig, timeoutMs = 180_000): Promise<string> {
+  const nodes = kafkaNodes(config);
+  const clash = otherLayouts(config).find((files) => runningPid(files) !== undefined);
+  if (clash !== undefined) {
+    throw new Error(`a Kafka node of another node count runs from ${config.dataDir} (${clash.pidFile}); stop it first (npm run infra:down with that A2A_LEDGER_KAFKA_NODES)`);
+  }
+  const clusterId = clusterIdOf(nodes);
+  for (const node of nodes) launchKafkaNode(config, node, clusterId);
+  const brokers = brokersOf(config);
+  await waitUntil(`Kafka (${nodes.length} node${nodes.length === 1 ? "" : "s"}) at ${brokers}`, () => clusterAnswers(brokers, nodes.length), timeoutMs, () => diagnostics(nodes), () => nodes.every((n) => runningPid(n.files) !== undefined));
   return brokers;
 }
 
+/** The pid of a node's JVM, when it runs. */
+export const kafkaNodePid = (node: KafkaNode): number | undefined => runningPid(node.files);
+
+/** Sends a signal to a node's JVM (SIGKILL, SIGSTOP, SIGCONT, …); false when it does not run. */
+export function signalKafkaNode(node: KafkaNode, signal: NodeJS.Signals): boolean {
+  const pid = runningPid(node.files);
+  if (pid === undefined) return false;
+  process.kill(pid, signal);
+  return true;
+}
+
+/** Stops one node (SIGTERM, SIGKILL after the grace); resolves once it is gone. */
+export async function stopKafkaNode(node: KafkaNode, graceMs = 60_000): Promise<boolean> {
+  const pid = runningPid(node.files);
+  // A stalled (SIGSTOPped) JVM cannot act on SIGTERM.
+  if (pid !== undefined && isAlive(pid)) process.kill(pid, "SIGCONT");
+  return stopProcess(node.files, graceMs);
+}
+
+/** Stops every node of this data directory, of any node count. */
 export async function stopKafka(config: StackConfig): Promise<boolean> {
-  return stopProcess(kafkaFiles(config), 60_000);
+  const files = [...kafkaNodes(config).map((n) => n.files), ...otherLayouts(config)];
+  const stopped = await Promise.all(files.map(async (f) => {
+    const pid = runningPid(f);
+    if (pid !== undefined) process.kill(pid, "SIGCONT");
+    return stopProcess(f, 60_000);
+  }));
+  return stopped.some(Boolean);
 }

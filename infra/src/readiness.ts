@@ -17,17 +17,20 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
   }
 }
 
-export async function brokerAnswers(brokers: string): Promise<boolean> {
+/** The cluster answers metadata requests and lists at least `nodes` brokers. */
+export async function clusterAnswers(brokers: string, nodes: number): Promise<boolean> {
   const kafka = createKafka({ brokers, clientId: "a2a-ledger-readiness", connectionTimeoutMs: 2_000, requestTimeoutMs: 5_000, retries: 0, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
-    return cluster.brokers.length > 0 && cluster.controller !== null;
+    return cluster.brokers.length >= nodes && cluster.controller !== null;
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
 }
+
+export const brokerAnswers = (brokers: string): Promise<boolean> => clusterAnswers(brokers, 1);
 
 export async function registryAnswers(url: string): Promise<boolean> {
   const response = await fetch(`${url}/subjects`, { signal: AbortSignal.timeout(5_000) });

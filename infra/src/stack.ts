@@ -18,6 +18,10 @@ export interface StackState {
   brokers: string;
   registryUrl: string;
   startedAt: string;
+  /** Kafka nodes the launcher runs (native strategy); 1 for the other strategies. */
+  kafkaNodes?: number;
+  /** The data directory of a native stack: where each node's pid file is. */
+  dataDir?: string;
 }
 
 export const defaultRegistryInstance = "registry";
@@ -40,6 +44,7 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
       return { brokers, registryUrl };
     }
     case "docker":
+      if (config.kafkaNodes > 1) throw new Error(`the Docker stack runs one Kafka node; A2A_LEDGER_KAFKA_NODES=${config.kafkaNodes} needs the native launcher (A2A_LEDGER_STACK=native)`);
       return startDockerStack(config);
     case "native": {
       const brokers = await startKafka(config);
@@ -70,7 +75,7 @@ export async function up(config: StackConfig, log: (line: string) => void = () =
   log(`kafka: ${brokers}\nregistry: ${registryUrl}`);
   const setup = await applyProjectSetup(brokers, registryUrl);
   log(`topics created: ${setup.topics.created.join(", ") || "none"}; existing: ${setup.topics.existing.length}; subjects registered: ${setup.subjects}`);
-  const state: StackState = { strategy, brokers, registryUrl, startedAt: new Date().toISOString() };
+  const state: StackState = { strategy, brokers, registryUrl, startedAt: new Date().toISOString(), ...(strategy === "native" ? { kafkaNodes: config.kafkaNodes, dataDir: config.dataDir } : {}) };
   writeFileSync(stackFile(config), `${JSON.stringify(state, null, 2)}\n`);
   return state;
 }

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { endpointsFromEnv } from "@a2a-ledger/kafka";
 import { loadConfig } from "./config.ts";
 import { brokerAnswers, registryAnswers } from "./readiness.ts";
-import { down, readStackState, up } from "./stack.ts";
+import { chooseStrategy, down, readStackState, up } from "./stack.ts";
 
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined) {
@@ -17,9 +17,16 @@ if (command === undefined) {
   process.exit(2);
 }
 
-const config = loadConfig();
+/**
+ * The tests run against a replicated cluster: three Kafka nodes unless A2A_LEDGER_KAFKA_NODES says
+ * otherwise (A2A_LEDGER_KAFKA_NODES=1 for a quicker local loop). Services the tests start, and the
+ * fault suite that signals the nodes, find the layout in the same variable and in stack.json.
+ */
+const nodes = process.env.A2A_LEDGER_KAFKA_NODES?.trim() || (chooseStrategy(loadConfig()) === "native" ? "3" : "1");
+const testEnv: NodeJS.ProcessEnv = { ...process.env, A2A_LEDGER_KAFKA_NODES: nodes };
+const config = loadConfig(testEnv);
 let started = false;
-let env: NodeJS.ProcessEnv = process.env;
+let env: NodeJS.ProcessEnv = testEnv;
 
 async function running(): Promise<{ brokers: string; registryUrl: string } | undefined> {
   const state = readStackState(config);
@@ -39,7 +46,7 @@ if (endpoints) {
   started = true;
   endpoints = state;
 }
-env = { ...process.env, KAFKA_BROKERS: endpoints.brokers, SCHEMA_REGISTRY_URL: endpoints.registryUrl };
+env = { ...testEnv, KAFKA_BROKERS: endpoints.brokers, SCHEMA_REGISTRY_URL: endpoints.registryUrl, A2A_LEDGER_DATA_DIR: config.dataDir };
 
 async function stop(): Promise<void> {
   if (!started) return;

@@ -2,3 +2,4 @@ export * from "./client.ts";
 export * from "./topics.ts";
 export * from "./endpoints.ts";
 export * from "./partition.ts";
+export * from "./end-offsets.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
 import { endpointsFromEnv } from "./endpoints.ts";
 import { createTestTopic } from "./testing.ts";
-import { ensureTopics, TopicConflictError, type TopicSpec, topics } from "./topics.ts";
+import { effectiveConfigs, ensureTopics, replicationFor, TopicConflictError, type TopicSpec, topics } from "./topics.ts";
 
 const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "topics-test" });
 let admin: Admin;
@@ -15,6 +15,21 @@ afterAll(async () => {
   await admin.disconnect();
 });
 
+describe("replication follows the cluster", () => {
+  it("is min(3, brokers), with two replicas in sync at three and never an unclean leader", () => {
+    expect(replicationFor(1)).toEqual({ factor: 1, configs: { "min.insync.replicas": "1", "unclean.leader.election.enable": "false" } });
+    expect(replicationFor(2).factor).toBe(2);
+    expect(replicationFor(2).configs["min.insync.replicas"]).toBe("1");
+    expect(replicationFor(3)).toEqual({ factor: 3, configs: { "min.insync.replicas": "2", "unclean.leader.election.enable": "false" } });
+    expect(replicationFor(7).factor).toBe(3);
+  });
+
+  it("lets a topic's own configs win over the replication's", () => {
+    const spec: TopicSpec = { name: "t", partitions: 1, configs: { "cleanup.policy": "compact", "min.insync.replicas": "3" }, purpose: "test" };
+    expect(effectiveConfigs(spec, 3)).toEqual({ "cleanup.policy": "compact", "min.insync.replicas": "3", "unclean.leader.election.enable": "false" });
+  });
+});
+
 describe("ensureTopics on the project's broker", () => {
   it("is idempotent: a second run creates nothing", async () => {
     await ensureTopics(admin);
@@ -23,15 +38,20 @@ describe("ensureTopics on the project's broker", () => {
     expect(again.existing.sort()).toEqual(topics.map((t) => t.name).sort());
   });
 
-  it("leaves every topic with the partitions and configs stated in code", async () => {
+  it("leaves every topic with the partitions, replication and configs stated in code", async () => {
+    const brokers = (await admin.describeCluster()).brokers.length;
     const metadata = await admin.fetchTopicMetadata({ topics: topics.map((t) => t.name) });
     const described = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: topics.map((t) => ({ type: 2, name: t.name, configNames: Object.keys(t.configs) })),
+      resources: topics.map((t) => ({ type: 2, name: t.name, configNames: Object.keys(effectiveConfigs(t, brokers)) })),
     });
     for (const spec of topics) {
-      expect(metadata.topics.find((t) => t.name === spec.name)?.partitions, spec.name).toHaveLength(spec.partitions);
+      const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions;
+      expect(partitions, spec.name).toHaveLength(spec.partitions);
+      for (const p of partitions ?? []) expect(p.replicas, `${spec.name} ${p.partitionId}`).toHaveLength(Math.min(3, brokers));
       const entries = described.resources.find((r) => r.resourceName === spec.name)?.configEntries ?? [];
+      expect(entries.find((e) => e.configName === "unclean.leader.election.enable")?.configValue, spec.name).toBe("false");
+      expect(entries.find((e) => e.configName === "min.insync.replicas")?.configValue, spec.name).toBe(brokers >= 3 ? "2" : "1");
       for (const [key, value] of Object.entries(spec.configs)) {
         expect(entries.find((e) => e.configName === key)?.configValue, `${spec.name} ${key}`).toBe(value);
       }
@@ -56,6 +76,17 @@ describe("ensureTopics on the project's broker", () => {
       ]);
       expect((error as Error).message).toMatch(/partitions is 2, expected 3/);
       expect(await admin.listTopics()).not.toContain(missing);
+    } finally {
+      await admin.deleteTopics({ topics: [name] });
+    }
+  });
+
+  it("reports an existing topic that may elect an unclean leader, and changes nothing", async () => {
+    const name = await createTestTopic(admin, "unclean", 1, { "unclean.leader.election.enable": "true" });
+    try {
+      const error = await ensureTopics(admin, [{ name, partitions: 1, configs: {}, purpose: "test" }]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TopicConflictError);
+      expect((error as TopicConflictError).conflicts).toEqual([{ topic: name, setting: "unclean.leader.election.enable", expected: "false", actual: "true" }]);
     } finally {
       await admin.deleteTopics({ topics: [name] });
     }

@@ -77,22 +77,51 @@ export interface EnsureResult {
 
 const CONFIG_RESOURCE_TOPIC = 2;
 
-/** Creates missing topics and verifies existing ones. Throws TopicConflictError before creating anything when one conflicts. */
+/** How a topic is replicated on a cluster of `brokers`: DESIGN §9. */
+export interface Replication {
+  factor: number;
+  /** Topic configs that go with the factor. */
+  configs: Record<string, string>;
+}
+
+/**
+ * Replication factor min(3, brokers); at factor 3 a write needs two replicas in sync (one broker may
+ * die without losing an acknowledged record or stopping writes); never an unclean leader.
+ */
+export function replicationFor(brokers: number): Replication {
+  const factor = Math.max(1, Math.min(3, brokers));
+  return { factor, configs: { "min.insync.replicas": factor === 3 ? "2" : "1", "unclean.leader.election.enable": "false" } };
+}
+
+/** The settings a spec must hold on a cluster of `brokers`: its own configs and the replication's. */
+export function effectiveConfigs(spec: TopicSpec, brokers: number): Record<string, string> {
+  return { ...replicationFor(brokers).configs, ...spec.configs };
+}
+
+/**
+ * Creates missing topics and verifies existing ones: partitions, configs, and a replication at least
+ * as strong as the cluster's size calls for. Throws TopicConflictError before creating anything when
+ * one conflicts.
+ */
 export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = topics): Promise<EnsureResult> {
   const present = new Set(await admin.listTopics());
   const existing = specs.filter((s) => present.has(s.name));
+  const brokers = (await admin.describeCluster()).brokers.length;
+  const replication = replicationFor(brokers);
   const conflicts: TopicConflict[] = [];
   if (existing.length > 0) {
     const metadata = await admin.fetchTopicMetadata({ topics: existing.map((s) => s.name) });
     const described = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: existing.map((s) => ({ type: CONFIG_RESOURCE_TOPIC, name: s.name, configNames: Object.keys(s.configs) })),
+      resources: existing.map((s) => ({ type: CONFIG_RESOURCE_TOPIC, name: s.name, configNames: Object.keys(effectiveConfigs(s, brokers)) })),
     });
     for (const spec of existing) {
-      const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions.length ?? 0;
-      if (partitions !== spec.partitions) conflicts.push({ topic: spec.name, setting: "partitions", expected: String(spec.partitions), actual: String(partitions) });
+      const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions ?? [];
+      if (partitions.length !== spec.partitions) conflicts.push({ topic: spec.name, setting: "partitions", expected: String(spec.partitions), actual: String(partitions.length) });
+      const factor = Math.min(...partitions.map((p) => p.replicas.length));
+      if (partitions.length > 0 && factor < replication.factor) conflicts.push({ topic: spec.name, setting: "replication factor", expected: `${replication.factor} (min(3, ${brokers} brokers))`, actual: String(factor) });
       const entries = described.resources.find((r) => r.resourceName === spec.name)?.configEntries ?? [];
-      for (const [key, expected] of Object.entries(spec.configs)) {
+      for (const [key, expected] of Object.entries(effectiveConfigs(spec, brokers))) {
         const actual = entries.find((e) => e.configName === key)?.configValue ?? "(unset)";
         if (actual !== expected) conflicts.push({ topic: spec.name, setting: key, expected, actual });
       }
@@ -101,14 +130,13 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
   if (conflicts.length > 0) throw new TopicConflictError(conflicts);
   const missing = specs.filter((s) => !present.has(s.name));
   if (missing.length > 0) {
-    const brokers = (await admin.describeCluster()).brokers.length;
     await admin.createTopics({
       waitForLeaders: true,
       topics: missing.map((s) => ({
         topic: s.name,
         numPartitions: s.partitions,
-        replicationFactor: Math.min(3, brokers),
-        configEntries: Object.entries(s.configs).map(([name, value]) => ({ name, value })),
+        replicationFactor: replication.factor,
+        configEntries: Object.entries(effectiveConfigs(s, brokers)).map(([name, value]) => ({ name, value })),
       })),
     });
   }
