@@ -73,7 +73,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     log,
   });
   const memory = new CorrelationMemory(config.correlationMemory, {
-    store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite")),
+    store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite"), (problem) => log.error(problem, "the correlation memory's file was not a usable database: moved aside, the memory starts empty")),
     onSize: (size) => metrics.correlationsRemembered.set(size),
   });
   const proxy = createProxyServer({ config, buffer, memory, metrics, log });

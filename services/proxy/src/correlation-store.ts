@@ -5,7 +5,7 @@
  * used is saved in batches (at most once a second), so that the least recently used tasks are the ones
  * forgotten first across restarts too.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
@@ -33,17 +33,43 @@ export class SqliteCorrelationStore implements CorrelationStore {
   private readonly update: Database.Statement<[number, string]>;
   private readonly remove: Database.Statement<[string]>;
 
-  constructor(readonly path: string) {
+  /** `onUnreadable` is told when the file was not a usable database and was moved aside (to `movedTo`). */
+  constructor(
+    readonly path: string,
+    onUnreadable: (problem: { path: string; movedTo: string; err: string }) => void = () => undefined,
+  ) {
     mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    // A committed write is in the WAL file before the call returns: it survives the process being killed.
-    this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.exec(schema);
+    try {
+      this.db = SqliteCorrelationStore.openDatabase(path);
+    } catch (e) {
+      if (!(e instanceof Database.SqliteError)) throw e;
+      // Not a database (damaged, or some other file): kept aside for a person, and the memory starts empty.
+      const movedTo = `${path}.unreadable-${Date.now()}`;
+      for (const suffix of ["", "-wal", "-shm"]) if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${movedTo}${suffix}`);
+      onUnreadable({ path, movedTo, err: e.message });
+      this.db = SqliteCorrelationStore.openDatabase(path);
+    }
     this.insert = this.db.prepare("INSERT OR IGNORE INTO correlation (task_id, correlation_id, used_at) VALUES (?, ?, ?)");
     this.update = this.db.prepare("UPDATE correlation SET used_at = ? WHERE task_id = ?");
     this.remove = this.db.prepare("DELETE FROM correlation WHERE task_id = ?");
+  }
+
+  private static openDatabase(path: string): Database.Database {
+    const db = new Database(path);
+    try {
+      // Read before anything is written, so that a file that is not this store's is moved aside untouched.
+      const columns = (db.prepare("SELECT name FROM pragma_table_info('correlation')").all() as { name: string }[]).map((c) => c.name);
+      if (columns.length > 0 && !["task_id", "correlation_id", "used_at"].every((c) => columns.includes(c))) throw new Database.SqliteError(`its table correlation has the columns ${columns.join(", ")}`, "SQLITE_MISMATCH");
+      db.pragma("journal_mode = WAL");
+      // A committed write is in the WAL file before the call returns: it survives the process being killed.
+      db.pragma("synchronous = NORMAL");
+      db.pragma("busy_timeout = 5000");
+      db.exec(schema);
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
   }
 
   load(): [string, string][] {

@@ -1,8 +1,9 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CorrelationMemory, correlationOfId, validCorrelationId } from "./correlation.ts";
+import Database from "better-sqlite3";
 import { SqliteCorrelationStore } from "./correlation-store.ts";
 
 describe("CorrelationMemory", () => {
@@ -58,6 +59,29 @@ describe("CorrelationMemory in its store", () => {
     expect(third.size).toBe(2);
     third.close();
   });
+});
+
+describe("SqliteCorrelationStore given a file that is not its database", () => {
+  for (const [what, write] of [
+    ["random bytes", (path: string) => writeFileSync(path, Buffer.from(Array.from({ length: 5_000 }, (_, i) => (i * 131 + 7) % 256)))],
+    ["another program's database", (path: string) => new Database(path).exec("CREATE TABLE correlation (x BLOB); INSERT INTO correlation VALUES (1);")],
+  ] as const) {
+    it(`moves ${what} aside, says so, and starts with an empty memory`, () => {
+      const dir = mkdtempSync(join(tmpdir(), "correlations-"));
+      const path = join(dir, "correlations.sqlite");
+      write(path);
+      const original = readFileSync(path);
+      const problems: { movedTo: string }[] = [];
+      const memory = new CorrelationMemory(10, { store: new SqliteCorrelationStore(path, (p) => problems.push(p)) });
+      expect(memory.size).toBe(0);
+      expect(problems).toHaveLength(1);
+      expect(readFileSync(problems[0]!.movedTo)).toEqual(original);
+      memory.remember("t1", "c1");
+      memory.close();
+      expect(new CorrelationMemory(10, { store: new SqliteCorrelationStore(path) }).lookup("t1")).toBe("c1");
+      expect(readdirSync(dir).filter((n) => n.includes(".unreadable-"))).toHaveLength(1);
+    });
+  }
 });
 
 describe("correlationOfId", () => {

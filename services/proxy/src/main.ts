@@ -1,12 +1,13 @@
 /**
  * Entry point: configuration from the environment, then the proxy until SIGTERM or SIGINT, which stop
  * taking requests and give the buffered observations the shutdown grace to reach the ledger. A bad
- * configuration, or a spool directory another live proxy holds, exits with code 2.
+ * configuration, or a spool directory that cannot be used (another live proxy holds it, it cannot be
+ * created or read), exits with code 2.
  */
 import { stopOnSignal } from "@a2a-ledger/env";
 import { createProxyApp } from "./app.ts";
 import { loadConfig, ProxyConfigError } from "./config.ts";
-import { SpoolLockedError } from "./observation-spool.ts";
+import { SpoolUnavailableError } from "./observation-spool.ts";
 
 async function main(): Promise<void> {
   let config;
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   try {
     app = createProxyApp(config, { defaultMetrics: true });
   } catch (e) {
-    if (e instanceof SpoolLockedError) {
+    if (e instanceof SpoolUnavailableError) {
       process.stderr.write(`${e.message}\n`);
       process.exit(2);
     }

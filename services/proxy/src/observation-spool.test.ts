@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createLogger } from "@a2a-ledger/logging";
 import { describe, expect, it } from "vitest";
-import { ObservationSpool, SpoolLockedError, type SpoolMetricsSink } from "./observation-spool.ts";
+import { ObservationSpool, SpoolLockedError, SpoolUnavailableError, type SpoolMetricsSink } from "./observation-spool.ts";
 
 const observation = (i: number, extra: Partial<ObservationInput> = {}): ObservationInput =>
   ({ type: "TaskStateObserved", eventId: `e-${i}`, correlationId: `c-${i}`, occurredAt: 1_000 + i, observer: "proxy:W1", workerId: "W1", serverTaskId: "t", state: "TASK_STATE_WORKING", via: "GET", ...extra }) as ObservationInput;
@@ -152,6 +152,28 @@ describe("ObservationSpool", () => {
     spool.append(observation(1));
     await spool.kept();
     expect(open(dir).replayed.map((e) => e.observation)).toEqual([observation(1)]);
+  });
+
+  it("a segment that cannot be read (a directory by that name) is reported and left alone; the rest is replayed", async () => {
+    const dir = freshDir();
+    const { spool } = open(dir);
+    spool.append(observation(1));
+    await spool.kept();
+    mkdirSync(join(dir, "0000000000000000.seg.d"));
+    mkdirSync(join(dir, "0000000000000099.seg"));
+    const reopened = open(dir);
+    expect(reopened.replayed.map((e) => e.observation)).toEqual([observation(1)]);
+    expect(reopened.counts.corrupt).toBe(1);
+    reopened.spool.append(observation(2));
+    await reopened.spool.kept();
+    expect(readdirSync(dir)).toContain("0000000000000099.seg");
+  });
+
+  it("a spool directory that cannot be one (a file is in its place) is a clear error, not a crash", () => {
+    const file = join(freshDir(), "not-a-dir");
+    writeFileSync(file, "x");
+    expect(() => open(file)).toThrow(SpoolUnavailableError);
+    expect(() => open(join(file, "below"))).toThrow(/cannot be used \(PROXY_SPOOL_DIR\)/);
   });
 
   it("refuses a directory a live process holds, and takes over the lock of one that is gone", () => {

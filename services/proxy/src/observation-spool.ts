@@ -53,7 +53,12 @@ export interface SpoolOptions {
   metrics: SpoolMetricsSink;
 }
 
-export class SpoolLockedError extends Error {
+/** The spool directory cannot be used: not creatable or readable, or held by another live proxy. */
+export class SpoolUnavailableError extends Error {
+  override name = "SpoolUnavailableError";
+}
+
+export class SpoolLockedError extends SpoolUnavailableError {
   override name = "SpoolLockedError";
 }
 
@@ -117,9 +122,16 @@ export class ObservationSpool {
 
   /** Opens (creating) the spool directory, takes its lock, and reads back what the last run left unsent. */
   static open(options: SpoolOptions): { spool: ObservationSpool; replayed: SpoolEntry[] } {
-    mkdirSync(options.dir, { recursive: true });
-    lock(options.dir);
-    const found = readdirSync(options.dir)
+    let names: string[];
+    try {
+      mkdirSync(options.dir, { recursive: true });
+      lock(options.dir);
+      names = readdirSync(options.dir);
+    } catch (e) {
+      if (e instanceof SpoolUnavailableError) throw e;
+      throw new SpoolUnavailableError(`the spool directory ${options.dir} cannot be used (PROXY_SPOOL_DIR): ${(e as Error).message}`);
+    }
+    const found = names
       .map((name) => segmentPattern.exec(name))
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => ({ firstSeq: Number(m[1]), path: join(options.dir, m[0]) }))
@@ -129,7 +141,15 @@ export class ObservationSpool {
     let acked = -1;
     let maxSeq = -1;
     found.forEach(({ firstSeq, path }, index) => {
-      const bytes = readFileSync(path);
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path);
+      } catch (e) {
+        // Not a file that can be read (a directory, no permission): left alone, reported, not replayed.
+        options.metrics.badRecord("corrupt");
+        options.log.error({ segment: path, err: (e as Error).message }, "a spool segment cannot be read: it is left as it is and not replayed");
+        return;
+      }
       const decoded = decodeSegment(bytes);
       let lastSeq: number | null = null;
       for (const { body, bytes: size } of decoded.records) {
