@@ -3,22 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IngestRejectedError, IngestUnavailableError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import { describe, expect, it } from "vitest";
+import { observation } from "../test/observation-fixture.ts";
 import { createLogger } from "@a2a-ledger/logging";
 import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type FailMode, type ObservationSender } from "./observation-buffer.ts";
 import { ObservationSpool } from "./observation-spool.ts";
 
-const observation = (i: number): ObservationInput => ({
-  type: "TaskStateObserved",
-  eventId: `e-${i}`,
-  correlationId: "c",
-  occurredAt: 1,
-  observer: "proxy:W1",
-  workerId: "W1",
-  serverTaskId: "t",
-  state: "TASK_STATE_WORKING",
-  via: "GET",
-});
 
 /** Answers each send with the next scripted outcome (the last repeats): "ok", "down", or an error to throw. */
 class ScriptedSender implements ObservationSender {

@@ -5,10 +5,9 @@ import { join } from "node:path";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createLogger } from "@a2a-ledger/logging";
 import { describe, expect, it } from "vitest";
+import { observation } from "../test/observation-fixture.ts";
 import { ObservationSpool, SpoolLockedError, SpoolUnavailableError, type SpoolMetricsSink } from "./observation-spool.ts";
 
-const observation = (i: number, extra: Partial<ObservationInput> = {}): ObservationInput =>
-  ({ type: "TaskStateObserved", eventId: `e-${i}`, correlationId: `c-${i}`, occurredAt: 1_000 + i, observer: "proxy:W1", workerId: "W1", serverTaskId: "t", state: "TASK_STATE_WORKING", via: "GET", ...extra }) as ObservationInput;
 
 function sink() {
   const counts = { torn: 0, corrupt: 0, writeErrors: 0, failing: false, diskBytes: 0 };

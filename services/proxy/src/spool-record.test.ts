@@ -1,18 +1,7 @@
-import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { describe, expect, it } from "vitest";
+import { observation } from "../test/observation-fixture.ts";
 import { decodeSegment, encodeRecord, headerBytes } from "./spool-record.ts";
 
-const observation = (i: number): ObservationInput => ({
-  type: "TaskStateObserved",
-  eventId: `e-${i}`,
-  correlationId: "c",
-  occurredAt: 1,
-  observer: "proxy:W1",
-  workerId: "W1",
-  serverTaskId: "t",
-  state: "TASK_STATE_WORKING",
-  via: "GET",
-});
 
 const segment = (...records: Buffer[]) => Buffer.concat(records);
 
