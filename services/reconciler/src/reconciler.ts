@@ -6,7 +6,7 @@
  * transactional id is what fences a zombie that lost the partition).
  */
 import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
-import { type Admin, type Consumer, createKafka, type Kafka, type Producer, type Transaction } from "@a2a-ledger/kafka";
+import { type Admin, type Consumer, createKafka, type Kafka, type Producer, sendByPartition, topicSpecs, type Transaction } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -68,8 +68,18 @@ export class Reconciler {
 
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
+    this.partitionCounts = new Map(topicSpecs(config.topics).map((t) => [t.name, t.partitions]));
     this.serde = new Serde(config.registryUrl);
     this.decider = createDecider(config.ruleSet);
+  }
+
+  /** Partitions of each output topic, as the topics are created in code. */
+  private readonly partitionCounts: Map<string, number>;
+
+  private partitionsOf(topic: string): number {
+    const count = this.partitionCounts.get(topic);
+    if (count === undefined) throw new Error(`${topic} is not one of the ledger's topics`);
+    return count;
   }
 
   get isRunning(): boolean {
@@ -305,7 +315,13 @@ export class Reconciler {
         { topic: topics.changelog, messages: changelog },
         { topic: topics.dlq, messages: dead },
       ].filter((s) => s.messages.length > 0);
-      if (sends.length > 0) await withinDeadline(tx.sendBatch({ topicMessages: sends, acks: -1 }), "send", deadlineMs);
+      // One send per topic-partition, each acknowledgement checked: kafkajs's multi-partition send can
+      // drop or duplicate a partition's records when a leader moves (see @a2a-ledger/kafka partition-send).
+      const open = tx;
+      const sendAll = async () => {
+        for (const { topic, messages: records } of sends) await sendByPartition(open, topic, records, this.partitionsOf(topic), { parallel: false });
+      };
+      if (sends.length > 0) await withinDeadline(sendAll(), "send", deadlineMs);
       stage("send");
       if (last !== undefined) await withinDeadline(tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] }), "offsets", deadlineMs);
       stage("offsets");
