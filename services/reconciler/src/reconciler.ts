@@ -15,7 +15,7 @@ import { type BatchItem, processBatch } from "./batch.ts";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
 import type { ReconcilerConfig } from "./config.ts";
-import { PoisonRecordError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
+import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
 import { classifyDecodeError, deadLetter } from "./poison.ts";
 
@@ -54,6 +54,8 @@ export class Reconciler {
   private assigned = new Set<number>();
   /** Moves on every rebalance and assignment: work begun in an older one must not produce. */
   private membership = 0;
+  /** Whether a producer may be initialised: only after an assignment, until a rebalance or a failed transaction. */
+  private mayInitialise = false;
   private running = false;
 
   /** Blocked correlations per partition: re-examined whenever the capability table changes. */
@@ -104,6 +106,7 @@ export class Reconciler {
     // from this moment another instance may own them, and an idle re-examination must not fence it.
     this.consumer.on(this.consumer.events.REBALANCING, () => {
       this.membership++;
+      this.mayInitialise = false;
       this.assigned = new Set();
     });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
@@ -136,24 +139,30 @@ export class Reconciler {
     this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
   }
 
-  /** A new assignment: producers and state of partitions that moved away are dropped. */
+  /**
+   * A new assignment: every partition starts afresh, its producer initialised again (which fences any
+   * other instance that held it meanwhile) and its state restored from the changelog. A partition this
+   * instance keeps may still have had another owner in between — after this instance was thrown out of
+   * the group without noticing, for one — so nothing held from before the assignment is trusted.
+   */
   private onAssignment(partitions: number[]): void {
     const now = new Set(partitions);
     for (const [partition, producer] of this.producers) {
-      if (!now.has(partition)) {
-        this.producers.delete(partition);
-        void producer.then((p) => p.disconnect()).catch(() => undefined);
-      }
+      this.producers.delete(partition);
+      // After the partition's work in hand, which may still commit with it (or be fenced).
+      void this.exclusive(partition, async () => (await producer).disconnect()).catch(() => undefined);
     }
-    for (const partition of this.states.keys()) if (!now.has(partition)) this.dropState(partition);
+    for (const partition of [...this.states.keys()]) this.dropState(partition);
     this.assigned = now;
     this.membership++;
+    this.mayInitialise = true;
     this.log.info({ partitions: [...now].sort((a, b) => a - b) }, "partitions assigned");
   }
 
   private producerFor(partition: number): Promise<Producer> {
     let producer = this.producers.get(partition);
     if (producer === undefined) {
+      if (!this.mayInitialise || !this.assigned.has(partition)) return Promise.reject(new RejoinGroupError(`partition ${partition} has no producer and its assignment is not fresh`));
       const { groupId, topics } = this.config;
       const created = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
       // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
@@ -339,7 +348,9 @@ export class Reconciler {
       this.dropState(partition);
       void withinDeadline(producer.disconnect(), "disconnect", 5_000).catch(() => undefined);
       this.log.error({ partition, firstOffset: messages[0]?.offset, err: error, code: (error as { code?: string }).code }, "transaction aborted");
-      throw error;
+      // No producer is initialised again before the group has assigned the partition afresh.
+      this.mayInitialise = false;
+      throw new RejoinGroupError(`a transaction of partition ${partition} failed`, error);
     }
     for (const [correlationId, { state }] of outcome.states) {
       states.set(correlationId, state);
