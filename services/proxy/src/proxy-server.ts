@@ -17,6 +17,7 @@ import type { ProxyConfig } from "./config.ts";
 import { validCorrelationId, type CorrelationMemory } from "./correlation.ts";
 import { ProxyError, renderError, type ClientDialect, type ProxyErrorCode } from "./errors.ts";
 import { ExchangeRecorder } from "./exchange-recorder.ts";
+import type { GrpcCardRewrite } from "./grpc/grpc-card.ts";
 import { endToEndHeaders, rawHeader } from "./hop-by-hop.ts";
 import type { Logger } from "@a2a-ledger/logging";
 import type { ProxyMetrics, UnrecordedReason } from "./metrics.ts";
@@ -31,6 +32,8 @@ export interface ProxyServerDeps {
   metrics: ProxyMetrics;
   log: Logger;
   now?: () => number;
+  /** With the gRPC relay: learns its upstream from each card relayed and rewrites the card's GRPC URL. */
+  grpcCard?: GrpcCardRewrite;
 }
 
 export interface ProxyServer {
@@ -371,9 +374,10 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
       else if (answer.status === 200) {
         const text = plain.toString("utf8");
         recordCard(text, answer);
+        let rewritten = config.rewriteCardUrls && publicUrl !== "" ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl) : text;
+        rewritten = deps.grpcCard?.(text, rewritten) ?? rewritten;
         // A content-encoded card is relayed as it is: rewriting it would mean encoding it again.
-        if (config.rewriteCardUrls && plain === raw && publicUrl !== "") {
-          const rewritten = rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl);
+        if (plain === raw) {
           if (rewritten !== text) {
             sent = Buffer.from(rewritten, "utf8");
             headers = endToEndHeaders(answer.headers, ["content-length"]);
