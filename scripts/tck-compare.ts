@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { metricValue } from "@a2a-ledger/env/testing";
+import { metricSum } from "@a2a-ledger/env/testing";
 import { configDefaults as ingestDefaults, createIngestApp } from "@a2a-ledger/ingest";
 import { createKafka, endpointsFromEnv } from "@a2a-ledger/kafka";
 import { createTestTopic } from "@a2a-ledger/kafka/testing";
@@ -157,10 +157,10 @@ try {
   }
 
   const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
-  const m = (name: string, labels: Record<string, string> = {}) => metricValue(metrics, name, labels);
+  const m = (name: string, labels: Record<string, string> = {}) => metricSum(metrics, name, labels);
   process.stdout.write(
     `\n== proxy: ${m("a2a_proxy_observations_total")} observations recorded, ${m("a2a_proxy_observations_sent_total")} acknowledged by ingest, ` +
-      `${m("a2a_proxy_observations_dropped_total", { reason: "rejected" })} rejected; gRPC calls relayed: ${sumOf(metrics, "a2a_proxy_requests_total", "grpc")}\n`,
+      `${m("a2a_proxy_observations_dropped_total", { reason: "rejected" })} rejected; gRPC calls relayed: ${m("a2a_proxy_requests_total", { kind: "grpc" })}\n`,
   );
   process.stdout.write(`reports in ${out}\n`);
 } catch (err) {
@@ -171,9 +171,3 @@ try {
 }
 process.exit(exitCode);
 
-/** Sum of a counter's samples whose `kind` label is `kind`. */
-function sumOf(text: string, name: string, kind: string): number {
-  let total = 0;
-  for (const line of text.split("\n")) if (line.startsWith(`${name}{`) && line.includes(`kind="${kind}"`)) total += Number(line.slice(line.lastIndexOf(" ") + 1));
-  return total;
-}

@@ -68,6 +68,16 @@ async function newTask(text = "need-input draft a report"): Promise<string> {
 
 const recordedSince = (n: number) => sender.sent.slice(n);
 
+/** The error code of the first GOAWAY frame among HTTP/2 frames received, or null. */
+function goAwayCode(frames: Buffer): number | null {
+  for (let at = 0; at + 9 <= frames.length; ) {
+    const length = frames.readUIntBE(at, 3);
+    if (frames[at + 3] === 0x07 && at + 9 + 8 <= frames.length) return frames.readUInt32BE(at + 9 + 4);
+    at += 9 + length;
+  }
+  return null;
+}
+
 describe("the card through the proxy", () => {
   it("names the relay as its gRPC interface", async () => {
     const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
@@ -129,22 +139,23 @@ describe("answers relayed byte for byte", () => {
 });
 
 describe("hostile input", () => {
-  const malformed: [string, Buffer | Buffer[]][] = [
-    ["a flag byte that is neither 0 nor 1", Buffer.from([7, 0, 0, 0, 1, 0x0a])],
-    ["bytes that are not a SendMessageRequest", frameMessage(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]))],
-    ["a message cut short", frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("hello"))).subarray(0, 12)],
-    ["two messages for a unary method", [frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("a"))), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("b")))]],
-    ["a compressed message without grpc-encoding", frameMessage(Buffer.from("garbage"), true)],
+  const malformed: [string, Buffer | Buffer[], string][] = [
+    ["a flag byte that is neither 0 nor 1", Buffer.from([7, 0, 0, 0, 1, 0x0a]), "malformed_grpc"],
+    ["bytes that are not a SendMessageRequest", frameMessage(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f])), "malformed_grpc"],
+    ["a message cut short", frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("hello"))).subarray(0, 12), "malformed_grpc"],
+    ["two messages for a unary method", [frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("a"))), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("b")))], "malformed_grpc"],
+    ["a length prefix of 4 GiB", Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]), "malformed_grpc"],
+    ["a compressed message without grpc-encoding", frameMessage(Buffer.from("garbage"), true), "encoded_body"],
   ];
-  for (const [what, body] of malformed) {
-    it(`${what}: forwarded as it is, answered by the worker as directly, nothing recorded`, async () => {
+  for (const [what, body, reason] of malformed) {
+    it(`${what}: forwarded as it is, answered by the worker as directly, nothing recorded (${reason})`, async () => {
       const before = sender.sent.length;
-      const count = await metric(proxy.url, "a2a_proxy_unrecorded_total", { reason: "malformed_grpc" });
+      const count = await metric(proxy.url, "a2a_proxy_unrecorded_total", { reason });
       const { direct, relayed } = await both(path("SendMessage"), body);
       expectSameAnswer(direct, relayed);
       await drained(proxy.app);
       expect(recordedSince(before)).toEqual([]);
-      expect(await metric(proxy.url, "a2a_proxy_unrecorded_total", { reason: "malformed_grpc" })).toBe(count + 1);
+      expect(await metric(proxy.url, "a2a_proxy_unrecorded_total", { reason })).toBe(count + 1);
     });
   }
 
@@ -172,15 +183,16 @@ describe("hostile input", () => {
     expect(recordedSince(before)).toEqual([]);
   });
 
-  it("bytes that are not HTTP/2, and HTTP/1.1: the connection is closed and the relay goes on serving", async () => {
+  it("bytes that are not HTTP/2, HTTP/1.1, a broken frame: the connection is closed or refused with GOAWAY, and the relay goes on serving", async () => {
     const port = Number(relay.split(":").pop());
     const garbage = await rawSocket(port, Buffer.from("\x16\x03\x01\x02\x00garbage that is no preface\r\n\r\n"));
     expect(garbage.closedByServer).toBe(true);
     const http1 = await rawSocket(port, Buffer.from("POST /lf.a2a.v1.A2AService/GetTask HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
     expect(http1.closedByServer).toBe(true);
-    // A valid preface followed by a frame of an unknown layout: a protocol error for that session only.
-    const broken = await rawSocket(port, Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), Buffer.from([0, 0, 4, 0x04, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff])]));
-    expect(broken.closedByServer).toBe(true);
+    // A valid preface followed by a SETTINGS frame of 4 bytes (settings come in sixes): that session gets a
+    // GOAWAY with FRAME_SIZE_ERROR (6) after the server's own SETTINGS.
+    const broken = await rawSocket(port, Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), Buffer.from([0, 0, 4, 0x04, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff])]), 2_000);
+    expect(goAwayCode(broken.received)).toBe(6);
     const id = await newTask();
     const { direct, relayed } = await both(path("GetTask"), getTaskBody(id));
     expectSameAnswer(direct, relayed);

@@ -1,5 +1,5 @@
 /** A proxy for the tests: the real app on 127.0.0.1:0, in front of one worker, recording into a sender. */
-import { metricValue } from "@a2a-ledger/env/testing";
+import { metricSum, metricValue } from "@a2a-ledger/env/testing";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createProxyApp, type ProxyApp } from "../src/app.ts";
 import { configDefaults, type ProxyConfig } from "../src/config.ts";
@@ -68,4 +68,9 @@ export async function drained(app: ProxyApp, timeoutMs = 10_000): Promise<void> 
 /** A metric's value from the proxy's /metrics text (0 when absent). */
 export async function metric(proxyUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   return metricValue(await (await fetch(`${proxyUrl}/metrics`)).text(), name, labels);
+}
+
+/** The sum of a counter's samples over the labels not given, from the proxy's /metrics text. */
+export async function metricTotal(proxyUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return metricSum(await (await fetch(`${proxyUrl}/metrics`)).text(), name, labels);
 }

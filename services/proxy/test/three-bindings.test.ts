@@ -19,7 +19,7 @@ import { agentPyPython, clientFor, spawnPyAgent, startJsAgent, userMessage, type
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerTopic, type Ledger, type LedgerTopic } from "./ledger.ts";
-import { drained, metric, startProxy, testConfig, type TestProxy } from "./proxy.ts";
+import { drained, metric, metricTotal, startProxy, testConfig, type TestProxy } from "./proxy.ts";
 
 const bindings: Transport[] = ["JSONRPC", "HTTP+JSON", "GRPC"];
 const notFoundCode: Record<Transport, string> = { JSONRPC: "-32001", "HTTP+JSON": "404", GRPC: "NOT_FOUND" };
@@ -153,7 +153,7 @@ describe("what the proxies recorded", () => {
     await drained(proxyW1.app);
     await drained(proxyW3.app);
     const sent = (await metric(proxyW1.url, "a2a_proxy_observations_sent_total")) + (await metric(proxyW3.url, "a2a_proxy_observations_sent_total"));
-    const offered = (await metric(proxyW1.url, "a2a_proxy_observations_total")) + (await metric(proxyW3.url, "a2a_proxy_observations_total"));
+    const offered = (await metricTotal(proxyW1.url, "a2a_proxy_observations_total")) + (await metricTotal(proxyW3.url, "a2a_proxy_observations_total"));
     for (const p of [proxyW1, proxyW3]) for (const reason of ["rejected", "buffer_full", "overflow"]) expect(await metric(p.url, "a2a_proxy_observations_dropped_total", { reason })).toBe(0);
     expect(sent).toBe(offered);
     const records = (await ledger.records(sent)).map((r) => r.observation);

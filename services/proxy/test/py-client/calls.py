@@ -1,12 +1,12 @@
 """The scripted calls of the Python a2a-sdk client against one A2A worker, on one binding, printed as JSON.
 
-    mesh/agent-py/.venv/bin/python calls.py <base-url> <JSONRPC|HTTP+JSON|GRPC> [correlation-id]
+    mesh/agent-py/.venv/bin/python calls.py <base-url> <JSONRPC|HTTP+JSON|GRPC> <correlation-id>
 
 The client reads the card at <base-url> and talks on the chosen binding only. Every answer is printed as
 ProtoJSON (google.protobuf.json_format), every error as its class name, so that the same calls made
-directly and through the recording proxy can be compared answer by answer. With a correlation id, every
-message carries it in its metadata (`a2a-ledger.correlationId`), as an orchestrator naming its logical
-task does.
+directly and through the recording proxy can be compared answer by answer. Every message carries the
+correlation id in its metadata (`a2a-ledger.correlationId`), as an orchestrator naming its logical task
+does; the last call asks for a task nobody made, `unknown-<correlation-id>`.
 """
 
 import asyncio
@@ -30,10 +30,9 @@ from a2a.types.a2a_pb2 import (
 from google.protobuf.json_format import MessageToDict
 
 
-def message(text: str, correlation: str | None, task_id: str = "", context_id: str = "") -> SendMessageRequest:
+def message(text: str, correlation: str, task_id: str = "", context_id: str = "") -> SendMessageRequest:
     m = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, task_id=task_id, context_id=context_id, parts=[Part(text=text, media_type="text/plain")])
-    if correlation is not None:
-        m.metadata.update({"a2a-ledger.correlationId": correlation})
+    m.metadata.update({"a2a-ledger.correlationId": correlation})
     return SendMessageRequest(message=m)
 
 
@@ -48,7 +47,7 @@ async def client(base_url: str, binding: str, streaming: bool, http: httpx.Async
     return await ClientFactory(config).create_from_url(base_url)
 
 
-async def main(base_url: str, binding: str, correlation: str | None) -> None:
+async def main(base_url: str, binding: str, correlation: str) -> None:
     out: list[dict] = []
 
     async def step(name: str, call):
@@ -94,7 +93,7 @@ async def main(base_url: str, binding: str, correlation: str | None) -> None:
 
         await step("SubscribeToTask + CancelTask", subscribe_and_cancel)
         await step("ListTasks", lambda: list_tasks(unary, task["contextId"]))
-        await step("GetTask unknown", lambda: get(unary, "no-such-task"))
+        await step("GetTask unknown", lambda: get(unary, f"unknown-{correlation}"))
         await unary.close()
         await streaming.close()
     print(json.dumps(out))
@@ -109,4 +108,6 @@ async def list_tasks(c, context_id: str) -> dict:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))
+    if len(sys.argv) != 4:
+        sys.exit("usage: calls.py <base-url> <JSONRPC|HTTP+JSON|GRPC> <correlation-id>")
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
