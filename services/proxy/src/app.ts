@@ -1,15 +1,19 @@
 /**
- * One proxy from its configuration: the buffer and its ingest client, the correlation memory, metrics,
- * the HTTP server and, with PROXY_GRPC_PORT, the gRPC relay. `listen()` starts it; `close()` stops
- * taking requests, lets the buffer drain for the shutdown grace and closes.
+ * One proxy from its configuration: the spool and the buffer with its ingest client, the correlation
+ * memory (both in the spool directory, read back at start), metrics, the HTTP server and, with
+ * PROXY_GRPC_PORT, the gRPC relay. `listen()` starts it; `close()` stops taking requests, lets the
+ * buffer drain for the shutdown grace (what is left stays in the spool) and closes.
  */
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { IngestClient } from "@a2a-ledger/ingest-client";
 import type { ProxyConfig } from "./config.ts";
 import { CorrelationMemory } from "./correlation.ts";
+import { SqliteCorrelationStore } from "./correlation-store.ts";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type ObservationSender } from "./observation-buffer.ts";
+import { ObservationSpool, type SpoolMetricsSink } from "./observation-spool.ts";
 import { createProxyServer } from "./proxy-server.ts";
 import { grpcCardRewrite } from "./grpc/grpc-card.ts";
 import { createGrpcRelay, type GrpcRelay } from "./grpc/grpc-relay.ts";
@@ -51,9 +55,20 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
       maxRetryAfterMs: 5_000,
       timeoutMs: 10_000,
     });
+  const spoolMetrics: SpoolMetricsSink = {
+    badRecord: (kind) => metrics.spoolBadRecords.inc({ kind }),
+    writeError: () => metrics.spoolWriteErrors.inc(),
+    failing: (failing) => metrics.spoolFailing.set(failing ? 1 : 0),
+    fsyncSeconds: (seconds) => metrics.spoolFsyncSeconds.observe(seconds),
+    diskBytes: (bytes) => metrics.spoolDiskBytes.set(bytes),
+  };
+  const { spool, replayed } = ObservationSpool.open({ dir: config.spoolDir, log, metrics: spoolMetrics });
   const buffer = new ObservationBuffer({
     sender,
+    spool,
+    replayed,
     capacity: config.bufferMax,
+    maxBytes: config.spoolMaxBytes,
     failMode: config.failMode,
     batchMax: config.batchMax,
     flushDelayMs: config.flushDelayMs,
@@ -62,7 +77,10 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     metrics,
     log,
   });
-  const memory = new CorrelationMemory(config.correlationMemory);
+  const memory = new CorrelationMemory(config.correlationMemory, {
+    store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite"), (problem) => log.error(problem, "the correlation memory's file was not a usable database: moved aside, the memory starts empty")),
+    onSize: (size) => metrics.correlationsRemembered.set(size),
+  });
   let closing = false;
   let grpcPublic: string | null = null;
   const grpcUpstream =
@@ -72,7 +90,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
   const grpcCard = grpcUpstream === null ? undefined : grpcCardRewrite(grpcUpstream, () => grpcPublic, config.rewriteCardUrls);
   const proxy = createProxyServer({ config, buffer, memory, metrics, log, ...(grpcCard === undefined ? {} : { grpcCard }) });
   const grpc: GrpcRelay | null =
-    grpcUpstream === null ? null : createGrpcRelay({ config, buffer, memory, metrics, log, upstream: grpcUpstream, kept: () => Promise.resolve(), closing: () => closing });
+    grpcUpstream === null ? null : createGrpcRelay({ config, buffer, memory, metrics, log, upstream: grpcUpstream, kept: () => buffer.kept(), closing: () => closing });
   const hostForUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
 
   return {
@@ -104,7 +122,10 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
         grpcPublic = config.grpcPublicTarget ?? `${hostForUrl}:${(grpc.server.address() as AddressInfo).port}`;
       }
       const grpcFields = grpc === null ? {} : { grpc: grpcPublic, grpcUpstream: config.grpcUpstream?.target ?? "from the card" };
-      log.info({ url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, ...grpcFields }, "listening");
+      log.info(
+        { url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, spool: config.spoolDir, replayed: replayed.length, correlations: memory.size, ...grpcFields },
+        "listening",
+      );
       return url;
     },
     grpcTarget: () => grpcPublic,
@@ -118,6 +139,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
       proxy.server.closeAllConnections();
       grpc?.close();
       await Promise.all([closed, grpcClosed]);
+      memory.close();
       log.info({ unsent: left }, "stopped");
     },
   };

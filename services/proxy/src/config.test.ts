@@ -20,6 +20,16 @@ describe("loadConfig", () => {
     });
   });
 
+  it("puts the spool under the data directory, one directory per worker (and topic suffix), safe as a path", () => {
+    expect(loadConfig({ ...minimal, A2A_LEDGER_DATA_DIR: "/var/lib/ledger" }).spoolDir).toBe("/var/lib/ledger/proxy/W1");
+    expect(loadConfig({ ...minimal, A2A_LEDGER_DATA_DIR: "/var/lib/ledger", A2A_LEDGER_TOPIC_SUFFIX: "e2e-1" }).spoolDir).toBe("/var/lib/ledger/proxy/W1.e2e-1");
+    expect(loadConfig({ ...minimal, PROXY_WORKER_ID: "../../etc", A2A_LEDGER_DATA_DIR: "/d" }).spoolDir).toBe("/d/proxy/%2E%2E%2F%2E%2E%2Fetc");
+    expect(loadConfig({ ...minimal, PROXY_SPOOL_DIR: "/tmp/spool-x/" }).spoolDir).toBe("/tmp/spool-x");
+    expect(loadConfig(minimal).spoolMaxBytes).toBe(configDefaults.spoolMaxBytes);
+    expect(loadConfig({ ...minimal, PROXY_SPOOL_MAX_BYTES: "1048576" }).spoolMaxBytes).toBe(1_048_576);
+    for (const bad of ["0", "1000", "-5", "12MB", "1e9"]) expect(() => loadConfig({ ...minimal, PROXY_SPOOL_MAX_BYTES: bad })).toThrow(/PROXY_SPOOL_MAX_BYTES/);
+  });
+
   it("reads every setting", () => {
     const config = loadConfig({
       ...minimal,
@@ -46,6 +56,33 @@ describe("loadConfig", () => {
       for (const name of ["PROXY_WORKER_ID is required", "PROXY_UPSTREAM_URL", "PROXY_PORT", "PROXY_FAIL_MODE", "PROXY_REWRITE_CARD_URLS", "PROXY_INGEST_TOKEN", "PROXY_BUFFER_MAX", "PROXY_LOG_LEVEL"]) expect(problems).toContain(name);
       expect(problems).not.toContain("has space");
     }
+  });
+});
+
+describe("loadConfig: the gRPC relay", () => {
+  it("is off without PROXY_GRPC_PORT, and reads its port, upstream and public target", () => {
+    expect(loadConfig(minimal)).toMatchObject({ grpcPort: null, grpcUpstream: null, grpcPublicTarget: null });
+    expect(loadConfig({ ...minimal, PROXY_GRPC_PORT: "0" })).toMatchObject({ grpcPort: 0, grpcUpstream: null });
+    expect(loadConfig({ ...minimal, PROXY_GRPC_PORT: "42101", PROXY_GRPC_UPSTREAM: "grpcs://w1.internal:443", PROXY_GRPC_PUBLIC_TARGET: "proxy.example:8443" })).toMatchObject({
+      grpcPort: 42101,
+      grpcUpstream: { target: "w1.internal:443", origin: "https://w1.internal:443" },
+      grpcPublicTarget: "proxy.example:8443",
+    });
+  });
+
+  it("reports a bad port, a target that is not host:port, and gRPC settings without the relay", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...minimal, ...env });
+        return "";
+      } catch (e) {
+        return (e as ProxyConfigError).problems.join("\n");
+      }
+    };
+    expect(problems({ PROXY_GRPC_PORT: "70000" })).toContain("PROXY_GRPC_PORT");
+    expect(problems({ PROXY_GRPC_PORT: "0", PROXY_GRPC_UPSTREAM: "http://w1/a2a" })).toContain("PROXY_GRPC_UPSTREAM");
+    expect(problems({ PROXY_GRPC_PORT: "0", PROXY_GRPC_PUBLIC_TARGET: "no-port" })).toContain("PROXY_GRPC_PUBLIC_TARGET");
+    expect(problems({ PROXY_GRPC_UPSTREAM: "127.0.0.1:41101" })).toContain("need PROXY_GRPC_PORT");
   });
 });
 

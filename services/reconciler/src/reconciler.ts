@@ -180,7 +180,7 @@ export class Reconciler {
     this.log.info({ partitions: [...pending].sort((a, b) => a - b) }, "restoring state from the changelog");
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all([...pending].map((p) => this.producerFor(p)));
-    const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
+    const { states: restored, upTo } = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
     for (const [p, states] of restored) {
       this.states.set(p, states);
       this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
@@ -188,7 +188,7 @@ export class Reconciler {
       this.recheckedAt.delete(p);
     }
     this.metrics.restores.inc();
-    this.log.info({ partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) }, "state restored from the changelog");
+    this.log.info({ partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo }, "state restored from the changelog");
   }
 
   private async decode(message: KafkaMessage): Promise<Observation> {
@@ -337,6 +337,7 @@ export class Reconciler {
     // offset back). The follower skips it when it reads it.
     this.capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards);
     this.metrics.commits.inc();
+    this.log.debug({ partition, from: messages[0]?.offset, to: last?.offset, decisions: decisions.length, changelog: changelog.length }, "transaction committed");
     this.metrics.observations.inc(items.length - outcome.poison.length);
     for (const d of outcome.decisions) this.metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
     for (const p of outcome.poison) this.metrics.deadLetters.inc({ reason: p.error.reason });

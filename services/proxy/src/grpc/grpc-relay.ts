@@ -15,10 +15,10 @@
  * trailers) waits until the observations it showed are kept, as the last bytes of an HTTP answer do.
  */
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from "node:http2";
-import zlib from "node:zlib";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { correlationHeader, headerValue, isNewDispatch } from "../a2a-request.ts";
+import { decodedBody } from "../answer-reader.ts";
 import type { ProxyConfig } from "../config.ts";
 import { validCorrelationId, type CorrelationMemory } from "../correlation.ts";
 import { ProxyError } from "../errors.ts";
@@ -68,13 +68,9 @@ const first = (headers: IncomingHttpHeaders, name: string): string | undefined =
 function inflated(message: GrpcMessage, encoding: string | undefined, maxBytes: number): Buffer | null {
   if (!message.compressed) return message.bytes;
   const e = encoding?.trim().toLowerCase();
-  try {
-    if (e === "gzip") return zlib.gunzipSync(message.bytes, { maxOutputLength: maxBytes });
-    if (e === "deflate") return zlib.inflateSync(message.bytes, { maxOutputLength: maxBytes });
-  } catch {
-    return null;
-  }
-  return null;
+  // A compressed message in a call without an encoding breaks gRPC's framing: nothing to read.
+  if (e === undefined || e === "" || e === "identity") return null;
+  return decodedBody(message.bytes, e, maxBytes);
 }
 
 type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: "too-large" | "gone" };
