@@ -133,7 +133,7 @@ try {
   stops.push(() => ingest.stop());
   const workerId = worker.toUpperCase();
   const proxy = await spawnListening("proxy", process.execPath, ["--import", "tsx", proxyMain], {
-    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: agent.url, PROXY_PORT: "0", PROXY_GRPC_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingest.url, PROXY_LOG_LEVEL: "info" },
+    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: agent.url, PROXY_PORT: "0", PROXY_GRPC_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingest.url, PROXY_SPOOL_DIR: join(out, "spool"), PROXY_LOG_LEVEL: "info" },
   });
   stops.unshift(() => proxy.stop());
   process.stdout.write(`${workerId} ${agent.url} (gRPC ${agent.grpcTarget}); proxy ${proxy.url} (gRPC ${proxy.grpcTarget})\n`);
