@@ -68,6 +68,19 @@ async function newTask(text = "need-input draft a report"): Promise<string> {
 
 const recordedSince = (n: number) => sender.sent.slice(n);
 
+/** A trailers-only answer of the proxy's own, with its gRPC status and the catalogue code as ErrorInfo reason. */
+function expectRefused(answer: RawAnswer, grpcStatus: string, reason: string): void {
+  expect(answer.trailersOnly).toBe(true);
+  expect(answer.headers["grpc-status"]).toBe(grpcStatus);
+  expect(errorInfoReasons(String(answer.headers["grpc-status-details-bin"]))).toEqual([reason]);
+}
+
+/** How many tasks W1 holds: what shows whether a request reached it. */
+async function w1Tasks(): Promise<number> {
+  const client = await clientFor(w1.url, "GRPC");
+  return (await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined, pageSize: 100 })).totalSize;
+}
+
 /** The error code of the first GOAWAY frame among HTTP/2 frames received, or null. */
 function goAwayCode(frames: Buffer): number | null {
   for (let at = 0; at + 9 <= frames.length; ) {
@@ -172,13 +185,10 @@ describe("hostile input", () => {
 
   it("a request over PROXY_MAX_BODY_BYTES: refused RESOURCE_EXHAUSTED (PROXY_BODY_TOO_LARGE) before the worker sees it", async () => {
     const before = sender.sent.length;
-    const tasksBefore = (await (await clientFor(w1.url, "GRPC")).listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined })).tasks.length;
+    const tasks = await w1Tasks();
     const answer = await rawCall(relay, path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest(`hello ${"y".repeat(70 * 1024)}`))));
-    expect(answer.trailersOnly).toBe(true);
-    expect(answer.headers["grpc-status"]).toBe("8");
-    expect(errorInfoReasons(String(answer.headers["grpc-status-details-bin"]))).toEqual(["PROXY_BODY_TOO_LARGE"]);
-    const tasksAfter = (await (await clientFor(w1.url, "GRPC")).listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined })).tasks.length;
-    expect(tasksAfter).toBe(tasksBefore);
+    expectRefused(answer, "8", "PROXY_BODY_TOO_LARGE");
+    expect(await w1Tasks()).toBe(tasks);
     await drained(proxy.app);
     expect(recordedSince(before)).toEqual([]);
   });
@@ -218,9 +228,7 @@ describe("the proxy's own refusals", () => {
     const plain = await startJsAgent({ kind: "w2" });
     const p = await startProxy(testConfig({ upstreamUrl: plain.url, grpcPort: 0 }), new CapturingSender());
     try {
-      const answer = await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t"));
-      expect(answer.headers["grpc-status"]).toBe("14");
-      expect(errorInfoReasons(String(answer.headers["grpc-status-details-bin"]))).toEqual(["PROXY_GRPC_UPSTREAM_UNKNOWN"]);
+      expectRefused(await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t")), "14", "PROXY_GRPC_UPSTREAM_UNKNOWN");
     } finally {
       await p.close();
       await plain.close();
@@ -230,9 +238,7 @@ describe("the proxy's own refusals", () => {
   it("a configured endpoint that refuses connections: UNAVAILABLE PROXY_UPSTREAM_UNREACHABLE", async () => {
     const p = await startProxy(testConfig({ upstreamUrl: w1.url, grpcPort: 0, grpcUpstream: { target: "127.0.0.1:1", origin: "http://127.0.0.1:1" } }), new CapturingSender());
     try {
-      const answer = await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t"));
-      expect(answer.headers["grpc-status"]).toBe("14");
-      expect(errorInfoReasons(String(answer.headers["grpc-status-details-bin"]))).toEqual(["PROXY_UPSTREAM_UNREACHABLE"]);
+      expectRefused(await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t")), "14", "PROXY_UPSTREAM_UNREACHABLE");
     } finally {
       await p.close();
     }
@@ -247,9 +253,9 @@ describe("the proxy's own refusals", () => {
       const id = await newTask();
       // One observation fills the buffer of one.
       await rawCall(target, path("GetTask"), getTaskBody(id));
-      const refused = await rawCall(target, path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("what is a ledger?"))));
-      expect(refused.headers["grpc-status"]).toBe("14");
-      expect(errorInfoReasons(String(refused.headers["grpc-status-details-bin"]))).toEqual(["PROXY_LEDGER_UNAVAILABLE"]);
+      const tasks = await w1Tasks();
+      expectRefused(await rawCall(target, path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("what is a ledger?")))), "14", "PROXY_LEDGER_UNAVAILABLE");
+      expect(await w1Tasks()).toBe(tasks);
       const poll = await rawCall(target, path("GetTask"), getTaskBody(id));
       expect(poll.trailers["grpc-status"]).toBe("0");
     } finally {

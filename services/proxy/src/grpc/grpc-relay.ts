@@ -19,6 +19,7 @@ import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { correlationHeader, headerValue, isNewDispatch } from "../a2a-request.ts";
 import { decodedBody } from "../answer-reader.ts";
+import { readRequestBody } from "../request-body.ts";
 import type { ProxyConfig } from "../config.ts";
 import { validCorrelationId, type CorrelationMemory } from "../correlation.ts";
 import { ProxyError } from "../errors.ts";
@@ -71,34 +72,6 @@ function inflated(message: GrpcMessage, encoding: string | undefined, maxBytes: 
   // A compressed message in a call without an encoding breaks gRPC's framing: nothing to read.
   if (e === undefined || e === "" || e === "identity") return null;
   return decodedBody(message.bytes, e, maxBytes);
-}
-
-type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: "too-large" | "gone" };
-
-/** The whole request body of a stream, bounded. */
-function readBody(stream: ServerHttp2Stream, ended: boolean, maxBytes: number): Promise<BodyRead> {
-  if (ended) return Promise.resolve({ ok: true, body: Buffer.alloc(0) });
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (read: BodyRead) => {
-      if (done) return;
-      done = true;
-      resolve(read);
-    };
-    stream.on("data", (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        chunks.length = 0;
-        return finish({ ok: false, reason: "too-large" });
-      }
-      chunks.push(chunk);
-    });
-    stream.on("end", () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
-    stream.on("close", () => finish({ ok: false, reason: "gone" }));
-  });
 }
 
 export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
@@ -175,7 +148,8 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
     let body: Buffer | null = null;
     let request: GrpcRequest | null = null;
     if (call !== null) {
-      const read = await readBody(stream, (flags & endStreamFlag) !== 0, config.maxBodyBytes);
+      // A request that ended with its headers has no body to wait for.
+      const read = (flags & endStreamFlag) !== 0 ? { ok: true as const, body: Buffer.alloc(0) } : await readRequestBody(stream, config.maxBodyBytes);
       if (!read.ok) {
         if (read.reason === "too-large") {
           refuse(stream, new ProxyError("PROXY_BODY_TOO_LARGE"), method);
