@@ -53,6 +53,8 @@ async function both(p: string, body: Buffer | Buffer[], metadata: Record<string,
 
 function expectSameAnswer(direct: RawAnswer, relayed: RawAnswer): void {
   expect(comparable(relayed.headers)).toEqual(comparable(direct.headers));
+  // The relay adds no header of its own: a date only where the worker sent one.
+  expect("date" in relayed.headers).toBe("date" in direct.headers);
   expect(relayed.trailersOnly).toBe(direct.trailersOnly);
   expect(relayed.data.equals(direct.data)).toBe(true);
   expect(comparable(relayed.trailers)).toEqual(comparable(direct.trailers));
@@ -71,6 +73,7 @@ const recordedSince = (n: number) => sender.sent.slice(n);
 /** A trailers-only answer of the proxy's own, with its gRPC status and the catalogue code as ErrorInfo reason. */
 function expectRefused(answer: RawAnswer, grpcStatus: string, reason: string): void {
   expect(answer.trailersOnly).toBe(true);
+  expect(answer.headers.date).toBeUndefined();
   expect(answer.headers["grpc-status"]).toBe(grpcStatus);
   expect(errorInfoReasons(String(answer.headers["grpc-status-details-bin"]))).toEqual([reason]);
 }

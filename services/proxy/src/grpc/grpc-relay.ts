@@ -56,6 +56,22 @@ export interface GrpcRelay {
   close(): void;
 }
 
+/**
+ * Starts the client's answer; false (the stream reset) when the stream is gone or the headers are ones
+ * HTTP/2 refuses to send.
+ */
+function respond(stream: ServerHttp2Stream, headers: OutgoingHttpHeaders, options: { endStream?: boolean; waitForTrailers?: boolean }): boolean {
+  if (stream.destroyed || stream.closed) return false;
+  try {
+    // sendDate: false — the relay adds no header of its own (Node's typings lack the option).
+    stream.respond(headers, { ...options, sendDate: false } as http2.ServerStreamResponseOptions);
+    return true;
+  } catch {
+    if (!stream.closed) stream.close(NGHTTP2_INTERNAL_ERROR);
+    return false;
+  }
+}
+
 /** Headers of a message without HTTP/2's pseudo-headers (`:path`, `:status`, …). */
 function plainHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -107,8 +123,7 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
       return;
     }
     const headers = errorTrailers(error);
-    stream.respond(headers, { endStream: true, sendDate: false } as http2.ServerStreamResponseOptions);
-    count(method, grpcCodeName(Number(headers["grpc-status"])));
+    if (respond(stream, headers, { endStream: true })) count(method, grpcCodeName(Number(headers["grpc-status"])));
   }
 
   /** The call's request, read for recording; null (counted) when it is not one readable A2A request message. */
@@ -258,6 +273,7 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
 
     up.on("response", (responseHeaders, responseFlags) => {
       clearTimeout(timer);
+      if (clientGone) return;
       metrics.upstreamSeconds.observe({ kind: "grpc" }, (now() - started) / 1000);
       recorder?.delivered();
       const relayed: OutgoingHttpHeaders = { ":status": responseHeaders[":status"] ?? 200, ...plainHeaders(responseHeaders) };
@@ -267,13 +283,14 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
         recorder?.observe(sightingsOfStatus(statusOf(responseHeaders)));
         settle();
         void deps.kept().then(() => {
-          if (stream.destroyed || stream.closed) return;
-          stream.respond(relayed, { endStream: true, sendDate: false } as http2.ServerStreamResponseOptions);
-          count(method, grpcCodeName(Number(first(responseHeaders, "grpc-status") ?? NaN)));
+          if (respond(stream, relayed, { endStream: true })) count(method, grpcCodeName(Number(first(responseHeaders, "grpc-status") ?? NaN)));
         });
         return;
       }
-      stream.respond(relayed, { waitForTrailers: true, sendDate: false } as http2.ServerStreamResponseOptions);
+      if (!respond(stream, relayed, { waitForTrailers: true })) {
+        up.close(NGHTTP2_CANCEL);
+        return;
+      }
       const reader = recorder !== null && call?.readAnswer != null ? answerReader(call, recorder, first(responseHeaders, "grpc-encoding")) : null;
       let trailers: IncomingHttpHeaders = {};
       up.on("trailers", (t) => {
@@ -281,6 +298,7 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
       });
       up.on("data", (chunk: Buffer) => {
         reader?.push(chunk);
+        if (stream.destroyed) return;
         if (!stream.write(chunk)) {
           up.pause();
           stream.once("drain", () => up.resume());
