@@ -52,3 +52,19 @@ export function withinDeadline<T>(promise: Promise<T>, step: string, ms: number)
   promise.catch(() => undefined);
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Thrown out of a batch to make kafkajs join the group afresh (it rejoins on REBALANCE_IN_PROGRESS):
+ * after a failed transaction, or before a producer would be initialised without a fresh assignment.
+ * Only a member that has just been given a partition may initialise its transactional id, so an
+ * instance the group has already replaced never fences the partition's new owner.
+ */
+export class RejoinGroupError extends Error {
+  override name = "RejoinGroupError";
+  readonly type = "REBALANCE_IN_PROGRESS";
+  readonly retriable = true;
+  readonly code = "RECONCILER_REJOIN";
+  constructor(reason: string, override readonly cause?: unknown) {
+    super(`rejoining the consumer group: ${reason}`);
+  }
+}

@@ -6,7 +6,7 @@
  * transactional id is what fences a zombie that lost the partition).
  */
 import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
-import { type Admin, type Consumer, createKafka, type Kafka, type Producer, type Transaction } from "@a2a-ledger/kafka";
+import { type Admin, type Consumer, createKafka, type Kafka, type Producer, sendByPartition, topicSpecs, type Transaction } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -15,7 +15,7 @@ import { type BatchItem, processBatch } from "./batch.ts";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
 import type { ReconcilerConfig } from "./config.ts";
-import { PoisonRecordError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
+import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
 import { classifyDecodeError, deadLetter } from "./poison.ts";
 
@@ -54,6 +54,8 @@ export class Reconciler {
   private assigned = new Set<number>();
   /** Moves on every rebalance and assignment: work begun in an older one must not produce. */
   private membership = 0;
+  /** Whether a producer may be initialised: only after an assignment, until a rebalance or a failed transaction. */
+  private mayInitialise = false;
   private running = false;
 
   /** Blocked correlations per partition: re-examined whenever the capability table changes. */
@@ -68,8 +70,18 @@ export class Reconciler {
 
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
+    this.partitionCounts = new Map(topicSpecs(config.topics).map((t) => [t.name, t.partitions]));
     this.serde = new Serde(config.registryUrl);
     this.decider = createDecider(config.ruleSet);
+  }
+
+  /** Partitions of each output topic, as the topics are created in code. */
+  private readonly partitionCounts: Map<string, number>;
+
+  private partitionsOf(topic: string): number {
+    const count = this.partitionCounts.get(topic);
+    if (count === undefined) throw new Error(`${topic} is not one of the ledger's topics`);
+    return count;
   }
 
   get isRunning(): boolean {
@@ -94,6 +106,7 @@ export class Reconciler {
     // from this moment another instance may own them, and an idle re-examination must not fence it.
     this.consumer.on(this.consumer.events.REBALANCING, () => {
       this.membership++;
+      this.mayInitialise = false;
       this.assigned = new Set();
     });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
@@ -126,24 +139,30 @@ export class Reconciler {
     this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
   }
 
-  /** A new assignment: producers and state of partitions that moved away are dropped. */
+  /**
+   * A new assignment: every partition starts afresh, its producer initialised again (which fences any
+   * other instance that held it meanwhile) and its state restored from the changelog. A partition this
+   * instance keeps may still have had another owner in between — after this instance was thrown out of
+   * the group without noticing, for one — so nothing held from before the assignment is trusted.
+   */
   private onAssignment(partitions: number[]): void {
     const now = new Set(partitions);
     for (const [partition, producer] of this.producers) {
-      if (!now.has(partition)) {
-        this.producers.delete(partition);
-        void producer.then((p) => p.disconnect()).catch(() => undefined);
-      }
+      this.producers.delete(partition);
+      // After the partition's work in hand, which may still commit with it (or be fenced).
+      void this.exclusive(partition, async () => (await producer).disconnect()).catch(() => undefined);
     }
-    for (const partition of this.states.keys()) if (!now.has(partition)) this.dropState(partition);
+    for (const partition of [...this.states.keys()]) this.dropState(partition);
     this.assigned = now;
     this.membership++;
+    this.mayInitialise = true;
     this.log.info({ partitions: [...now].sort((a, b) => a - b) }, "partitions assigned");
   }
 
   private producerFor(partition: number): Promise<Producer> {
     let producer = this.producers.get(partition);
     if (producer === undefined) {
+      if (!this.mayInitialise || !this.assigned.has(partition)) return Promise.reject(new RejoinGroupError(`partition ${partition} has no producer and its assignment is not fresh`));
       const { groupId, topics } = this.config;
       const created = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
       // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
@@ -305,7 +324,13 @@ export class Reconciler {
         { topic: topics.changelog, messages: changelog },
         { topic: topics.dlq, messages: dead },
       ].filter((s) => s.messages.length > 0);
-      if (sends.length > 0) await withinDeadline(tx.sendBatch({ topicMessages: sends, acks: -1 }), "send", deadlineMs);
+      // One send per topic-partition, each acknowledgement checked: kafkajs's multi-partition send can
+      // drop or duplicate a partition's records when a leader moves (see @a2a-ledger/kafka partition-send).
+      const open = tx;
+      const sendAll = async () => {
+        for (const { topic, messages: records } of sends) await sendByPartition(open, topic, records, this.partitionsOf(topic), { parallel: false });
+      };
+      if (sends.length > 0) await withinDeadline(sendAll(), "send", deadlineMs);
       stage("send");
       if (last !== undefined) await withinDeadline(tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] }), "offsets", deadlineMs);
       stage("offsets");
@@ -323,7 +348,9 @@ export class Reconciler {
       this.dropState(partition);
       void withinDeadline(producer.disconnect(), "disconnect", 5_000).catch(() => undefined);
       this.log.error({ partition, firstOffset: messages[0]?.offset, err: error, code: (error as { code?: string }).code }, "transaction aborted");
-      throw error;
+      // No producer is initialised again before the group has assigned the partition afresh.
+      this.mayInitialise = false;
+      throw new RejoinGroupError(`a transaction of partition ${partition} failed`, error);
     }
     for (const [correlationId, { state }] of outcome.states) {
       states.set(correlationId, state);
