@@ -16,7 +16,7 @@ const db = join(dir, "w3.sqlite");
 let w3: AgentProcess;
 
 beforeAll(async () => {
-  w3 = await spawnPyAgent({ db });
+  w3 = await spawnPyAgent({ db, grpcPort: 0 });
 });
 afterAll(async () => {
   await w3?.stop();
@@ -40,10 +40,11 @@ describe("W3's card", () => {
     expect(lifecycle.params.states).toContain("TASK_STATE_INPUT_REQUIRED");
     expect(card.defaultOutputModes).toEqual(["text/plain"]);
     expect(card.provider.organization).toBe("Contoso Python Agents");
+    expect(card.supportedInterfaces.filter((i: { protocolBinding: string }) => i.protocolBinding === "GRPC")).toEqual([{ url: w3.grpcTarget, protocolBinding: "GRPC", protocolVersion: "1.0" }]);
   });
 });
 
-describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("W3 over %s", (transport) => {
+describe.each<Transport>(["JSONRPC", "HTTP+JSON", "GRPC"])("W3 over %s", (transport) => {
   it("completes a plain message with a text/plain artifact", async () => {
     const client = await clientFor(w3.url, transport);
     const task = asTask(await client.sendMessage(send("what is a ledger?")));
@@ -86,9 +87,11 @@ describe("W3 on the v0.3 protocol", () => {
     expect(body.result.status.state).toBe("completed");
   });
 
-  it("answers TaskNotFound for an unknown task", async () => {
+  it("answers TaskNotFound for an unknown task, over gRPC too", async () => {
     const client = await clientFor(w3.url);
     await expect(client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    const grpc = await clientFor(w3.url, "GRPC");
+    await expect(grpc.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 });
 
@@ -99,10 +102,13 @@ describe("W3 restarted", () => {
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const port = w3.port;
     await w3.stop();
-    w3 = await spawnPyAgent({ db, port });
+    w3 = await spawnPyAgent({ db, port, grpcPort: 0 });
     const fresh = await clientFor(w3.url);
     const found = await fresh.getTask({ tenant: "", id: waiting.id, historyLength: undefined });
     expect(found.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    // The gRPC binding reads the same store.
+    const overGrpc = await (await clientFor(w3.url, "GRPC")).getTask({ tenant: "", id: waiting.id, historyLength: undefined });
+    expect(overGrpc.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const done = asTask(await fresh.sendMessage(send("here it is", waiting.id)));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(mediaTypes(done)).toEqual(["text/plain"]);

@@ -25,11 +25,14 @@ STATES = [
 ]
 
 
-def w3_card(base_url: str) -> AgentCard:
+def w3_card(base_url: str, grpc_target: str | None = None) -> AgentCard:
+    """The card; with `grpc_target` (host:port) it also names the gRPC interface (v1.0 only)."""
     interfaces = []
     for version in ("1.0", "0.3"):
         interfaces.append(AgentInterface(url=f"{base_url}{JSONRPC_PATH}", protocol_binding="JSONRPC", protocol_version=version))
         interfaces.append(AgentInterface(url=f"{base_url}{REST_PATH}", protocol_binding="HTTP+JSON", protocol_version=version))
+        if grpc_target is not None and version == "1.0":
+            interfaces.append(AgentInterface(url=grpc_target, protocol_binding="GRPC", protocol_version=version))
     return AgentCard(
         name="W3",
         description="Answers questions; asks for missing input when needed and keeps waiting tasks across restarts. Plain-text answers.",

@@ -42,9 +42,14 @@ const traits: Record<JsWorkerKind, CardTraits> = {
   },
 };
 
-/** The card of a JS worker reachable at `baseUrl` (scheme, host and port, no trailing slash). */
-export function jsWorkerCard(kind: JsWorkerKind, baseUrl: string): AgentCard {
+/**
+ * The card of a JS worker reachable at `baseUrl` (scheme, host and port, no trailing slash); with
+ * `grpcTarget` (`host:port`) it also names its gRPC interface (v1.0 only: the v0.3 gRPC service is
+ * another one).
+ */
+export function jsWorkerCard(kind: JsWorkerKind, baseUrl: string, grpcTarget?: string): AgentCard {
   const t = traits[kind];
+  const grpcInterfaces = grpcTarget === undefined ? [] : [{ url: grpcTarget, protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }];
   return {
     name: t.name,
     description: t.description,
@@ -54,6 +59,7 @@ export function jsWorkerCard(kind: JsWorkerKind, baseUrl: string): AgentCard {
       [
         { url: `${baseUrl}${jsonRpcPath}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
         { url: `${baseUrl}${restPath}`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" },
+        ...grpcInterfaces,
       ],
       ["JSONRPC", "HTTP+JSON"],
     ),

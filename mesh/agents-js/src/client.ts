@@ -4,13 +4,15 @@
  */
 import { Role, type Message } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
+import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import { randomUUID } from "node:crypto";
 
-export type Transport = "JSONRPC" | "HTTP+JSON";
+export type Transport = "JSONRPC" | "HTTP+JSON" | "GRPC";
 
-/** A client built from the card at `baseUrl`, on the given transport. */
+/** A client built from the card at `baseUrl`, on the given transport (GRPC: the card's gRPC interface). */
 export function clientFor(baseUrl: string, transport: Transport = "JSONRPC"): Promise<Client> {
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }));
+  const transports = transport === "GRPC" ? [...ClientFactoryOptions.default.transports, new GrpcTransportFactory()] : ClientFactoryOptions.default.transports;
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports, preferredTransports: [transport] }));
   return factory.createFromUrl(baseUrl);
 }
 

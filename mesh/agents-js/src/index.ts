@@ -4,5 +4,5 @@ export { jsWorkerCard, meshSkillId, jsonRpcPath, restPath, type JsWorkerKind } f
 export { parseScript, type Script } from "./script.ts";
 export { parseWorkerConfig, readWorkerConfig, WorkerConfigError, type WorkerConfig } from "./worker-config.ts";
 export type { OutputMediaType } from "./scripted-executor.ts";
-export { spawnJsAgent, spawnPyAgent, spawnListening, agentPyDir, type AgentProcess, type SpawnOptions } from "./processes.ts";
+export { spawnJsAgent, spawnPyAgent, spawnListening, agentPyDir, agentPyPython, type AgentProcess, type SpawnOptions } from "./processes.ts";
 export { clientFor, userMessage, type MessageOptions, type Transport } from "./client.ts";

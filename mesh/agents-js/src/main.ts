@@ -2,7 +2,9 @@
  * A JS mesh worker as its own process:
  *
  *     tsx mesh/agents-js/src/main.ts --agent w1 --port 41001 [--host 127.0.0.1] [--config w1.json] [--card-max-age 3600]
- *         [--guard-worker-id W2 --guard-ingest-url http://127.0.0.1:18090]
+ *         [--grpc-port 41101] [--guard-worker-id W2 --guard-ingest-url http://127.0.0.1:18090]
+ *
+ * With --grpc-port the worker also serves A2A's gRPC binding there (0: a free port), named in its card.
  *
  * With the two --guard options the worker enforces its card at emission (@a2a-ledger/worker-guard) and records
  * each refusal through the ingest API under that worker id.
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "0" },
     config: { type: "string" },
     "card-max-age": { type: "string", default: "3600" },
+    "grpc-port": { type: "string" },
     "guard-worker-id": { type: "string" },
     "guard-ingest-url": { type: "string" },
   },
@@ -34,8 +37,10 @@ if (kind !== "w1" && kind !== "w2") {
   process.stderr.write("--agent must be w1 or w2\n");
   process.exit(2);
 }
-if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isInteger(cardMaxAgeSeconds) || cardMaxAgeSeconds < 0) {
-  process.stderr.write("--port must be 0–65535 and --card-max-age a whole number of seconds\n");
+const grpcPort = values["grpc-port"] === undefined ? undefined : Number(values["grpc-port"]);
+const isPort = (p: number) => Number.isInteger(p) && p >= 0 && p <= 65535;
+if (!isPort(port) || (grpcPort !== undefined && !isPort(grpcPort)) || !Number.isInteger(cardMaxAgeSeconds) || cardMaxAgeSeconds < 0) {
+  process.stderr.write("--port and --grpc-port must be 0–65535 and --card-max-age a whole number of seconds\n");
   process.exit(2);
 }
 
@@ -46,7 +51,7 @@ if ((values["guard-worker-id"] === undefined) !== (values["guard-ingest-url"] ==
 const guard = values["guard-worker-id"] === undefined ? undefined : { workerId: values["guard-worker-id"], ingestUrl: values["guard-ingest-url"] ?? "" };
 
 const log = createLogger(kind.toUpperCase());
-const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log, guard }).catch((err: unknown) => {
+const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log, guard, ...(grpcPort === undefined ? {} : { grpcPort }) }).catch((err: unknown) => {
   // A bad configuration file or a port in use: say so in one line and stop.
   process.stderr.write(`${kind.toUpperCase()} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(2);

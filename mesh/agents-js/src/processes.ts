@@ -13,6 +13,8 @@ import type { JsWorkerKind } from "./cards.ts";
 export interface AgentProcess {
   readonly url: string;
   readonly port: number;
+  /** The gRPC endpoint (`host:port`) the listening line named, else null. */
+  readonly grpcTarget: string | null;
   readonly child: ChildProcess;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
@@ -24,6 +26,8 @@ export interface SpawnOptions {
   /** 0 (default) lets the worker pick a free port; pass the old port to restart in place. */
   port?: number;
   cardMaxAgeSeconds?: number;
+  /** Also serve A2A's gRPC binding on this port (0: a free one); the process's `grpcTarget` names it. */
+  grpcPort?: number;
   /** How long to wait for the listening line; default 30 s. */
   startTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -45,12 +49,14 @@ export async function spawnListening(name: string, command: string, args: string
     ready: (entry) => entry.msg === "listening" && typeof entry.url === "string",
   });
   const url = String(readyEntry.url);
-  return { url, port: Number(new URL(url).port), child, output, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+  const grpcTarget = typeof readyEntry.grpc === "string" ? readyEntry.grpc : null;
+  return { url, port: Number(new URL(url).port), grpcTarget, child, output, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
 }
 
 export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { configFile?: string } = {}): Promise<AgentProcess> {
   const args = ["--import", "tsx", jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
   if (options.configFile !== undefined) args.push("--config", options.configFile);
+  if (options.grpcPort !== undefined) args.push("--grpc-port", String(options.grpcPort));
   if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
   return spawnListening(kind.toUpperCase(), process.execPath, args, options);
 }
@@ -59,6 +65,7 @@ export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { confi
 export function spawnPyAgent(options: SpawnOptions & { db: string }): Promise<AgentProcess> {
   if (!existsSync(agentPyPython)) throw new Error(`W3's virtual environment is missing: run ${agentPyDir}setup.sh`);
   const args = ["-m", "w3", "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0), "--db", options.db];
+  if (options.grpcPort !== undefined) args.push("--grpc-port", String(options.grpcPort));
   if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
   return spawnListening("W3", agentPyPython, args, { ...options, cwd: agentPyDir, env: { PYTHONUNBUFFERED: "1", ...options.env } });
 }

@@ -18,7 +18,7 @@ let w1: RunningJsAgent;
 
 beforeAll(async () => {
   writeFileSync(configFile, JSON.stringify({ outputMediaType: "application/json" }));
-  w1 = await startJsAgent({ kind: "w1", configFile });
+  w1 = await startJsAgent({ kind: "w1", configFile, grpcPort: 0 });
 });
 afterAll(async () => {
   await w1?.close();
@@ -37,15 +37,28 @@ describe("W1's card", () => {
     expect(card.defaultOutputModes).toEqual(["application/json"]);
     expect(card.skills[0].outputModes).toEqual(["application/json"]);
     expect(card.supportedInterfaces.map((i: { protocolBinding: string; protocolVersion: string }) => `${i.protocolBinding} ${i.protocolVersion}`).sort()).toEqual([
+      "GRPC 1.0",
       "HTTP+JSON 0.3",
       "HTTP+JSON 1.0",
       "JSONRPC 0.3",
       "JSONRPC 1.0",
     ]);
+    expect(card.supportedInterfaces.find((i: { protocolBinding: string }) => i.protocolBinding === "GRPC").url).toBe(w1.grpcTarget);
+  });
+
+  it("names no gRPC interface when the worker serves none", async () => {
+    const plain = await startJsAgent({ kind: "w1" });
+    try {
+      const card = (await (await fetch(`${plain.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as { supportedInterfaces: { protocolBinding: string }[] };
+      expect(card.supportedInterfaces.map((i) => i.protocolBinding)).not.toContain("GRPC");
+      expect(plain.grpcTarget).toBeNull();
+    } finally {
+      await plain.close();
+    }
   });
 });
 
-describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("W1 over %s", (transport) => {
+describe.each<Transport>(["JSONRPC", "HTTP+JSON", "GRPC"])("W1 over %s", (transport) => {
   it("completes a plain message directly with an application/json artifact", async () => {
     const client = await clientFor(w1.url, transport);
     const task = asTask(await client.sendMessage({ tenant: "", message: userMessage("what is a ledger?"), configuration: undefined, metadata: undefined }));
@@ -90,7 +103,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("W1 over %s", (transport) => 
 });
 
 describe("W1 restarted in-process", () => {
-  it("loses the task waiting for input: GetTask answers TaskNotFound (-32001 over JSON-RPC, 404 over HTTP+JSON)", async () => {
+  it("loses the task waiting for input: GetTask answers TaskNotFound (-32001 over JSON-RPC, 404 over HTTP+JSON, NOT_FOUND over gRPC)", async () => {
     const client = await clientFor(w1.url);
     const waiting = asTask(await client.sendMessage({ tenant: "", message: userMessage("need-input anything"), configuration: undefined, metadata: undefined }));
     await w1.restart();
@@ -99,6 +112,9 @@ describe("W1 restarted in-process", () => {
     await expect(fresh.getTask({ tenant: "", id: waiting.id, historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
     const rest = await clientFor(w1.url, "HTTP+JSON");
     await expect(rest.getTask({ tenant: "", id: waiting.id, historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    // gRPC serves the new life's empty store too (NOT_FOUND).
+    const grpc = await clientFor(w1.url, "GRPC");
+    await expect(grpc.getTask({ tenant: "", id: waiting.id, historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
     const raw = await fetch(`${w1.url}/a2a/jsonrpc`, {
       method: "POST",
       headers: { "content-type": "application/json", "A2A-Version": "1.0" },

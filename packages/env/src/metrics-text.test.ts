@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { metricValue } from "./metrics-text.ts";
+import { metricSum, metricValue } from "./metrics-text.ts";
 
 const text = [
   "# HELP a2a_proxy_requests_total Requests.",
@@ -25,5 +25,14 @@ describe("metricValue", () => {
   it("is 0 when no sample matches", () => {
     expect(metricValue(text, "a2a_proxy_requests_total", { method: "CancelTask" })).toBe(0);
     expect(metricValue("", "anything")).toBe(0);
+  });
+});
+
+describe("metricSum", () => {
+  it("adds every sample whose labels include the wanted ones, and no longer metric name", () => {
+    expect(metricSum(text, "a2a_proxy_requests_total")).toBe(10);
+    expect(metricSum(text, "a2a_proxy_requests_total", { status: "200" })).toBe(10);
+    expect(metricSum(text, "a2a_proxy_requests_total", { method: "GetTask" })).toBe(7);
+    expect(metricSum(text, "a2a_proxy_requests_total", { method: "CancelTask" })).toBe(0);
   });
 });

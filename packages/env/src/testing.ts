@@ -3,4 +3,4 @@
  * (child-service.ts) and a value read from its `/metrics` text (metrics-text.ts).
  */
 export * from "./child-service.ts";
-export { metricValue } from "./metrics-text.ts";
+export { metricSum, metricValue } from "./metrics-text.ts";

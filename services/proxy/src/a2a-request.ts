@@ -82,6 +82,8 @@ export type A2ARequest =
       dispatch: DispatchFields | null;
     }
   | { kind: "rest"; version: "1.0" | "0.3"; method: A2AMethod; taskId: string | null; dispatch: DispatchFields | null; readable: boolean }
+  /** A call of the gRPC binding (`lf.a2a.v1.A2AService`), read by grpc/grpc-calls.ts. */
+  | { kind: "grpc"; version: "1.0"; method: A2AMethod; taskId: string | null; dispatch: DispatchFields | null }
   /** A body that looks like JSON-RPC but is not valid JSON or not a request object. */
   | { kind: "malformed-jsonrpc"; version: "1.0" | "0.3"; reason: string }
   | { kind: "other"; version: "1.0" | "0.3" };
@@ -223,6 +225,6 @@ export function parseJson(body: Buffer): Parsed {
 
 /** Whether this request starts new work on the worker: a SendMessage without a task id. */
 export function isNewDispatch(request: A2ARequest): boolean {
-  if (request.kind !== "jsonrpc" && request.kind !== "rest") return false;
+  if (request.kind !== "jsonrpc" && request.kind !== "rest" && request.kind !== "grpc") return false;
   return (request.method === "SendMessage" || request.method === "SendStreamingMessage") && request.dispatch !== null && request.dispatch.taskId === null;
 }

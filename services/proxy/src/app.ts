@@ -1,8 +1,8 @@
 /**
  * One proxy from its configuration: the spool and the buffer with its ingest client, the correlation
- * memory (both in the spool directory, read back at start), metrics and the HTTP server. `listen()`
- * starts it; `close()` stops taking requests, lets the buffer drain for the shutdown grace (what is left
- * stays in the spool) and closes.
+ * memory (both in the spool directory, read back at start), metrics, the HTTP server and, with
+ * PROXY_GRPC_PORT, the gRPC relay. `listen()` starts it; `close()` stops taking requests, lets the
+ * buffer drain for the shutdown grace (what is left stays in the spool) and closes.
  */
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -15,6 +15,9 @@ import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type ObservationSender } from "./observation-buffer.ts";
 import { ObservationSpool, type SpoolMetricsSink } from "./observation-spool.ts";
 import { createProxyServer } from "./proxy-server.ts";
+import { grpcCardRewrite } from "./grpc/grpc-card.ts";
+import { createGrpcRelay, type GrpcRelay } from "./grpc/grpc-relay.ts";
+import { GrpcUpstream } from "./grpc/grpc-upstream.ts";
 
 export interface ProxyAppOptions {
   logger?: Logger;
@@ -29,8 +32,10 @@ export interface ProxyApp {
   metrics: ProxyMetrics;
   memory: CorrelationMemory;
   log: Logger;
-  /** Listens on config.host:config.port; resolves with the proxy's base URL. */
+  /** Listens on config.host:config.port (and the gRPC relay on config.grpcPort); resolves with the proxy's base URL. */
   listen(): Promise<string>;
+  /** The gRPC relay's `host:port` once listening; null without one. */
+  grpcTarget(): string | null;
   close(): Promise<void>;
 }
 
@@ -76,7 +81,17 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite"), (problem) => log.error(problem, "the correlation memory's file was not a usable database: moved aside, the memory starts empty")),
     onSize: (size) => metrics.correlationsRemembered.set(size),
   });
-  const proxy = createProxyServer({ config, buffer, memory, metrics, log });
+  let closing = false;
+  let grpcPublic: string | null = null;
+  const grpcUpstream =
+    config.grpcPort === null
+      ? null
+      : new GrpcUpstream({ configured: config.grpcUpstream, upstreamUrl: config.upstreamUrl, ownTargets: () => (grpcPublic === null ? [] : [grpcPublic]), timeoutMs: config.upstreamTimeoutMs, maxCardBytes: config.maxRecordedBytes });
+  const grpcCard = grpcUpstream === null ? undefined : grpcCardRewrite(grpcUpstream, () => grpcPublic, config.rewriteCardUrls);
+  const proxy = createProxyServer({ config, buffer, memory, metrics, log, ...(grpcCard === undefined ? {} : { grpcCard }) });
+  const grpc: GrpcRelay | null =
+    grpcUpstream === null ? null : createGrpcRelay({ config, buffer, memory, metrics, log, upstream: grpcUpstream, kept: () => buffer.kept(), closing: () => closing });
+  const hostForUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
 
   return {
     config,
@@ -94,18 +109,36 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
         });
       });
       const { port } = proxy.server.address() as AddressInfo;
-      const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      const url = `http://${hostForUrl}:${port}`;
       proxy.setPublicUrl(config.publicUrl ?? url);
-      log.info({ url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, spool: config.spoolDir, replayed: replayed.length, correlations: memory.size }, "listening");
+      if (grpc !== null) {
+        await new Promise<void>((resolve, reject) => {
+          grpc.server.once("error", reject);
+          grpc.server.listen(config.grpcPort ?? 0, config.host, () => {
+            grpc.server.off("error", reject);
+            resolve();
+          });
+        });
+        grpcPublic = config.grpcPublicTarget ?? `${hostForUrl}:${(grpc.server.address() as AddressInfo).port}`;
+      }
+      const grpcFields = grpc === null ? {} : { grpc: grpcPublic, grpcUpstream: config.grpcUpstream?.target ?? "from the card" };
+      log.info(
+        { url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, spool: config.spoolDir, replayed: replayed.length, correlations: memory.size, ...grpcFields },
+        "listening",
+      );
       return url;
     },
+    grpcTarget: () => grpcPublic,
     async close() {
+      closing = true;
       proxy.beginShutdown();
       const closed = new Promise<void>((resolve) => proxy.server.close(() => resolve()));
+      const grpcClosed = grpc === null || !grpc.server.listening ? Promise.resolve() : new Promise<void>((resolve) => grpc.server.close(() => resolve()));
       proxy.server.closeIdleConnections();
       const left = await buffer.close(config.shutdownGraceMs);
       proxy.server.closeAllConnections();
-      await closed;
+      grpc?.close();
+      await Promise.all([closed, grpcClosed]);
       memory.close();
       log.info({ unsent: left }, "stopped");
     },

@@ -1,14 +1,15 @@
 /**
  * The Agent Card on its way from the worker to the client: read whole (it is small), recorded as the
  * worker sent it (`AgentCardObserved`, before any rewriting), and relayed — with its interface URLs moved
- * under the proxy's public URL when configured (card-rewrite.ts), every other byte, `ETag` and
- * `Cache-Control` as they were.
+ * under the proxy's public URL when configured (card-rewrite.ts; its GRPC one to the gRPC relay's,
+ * grpc/grpc-card.ts), every other byte, `ETag` and `Cache-Control` as they were.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { decodedBody } from "./answer-reader.ts";
 import { rewriteCardUrls } from "./card-rewrite.ts";
 import type { ProxyConfig } from "./config.ts";
+import type { GrpcCardRewrite } from "./grpc/grpc-card.ts";
 import { endToEndHeaders, rawHeader } from "./hop-by-hop.ts";
 import type { UnrecordedReason } from "./metrics.ts";
 import { cardObservation, maxAgeOf, type ObservationSource } from "./observations.ts";
@@ -23,6 +24,8 @@ export interface CardRelayDeps {
   kept(): Promise<void>;
   unrecorded(reason: UnrecordedReason): void;
   now(): number;
+  /** With the gRPC relay: learns its upstream from each card relayed and rewrites the card's GRPC URL. */
+  grpcCard?: GrpcCardRewrite;
 }
 
 export interface CardAnswer {
@@ -61,9 +64,10 @@ export function relayCard(deps: CardRelayDeps, res: ServerResponse, upRes: Incom
       const text = plain.toString("utf8");
       recordCard(deps, text, answer);
       const publicUrl = deps.publicUrl();
+      let rewritten = config.rewriteCardUrls && publicUrl !== "" ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl) : text;
+      rewritten = deps.grpcCard?.(text, rewritten) ?? rewritten;
       // A content-encoded card is relayed as it is: rewriting it would mean encoding it again.
-      if (config.rewriteCardUrls && plain === raw && publicUrl !== "") {
-        const rewritten = rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl);
+      if (plain === raw) {
         if (rewritten !== text) {
           sent = Buffer.from(rewritten, "utf8");
           headers = endToEndHeaders(answer.headers, ["content-length"]);

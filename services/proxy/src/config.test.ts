@@ -59,6 +59,33 @@ describe("loadConfig", () => {
   });
 });
 
+describe("loadConfig: the gRPC relay", () => {
+  it("is off without PROXY_GRPC_PORT, and reads its port, upstream and public target", () => {
+    expect(loadConfig(minimal)).toMatchObject({ grpcPort: null, grpcUpstream: null, grpcPublicTarget: null });
+    expect(loadConfig({ ...minimal, PROXY_GRPC_PORT: "0" })).toMatchObject({ grpcPort: 0, grpcUpstream: null });
+    expect(loadConfig({ ...minimal, PROXY_GRPC_PORT: "42101", PROXY_GRPC_UPSTREAM: "grpcs://w1.internal:443", PROXY_GRPC_PUBLIC_TARGET: "proxy.example:8443" })).toMatchObject({
+      grpcPort: 42101,
+      grpcUpstream: { target: "w1.internal:443", origin: "https://w1.internal:443" },
+      grpcPublicTarget: "proxy.example:8443",
+    });
+  });
+
+  it("reports a bad port, a target that is not host:port, and gRPC settings without the relay", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...minimal, ...env });
+        return "";
+      } catch (e) {
+        return (e as ProxyConfigError).problems.join("\n");
+      }
+    };
+    expect(problems({ PROXY_GRPC_PORT: "70000" })).toContain("PROXY_GRPC_PORT");
+    expect(problems({ PROXY_GRPC_PORT: "0", PROXY_GRPC_UPSTREAM: "http://w1/a2a" })).toContain("PROXY_GRPC_UPSTREAM");
+    expect(problems({ PROXY_GRPC_PORT: "0", PROXY_GRPC_PUBLIC_TARGET: "no-port" })).toContain("PROXY_GRPC_PUBLIC_TARGET");
+    expect(problems({ PROXY_GRPC_UPSTREAM: "127.0.0.1:41101" })).toContain("need PROXY_GRPC_PORT");
+  });
+});
+
 describe("baseUrl", () => {
   it("keeps scheme, host, port and path without trailing slashes, and refuses the rest", () => {
     expect(baseUrl("https://w.example:8443/a2a/")).toBe("https://w.example:8443/a2a");

@@ -5,6 +5,7 @@
 import { join, resolve } from "node:path";
 import { envReader } from "@a2a-ledger/env";
 import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
+import { parseGrpcTarget, type GrpcTarget } from "./grpc/grpc-target.ts";
 import type { FailMode } from "./observation-buffer.ts";
 
 export interface ProxyConfig {
@@ -20,6 +21,12 @@ export interface ProxyConfig {
   rewriteCardUrls: boolean;
   /** Further URL prefixes that also mean the worker in its card (e.g. http://localhost:4001 for 127.0.0.1). */
   cardUrlAliases: string[];
+  /** Where the gRPC relay listens (on `host`); null: no gRPC relay. 0: any free port. */
+  grpcPort: number | null;
+  /** The worker's gRPC endpoint; null: the one its card names. */
+  grpcUpstream: GrpcTarget | null;
+  /** The relay's `host:port` as clients reach it (the card's rewritten GRPC URL); default host:grpcPort once listening. */
+  grpcPublicTarget: string | null;
   ingestUrl: string;
   /** Bearer token for the ingest API; never logged. */
   ingestToken: string | null;
@@ -130,6 +137,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     if (b === null) problems.push(`PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
     return b ?? "";
   });
+  const grpcPort = text("PROXY_GRPC_PORT") === undefined ? null : int("PROXY_GRPC_PORT", 0, 0, 65535);
+  const grpcTarget = (name: string): GrpcTarget | null => {
+    const raw = text(name);
+    if (raw === undefined) return null;
+    const target = parseGrpcTarget(raw);
+    if (target === null) problems.push(`${name}=${JSON.stringify(raw)} must be host:port (or http://, https://, grpc://, grpcs:// host:port)`);
+    return target;
+  };
+  const grpcUpstream = grpcTarget("PROXY_GRPC_UPSTREAM");
+  const grpcPublicTarget = grpcTarget("PROXY_GRPC_PUBLIC_TARGET")?.target ?? null;
+  if (grpcPort === null && (grpcUpstream !== null || grpcPublicTarget !== null)) problems.push("PROXY_GRPC_UPSTREAM and PROXY_GRPC_PUBLIC_TARGET need PROXY_GRPC_PORT (the gRPC relay is off without it)");
   const ingestToken = text("PROXY_INGEST_TOKEN") ?? null;
   if (ingestToken !== null && /\s/.test(ingestToken)) problems.push("PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
   const failMode = (text("PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
@@ -146,6 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     publicUrl,
     rewriteCardUrls: bool("PROXY_REWRITE_CARD_URLS"),
     cardUrlAliases,
+    grpcPort,
+    grpcUpstream,
+    grpcPublicTarget,
     ingestUrl: url("PROXY_INGEST_URL", configDefaults.ingestUrl),
     ingestToken,
     observer: text("PROXY_OBSERVER") ?? `proxy:${workerId}`,

@@ -30,6 +30,11 @@ export const errorCatalogue = {
     summary: "The ledger has been unreachable for longer than the observation buffer holds; new dispatches are refused (fail-closed) until it is back. Retry later.",
   },
   PROXY_SHUTTING_DOWN: { status: 503, rpcStatus: "UNAVAILABLE", summary: "The proxy is draining before it stops." },
+  PROXY_GRPC_UPSTREAM_UNKNOWN: {
+    status: 502,
+    rpcStatus: "UNAVAILABLE",
+    summary: "The worker's gRPC endpoint is unknown: PROXY_GRPC_UPSTREAM is not set and the worker's card names no GRPC interface.",
+  },
   PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", summary: "The request body is larger than the proxy accepts (PROXY_MAX_BODY_BYTES)." },
   PROXY_INTERNAL: { status: 500, rpcStatus: "INTERNAL", summary: "An unexpected proxy error; reported in the logs with the request id." },
 } as const satisfies Record<string, CatalogueEntry>;

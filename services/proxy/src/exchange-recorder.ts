@@ -39,7 +39,7 @@ export class ExchangeRecorder {
 
   constructor(
     private readonly deps: RecorderDeps,
-    request: Extract<A2ARequest, { kind: "jsonrpc" | "rest" }> & { method: A2AMethod },
+    request: Extract<A2ARequest, { kind: "jsonrpc" | "rest" | "grpc" }> & { method: A2AMethod },
     /** From the header or the message metadata; null when the request names none. */
     private readonly explicit: string | null,
   ) {

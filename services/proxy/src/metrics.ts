@@ -5,7 +5,7 @@
 import client from "prom-client";
 
 export type DropReason = "buffer_full" | "overflow" | "rejected" | "shutdown";
-export type UnrecordedReason = "malformed_jsonrpc" | "unreadable_body" | "body_too_large" | "oversized_event" | "encoded_body" | "v03_card";
+export type UnrecordedReason = "malformed_jsonrpc" | "unreadable_body" | "body_too_large" | "oversized_event" | "encoded_body" | "v03_card" | "malformed_grpc" | "grpc_other";
 
 export interface ProxyMetrics {
   registry: client.Registry;

@@ -15,6 +15,7 @@ import { validCorrelationId, type CorrelationMemory } from "./correlation.ts";
 import { dialectOf, sendError } from "./error-response.ts";
 import { ProxyError } from "./errors.ts";
 import { ExchangeRecorder } from "./exchange-recorder.ts";
+import type { GrpcCardRewrite } from "./grpc/grpc-card.ts";
 import { createForwarder, type Exchange } from "./forwarding.ts";
 import type { Logger } from "@a2a-ledger/logging";
 import type { ProxyMetrics } from "./metrics.ts";
@@ -30,6 +31,8 @@ export interface ProxyServerDeps {
   metrics: ProxyMetrics;
   log: Logger;
   now?: () => number;
+  /** With the gRPC relay: learns its upstream from each card relayed and rewrites the card's GRPC URL. */
+  grpcCard?: GrpcCardRewrite;
 }
 
 export interface ProxyServer {
@@ -50,7 +53,7 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
 
   const emit = (o: ObservationInput): void => void buffer.offer(o);
   const kept = (): Promise<void> => buffer.kept();
-  const card: CardRelayDeps = { config, source, publicUrl: () => publicUrl, emit, kept, unrecorded: (reason) => metrics.unrecorded.inc({ reason }), now };
+  const card: CardRelayDeps = { config, source, publicUrl: () => publicUrl, emit, kept, unrecorded: (reason) => metrics.unrecorded.inc({ reason }), now, ...(deps.grpcCard === undefined ? {} : { grpcCard: deps.grpcCard }) };
 
   function fail(res: ServerResponse, error: ProxyError, exchange: Pick<Exchange, "dialect" | "kind" | "method">): void {
     const status = sendError(res, error, exchange.dialect);

@@ -1,13 +1,14 @@
 /**
  * A client's request body, read whole (the proxy classifies it before forwarding) and bounded: past the
- * limit the read stops and the caller answers 413.
+ * limit the read stops and the caller answers 413 (on gRPC: RESOURCE_EXHAUSTED). An HTTP/1.1 request and
+ * an HTTP/2 stream are read alike.
  */
-import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 
 export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: "too-large" | "gone" };
 
 /** Resolves with the body; `too-large` as soon as it passes `maxBytes` (the rest is drained), `gone` when the client went away. */
-export function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+export function readRequestBody(req: Readable, maxBytes: number): Promise<BodyRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -31,5 +32,6 @@ export function readRequestBody(req: IncomingMessage, maxBytes: number): Promise
     req.on("end", () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
     req.on("error", () => finish({ ok: false, reason: "gone" }));
     req.on("aborted", () => finish({ ok: false, reason: "gone" }));
+    req.on("close", () => finish({ ok: false, reason: "gone" }));
   });
 }

@@ -2,7 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { metricValue } from "@a2a-ledger/env/testing";
+import { metricSum, metricValue } from "@a2a-ledger/env/testing";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createProxyApp, type ProxyApp } from "../src/app.ts";
 import { configDefaults, type ProxyConfig } from "../src/config.ts";
@@ -21,6 +21,9 @@ export function testConfig(overrides: Partial<ProxyConfig> & Pick<ProxyConfig, "
     publicUrl: null,
     rewriteCardUrls: false,
     cardUrlAliases: [],
+    grpcPort: null,
+    grpcUpstream: null,
+    grpcPublicTarget: null,
     ingestToken: null,
     observer: "proxy:W1",
     logLevel: "silent",
@@ -72,4 +75,9 @@ export async function drained(app: ProxyApp, timeoutMs = 10_000): Promise<void> 
 /** A metric's value from the proxy's /metrics text (0 when absent). */
 export async function metric(proxyUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   return metricValue(await (await fetch(`${proxyUrl}/metrics`)).text(), name, labels);
+}
+
+/** The sum of a counter's samples over the labels not given, from the proxy's /metrics text. */
+export async function metricTotal(proxyUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return metricSum(await (await fetch(`${proxyUrl}/metrics`)).text(), name, labels);
 }
