@@ -4,6 +4,11 @@
 // Must come first: it replaces kafkajs's read_committed filter before kafkajs loads (see read-committed.ts).
 import "./read-committed.ts";
 import kafkajs from "kafkajs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import tls from "node:tls";
+import { isTlsRefusal } from "./access-failure.ts";
+import { type ClientConfig, processClientConfig } from "./client-config.ts";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
 /** `Partitioners.DefaultPartitioner` is the Java client's murmur2 partitioner. */
@@ -17,6 +22,55 @@ export interface KafkaOptions {
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
   retries?: number;
+  /** Security of the connection (TLS, SASL); this process's KAFKA_CLIENT_CONFIG when not given. */
+  client?: ClientConfig;
+}
+
+/**
+ * A TLS failure is permanent until someone fixes a certificate or a trust store, yet kafkajs raises
+ * every socket error as a retriable KafkaJSConnectionError: the consumer would restart and the
+ * producer reconnect in a loop without end. Such an error is made non-retriable here.
+ */
+function tlsRefusalsAreFinal(): void {
+  const errors = createRequire(import.meta.url)("kafkajs/src/errors.js") as { KafkaJSConnectionError: { prototype: object } };
+  const stored = Symbol("retriable");
+  if (Object.getOwnPropertyDescriptor(errors.KafkaJSConnectionError.prototype, "retriable") !== undefined) return;
+  Object.defineProperty(errors.KafkaJSConnectionError.prototype, "retriable", {
+    get(this: { code?: unknown; [stored]?: boolean }) {
+      return this[stored] !== false && !isTlsRefusal(this.code);
+    },
+    set(this: { [stored]?: boolean }, value: boolean) {
+      this[stored] = value;
+    },
+  });
+}
+tlsRefusalsAreFinal();
+
+/**
+ * kafkajs's `ssl`, `sasl` and socket factory from a client configuration. The secrets stay
+ * non-enumerable on the objects kafkajs is handed (it reads them by name), so the socket is opened
+ * here: kafkajs's own factory copies the TLS options with Object.assign, which would drop them.
+ */
+export function connectionSecurity(client: ClientConfig): Pick<kafkajs.KafkaConfig, "ssl" | "sasl" | "socketFactory"> {
+  const sasl = client.sasl === undefined ? {} : { sasl: client.sasl as kafkajs.SASLOptions };
+  if (client.protocol !== "SSL" && client.protocol !== "SASL_SSL") return sasl;
+  const options = client.ssl ?? { rejectUnauthorized: true };
+  const socketFactory: kafkajs.ISocketFactory = ({ host, port, onConnect }) => {
+    const socket = tls.connect({
+      host, port,
+      ...(net.isIP(host) ? {} : { servername: host }),
+      rejectUnauthorized: options.rejectUnauthorized,
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(options.cert === undefined ? {} : { cert: options.cert }),
+      ...(options.key === undefined ? {} : { key: options.key }),
+      ...(options.pfx === undefined ? {} : { pfx: options.pfx }),
+      ...(options.passphrase === undefined ? {} : { passphrase: options.passphrase }),
+      ...(options.checkServerIdentity === undefined ? {} : { checkServerIdentity: options.checkServerIdentity }),
+    }, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  };
+  return { ...sasl, ssl: true, socketFactory };
 }
 
 // kafkajs 2's default partitioner is the Java-compatible murmur2 one; its notice says so on every producer.
@@ -54,5 +108,6 @@ export function createKafka(options: KafkaOptions): kafkajs.Kafka {
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     retry: { retries: options.retries ?? 5 },
+    ...connectionSecurity(options.client ?? processClientConfig()),
   });
 }
