@@ -5,3 +5,4 @@ export * from "./registry-http.ts";
 export * from "./topics.ts";
 export * from "./endpoints.ts";
 export * from "./partition.ts";
+export * from "./acls.ts";
