@@ -35,6 +35,7 @@ export const errorCatalogue = {
   INGEST_UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: "Only application/json and application/x-ndjson (UTF-8) are accepted." },
   INGEST_BAD_REQUEST: { status: 400, summary: "The HTTP request itself is malformed (headers, content length)." },
   INGEST_KAFKA_UNAVAILABLE: { status: 503, summary: "Kafka did not acknowledge the batch in time; retry with the same eventIds." },
+  INGEST_KAFKA_REFUSED: { status: 503, summary: "Kafka refused this service (its credentials, a certificate or an ACL); an operator must fix the configuration. Retry with the same eventIds once fixed." },
   INGEST_REGISTRY_UNAVAILABLE: { status: 503, summary: "The schema registry could not be reached to encode the batch; retry with the same eventIds." },
   INGEST_OVERLOADED: { status: 503, summary: "Too many records are waiting for Kafka; retry later with the same eventIds." },
   INGEST_SHUTTING_DOWN: { status: 503, summary: "The server is draining before it stops; retry on another instance or later." },

@@ -174,8 +174,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.get("/readyz", async (_request, reply) => {
     const [kafka, registry] = await Promise.all([sink.kafkaReachable(readinessTimeoutMs), deps.registryReachable(readinessTimeoutMs)]);
-    const ready = kafka && registry && !closing;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", kafka, registry, closing });
+    const refused = sink.accessFailure;
+    const ready = kafka && registry && !closing && refused === undefined;
+    // The reason names the cause and the resource, never a secret (access-failure.ts).
+    const reason = refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", kafka: kafka && refused === undefined, registry, closing, ...reason });
   });
 
   app.get("/metrics", async (_request, reply) => {

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { AccessFailure } from "@a2a-ledger/kafka";
 import type { ProjectorConfig } from "./config.ts";
 import { Cursors } from "./cursor.ts";
 import { type ErrorCode, ProjectorError } from "./errors.ts";
@@ -25,6 +26,8 @@ export interface KafkaView {
   kafkaReachable(timeoutMs: number): Promise<boolean>;
   /** Whether the consumer keeps the views up to date. */
   consuming(): boolean;
+  /** Why Kafka refuses this service (credentials, certificate, ACL), if it does. */
+  accessFailure?(): AccessFailure | undefined;
 }
 
 export interface ServerDeps {
@@ -215,8 +218,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get("/readyz", async (_request, reply) => {
     const [database, kafka] = await Promise.all([store.ping(readinessTimeoutMs), deps.kafka.kafkaReachable(readinessTimeoutMs)]);
     const consuming = deps.kafka.consuming();
-    const ready = database && kafka && consuming && !closing;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka, consuming, closing });
+    const refused = deps.kafka.accessFailure?.();
+    const ready = database && kafka && consuming && !closing && refused === undefined;
+    const reason = refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka: kafka && refused === undefined, consuming, closing, ...reason });
   });
   app.get("/metrics", async (_request, reply) => {
     const ends = await deps.kafka.endOffsets().catch(() => []);

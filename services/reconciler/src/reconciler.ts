@@ -58,6 +58,9 @@ export class Reconciler {
     this.decider = createDecider(config.ruleSet);
   }
 
+  /** Called when the consumer crashed for good (kafkajs will not restart it), e.g. Kafka refused an ACL. */
+  onFatal: ((error: unknown) => void) | undefined;
+
   get isRunning(): boolean {
     return this.running;
   }
@@ -70,7 +73,10 @@ export class Reconciler {
     await this.capabilities.start();
     this.consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => void this.onAssignment(payload.memberAssignment[topics.observations] ?? []));
-    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed"));
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
+      if (!payload.restart) this.onFatal?.(payload.error);
+    });
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: topics.observations, fromBeginning: true });
     await this.consumer.run({
