@@ -64,7 +64,8 @@ export function serviceAcls(service: LedgerService, names: AclNames = defaultAcl
       ];
     case "projector":
       return [
-        ...all.map((name) => topic(name, name === t.dlq ? ["Describe", "DescribeConfigs"] : ["Read", "Describe", "DescribeConfigs"], name === t.dlq ? "checks the topic exists as code says" : "consumes it into the views (and checks it exists as code says)")),
+        ...[t.observations, t.decisions, t.commands, t.capabilities, t.dlq].map((name) => topic(name, ["Read", "Describe", "DescribeConfigs"], "consumes it into the views (and checks it is as code says)")),
+        topic(t.changelog, ["Describe", "DescribeConfigs"], "checks the topic is as code says"),
         group(names.projectorGroup, "prefixed", "its consumer group and the groups of rebuilds"),
       ];
     case "dispatcher":

@@ -3,11 +3,11 @@
  */
 // Must come first: it replaces kafkajs's read_committed filter before kafkajs loads (see read-committed.ts).
 import "./read-committed.ts";
+// Also before kafkajs: a refusal by the broker (TLS, an ACL on a group) surfaces once, not as a retry loop.
+import "./final-refusals.ts";
 import kafkajs from "kafkajs";
-import { createRequire } from "node:module";
 import net from "node:net";
 import tls from "node:tls";
-import { isTlsRefusal } from "./access-failure.ts";
 import { type ClientConfig, processClientConfig } from "./client-config.ts";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
@@ -26,25 +26,6 @@ export interface KafkaOptions {
   client?: ClientConfig;
 }
 
-/**
- * A TLS failure is permanent until someone fixes a certificate or a trust store, yet kafkajs raises
- * every socket error as a retriable KafkaJSConnectionError: the consumer would restart and the
- * producer reconnect in a loop without end. Such an error is made non-retriable here.
- */
-function tlsRefusalsAreFinal(): void {
-  const errors = createRequire(import.meta.url)("kafkajs/src/errors.js") as { KafkaJSConnectionError: { prototype: object } };
-  const stored = Symbol("retriable");
-  if (Object.getOwnPropertyDescriptor(errors.KafkaJSConnectionError.prototype, "retriable") !== undefined) return;
-  Object.defineProperty(errors.KafkaJSConnectionError.prototype, "retriable", {
-    get(this: { code?: unknown; [stored]?: boolean }) {
-      return this[stored] !== false && !isTlsRefusal(this.code);
-    },
-    set(this: { [stored]?: boolean }, value: boolean) {
-      this[stored] = value;
-    },
-  });
-}
-tlsRefusalsAreFinal();
 
 /**
  * kafkajs's `ssl`, `sasl` and socket factory from a client configuration. The secrets stay

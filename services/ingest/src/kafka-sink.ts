@@ -260,7 +260,10 @@ export class KafkaSink implements ObservationSink {
       return false;
     });
     try {
-      return await Promise.race([probe, timeout]);
+      const reachable = await Promise.race([probe, timeout]);
+      // Connected and described: credentials and certificates are good again (a missing Write ACL clears on the next acknowledged batch).
+      if (reachable && this.accessFailure?.cause !== "authorization") this.accessFailure = undefined;
+      return reachable;
     } finally {
       clearTimeout(timer);
     }
