@@ -27,6 +27,7 @@ export const errorCatalogue = {
   INGEST_MALFORMED_BODY: { status: 400, summary: "The body is not JSON (or NDJSON), not UTF-8, or is empty." },
   INGEST_EMPTY_BATCH: { status: 400, summary: "The batch holds no event." },
   INGEST_UNAUTHORIZED: { status: 401, summary: "Bearer tokens are configured and the request carries no valid one." },
+  INGEST_OBSERVER_FORBIDDEN: { status: 403, summary: "The bearer token may not write as the observer an event claims (tokens are bound to observer patterns); the whole batch was rejected and nothing was produced." },
   INGEST_NOT_FOUND: { status: 404, summary: "No such route." },
   INGEST_METHOD_NOT_ALLOWED: { status: 405, summary: "The path exists but does not take this method; the Allow header lists the methods it takes." },
   INGEST_BODY_TOO_LARGE: { status: 413, summary: "The body is larger than the configured byte limit." },
