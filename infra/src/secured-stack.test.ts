@@ -167,7 +167,9 @@ describe("the ledger on a secured cluster, each service as its own principal", (
       if (!response.ok) return undefined;
       const body = (await response.json()) as { decisions?: { type: string }[] };
       return body.decisions?.some((d) => d.type === "RedispatchCommanded") ? body : undefined;
-    }, 90_000);
+    }, 90_000).catch((e: Error) => {
+      throw new Error(`${e.message}\n${children.map((c) => `--- ${c.child.spawnargs.at(-1)} ---\n${c.output().slice(-2500)}`).join("\n")}`);
+    });
     expect(lineage.decisions?.map((d) => d.type)).toContain("RedispatchCommanded");
     // … and the dispatcher consumed the commands under its own (no worker is configured, so each is refused and journaled).
     const journaled = await eventually("the dispatcher's journal of the commands", async () => {

@@ -1,9 +1,8 @@
 /**
- * Bearer tokens, each bound to the observer names it may write. Tokens are compared as SHA-256
- * digests with crypto.timingSafeEqual, and every configured token is compared, so neither the
- * comparison's time nor which token matched leaks anything. Tokens are never logged.
+ * Bearer tokens, each bound to the observer names it may write. The tokens are checked the way every
+ * service checks them (@a2a-ledger/env bearerTokens: constant time, never logged).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { bearerTokens } from "@a2a-ledger/env";
 
 /** A configured token and the observer patterns it may claim (`*` any run of characters). */
 export interface IngestToken {
@@ -28,8 +27,6 @@ export interface TokenCheck {
   allows(authorization: string | undefined): boolean;
 }
 
-const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
-
 /** An observer pattern as a matcher: `*` is any run of characters, everything else literal. */
 export function observerMatcher(pattern: string): (observer: string) => boolean {
   if (pattern === "*") return () => true;
@@ -41,22 +38,17 @@ export const anyObserver: ObserverGrant = { observers: ["*"], mayClaim: () => tr
 
 export function tokenCheck(tokens: readonly (IngestToken | string)[]): TokenCheck {
   const entries = tokens.map((t) => (typeof t === "string" ? { token: t, observers: ["*"] } : t));
-  const digests = entries.map((e) => digest(e.token));
+  const bearer = bearerTokens(entries.map((e) => e.token));
   const grants: ObserverGrant[] = entries.map((e) => {
     const matchers = e.observers.map(observerMatcher);
     return { observers: e.observers, mayClaim: (observer) => matchers.some((m) => m(observer)) };
   });
   const check: TokenCheck = {
-    required: digests.length > 0,
+    required: bearer.required,
     grant(authorization) {
-      if (digests.length === 0) return anyObserver;
-      const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "");
-      const presented = digest(match?.[1] ?? "");
-      let found = -1;
-      digests.forEach((known, i) => {
-        if (timingSafeEqual(known, presented) && found < 0) found = i;
-      });
-      return match !== null && found >= 0 ? grants[found] : undefined;
+      if (!bearer.required) return anyObserver;
+      const found = bearer.match(authorization);
+      return found === undefined ? undefined : grants[found];
     },
     allows: (authorization) => check.grant(authorization) !== undefined,
   };
