@@ -22,11 +22,17 @@ const fuzzDir = resolve(fileURLToPath(new URL(".", import.meta.url)), "../fuzz")
 const schemathesis = join(fuzzDir, ".venv/bin/schemathesis");
 const maxDepth = 4;
 const served = servedTopic("fuzz", { maxEvents: 20, maxDepth });
+const token = "fuzz-token-0123456789abcdef";
+// Tokens required: the authenticated run's token may claim any observer (schemathesis generates them).
+const guarded = servedTopic("fuzz-auth", { maxEvents: 20, maxDepth, tokens: [{ token, observers: ["*"] }, { token: "proxy-token-0123456789abcd", observers: ["proxy:*"] }] });
 let baseUrl: string;
+let guardedUrl: string;
 
 beforeAll(async () => {
   await served.app.server.listen({ host: "127.0.0.1", port: 0 });
   baseUrl = `http://127.0.0.1:${(served.app.server.server.address() as AddressInfo).port}`;
+  await guarded.app.server.listen({ host: "127.0.0.1", port: 0 });
+  guardedUrl = `http://127.0.0.1:${(guarded.app.server.server.address() as AddressInfo).port}`;
 });
 
 /** Runs schemathesis in `cwd` (it keeps a cache folder there). */
@@ -72,6 +78,43 @@ describe("the OpenAPI document against the running service (schemathesis)", () =
       const junit = readFileSync(join(reports, "junit.xml"), "utf8");
       expect(junit).toContain('name="POST /v1/observations"');
       expect(await endOffsetSum(served.admin, served.topic)).toBeGreaterThan(before + 50);
+    } finally {
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("with tokens configured: authenticated requests as above, and the same requests without credentials refused (ignored_auth)", async () => {
+    if (!existsSync(schemathesis)) throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (npm test does it first)`);
+    const reports = mkdtempSync(join(tmpdir(), "ingest-fuzz-auth-"));
+    try {
+      const before = await endOffsetSum(guarded.admin, guarded.topic);
+      const seed = process.env["INGEST_FUZZ_SEED"] ?? "20250131";
+      const { code, output } = await run(
+        [
+          "run", `${guardedUrl}/openapi.json`,
+          "--header", `Authorization: Bearer ${token}`,
+          "--checks", "not_a_server_error,positive_data_acceptance,ignored_auth,unsupported_method",
+          "--phases", "examples,fuzzing",
+          "--max-examples", "30",
+          "--seed", seed,
+          "--workers", "1",
+          "--request-timeout", "15",
+          "--generation-database", "none",
+          "--no-color",
+          "--report", "junit", "--report-junit-path", join(reports, "junit.xml"),
+        ],
+        { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), INGEST_FUZZ_MAX_DEPTH: String(maxDepth), NO_COLOR: "1" },
+        reports,
+        170_000,
+      );
+      console.info(`schemathesis with tokens (seed ${seed}):\n${output.split("\n").filter((l) => /generated|passed|failed|failure|Seed/i.test(l)).join("\n")}`);
+      expect(code, output.slice(-8_000)).toBe(0);
+      expect(readFileSync(join(reports, "junit.xml"), "utf8")).toContain('name="POST /v1/observations"');
+      expect(await endOffsetSum(guarded.admin, guarded.topic)).toBeGreaterThan(before + 10);
+      // The document says which token scheme and that a foreign observer is 403.
+      const doc = (await (await fetch(`${guardedUrl}/openapi.json`)).json()) as { paths: Record<string, { post?: { security: unknown[]; responses: Record<string, unknown> } }> };
+      expect(doc.paths["/v1/observations"]?.post?.security).toEqual([{ bearer: [] }]);
+      expect(Object.keys(doc.paths["/v1/observations"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["401", "403"]));
     } finally {
       rmSync(reports, { recursive: true, force: true });
     }
