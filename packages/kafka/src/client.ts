@@ -8,6 +8,7 @@ import "./final-refusals.ts";
 import kafkajs from "kafkajs";
 import net from "node:net";
 import tls from "node:tls";
+import { accessFailureOf } from "./access-failure.ts";
 import { type ClientConfig, processClientConfig } from "./client-config.ts";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
@@ -88,7 +89,8 @@ export function createKafka(options: KafkaOptions): kafkajs.Kafka {
     logLevel: options.logLevel ?? kafkaLogLevel(),
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
-    retry: { retries: options.retries ?? 5 },
+    // A consumer that Kafka refuses (credentials, certificate, ACL) crashes for good instead of restarting in a loop.
+    retry: { retries: options.retries ?? 5, restartOnFailure: async (error) => accessFailureOf(error) === undefined },
     ...connectionSecurity(options.client ?? processClientConfig()),
   });
 }
