@@ -102,11 +102,13 @@ export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile:
   return { name: "dispatcher", command: process.execPath, args: () => tsx(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
 }
 
-export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: string): ProcessSpec {
+/** `guard`: the worker enforces its card at emission and records refusals under the ledger's worker id. */
+export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: string, guard?: { workerId: string; ingestUrl: string }): ProcessSpec {
+  const guardArgs = guard === undefined ? [] : ["--guard-worker-id", guard.workerId, "--guard-ingest-url", guard.ingestUrl];
   return {
     name: kind.toUpperCase(),
     command: process.execPath,
-    args: (port) => tsx(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile])),
+    args: (port) => tsx(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile]), ...guardArgs),
     cwd: ctx.root,
     env: ctx.env,
     ready: readyOnMessage("listening"),

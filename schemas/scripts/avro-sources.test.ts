@@ -8,9 +8,9 @@ const commonDecision = ["decisionId", "correlationId", "causeEventIds", "rulesVe
 describe("the Avro catalogue", () => {
   const events = resolveEvents();
 
-  it("holds every observation and decision of DESIGN §3", () => {
+  it("holds every observation and decision of DESIGN §3, and the guards' EmissionRefused (§10)", () => {
     expect(events.filter((e) => e.group === "observations").map((e) => e.name).sort()).toEqual(
-      ["AgentCardObserved", "ArtifactEmitted", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"],
+      ["AgentCardObserved", "ArtifactEmitted", "EmissionRefused", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"],
     );
     expect(events.filter((e) => e.group === "decisions").map((e) => e.name).sort()).toEqual(
       ["CapabilitiesVerified", "CardChanged", "ContractViolation", "ProbeRequested", "ReconciliationBlocked", "RedispatchCommanded", "TaskFailed", "TaskIndeterminate", "TaskReconciled"],

@@ -95,7 +95,8 @@ async function startDemoMesh(io: Io, r: Running, runId: string): Promise<{ worke
   const ingestUrl = r.ingest.url ?? "";
   const agents = {
     W1: await r.sup.start(jsAgentSpec(r.ctx, "w1", w1Config)),
-    W2: await r.sup.start(jsAgentSpec(r.ctx, "w2")),
+    // W2 enforces its card (@a2a-ledger/worker-guard): its refusals sit next to W1's unguarded text/plain.
+    W2: await r.sup.start(jsAgentSpec(r.ctx, "w2", undefined, { workerId: ids.workers.W2, ingestUrl })),
     W3: await r.sup.start(pyAgentSpec(r.ctx, join(meshDir, "w3.sqlite"))),
   };
   const workers: DemoWorker[] = [];

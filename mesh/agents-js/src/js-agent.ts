@@ -16,6 +16,14 @@ import { jsonRpcPath, jsWorkerCard, restPath, type JsWorkerKind } from "./cards.
 import type { Logger } from "@a2a-ledger/logging";
 import { ScriptedExecutor } from "./scripted-executor.ts";
 import { readWorkerConfig, type WorkerConfig } from "./worker-config.ts";
+import { IngestClient } from "@a2a-ledger/ingest-client";
+import { WorkerGuard } from "@a2a-ledger/worker-guard";
+
+/** A worker that enforces its card at emission: refusals are recorded under the ledger's id of the worker. */
+export interface GuardOptions {
+  workerId: string;
+  ingestUrl: string;
+}
 
 export interface JsAgentOptions {
   kind: JsWorkerKind;
@@ -28,6 +36,8 @@ export interface JsAgentOptions {
   /** Cache-Control max-age of the card, seconds; default 3600 (the SDK's default). */
   cardMaxAgeSeconds?: number;
   logger?: Logger;
+  /** Guard the worker's executor with @a2a-ledger/worker-guard (the demo guards W2). */
+  guard?: GuardOptions;
 }
 
 export interface RunningJsAgent {
@@ -48,9 +58,10 @@ export const defaultWorkerConfig: Record<JsWorkerKind, WorkerConfig> = {
 };
 
 /** The express app of one worker life: a fresh InMemoryTaskStore every time it is built. */
-export function createJsAgentApp(kind: JsWorkerKind, baseUrl: string, config: () => WorkerConfig, cardMaxAgeSeconds = 3600): Express {
+export function createJsAgentApp(kind: JsWorkerKind, baseUrl: string, config: () => WorkerConfig, cardMaxAgeSeconds = 3600, guard?: WorkerGuard): Express {
   const card = jsWorkerCard(kind, baseUrl);
-  const executor = new ScriptedExecutor({ worker: card.name, supportsInputRequired: kind === "w1", outputMediaType: () => config().outputMediaType });
+  const scripted = new ScriptedExecutor({ worker: card.name, supportsInputRequired: kind === "w1", guarded: guard !== undefined, outputMediaType: () => config().outputMediaType });
+  const executor = guard === undefined ? scripted : guard.wrap(scripted);
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const legacyCompat = { enabled: true };
   const app = express();
@@ -84,12 +95,26 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
   let config = options.configFile === undefined ? defaults : await readWorkerConfig(options.configFile, defaults);
   const getConfig = () => config;
   const log = options.logger;
+  let guard: WorkerGuard | undefined;
 
   // The card names the real port, so the app of the first life is attached once the port is known.
   let server = createServer();
   const port = await listen(server, host, options.port ?? 0);
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  server.on("request", createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds));
+  if (options.guard !== undefined) {
+    const ingest = new IngestClient({ baseUrl: options.guard.ingestUrl });
+    const card = jsWorkerCard(options.kind, url);
+    guard = new WorkerGuard({
+      workerId: options.guard.workerId,
+      card: () => card,
+      record: async (o) => {
+        log?.info({ refused: o.type === "EmissionRefused" ? { kind: o.kind, state: o.state, artifactId: o.artifactId } : undefined, correlationId: o.correlationId }, "emission refused by the guard");
+        return ingest.send([o]);
+      },
+      onRecordError: (err, o) => log?.error({ err, eventId: o.eventId }, "a refused emission could not be recorded"),
+    });
+  }
+  server.on("request", createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds, guard));
   log?.info({ kind: options.kind, url, outputMediaType: config.outputMediaType }, "listening");
 
   return {
@@ -101,7 +126,7 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
       // Like a process restart, this takes a moment: peers in this process see their old connections
       // close before the new server answers, instead of reusing a dead pooled socket.
       await new Promise((resolve) => setTimeout(resolve, 100));
-      server = createServer(createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds));
+      server = createServer(createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds, guard));
       await listen(server, host, port);
       log?.info({ kind: options.kind, url }, "restarted with an empty task store");
     },
@@ -111,6 +136,9 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
       log?.info({ kind: options.kind, outputMediaType: config.outputMediaType }, "configuration reloaded");
       return config;
     },
-    close: () => stop(server),
+    close: async () => {
+      await stop(server);
+      await guard?.flush();
+    },
   };
 }

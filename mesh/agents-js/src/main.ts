@@ -2,6 +2,10 @@
  * A JS mesh worker as its own process:
  *
  *     tsx mesh/agents-js/src/main.ts --agent w1 --port 41001 [--host 127.0.0.1] [--config w1.json] [--card-max-age 3600]
+ *         [--guard-worker-id W2 --guard-ingest-url http://127.0.0.1:18090]
+ *
+ * With the two --guard options the worker enforces its card at emission (@a2a-ledger/worker-guard) and records
+ * each refusal through the ingest API under that worker id.
  *
  * Logs JSON lines on stdout; the first is `{"msg":"listening","url":…}`. SIGHUP re-reads the configuration
  * file; SIGTERM and SIGINT stop the worker. A restart is a new process on the same port: the tasks are gone.
@@ -17,6 +21,8 @@ const { values } = parseArgs({
     port: { type: "string", default: "0" },
     config: { type: "string" },
     "card-max-age": { type: "string", default: "3600" },
+    "guard-worker-id": { type: "string" },
+    "guard-ingest-url": { type: "string" },
   },
   strict: true,
 });
@@ -33,8 +39,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isInteger(car
   process.exit(2);
 }
 
+if ((values["guard-worker-id"] === undefined) !== (values["guard-ingest-url"] === undefined)) {
+  process.stderr.write("--guard-worker-id and --guard-ingest-url go together\n");
+  process.exit(2);
+}
+const guard = values["guard-worker-id"] === undefined ? undefined : { workerId: values["guard-worker-id"], ingestUrl: values["guard-ingest-url"] ?? "" };
+
 const log = createLogger(kind.toUpperCase());
-const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log }).catch((err: unknown) => {
+const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log, guard }).catch((err: unknown) => {
   // A bad configuration file or a port in use: say so in one line and stop.
   process.stderr.write(`${kind.toUpperCase()} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(2);

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import { EmissionRefusedError } from "@a2a-ledger/worker-guard";
 import { parseScript, splitIntoChunks } from "./script.ts";
 
 export type OutputMediaType = "application/json" | "text/plain";
@@ -14,6 +15,12 @@ export interface ScriptedExecutorOptions {
   worker: string;
   /** Whether a `need-input` message stops in INPUT_REQUIRED; a worker without it completes directly. */
   supportsInputRequired: boolean;
+  /**
+   * A guarded worker (its bus refuses what its card does not advertise) tries every directive — INPUT_REQUIRED
+   * and `as=` media types included — and, when the guard refuses, goes on as its card says: it completes
+   * instead of waiting for input, and answers in its configured media type.
+   */
+  guarded?: boolean;
   /** Read on every artifact, so a configuration reload takes effect for the next answer. */
   outputMediaType: () => OutputMediaType;
 }
@@ -28,6 +35,17 @@ const textPart = (text: string, mediaType: string): Part => ({ content: { $case:
 const now = (): string => new Date().toISOString();
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs an emission; false when the worker's guard refused it (the executor then goes on as its card says). */
+function refusable(emit: () => void): boolean {
+  try {
+    emit();
+    return true;
+  } catch (e) {
+    if (e instanceof EmissionRefusedError) return false;
+    throw e;
+  }
+}
 
 export class ScriptedExecutor implements AgentExecutor {
   private readonly canceled = new Set<string>();
@@ -56,16 +74,19 @@ export class ScriptedExecutor implements AgentExecutor {
       bus.publish(AgentEvent.task(task));
       this.status(bus, taskId, contextId, TaskState.TASK_STATE_WORKING);
 
-      if (!resuming && script.needInput && this.options.supportsInputRequired) {
-        this.status(bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, this.agentMessage(taskId, contextId, "Input required: reply to this task with the missing detail to continue."));
-        waiting = true;
-        return;
+      if (!resuming && script.needInput && (this.options.supportsInputRequired || this.options.guarded === true)) {
+        const asked = refusable(() => this.status(bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, this.agentMessage(taskId, contextId, "Input required: reply to this task with the missing detail to continue.")));
+        if (asked) {
+          waiting = true;
+          return;
+        }
       }
       if (script.delayMs > 0) await sleep(script.delayMs);
       if (this.canceled.has(taskId)) return;
 
       const question = resuming ? `${this.originalQuestion(ctx.task)} / input: ${script.question}` : script.question;
-      this.emitArtifact(bus, taskId, contextId, question, script.chunks);
+      const tried = script.asMediaType ?? this.options.outputMediaType();
+      if (!refusable(() => this.emitArtifact(bus, taskId, contextId, question, script.chunks, tried))) this.emitArtifact(bus, taskId, contextId, question, script.chunks, this.options.outputMediaType());
       this.status(bus, taskId, contextId, TaskState.TASK_STATE_COMPLETED);
     } finally {
       this.canceled.delete(taskId);
@@ -83,8 +104,7 @@ export class ScriptedExecutor implements AgentExecutor {
     return first === undefined ? "" : parseScript(textOf(first)).question;
   }
 
-  private emitArtifact(bus: ExecutionEventBus, taskId: string, contextId: string, question: string, chunks: number): void {
-    const mediaType = this.options.outputMediaType();
+  private emitArtifact(bus: ExecutionEventBus, taskId: string, contextId: string, question: string, chunks: number, mediaType: string): void {
     const answer = { worker: this.options.worker, question, answer: `${this.options.worker} answered: ${question}` };
     const artifactId = `${taskId}-result`;
     const artifact = (parts: Part[]): Artifact => ({ artifactId, name: "result", description: "The answer.", parts, metadata: undefined, extensions: [] });

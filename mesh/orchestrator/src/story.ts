@@ -12,7 +12,10 @@
  *  7. finds the re-dispatched task on the ledger (the target's proxy recorded it waiting for input) and
  *     supplies the input through the target's proxy; the task completes there;
  *  8. W1's configuration is reloaded (chaos): it now answers text/plain while its card says
- *     application/json; the orchestrator retries `retry-<run>` on W1 (attempt 2), which answers text/plain.
+ *     application/json; the orchestrator retries `retry-<run>` on W1 (attempt 2), which answers text/plain;
+ *  9. beside it, task `guarded-<run>` goes to W2, whose worker guards its own card: asked to wait for input
+ *     and to answer in application/json (neither on W2's card), its guard refuses both emissions and records
+ *     the refusals; W2 completes in text/plain, as its card says.
  *
  * The orchestrator records nothing itself: the proxies record what it does, and it reads the ledger.
  */
@@ -44,9 +47,11 @@ export interface StoryReport {
   lost: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string }[]; redispatchedTo: string; attempt: number; finalState: string };
   /** The task retried on W1 after its reload. */
   retried: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string; mediaTypes: string[] }[] };
+  /** The task W2's guard kept within W2's card. */
+  guarded: { correlationId: string; workerId: string; serverTaskId: string; state: string; mediaTypes: string[] };
 }
 
-export const correlationsOf = (runId: string) => ({ lost: `task-${runId}`, retried: `retry-${runId}` });
+export const correlationsOf = (runId: string) => ({ lost: `task-${runId}`, retried: `retry-${runId}`, guarded: `guarded-${runId}` });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -71,7 +76,7 @@ const mediaTypes = (task: { artifacts: { parts: { mediaType: string }[] }[] }): 
 
 export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Chaos, log: Logger): Promise<StoryReport> {
   const { w1, w2, w3 } = config.workers;
-  const { lost, retried } = correlationsOf(config.runId);
+  const { lost, retried, guarded } = correlationsOf(config.runId);
   const skillId = config.skillId;
   const timeout = config.ledgerTimeoutMs;
   const step = (name: string, detail: Record<string, unknown> = {}) => log.info({ step: name, ...detail }, name);
@@ -127,6 +132,10 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
   const retrySecond = await proxied.w1.dispatch("what is a ledger?", { correlationId: retried, skillId, attempt: 2, acceptedOutputModes: config.acceptedOutputModes });
   step("retried on W1", { correlationId: retried, serverTaskId: retrySecond.id, state: stateName(retrySecond), mediaTypes: mediaTypes(retrySecond) });
 
+  // 9. W2 enforces its own card: what it may not emit is refused at the source, and recorded.
+  const kept = await proxied.w2.dispatch("need-input as=application/json what is a ledger?", { correlationId: guarded, skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
+  step("dispatched to W2, which guards its card", { correlationId: guarded, serverTaskId: kept.id, state: stateName(kept), mediaTypes: mediaTypes(kept) });
+
   return {
     runId: config.runId,
     workers: { w1: w1.workerId, w2: w2.workerId, w3: w3.workerId },
@@ -147,5 +156,6 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
         { workerId: w1.workerId, serverTaskId: retrySecond.id, mediaTypes: mediaTypes(retrySecond) },
       ],
     },
+    guarded: { correlationId: guarded, workerId: w2.workerId, serverTaskId: kept.id, state: stateName(kept), mediaTypes: mediaTypes(kept) },
   };
 }

@@ -108,6 +108,22 @@ describe("the live §1 story, on the ledger", () => {
   });
 });
 
+describe("W2 enforces its card at emission", () => {
+  it("refuses INPUT_REQUIRED and application/json at the source, records both refusals, and completes in text/plain as its card says", async () => {
+    const { correlationId, workerId, serverTaskId } = report.guarded;
+    expect(report.guarded).toMatchObject({ workerId: report.workers.w2, state: "TASK_STATE_COMPLETED", mediaTypes: ["text/plain"] });
+    const refusedState = await feed.waitFor(isType("EmissionRefused", (o) => o.correlationId === correlationId && o.emission === "STATUS"), 30_000, "W2's refused INPUT_REQUIRED");
+    expect(refusedState).toMatchObject({ observer: `guard:${workerId}`, workerId, serverTaskId, skillId: "answer", kind: "STATE_NOT_ADVERTISED", state: "TASK_STATE_INPUT_REQUIRED", allowed: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"] });
+    const refusedMode = await feed.waitFor(isType("EmissionRefused", (o) => o.correlationId === correlationId && o.emission === "ARTIFACT"), 30_000, "W2's refused application/json");
+    expect(refusedMode).toMatchObject({ workerId, serverTaskId, kind: "OUTPUT_MODE_NOT_ADVERTISED", parts: [{ mediaType: "application/json" }], allowed: ["text/plain"] });
+    // Nothing off-card reached a client: W2's proxy saw no INPUT_REQUIRED and no application/json for the task.
+    const seen = feed.ofType("TaskStateObserved").filter((o) => o.correlationId === correlationId).map((o) => o.state);
+    expect(seen).not.toContain("TASK_STATE_INPUT_REQUIRED");
+    expect(feed.ofType("ArtifactEmitted").filter((o) => o.correlationId === correlationId).flatMap((o) => o.parts.map((p) => p.mediaType))).toEqual(["text/plain"]);
+    expect(feed.ofType("ContractViolation").filter((d) => d.correlationId === correlationId)).toEqual([]);
+  });
+});
+
 interface Lineage {
   status: string;
   attempts: { attempt: number; workerId: string; serverTasks: { serverTaskId: string }[] }[];
@@ -153,6 +169,12 @@ describe("the live §1 story, through the projector's API", () => {
     const notDurable = await settled<{ items: { kind: string; workerId: string }[] }>(`/v1/violations?kind=TASK_STORE_NOT_DURABLE&workerId=${encodeURIComponent(report.workers.w1)}`, (b) => b.items.length > 0);
     expect(notDurable.items.map((v) => [v.kind, v.workerId])).toEqual([["TASK_STORE_NOT_DURABLE", report.workers.w1]]);
     expect((await fetch(`${api}/v1/workers/${encodeURIComponent(report.workers.w1)}`)).status).toBe(200);
+
+    // W2's page lists the emissions its guard refused, next to W1's unguarded text/plain violation.
+    const w2 = await settled<{ refusedEmissions: { kind: string; correlationId: string; refused: string }[] }>(`/v1/workers/${encodeURIComponent(report.workers.w2)}`, (w) => w.refusedEmissions.filter((r) => r.correlationId === report.guarded.correlationId).length >= 2);
+    expect(w2.refusedEmissions.filter((r) => r.correlationId === report.guarded.correlationId).map((r) => [r.kind, r.refused]).sort()).toEqual([["OUTPUT_MODE_NOT_ADVERTISED", "application/json"], ["STATE_NOT_ADVERTISED", "TASK_STATE_INPUT_REQUIRED"]]);
+    const guarded = await get<{ refusedEmissions: unknown[] }>(`/v1/tasks/${encodeURIComponent(report.guarded.correlationId)}`);
+    expect(guarded.refusedEmissions).toHaveLength(2);
   });
 });
 

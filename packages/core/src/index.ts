@@ -3,6 +3,7 @@ export { normalizeTaskState, isTerminal, isInterrupted } from "./task-state.ts";
 export { canonicalize, type JsonValue } from "./canonical-json.ts";
 export { cardHash } from "./card-hash.ts";
 export { interpretCard, lifecycleExtensionUri } from "./card.ts";
+export { mediaTypeAllowed } from "./media-type.ts";
 export { diffCards } from "./card-diff.ts";
 export type { PolicyConfig } from "./policy.ts";
 export { policyOf } from "./verification.ts";

@@ -201,7 +201,8 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
     const name = field.name;
     const value = input[name];
     if (type === "AgentCardObserved" && (name === "card" || name === "cardHash")) continue;
-    if (name === "rawState") continue;
+    // TaskStateObserved derives rawState from state when absent (below); elsewhere it is an ordinary field.
+    if (name === "rawState" && type === "TaskStateObserved") continue;
     if (value === undefined) {
       if ("default" in field) record[name] = Array.isArray(field.default) ? [] : field.default;
       else issues.push({ path: name, message: "missing" });

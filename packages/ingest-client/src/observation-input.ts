@@ -29,7 +29,7 @@ type Lenient<T, Type extends ObservationType> = {
     : K extends "card"
       ? string | Record<string, unknown>
       : K extends "state"
-        ? TaskStateSpelling
+        ? null extends T[K] ? TaskStateSpelling | null : TaskStateSpelling
         : K extends "statesObserved" | "reobservable"
           ? TaskStateSpelling[]
           : K extends "parkedCanaries"

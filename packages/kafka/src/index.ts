@@ -6,3 +6,4 @@ export * from "./topics.ts";
 export * from "./endpoints.ts";
 export * from "./partition.ts";
 export * from "./acls.ts";
+export * from "./end-offsets.ts";

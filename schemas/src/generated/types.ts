@@ -15,6 +15,10 @@ export interface CandidateVerdict {
   reason: string;
 }
 
+/** What a worker tried to emit: a task status (the task's first event or a status update) or an artifact (whole or a streamed chunk). */
+export type EmissionKind = "OTHER" | "STATUS" | "ARTIFACT";
+export const EmissionKindSymbols = ["OTHER", "STATUS", "ARTIFACT"] as const;
+
 export interface FieldChange {
   /** JSON pointer (RFC 6901) of the changed field in the card. */
   path: string;
@@ -101,6 +105,39 @@ export interface ArtifactEmitted {
   append: boolean;
   /** false for a streamed chunk with more to come, true for the last one; null when the artifact arrived whole. */
   lastChunk: null | boolean;
+}
+
+/** A worker's own guard refused to emit a task state or an artifact that the card in force at that moment does not advertise; nothing was emitted. */
+export interface EmissionRefused {
+  /** Producer-chosen; the de-duplication key. */
+  eventId: string;
+  /** Durable key of the logical task across attempts and workers. */
+  correlationId: string;
+  /** When the guard refused the emission. */
+  occurredAt: number;
+  /** Who saw it: the worker's guard. */
+  observer: string;
+  /** The worker that tried to emit. */
+  workerId: string;
+  serverTaskId: string;
+  contextId: null | string;
+  /** The skill whose output modes were checked; null when the request named none and the card's default modes applied. */
+  skillId: null | string;
+  emission: EmissionKind;
+  /** What the emission would have violated: STATE_NOT_ADVERTISED or OUTPUT_MODE_NOT_ADVERTISED. */
+  kind: ViolationKind;
+  /** The refused task state (emission STATUS). */
+  state: null | TaskState;
+  /** The refused state as the worker spelled it. */
+  rawState: null | string;
+  /** The refused artifact (emission ARTIFACT). */
+  artifactId: null | string;
+  /** The refused artifact's parts. */
+  parts: ArtifactPart[];
+  /** What the card in force allowed: its task states, or the skill's output modes. */
+  allowed: string[];
+  /** sha256 (RFC 8785) of the card in force when the guard refused. */
+  cardHash: null | string;
 }
 
 /** A capability probe of a worker ended. */
@@ -397,6 +434,7 @@ export interface DefaultedFields {
   VerifiedSkill: "skillId";
   AgentCardObserved: "cacheMaxAgeSeconds" | "etag";
   ArtifactEmitted: "name" | "append" | "lastChunk";
+  EmissionRefused: "contextId" | "skillId" | "state" | "rawState" | "artifactId" | "parts" | "allowed" | "cardHash";
   ProbeCompleted: "skillId" | "durable" | "parkedCanaries";
   TaskDispatched: "skillId" | "acceptedOutputModes" | "cardHash" | "cardFetchedAt" | "attempt";
   TaskNotFoundObserved: never;
@@ -416,6 +454,7 @@ export interface DefaultedFields {
 export type Observation =
   | ({ type: "AgentCardObserved" } & AgentCardObserved)
   | ({ type: "ArtifactEmitted" } & ArtifactEmitted)
+  | ({ type: "EmissionRefused" } & EmissionRefused)
   | ({ type: "ProbeCompleted" } & ProbeCompleted)
   | ({ type: "TaskDispatched" } & TaskDispatched)
   | ({ type: "TaskNotFoundObserved" } & TaskNotFoundObserved)
@@ -423,7 +462,7 @@ export type Observation =
 
 export type ObservationType = Observation["type"];
 
-export const observationTypes = ["AgentCardObserved", "ArtifactEmitted", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"] as const;
+export const observationTypes = ["AgentCardObserved", "ArtifactEmitted", "EmissionRefused", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"] as const;
 
 export type Decision =
   | ({ type: "CapabilitiesVerified" } & CapabilitiesVerified)

@@ -15,6 +15,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
   TaskNotFoundObserved: { type: "TaskNotFoundObserved", eventId: "ev-4", ...observed, serverTaskId: "task-1", method: "GetTask", errorCode: "-32001" },
   ArtifactEmitted: { type: "ArtifactEmitted", eventId: "ev-5", ...observed, serverTaskId: "task-2", artifactId: "art-1", name: "summary", parts: [{ kind: "TEXT", mediaType: "text/html", sizeBytes: 120 }], append: true, lastChunk: true },
   ProbeCompleted: { type: "ProbeCompleted", eventId: "ev-6", ...observed, cardHash: "a".repeat(64), skillId: "summarize", statesObserved: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"], reobservable: ["TASK_STATE_WORKING"], emittedModes: ["text/markdown"], durable: false, parkedCanaries: [{ serverTaskId: "canary-1", state: "TASK_STATE_INPUT_REQUIRED" }] },
+  EmissionRefused: { type: "EmissionRefused", eventId: "ev-7", ...observed, observer: "guard:worker-a", serverTaskId: "task-2", contextId: "ctx-1", skillId: "summarize", emission: "ARTIFACT", kind: "OUTPUT_MODE_NOT_ADVERTISED", state: null, rawState: null, artifactId: "art-2", parts: [{ kind: "TEXT", mediaType: "text/html", sizeBytes: 120 }], allowed: ["text/markdown"], cardHash: "a".repeat(64) },
 };
 
 const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {

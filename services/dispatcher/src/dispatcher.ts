@@ -103,6 +103,8 @@ export class Dispatcher {
       readUncommitted: false,
       sessionTimeout: this.config.sessionTimeoutMs,
       maxWaitTimeInMs: 250,
+      // A broker fault can end in an error kafkajs does not deem retriable; the journal makes a restart safe.
+      retry: { restartOnFailure: async () => true },
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {

@@ -33,9 +33,11 @@ beforeAll(async () => {
   stack = loadStackConfig({
     ...process.env,
     A2A_LEDGER_DATA_DIR: dataDir,
-    A2A_LEDGER_KAFKA_PORT: "29092",
-    A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093",
-    A2A_LEDGER_REGISTRY_PORT: "28081",
+    A2A_LEDGER_KAFKA_PORT: "29392",
+    A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29393",
+    A2A_LEDGER_REGISTRY_PORT: "28381",
+    // An outage of the whole cluster: one node is enough, whatever the suite's cluster is.
+    A2A_LEDGER_KAFKA_NODES: "1",
     KAFKA_BROKERS: "",
     SCHEMA_REGISTRY_URL: "",
   });

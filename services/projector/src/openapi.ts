@@ -61,6 +61,11 @@ function baseDocument(): Json {
         ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_TASK", "PROJECTOR_BAD_CURSOR", "PROJECTOR_BAD_FILTER"),
       }),
       "/v1/tasks/{correlationId}/events.ndjson": get("The correlation's observations in the ingest JSON shape, in log order; replays with `a2a-ledger replay --input`", [path("correlationId", "The correlation id.")], { ...ok("NDJSON", "application/x-ndjson"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_TASK") }),
+      "/v1/tasks/{correlationId}/timeline": get(
+        "The lineage in the shape of A2A's task timeline (a2aproject/A2A pull request 2129 at b5fe6101, for v1.1): one A2A Task (ProtoJSON) per server task of each attempt, with `timeline` entries ({message} for the dispatch, {status} for each state change) ordered by `generation`, artifacts with `startGeneration`/`endGeneration`, and the task's `generation`. Generations are the ledger's, counted per server task in recorded order; int64 values are strings.",
+        [path("correlationId", "The correlation id."), query("format", { type: "string", enum: ["a2a"], default: "a2a" }, "The shape: a2a (the only one)."), query("timelineLength", { type: "integer", minimum: 1, maximum: 100_000 }, "At most this many most recent timeline entries per task (A2A's timelineLength).")],
+        { ...ok("{correlationId, format, specification, truncated, tasks: [Task]}"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_TASK", "PROJECTOR_BAD_FILTER") },
+      ),
       "/v1/workers": get("Workers with trust or verify and why", [cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/workers/{workerId}": get("One worker: advertised vs verified per skill, card history with field-level diffs, probes, parked canaries, trust or verify and why", [path("workerId", "The worker id.")], { ...ok("The worker"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_WORKER") }),
       "/v1/violations": get("Contract violations, newest first", [query("kind", { type: "string", enum: ViolationKindSymbols }, "Only this kind."), query("workerId", { type: "string" }, "Only this worker."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kafka, serde, type StoryPipeline, storyPipeline, waitFor, waitForGroupAtEnd } from "../test/pipeline.ts";
 import { story } from "../test/story.ts";
+import { normalizeTaskState } from "@a2a-ledger/core";
 
 let pipeline: StoryPipeline;
 const dir = mkdtempSync(join(tmpdir(), "projector-e2e-"));
@@ -42,6 +43,55 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
     expect(beta.body.skills[0].advertised.states).not.toContain("TASK_STATE_INPUT_REQUIRED");
     const list = await get("/v1/workers");
     expect(list.body.items.map((w: any) => w.workerId)).toEqual(["w-acme", "w-beta", "w-gamma"]);
+  });
+
+  it("serves the lineage as A2A task timelines: one Task per attempt's server task, entries in generation order mapping that attempt's states", async () => {
+    const { status, body } = await get("/v1/tasks/task-42/timeline?format=a2a");
+    expect(status).toBe(200);
+    expect(body.specification).toMatchObject({ repository: "a2aproject/A2A", pullRequest: 2129, revision: "b5fe6101b6d1ce9140b8292f141c39260274576d" });
+    // The oracle: the story file itself, each server task's states in recorded order, repeats collapsed.
+    const expected = new Map<string, string[]>();
+    for (const o of pipeline.tasks.filter((x) => x.correlationId === "task-42" && x.type === "TaskStateObserved")) {
+      const list = expected.get(String(o.serverTaskId)) ?? [];
+      const state = normalizeTaskState(String(o.state));
+      if (list.at(-1) !== state) list.push(String(state));
+      expected.set(String(o.serverTaskId), list);
+    }
+    expect(body.tasks.map((t: any) => [t.id, t.metadata["a2a-ledger.workerId"], t.metadata["a2a-ledger.attempt"]])).toEqual([["acme-7f3a", "w-acme", 1], ["gamma-19c2", "w-gamma", 2]]);
+    for (const task of body.tasks) {
+      const generations = task.timeline.map((e: any) => Number(e.generation));
+      expect(generations).toEqual([...generations].sort((a, b) => a - b));
+      expect(new Set(generations).size).toBe(generations.length);
+      expect(task.timeline[0]).toMatchObject({ message: { role: "ROLE_USER", taskId: task.id }, generation: "1" });
+      expect(task.timeline.filter((e: any) => e.status !== undefined).map((e: any) => e.status.state)).toEqual(expected.get(task.id));
+      expect(task.status.state).toBe(expected.get(task.id)?.at(-1));
+      expect(Number(task.generation)).toBeGreaterThanOrEqual(generations.at(-1));
+      for (const a of task.artifacts) expect(Number(a.startGeneration)).toBeLessThanOrEqual(Number(task.generation));
+    }
+    expect(body.tasks[0].metadata["a2a-ledger.lostAt"]).toBe("2025-06-02T09:20:00.000Z");
+    const limited = await get("/v1/tasks/task-42/timeline?format=a2a&timelineLength=1");
+    expect(limited.body.tasks.map((t: any) => t.timeline.length)).toEqual([1, 1]);
+  });
+
+  it("answers 404 for an unknown correlation's timeline and 400 for a format it does not serve", async () => {
+    expect((await get("/v1/tasks/no-such-task/timeline?format=a2a")).body.code).toBe("PROJECTOR_UNKNOWN_TASK");
+    expect((await get("/v1/tasks/task-42/timeline?format=proto")).status).toBe(400);
+    expect((await get("/v1/tasks/task-42/timeline?format=a2a&timelineLength=0")).status).toBe(400);
+    expect((await get("/v1/tasks/task-42/timeline?format=a2a&other=1")).body.code).toBe("PROJECTOR_UNKNOWN_PARAMETER");
+  });
+
+  it("shows a refused emission on the task's lineage, its timeline and the worker's page", async () => {
+    await pipeline.ingest.post([{ type: "EmissionRefused", eventId: "refused-1", correlationId: "task-42", occurredAt: "2025-06-02T09:20:08Z", observer: "guard:w-gamma", workerId: "w-gamma", serverTaskId: "gamma-19c2", emission: "ARTIFACT", kind: "OUTPUT_MODE_NOT_ADVERTISED", artifactId: "art-x", parts: [{ kind: "text", mediaType: "text/html", sizeBytes: 5 }], allowed: ["text/plain"], skillId: "summarize" }]);
+    const lineage = await waitFor("the refusal on the lineage", async () => {
+      const { body } = await get("/v1/tasks/task-42");
+      return body.refusedEmissions?.length === 1 ? body : undefined;
+    });
+    expect(lineage.refusedEmissions[0]).toMatchObject({ eventId: "refused-1", workerId: "w-gamma", serverTaskId: "gamma-19c2", attempt: 2, emission: "ARTIFACT", kind: "OUTPUT_MODE_NOT_ADVERTISED", refused: "text/html", allowed: ["text/plain"] });
+    expect((await get("/v1/workers/w-gamma")).body.refusedEmissions.map((r: any) => r.eventId)).toEqual(["refused-1"]);
+    const timeline = await get("/v1/tasks/task-42/timeline?format=a2a");
+    expect(timeline.body.tasks[1].metadata["a2a-ledger.refusedEmissions"]).toMatchObject([{ eventId: "refused-1", kind: "OUTPUT_MODE_NOT_ADVERTISED" }]);
+    // Nothing was emitted: no artifact and no violation come of it.
+    expect(lineage.artifacts.map((a: any) => a.artifactId)).not.toContain("art-x");
   });
 
   it("reports no lag once caught up, and lag metrics per partition", async () => {

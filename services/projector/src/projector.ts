@@ -34,6 +34,8 @@ export class Projector {
   private admin: Admin | undefined;
   private consumer: Consumer | undefined;
   private readonly lows = new Map<string, Map<number, number>>();
+  /** Per topic/partition, the offset of a seek back whose first fetch has not been projected yet. */
+  private readonly soughtTo = new Map<string, number>();
   private ends: { at: number; value: Promise<PartitionEnd[]> } | undefined;
   private gen: { value: number; at: number } | undefined;
   private running = false;
@@ -63,7 +65,11 @@ export class Projector {
     const groupId = this.options.groupId ?? this.config.groupId;
     this.admin = this.kafka.admin();
     await this.admin.connect();
-    const consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
+    const consumer = this.kafka.consumer({
+      groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000,
+      // A broker fault can end in an error kafkajs does not deem retriable: the offsets in the database make a restart safe.
+      retry: { restartOnFailure: async () => true },
+    });
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       // kafkajs restarts the consumer after retriable errors; only a crash it gives up on is fatal.
@@ -91,6 +97,12 @@ export class Projector {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         // What the fetch covered, control records (transaction markers) and aborted records included.
         let readFrom = Number(batch.firstOffset() ?? batch.messages[0]?.offset ?? 0);
+        // The first fetch after a seek back read from the offset sought: offsets missing between it and the
+        // first record are not on the broker (compacted away), not skipped by this consumer.
+        const key = `${batch.topic}/${batch.partition}`;
+        const sought = this.soughtTo.get(key);
+        this.soughtTo.delete(key);
+        if (sought !== undefined && sought < readFrom) readFrom = sought;
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
           const final = i + this.config.maxBatch >= batch.messages.length;
@@ -155,6 +167,7 @@ export class Projector {
       case "gap":
         this.metrics.seeks.inc();
         this.log.info({ topic, partition, from: chunk[0]?.offset, to: outcome.next }, "seeking back to the offset the database holds");
+        this.soughtTo.set(`${topic}/${partition}`, outcome.next);
         (this.consumer as Consumer).seek({ topic, partition, offset: String(outcome.next) });
         return "seeked";
     }

@@ -40,6 +40,10 @@ export const parsers = {
     if (!parsed.ok || parsed.value < 0 || parsed.value > 8.64e15) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be epoch milliseconds or an ISO-8601 date-time with offset`, name);
     return parsed.value;
   }) as Parser<number>,
+  timelineFormat: ((raw, name) => {
+    if (raw !== "a2a") throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be a2a (A2A's Task.timeline shape)`, name);
+    return raw;
+  }) as Parser<"a2a">,
   limit: (max: number): Parser<number> => (raw, name) => {
     if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be an integer from 1 to ${max}`, name);
     return Number(raw);

@@ -19,6 +19,7 @@ import { activeGeneration } from "./store/generations.ts";
 import { type Tables, tableNames } from "./store/schema.ts";
 import type { Reader, Store } from "./store/store.ts";
 import { lineage, observationsNdjson } from "./views/lineage.ts";
+import { a2aTimeline } from "./views/a2a-timeline.ts";
 import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList } from "./views/lists.ts";
 import { workerDetail, workerList } from "./views/workers.ts";
 
@@ -75,7 +76,7 @@ function toProjectorError(error: FastifyError | Error): ProjectorError {
   return new ProjectorError("PROJECTOR_INTERNAL");
 }
 
-const getRoutes = ["/v1/tasks", "/v1/tasks/:correlationId", "/v1/tasks/:correlationId/events.ndjson", "/v1/workers", "/v1/workers/:workerId", "/v1/violations", "/v1/dlq", "/v1/queue", "/v1/staleness", "/v1/stream", "/healthz", "/readyz", "/metrics", "/openapi.json", ...Object.keys(webAssets)];
+const getRoutes = ["/v1/tasks", "/v1/tasks/:correlationId", "/v1/tasks/:correlationId/events.ndjson", "/v1/tasks/:correlationId/timeline", "/v1/workers", "/v1/workers/:workerId", "/v1/violations", "/v1/dlq", "/v1/queue", "/v1/staleness", "/v1/stream", "/healthz", "/readyz", "/metrics", "/openapi.json", ...Object.keys(webAssets)];
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { store, stream, metrics, config } = deps;
@@ -164,6 +165,14 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (lines === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_TASK", `No correlation ${JSON.stringify(correlationId.slice(0, 200))} is in the views`, "correlationId");
     const file = `${correlationId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100)}.ndjson`;
     return reply.type("application/x-ndjson; charset=utf-8").header("content-disposition", `attachment; filename="${file}"`).send(lines.map((l) => `${l}\n`).join(""));
+  });
+
+  app.get("/v1/tasks/:correlationId/timeline", async (request) => {
+    const correlationId = pathId((request.params as { correlationId?: unknown }).correlationId, "correlationId");
+    const q = queryParams(request.query, { format: parsers.timelineFormat, timelineLength: parsers.limit(100_000) });
+    const view = await views((r, t) => a2aTimeline(r, t, correlationId, q.timelineLength));
+    if (view === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_TASK", `No correlation ${JSON.stringify(correlationId.slice(0, 200))} is in the views`, "correlationId");
+    return view;
   });
 
   app.get("/v1/workers", async (request) => {

@@ -20,6 +20,10 @@ export interface ReconcilerConfig {
   maxBatch: number;
   /** Consumer group session timeout: how long a dead instance holds its partitions. */
   sessionTimeoutMs: number;
+  /** How often a member heartbeats, also while it restores a changelog. */
+  heartbeatMs: number;
+  /** Longest a step of a transaction may take before its outcome counts as unknown and its producer is replaced. */
+  transactionStepTimeoutMs: number;
   /** Input partitions processed at the same time by one instance. */
   concurrency: number;
   /** How often partitions without traffic re-examine their blocked correlations after a capability change. */
@@ -57,6 +61,8 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
     metricsPort: integer(env, "A2A_LEDGER_RECONCILER_METRICS_PORT", 1024, 65535),
     maxBatch: integer(env, "A2A_LEDGER_RECONCILER_MAX_BATCH", 1, 100_000) ?? 2_000,
     sessionTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 6_000, 300_000) ?? 10_000,
+    heartbeatMs: 1_000,
+    transactionStepTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 1_000, 600_000) ?? 30_000,
     concurrency: integer(env, "A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 64) ?? correlationPartitions,
     recheckMs: integer(env, "A2A_LEDGER_RECONCILER_RECHECK_MS", 50, 600_000) ?? 500,
   };

@@ -166,7 +166,12 @@ describe(`reconciler crashes (seed ${seed})`, () => {
     children.push(a, b);
     await produce(f.topics.observations, capabilityPhase);
     await waitForGroupAtEnd(admin, f);
-    const before = await membersWithPartitions(f.groupId);
+    // "started" is logged before the group has settled: wait (bounded) for the rebalance that gives both instances partitions.
+    let before = await membersWithPartitions(f.groupId);
+    for (let i = 0; i < 120 && !(before.length === 2 && before.every((m) => m.partitions.length > 0)); i++) {
+      await sleep(500);
+      before = await membersWithPartitions(f.groupId);
+    }
     expect(before).toHaveLength(2);
     expect(before.every((m) => m.partitions.length > 0)).toBe(true);
     await streamWhile(f, async () => {

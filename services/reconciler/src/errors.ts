@@ -29,3 +29,26 @@ export class PoisonRecordError extends Error {
     super(`${reason}: ${detail}`);
   }
 }
+
+/**
+ * A step of a transaction (begin, send, offsets, commit, or the producer's initialisation) did not
+ * finish in time: whether it took effect is unknown. The producer is dropped and replaced under the
+ * same transactional id, which fences the old one, and the state is restored from what was committed.
+ */
+export class TransactionOutcomeUnknownError extends Error {
+  override name = "TransactionOutcomeUnknownError";
+  readonly code = "RECONCILER_TRANSACTION_OUTCOME_UNKNOWN";
+  constructor(readonly step: string, readonly afterMs: number) {
+    super(`the transaction's ${step} did not finish within ${afterMs} ms: its outcome is unknown`);
+  }
+}
+
+/** `promise`, or a TransactionOutcomeUnknownError when it has not settled within `ms`. */
+export function withinDeadline<T>(promise: Promise<T>, step: string, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TransactionOutcomeUnknownError(step, ms)), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}

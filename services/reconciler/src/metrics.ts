@@ -13,6 +13,8 @@ export class ReconcilerMetrics {
   readonly commits = new client.Counter({ name: "a2a_reconciler_transaction_commits_total", help: "Committed transactions", registers: [this.registry] });
   readonly aborts = new client.Counter({ name: "a2a_reconciler_transaction_aborts_total", help: "Aborted transactions", registers: [this.registry] });
   readonly stageSeconds = new client.Counter({ name: "a2a_reconciler_stage_seconds_total", help: "Time spent per stage of a transaction (restore, capabilities, decode, rules, encode, send, offsets, commit)", labelNames: ["stage"], registers: [this.registry] });
+  readonly unknownOutcomes = new client.Counter({ name: "a2a_reconciler_transaction_unknown_outcomes_total", help: "Transaction steps that did not finish in time (the producer was replaced), by step", labelNames: ["step"], registers: [this.registry] });
+  readonly consumerRestarts = new client.Counter({ name: "a2a_reconciler_consumer_restarts_total", help: "Restarts of the consumer after a failure", registers: [this.registry] });
   readonly restores = new client.Counter({ name: "a2a_reconciler_changelog_restores_total", help: "Changelog restores after an assignment", registers: [this.registry] });
 
   /** Serves /metrics and /healthz on 127.0.0.1:port. */

@@ -6,7 +6,7 @@
  * transactional id is what fences a zombie that lost the partition).
  */
 import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
-import { type Admin, type Consumer, createKafka, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, type Producer, type Transaction } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -15,7 +15,7 @@ import { type BatchItem, processBatch } from "./batch.ts";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
 import type { ReconcilerConfig } from "./config.ts";
-import { PoisonRecordError } from "./errors.ts";
+import { PoisonRecordError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
 import { classifyDecodeError, deadLetter } from "./poison.ts";
 
@@ -27,6 +27,16 @@ import { classifyDecodeError, deadLetter } from "./poison.ts";
  * which starts at 300 ms. Starting at 10 ms with ten attempts keeps about the same total patience (some 10 s).
  */
 export const transactionalProducerRetry: RetryOptions = { initialRetryTime: 10, retries: 10, maxRetryTime: 30_000 };
+
+/** Awaits `work`, calling `heartbeat` every `everyMs` meanwhile (its failures are left to the consumer). */
+export async function whileBeating<T>(work: Promise<T>, heartbeat: () => Promise<void>, everyMs: number): Promise<T> {
+  const timer = setInterval(() => void heartbeat().catch(() => undefined), everyMs);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 export class Reconciler {
   readonly metrics = new ReconcilerMetrics();
@@ -42,6 +52,8 @@ export class Reconciler {
   /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
   private restoring: Promise<void> | undefined;
   private assigned = new Set<number>();
+  /** Moves on every rebalance and assignment: work begun in an older one must not produce. */
+  private membership = 0;
   private running = false;
 
   /** Blocked correlations per partition: re-examined whenever the capability table changes. */
@@ -51,6 +63,8 @@ export class Reconciler {
   /** One piece of work per partition at a time: a batch, or a re-examination. */
   private readonly locks = new Map<number, Promise<unknown>>();
   private recheckTimer: NodeJS.Timeout | undefined;
+  /** Work in progress per partition: when it began and the last stage it finished, for the stall warning. */
+  private readonly working = new Map<number, { since: number; after: string; warned: number }>();
 
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
@@ -71,9 +85,23 @@ export class Reconciler {
     await this.admin.connect();
     this.capabilities = new CapabilityFollower(this.kafka, this.admin, topics.capabilities, this.serde, groupId);
     await this.capabilities.start();
-    this.consumer = this.kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
+    this.consumer = this.kafka.consumer({
+      groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: this.config.heartbeatMs, rebalanceTimeout: 30_000,
+      // kafkajs gives up on a consumer after an error it does not deem retriable (a fenced producer, an
+      // unknown commit outcome): the process would live on without consuming. Every failure restarts it
+      // (rejoin, committed offsets, state restored), which is what the transaction's outcome needs.
+      // Except when Kafka refuses this service (credentials, certificate, ACL): no restart cures that (main.ts exits 3 naming it).
+      retry: { restartOnFailure: async (error: Error) => accessFailureOf(error) === undefined },
+    });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => void this.onAssignment(payload.memberAssignment[topics.observations] ?? []));
+    // A rebalance takes every partition away until the next assignment (kafkajs rebalances eagerly):
+    // from this moment another instance may own them, and an idle re-examination must not fence it.
+    this.consumer.on(this.consumer.events.REBALANCING, () => {
+      this.membership++;
+      this.assigned = new Set();
+    });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart) this.metrics.consumerRestarts.inc();
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
       if (!payload.restart) this.onFatal?.(payload.error);
     });
@@ -87,7 +115,7 @@ export class Reconciler {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
-          await this.exclusive(batch.partition, () => this.transact(batch.partition, chunk));
+          await this.exclusive(batch.partition, () => this.transact(batch.partition, chunk, heartbeat));
           resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
           await heartbeat();
         }
@@ -95,7 +123,10 @@ export class Reconciler {
       },
     });
     this.running = true;
-    this.recheckTimer = setInterval(() => void this.recheckIdle(), this.config.recheckMs);
+    this.recheckTimer = setInterval(() => {
+      void this.recheckIdle();
+      this.warnStalled();
+    }, this.config.recheckMs);
     this.recheckTimer.unref();
     this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
   }
@@ -111,6 +142,7 @@ export class Reconciler {
     }
     for (const partition of this.states.keys()) if (!now.has(partition)) this.dropState(partition);
     this.assigned = now;
+    this.membership++;
     this.log.info({ partitions: [...now].sort((a, b) => a - b) }, "partitions assigned");
   }
 
@@ -120,22 +152,29 @@ export class Reconciler {
       const { groupId, topics } = this.config;
       const created = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
       // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
-      producer = created.connect().then(() => created);
+      producer = withinDeadline(created.connect(), "producer initialisation", this.config.transactionStepTimeoutMs).then(() => created, (error: unknown) => {
+        void created.disconnect().catch(() => undefined);
+        throw error;
+      });
       producer.catch(() => this.producers.delete(partition));
       this.producers.set(partition, producer);
     }
     return producer;
   }
 
-  /** State of a partition, restored from the changelog the first time after an assignment. */
-  private async statesOf(partition: number): Promise<Map<string, LedgerState>> {
+  /**
+   * State of a partition, restored from the changelog the first time after an assignment. A restore
+   * takes as long as the changelog is large: `heartbeat` (the batch's) keeps the group membership
+   * while it reads, so a large restore does not cost the partitions it is restoring.
+   */
+  private async statesOf(partition: number, heartbeat: () => Promise<void> = async () => undefined): Promise<Map<string, LedgerState>> {
     for (;;) {
       const known = this.states.get(partition);
       if (known !== undefined) return known;
       if (this.restoring === undefined) {
         this.restoring = this.restore(partition).finally(() => (this.restoring = undefined));
       }
-      await this.restoring;
+      await whileBeating(this.restoring, heartbeat, this.config.heartbeatMs);
     }
   }
 
@@ -143,6 +182,7 @@ export class Reconciler {
   private async restore(partition: number): Promise<void> {
     const pending = new Set([...this.assigned].filter((p) => !this.states.has(p)));
     pending.add(partition);
+    this.log.info({ partitions: [...pending].sort((a, b) => a - b) }, "restoring state from the changelog");
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all([...pending].map((p) => this.producerFor(p)));
     const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
@@ -183,7 +223,7 @@ export class Reconciler {
   /** Runs `work` for a partition after the work already queued for it. */
   private exclusive<T>(partition: number, work: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(partition) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
+    const next = previous.catch(() => undefined).then(work).finally(() => this.working.delete(partition));
     this.locks.set(partition, next);
     void next.catch(() => undefined).finally(() => {
       if (this.locks.get(partition) === next) this.locks.delete(partition);
@@ -198,9 +238,14 @@ export class Reconciler {
   private async recheckIdle(): Promise<void> {
     if (!this.running) return;
     const version = this.capabilities.version;
+    const membership = this.membership;
     for (const partition of this.assigned) {
       if ((this.blocked.get(partition)?.size ?? 0) === 0 || this.recheckedAt.get(partition) === version) continue;
-      await this.exclusive(partition, () => this.transact(partition, [])).catch((error: unknown) => this.log.error({ err: error, partition }, "re-examination failed; retried on the next tick"));
+      await this.exclusive(partition, async () => {
+        // Only the owner produces: the partition may have moved while this waited for the lock.
+        if (this.membership !== membership || !this.assigned.has(partition)) return;
+        await this.transact(partition, []);
+      }).catch((error: unknown) => this.log.error({ err: error, partition }, "re-examination failed; retried on the next tick"));
     }
   }
 
@@ -208,11 +253,12 @@ export class Reconciler {
    * One transaction for a partition: `messages` folded (none for a re-examination only), blocked
    * correlations re-examined when the capability table changed since their last look.
    */
-  private async transact(partition: number, messages: KafkaMessage[]): Promise<void> {
+  private async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
     const { topics, groupId } = this.config;
-    const stage = this.stageClock();
-    const states = await this.statesOf(partition);
-    const producer = await this.producerFor(partition);
+    const stage = this.stageClock(partition);
+    const states = await this.statesOf(partition, heartbeat);
+    const producerPromise = this.producerFor(partition);
+    const producer = await producerPromise;
     stage("restore");
     // Decoding needs no capabilities: it runs while the capability table catches up (a round trip).
     const caughtUp = this.capabilities.catchUp();
@@ -253,8 +299,10 @@ export class Reconciler {
       this.recheckedAt.set(partition, version);
       return;
     }
-    const tx = await producer.transaction();
+    const deadlineMs = this.config.transactionStepTimeoutMs;
+    let tx: Transaction | undefined;
     try {
+      tx = await withinDeadline(producer.transaction(), "begin", deadlineMs);
       const sends = [
         { topic: topics.decisions, messages: decisions },
         { topic: topics.commands, messages: commands },
@@ -262,20 +310,24 @@ export class Reconciler {
         { topic: topics.changelog, messages: changelog },
         { topic: topics.dlq, messages: dead },
       ].filter((s) => s.messages.length > 0);
-      if (sends.length > 0) await tx.sendBatch({ topicMessages: sends, acks: -1 });
+      if (sends.length > 0) await withinDeadline(tx.sendBatch({ topicMessages: sends, acks: -1 }), "send", deadlineMs);
       stage("send");
-      if (last !== undefined) await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] });
+      if (last !== undefined) await withinDeadline(tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] }), "offsets", deadlineMs);
       stage("offsets");
-      await tx.commit();
+      await withinDeadline(tx.commit(), "commit", deadlineMs);
       stage("commit");
     } catch (error) {
-      await tx.abort().catch(() => undefined);
+      // Whatever failed, the outcome may be unknown (a commit that timed out may still complete): the
+      // producer is never used again. The next try creates a new one under the same transactional id,
+      // which fences this one (and completes or aborts what it left open), and restores the state from
+      // the changelog as committed. An abort is attempted, but never waited for long.
+      if (tx !== undefined) await withinDeadline(tx.abort(), "abort", 5_000).catch(() => undefined);
       this.metrics.aborts.inc();
-      // The producer may be fenced: a fresh one (and a fresh restore) decides on the next try.
-      this.producers.delete(partition);
+      if (error instanceof TransactionOutcomeUnknownError) this.metrics.unknownOutcomes.inc({ step: error.step });
+      if (this.producers.get(partition) === producerPromise) this.producers.delete(partition);
       this.dropState(partition);
-      await producer.disconnect().catch(() => undefined);
-      this.log.error({ partition, firstOffset: messages[0]?.offset, err: error }, "transaction aborted");
+      void withinDeadline(producer.disconnect(), "disconnect", 5_000).catch(() => undefined);
+      this.log.error({ partition, firstOffset: messages[0]?.offset, err: error, code: (error as { code?: string }).code }, "transaction aborted");
       throw error;
     }
     for (const [correlationId, { state }] of outcome.states) {
@@ -296,13 +348,26 @@ export class Reconciler {
   }
 
   /** A stopwatch adding the time since its previous lap to the stage counter named at each lap. */
-  private stageClock(): (stage: string) => void {
+  private stageClock(partition: number): (stage: string) => void {
     let last = performance.now();
+    this.working.set(partition, { since: Date.now(), after: "start", warned: 0 });
     return (name) => {
       const now = performance.now();
       this.metrics.stageSeconds.inc({ stage: name }, (now - last) / 1_000);
       last = now;
+      const work = this.working.get(partition);
+      if (work !== undefined) work.after = name;
     };
+  }
+
+  /** A partition whose work has not finished for a minute is logged (once a minute) with the stage it is past. */
+  private warnStalled(): void {
+    const now = Date.now();
+    for (const [partition, work] of this.working) {
+      if (now - work.since < 60_000 || now - work.warned < 60_000) continue;
+      work.warned = now;
+      this.log.warn({ partition, seconds: Math.round((now - work.since) / 1000), after: work.after }, "partition work stalled");
+    }
   }
 
   /** Finishes the batch in hand (or aborts it), leaves the group, closes every client. */

@@ -4,23 +4,13 @@
  * way for as long as the service runs; a changelog restore reads up to the end once and stops.
  */
 import { randomUUID } from "node:crypto";
-import type { Admin, Consumer, Kafka, KafkaMessage } from "@a2a-ledger/kafka";
+import { type Admin, type Consumer, endOffsets, type Kafka, type KafkaMessage } from "@a2a-ledger/kafka";
 
 export type RecordHandler = (partition: number, message: KafkaMessage) => Promise<void> | void;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** End offsets of a topic; retries what a leader change or fresh metadata makes fail for a moment. */
-export async function endOffsets(admin: Admin, topic: string, deadline = Date.now() + 30_000) {
-  for (;;) {
-    try {
-      return await admin.fetchTopicOffsets(topic);
-    } catch (error) {
-      if (!(error as { retriable?: boolean }).retriable || Date.now() > deadline) throw error;
-      await sleep(100);
-    }
-  }
-}
+export { endOffsets } from "@a2a-ledger/kafka";
 
 export class TopicReader {
   private readonly consumer: Consumer;

@@ -5,7 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
-import { readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
+import { type ChildService, readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -50,14 +50,30 @@ export async function startInProcess(f: Fixture, env: NodeJS.ProcessEnv = {}): P
   return reconciler;
 }
 
-/** The reconciler as its own process (`src/main.ts`), for kill -9. Resolves once it logged that it started. */
-export async function startChild(f: Fixture, instanceId: string): Promise<ChildProcess> {
-  const { child } = await spawnService(`reconciler ${instanceId}`, process.execPath, ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname], {
+/** The reconciler as its own process (`src/main.ts`), with its output. Resolves once it logged that it started. */
+export function startChildService(f: Fixture, instanceId: string): Promise<ChildService> {
+  return spawnService(`reconciler ${instanceId}`, process.execPath, ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname], {
     env: { ...f.env, A2A_LEDGER_INSTANCE_ID: instanceId },
     startTimeoutMs: 60_000,
     ready: readyOnMessage("reconciler started"),
   });
-  return child;
+}
+
+/** The reconciler as its own process, for kill -9. */
+export async function startChild(f: Fixture, instanceId: string): Promise<ChildProcess> {
+  return (await startChildService(f, instanceId)).child;
+}
+
+/** The JSON log lines of a service's output whose `msg` is `msg`. */
+export function logLines(output: string, msg: string): Record<string, unknown>[] {
+  return output.split("\n").flatMap((line) => {
+    try {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      return entry.msg === msg ? [entry] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 export function parseLines(lines: readonly string[]): Observation[] {

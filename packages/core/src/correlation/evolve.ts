@@ -164,6 +164,8 @@ function fold(s: CorrelationState, obs: Observation): void {
       }
       return;
     case "AgentCardObserved":
+    case "EmissionRefused":
+      // A worker's guard refused to emit: nothing reached a client, so no state or output changes.
       return;
   }
 }

@@ -132,6 +132,8 @@ function evolveObservation(state: CorrelationState, obs: Observation): Correlati
       return next;
     }
     case "AgentCardObserved":
+    case "EmissionRefused":
+      // A worker's guard refused to emit: nothing reached a client, so no state or output changes.
       return next;
   }
 }
@@ -178,7 +180,7 @@ function evolveDecision(state: CorrelationState, d: Decision): CorrelationState 
   }
 }
 
-const observationTypes = new Set(["AgentCardObserved", "TaskDispatched", "TaskStateObserved", "TaskNotFoundObserved", "ArtifactEmitted", "ProbeCompleted"]);
+const observationTypes = new Set(["AgentCardObserved", "TaskDispatched", "TaskStateObserved", "TaskNotFoundObserved", "ArtifactEmitted", "ProbeCompleted", "EmissionRefused"]);
 
 export function evolve(state: CorrelationState, event: Observation | Decision): CorrelationState {
   return observationTypes.has(event.type) ? evolveObservation(state, event as Observation) : evolveDecision(state, event as Decision);

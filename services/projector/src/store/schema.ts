@@ -117,6 +117,14 @@ export const migrations: readonly Migration[] = [
       ];
     },
   },
+  {
+    version: 2,
+    description: "views: an index of the emissions each worker's guard refused, for the worker page",
+    views(gen) {
+      const n = tableNames(gen);
+      return [`CREATE INDEX ${n.event}_worker_refusals ON ${n.event} (worker_id, occurred_at) WHERE type = 'EmissionRefused'`];
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -9,6 +9,7 @@ import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
 import type { Reader } from "../store/store.ts";
 import { artifactCodec, attemptCodec, eventCodec, serverTaskCodec, taskCodec, type EventRow, type TaskRow, violationCodec } from "./rows.ts";
+import { refusalsOfTask } from "./refusals.ts";
 import { type DecisionMark, indeterminatePeriods, spansByAttempt, type StateSighting } from "./timeline.ts";
 
 export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -143,6 +144,7 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
     artifacts: artifacts.slice(0, lineageListLimit).map((a) => ({ artifactId: a.artifactId, name: a.name, attempt: a.attempt, workerId: a.workerId, serverTaskId: a.serverTaskId, mediaTypes: a.mediaTypes, partKinds: a.partKinds, sizeBytes: a.sizeBytes, chunks: a.chunks, complete: a.complete, firstAt: iso(a.firstAt), lastAt: iso(a.lastAt), eventIds: a.eventIds })),
     violations: violations.slice(0, lineageListLimit).map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
     decisions,
+    refusedEmissions: await refusalsOfTask(r, t, correlationId),
     causes,
     truncated: { artifacts: artifacts.length > lineageListLimit, violations: violations.length > lineageListLimit, decisions: decisionRows.length > lineageListLimit },
     events: await eventPage(r, t, cursors, correlationId, page),

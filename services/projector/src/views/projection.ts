@@ -343,6 +343,14 @@ export class BatchProjection {
         }
         return;
       }
+      case "EmissionRefused": {
+        // A worker's guard refused to emit on this server task: it joins the task's attempt, changes no state.
+        task.hasTask = true;
+        this.mentioned.add(o.workerId);
+        this.key("worker", o.workerId, o.correlationId);
+        base.attempt = this.serverTask(o.correlationId, o.workerId, o.serverTaskId, o.occurredAt).attempt;
+        return;
+      }
       case "ArtifactEmitted": {
         task.hasTask = true;
         this.mentioned.add(o.workerId);

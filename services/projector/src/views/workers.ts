@@ -11,6 +11,7 @@ import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
 import type { Reader } from "../store/store.ts";
 import { eventView, iso } from "./lineage.ts";
+import { refusalsOfWorker } from "./refusals.ts";
 import { cardCodec, eventCodec, probeCodec, violationCodec, type WorkerRow, workerCodec } from "./rows.ts";
 
 export interface TrustVerdict {
@@ -126,5 +127,6 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicyConfig, w
     }),
     violationsRecent: violations.map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
     decisions: decisions.map(eventView),
+    refusedEmissions: await refusalsOfWorker(r, t, workerId),
   };
 }

@@ -194,7 +194,7 @@ async function tasksPage(params) {
 }
 
 // ---------- task timeline ----------
-const observationTypes = ["TaskDispatched", "TaskStateObserved", "ArtifactEmitted", "TaskNotFoundObserved", "AgentCardObserved", "ProbeCompleted"];
+const observationTypes = ["TaskDispatched", "TaskStateObserved", "ArtifactEmitted", "TaskNotFoundObserved", "EmissionRefused", "AgentCardObserved", "ProbeCompleted"];
 
 /**
  * Time → horizontal position. Idle gaps are compressed (each gap between consecutive event times
@@ -307,6 +307,12 @@ function renderTimeline(view, filters) {
         if (!a.eventIds.length) continue;
         const label = `◆ ${a.mediaTypes.join(", ") || "no media type"}`;
         pending.push({ at: a.firstAt, label, el: h("button", { class: "marker artifact", title: `artifact ${a.artifactId}${a.name ? ` (${a.name})` : ""}, ${a.chunks} chunk(s), ${a.sizeBytes} bytes`, dataset: { artifactId: a.artifactId }, onclick: () => openDetail(`Artifact ${a.artifactId}`, a) }, label) });
+      }
+    }
+    if (!violationsOnly && filters.types.has("EmissionRefused")) {
+      for (const r of (view.refusedEmissions ?? []).filter((x) => x.attempt === attempt.attempt)) {
+        const label = `✕ refused ${short(r.refused)}`;
+        pending.push({ at: r.occurredAt, label, el: h("button", { class: "marker refused", title: `${r.workerId}'s guard refused to emit ${r.refused} (${r.kind}); its card allows ${r.allowed.join(", ")}`, dataset: { eventId: r.eventId }, onclick: () => openDetail(`Refused emission ${r.kind}`, r) }, label) });
       }
     }
     for (const d of view.decisions.filter((x) => x.attempt === attempt.attempt || (x.attempt === null && attempt.serverTasks.some((s) => s.serverTaskId === x.serverTaskId)))) {
@@ -466,6 +472,8 @@ async function workerPage(id) {
     w.probes.length === 0 ? h("p", { class: "muted" }, "None.") : h("table", {}, h("tr", {}, ...["time", "skill", "card", "states observed", "re-observable", "modes emitted", "durable"].map((c) => h("th", {}, c))), ...w.probes.map((p) => h("tr", {}, h("td", {}, time(p.occurredAt)), h("td", {}, p.skillId ?? "—"), h("td", { class: "mono" }, p.cardHash.slice(0, 12)), h("td", {}, pills(p.statesObserved)), h("td", {}, pills(p.reobservable)), h("td", {}, pills(p.emittedModes)), h("td", {}, String(p.durable))))),
     h("h2", {}, "Parked canaries"),
     w.parkedCanaries.length === 0 ? h("p", { class: "muted" }, "None.") : h("table", {}, h("tr", {}, ...["server task", "state", "parked", "lost"].map((c) => h("th", {}, c))), ...w.parkedCanaries.map((c) => h("tr", {}, h("td", { class: "mono" }, c.serverTaskId), h("td", {}, short(c.state)), h("td", {}, time(c.parkedAt)), h("td", { class: c.lostAt ? "err" : "" }, c.lostAt ? `lost ${time(c.lostAt)}` : "still there")))),
+    h("h2", {}, "Refused emissions (the worker's own guard)"),
+    (w.refusedEmissions ?? []).length === 0 ? h("p", { class: "muted" }, "None.") : h("table", { id: "refused-emissions" }, h("tr", {}, ...["at", "kind", "task", "refused", "card allows"].map((c) => h("th", {}, c))), ...w.refusedEmissions.map((r) => h("tr", {}, h("td", {}, time(r.occurredAt)), h("td", {}, r.kind), h("td", {}, taskLink(r.correlationId)), h("td", { class: "mono" }, short(r.refused)), h("td", { class: "mono" }, r.allowed.join(", "))))),
     h("h2", {}, "Recent violations"),
     w.violationsRecent.length === 0 ? h("p", { class: "muted" }, "None.") : h("table", {}, h("tr", {}, ...["decided", "kind", "task", "observed", "allowed"].map((c) => h("th", {}, c))), ...w.violationsRecent.map((v) => h("tr", {}, h("td", {}, time(v.decidedAt)), h("td", {}, v.kind), h("td", {}, taskLink(v.correlationId)), h("td", { class: "mono" }, v.observed), h("td", { class: "mono" }, v.allowed.join(", "))))),
   );

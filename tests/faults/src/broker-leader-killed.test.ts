@@ -1,0 +1,34 @@
+/**
+ * Scenario 1: the broker leading most observation partitions is killed (SIGKILL) while the load flows,
+ * and started again 15 s later. Ingest answers 503 meanwhile and the client retries; leadership moves
+ * to the in-sync followers; nothing acknowledged is lost.
+ */
+import { describe, expect, it } from "vitest";
+import { busiestLeader, killNode, nodeById, quietAdmin, restartNode } from "./cluster.ts";
+import { expectNothingLost, runScenario } from "./scenario.ts";
+import { clusterSuite, sleep } from "./suite.ts";
+
+const suite = clusterSuite();
+
+describe("scenario 1: the leader of the observation partitions dies", () => {
+  it("loses no acknowledged observation and decides exactly what the replay decides", async () => {
+    const { cluster } = suite;
+    let killed = 0;
+    const run = await runScenario(cluster, {
+      at: 0.3,
+      inject: async (ledger) => {
+        const admin = quietAdmin(cluster.brokers);
+        await admin.connect();
+        const leader = await busiestLeader(admin, ledger.topics.observations).finally(() => admin.disconnect());
+        const node = nodeById(cluster, leader);
+        expect(killNode(node)).toBe(true);
+        killed = leader;
+        console.log(`[faults] SIGKILL node ${leader}, the leader of most observation partitions`);
+        await sleep(15_000);
+        await restartNode(cluster, node);
+      },
+    });
+    expect(killed).toBeGreaterThan(0);
+    expectNothingLost(run);
+  });
+});

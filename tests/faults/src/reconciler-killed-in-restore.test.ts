@@ -1,0 +1,65 @@
+/**
+ * Scenario 5: reconcilers scaled 1 → 3 → 1 under load, one of the new instances killed (SIGKILL) while
+ * it restores its partitions' state from the changelog, the last one stopped (SIGTERM). The changelog is
+ * prefilled with many correlations so that a restore takes seconds. Every partition ends with one owner
+ * that restored it whole.
+ */
+import { describe, expect, it } from "vitest";
+import { CapabilityTable, createDecider, defaultRuleSet, foldBatch, parseObservation } from "@a2a-ledger/core";
+import { correlationPartitions, createKafka, logLevel } from "@a2a-ledger/kafka";
+import type { Observation } from "@a2a-ledger/schemas";
+import { eventually } from "./cluster.ts";
+import type { Ledger } from "./mesh/ledger.ts";
+import { expectNothingLost, runScenario } from "./scenario.ts";
+import { clusterSuite, sleep } from "./suite.ts";
+
+const suite = clusterSuite();
+const prefillPerPartition = Number(process.env.FAULT_PREFILL_PER_PARTITION ?? 15_000);
+
+/** A real correlation state as the reconciler serializes it, written under many other keys. */
+async function prefillChangelog(ledger: Ledger): Promise<void> {
+  const decider = createDecider(defaultRuleSet);
+  const observation = parseObservation({ type: "TaskDispatched", eventId: "prefill-e1", correlationId: "prefill", occurredAt: 1_000, observer: "orchestrator", workerId: "w-elsewhere", skillId: "answer", messageId: "m", acceptedOutputModes: ["text/plain"] });
+  if (!observation.ok) throw new Error(JSON.stringify(observation.issues));
+  const folded = foldBatch({ decider, policy: { trustedVendors: [] }, capabilities: new CapabilityTable(), stateOf: () => undefined }, [observation.observation as Observation]);
+  const value = Buffer.from(decider.serialize(folded.states.get("prefill") as never));
+  const producer = createKafka({ brokers: ledger.endpoints.brokers, clientId: "fault-prefill", logLevel: logLevel.NOTHING }).producer({ idempotent: true });
+  await producer.connect();
+  try {
+    for (let p = 0; p < correlationPartitions; p++) {
+      for (let i = 0; i < prefillPerPartition; i += 5_000) {
+        const messages = Array.from({ length: Math.min(5_000, prefillPerPartition - i) }, (_, k) => ({ key: `prefill-${p}-${i + k}`, value, partition: p }));
+        await producer.send({ topic: ledger.topics.changelog, acks: -1, messages });
+      }
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+const logged = (output: string, msg: string) => output.split("\n").filter((l) => l.includes(`"msg":"${msg}"`)).length;
+
+describe("scenario 5: a reconciler killed during its restore, reconcilers scaled 1 → 3 → 1", () => {
+  it("loses nothing and decides exactly what the replay decides", async () => {
+    const { cluster } = suite;
+    let killedDuringRestore = false;
+    const run = await runScenario(cluster, {
+      reconcilers: ["r1"],
+      before: prefillChangelog,
+      at: 0.2,
+      inject: async (ledger) => {
+        const [r2, r3] = await Promise.all([ledger.startReconciler("r2"), ledger.startReconciler("r3")]);
+        // r2 restores once the rebalance gives it partitions: kill it then, before it says it restored.
+        await eventually("r2 to begin a restore", async () => (logged(r2.output(), "restoring state from the changelog") > 0 ? true : undefined), 120_000, 20);
+        killedDuringRestore = logged(r2.output(), "state restored from the changelog") === 0;
+        await ledger.killReconciler("r2");
+        console.log(`[faults] SIGKILL r2 during its changelog restore (${killedDuringRestore ? "before" : "after"} it finished)`);
+        await sleep(10_000);
+        await ledger.stopReconciler("r3");
+        console.log(`[faults] r3 stopped; r1 alone again (r3 restored ${logged(r3.output(), "state restored from the changelog")} time(s))`);
+      },
+    });
+    expect(killedDuringRestore, "the kill landed during the restore").toBe(true);
+    expectNothingLost(run);
+  });
+});
