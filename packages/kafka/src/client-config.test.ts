@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ClientConfigError, loadClientConfig } from "./client-config.ts";
+import { clientConfigProblems, loadClientConfig } from "./client-config.ts";
 import { connectionSecurity } from "./client.ts";
 import { endpointProblems, endpointsFromEnv } from "./endpoints.ts";
 
@@ -17,15 +17,7 @@ function file(name: string, text: string | Buffer): string {
   return path;
 }
 
-const problemsOf = (env: NodeJS.ProcessEnv): string[] => {
-  try {
-    loadClientConfig(env);
-    return [];
-  } catch (e) {
-    if (e instanceof ClientConfigError) return e.problems;
-    throw e;
-  }
-};
+const problemsOf = (env: NodeJS.ProcessEnv): string[] => clientConfigProblems(env);
 
 beforeAll(() => {
   // A CA and a client certificate signed by it, as an operator would have them.
