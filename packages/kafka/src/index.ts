@@ -7,3 +7,4 @@ export * from "./endpoints.ts";
 export * from "./partition.ts";
 export * from "./acls.ts";
 export * from "./end-offsets.ts";
+export * from "./partition-send.ts";

@@ -27,7 +27,9 @@ describe("dispatcher configuration", () => {
     expect(config.topics.commands).toBe("a2a.commands.v1");
     expect(config.groupId).toBe("a2a-ledger-dispatcher");
     expect(config.journalPath).toBe(join(dir, "dispatcher.sqlite"));
-    expect(config.fromBeginning).toBe(false);
+    // A new group runs every command still in the topic that the journal does not know.
+    expect(config.fromBeginning).toBe(true);
+    expect(config.testHoldAt).toBeNull();
     expect(config.workers.workers.size).toBe(0);
   });
 
@@ -45,6 +47,7 @@ describe("dispatcher configuration", () => {
       DISPATCHER_PORT: "70000",
       DISPATCHER_CONCURRENCY: "0",
       DISPATCHER_FROM_BEGINNING: "yes",
+      DISPATCHER_TEST_HOLD_AT: "somewhere",
       DISPATCHER_INGEST_URL: "ftp://x",
       DISPATCHER_INGEST_TOKEN: "short",
       DISPATCHER_LOG_LEVEL: "loud",
@@ -58,6 +61,7 @@ describe("dispatcher configuration", () => {
       'DISPATCHER_INGEST_URL="ftp://x" is not an http(s) URL',
       "DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
       'DISPATCHER_LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
+      'DISPATCHER_TEST_HOLD_AT="somewhere" must be one of before-send, after-send, after-dispatched',
       `DISPATCHER_WORKERS_FILE ${file}: workers.W1.url: "not a url" is not a URL`,
       'DISPATCHER_FROM_BEGINNING="yes" must be true or false',
       'DISPATCHER_CONCURRENCY="0" must be an integer from 1 to 64',

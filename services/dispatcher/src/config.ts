@@ -16,7 +16,10 @@ export interface DispatcherConfig {
   topics: TopicNames;
   groupId: string;
   instanceId: string;
-  /** A group without committed offsets starts at the beginning of the commands topic (else at its end). */
+  /**
+   * A group without committed offsets starts at the earliest retained command (the default: a new
+   * dispatcher runs every command its journal does not know), or, when false, at the end of the topic.
+   */
   fromBeginning: boolean;
   /** Command partitions handled at the same time. */
   concurrency: number;
@@ -37,7 +40,16 @@ export interface DispatcherConfig {
   /** Longest a re-dispatch may take to be answered. */
   dispatchTimeoutMs: number;
   logLevel: LogLevel;
+  /**
+   * For the fault tests only: the process announces the point in a log line and waits there until it is
+   * killed. Unset in any real deployment.
+   */
+  testHoldAt: TestHoldPoint | null;
 }
+
+/** Where a test may hold the dispatcher to kill it: after "sending" is journaled, after the worker answered, after "dispatched" is journaled. */
+export const testHoldPoints = ["before-send", "after-send", "after-dispatched"] as const;
+export type TestHoldPoint = (typeof testHoldPoints)[number];
 
 export const configDefaults = {
   host: "127.0.0.1",
@@ -78,6 +90,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
   const logLevel = text("DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
   if (!isLogLevel(logLevel)) problems.push(`DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
+  const holdRaw = text("DISPATCHER_TEST_HOLD_AT");
+  const holdAt = holdRaw === undefined ? null : (testHoldPoints as readonly string[]).includes(holdRaw) ? (holdRaw as TestHoldPoint) : null;
+  if (holdRaw !== undefined && holdAt === null) problems.push(`DISPATCHER_TEST_HOLD_AT=${JSON.stringify(holdRaw)} must be one of ${testHoldPoints.join(", ")}`);
+
   const workersFile = text("DISPATCHER_WORKERS_FILE") ?? null;
   let workers: WorkersConfig = { workers: new Map() };
   if (workersFile !== null) {
@@ -95,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
     topics: suffix === undefined ? topicNames : suffixedTopicNames(suffix),
     groupId,
     instanceId: text("A2A_LEDGER_INSTANCE_ID") ?? `${hostname()}-${process.pid}`,
-    fromBeginning: bool("DISPATCHER_FROM_BEGINNING"),
+    fromBeginning: reader.bool("DISPATCHER_FROM_BEGINNING", true),
     concurrency: int("DISPATCHER_CONCURRENCY", configDefaults.concurrency, 1, 64),
     sessionTimeoutMs: int("DISPATCHER_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
     host,
@@ -109,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
     probeTimeoutMs: int("DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
     dispatchTimeoutMs: int("DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
     logLevel: logLevel as LogLevel,
+    testHoldAt: holdAt,
   };
   if (problems.length > 0) throw new DispatcherConfigError(problems);
   return config;

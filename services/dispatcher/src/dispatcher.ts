@@ -22,7 +22,7 @@ import type { Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { CanaryWatch } from "./canary-watch.ts";
 import { decodeCommand, type Command, type ProbeCommand, type RedispatchCommand } from "./command-record.ts";
-import type { DispatcherConfig } from "./config.ts";
+import type { DispatcherConfig, TestHoldPoint } from "./config.ts";
 import { DispatchAlert, errorCatalogue, PoisonCommandError, type AlertCode } from "./errors.ts";
 import { finalStatuses, Journal, type CommandRow } from "./journal.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
@@ -111,6 +111,10 @@ export class Dispatcher {
       const partitions = payload.memberAssignment[this.config.topics.commands] ?? [];
       this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, partitions }, "partitions assigned");
     });
+    // Lag per partition, from the batches kafkajs fetches: what waits from a batch's first record on while
+    // it is handled, what is left behind its last one once it is done.
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => this.metrics.lag.set({ partition: String(payload.partition) }, Number(payload.offsetLagLow) + 1));
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => this.metrics.lag.set({ partition: String(payload.partition) }, Math.max(0, Number(payload.offsetLag))));
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.running = payload.restart;
       if (!payload.restart && this.refusedBy(payload.error) !== undefined) return;
@@ -174,7 +178,9 @@ export class Dispatcher {
       const worker = workerId === null ? undefined : this.config.workers.workers.get(workerId);
       if (worker === undefined) throw new DispatchAlert("DISPATCHER_WORKER_NOT_CONFIGURED", `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`);
       const { observations, serverTaskIds } = command.type === "RedispatchCommanded" ? await this.redispatch(command, worker) : await this.probe(command, worker);
+      await this.holdForTest("after-send", command);
       this.journal.mark(command.decisionId, "dispatched", { observations, serverTaskIds });
+      await this.holdForTest("after-dispatched", command);
       await this.record(command.decisionId, command.type, observations);
     } catch (error) {
       if (!(error instanceof DispatchAlert)) throw error;
@@ -212,7 +218,10 @@ export class Dispatcher {
   }
 
   private async redispatch(command: RedispatchCommand, worker: WorkerConfig): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
-    const outcome = await runRedispatch(command, worker, this.workerUrlOf(worker), this.config.dispatchTimeoutMs, () => this.journal.mark(command.decisionId, "sending"));
+    const outcome = await runRedispatch(command, worker, this.workerUrlOf(worker), this.config.dispatchTimeoutMs, async () => {
+      this.journal.mark(command.decisionId, "sending");
+      await this.holdForTest("before-send", command);
+    });
     this.metrics.dispatches.inc({ worker: worker.workerId });
     this.log.info(
       { decisionId: command.decisionId, correlationId: command.correlationId, workerId: worker.workerId, attempt: command.attempt, messageId: outcome.messageId, serverTaskId: outcome.serverTaskId },
@@ -290,6 +299,16 @@ export class Dispatcher {
         await sleep(Math.min(10_000, 500 * 2 ** Math.min(attempt, 5)));
       }
     }
+  }
+
+  /**
+   * The fault tests' hook (DISPATCHER_TEST_HOLD_AT): at the configured point the process says so in a log
+   * line and waits until it is killed, so that a test kills it exactly there. Never set in a deployment.
+   */
+  private async holdForTest(point: TestHoldPoint, command: Command): Promise<void> {
+    if (this.config.testHoldAt !== point) return;
+    this.log.warn({ point, decisionId: command.decisionId, status: this.journal.get(command.decisionId)?.status }, "holding for a test");
+    await new Promise<never>(() => undefined);
   }
 
   private alert(code: AlertCode, command: Command, detail: string): void {

@@ -18,6 +18,7 @@ export interface DispatcherMetrics {
   observationsRecorded: client.Counter<string>;
   recordingFailures: client.Counter<string>;
   httpRequests: client.Counter<"route" | "status">;
+  lag: client.Gauge<"partition">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): DispatcherMetrics {
@@ -38,5 +39,6 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Dispa
     observationsRecorded: new client.Counter({ name: "a2a_dispatcher_observations_recorded_total", help: "Observations the ledger acknowledged", registers }),
     recordingFailures: new client.Counter({ name: "a2a_dispatcher_recording_failures_total", help: "Attempts to record observations that the ledger did not acknowledge (retried)", registers }),
     httpRequests: new client.Counter({ name: "a2a_dispatcher_http_requests_total", help: "HTTP requests answered, by route and status", labelNames: ["route", "status"], registers }),
+    lag: new client.Gauge({ name: "a2a_dispatcher_lag", help: "Commands waiting behind the dispatcher on each partition of the commands topic (as of the last batch fetched)", labelNames: ["partition"], registers }),
   };
 }

@@ -5,7 +5,9 @@
  * state to resume when one is configured — and its messageId is derived from the decision id.
  *
  * `beforeSend` runs just before the message leaves (the journal writes "sending" there): an error before
- * it means nothing was sent; after it, the worker may have received the message.
+ * it means nothing was sent; after it, the worker may have received the message. The dispatch is
+ * recorded as of that moment (`occurredAt` is when it was sent, not when the worker answered); the
+ * answer's state as of the answer.
  */
 import { taskStateToJSON } from "@a2a-js/sdk";
 import { A2AError } from "@a2a-js/sdk/errors";
@@ -39,7 +41,7 @@ export function redispatchText(command: RedispatchCommand, worker: WorkerConfig)
   });
 }
 
-export async function runRedispatch(command: RedispatchCommand, worker: WorkerConfig, workerUrl: string | null, timeoutMs: number, beforeSend: () => void): Promise<RedispatchOutcome> {
+export async function runRedispatch(command: RedispatchCommand, worker: WorkerConfig, workerUrl: string | null, timeoutMs: number, beforeSend: () => void | Promise<void>, now: () => number = Date.now): Promise<RedispatchOutcome> {
   const text = redispatchText(command, worker);
   const names: LedgerNames = { correlationId: command.correlationId, skillId: command.skillId, attempt: command.attempt };
   const card = await fetchCard(worker.url, workerUrl, names, timeoutMs);
@@ -53,7 +55,8 @@ export async function runRedispatch(command: RedispatchCommand, worker: WorkerCo
   const metadata: Record<string, string | number> = { [ledgerMetadata.correlationId]: command.correlationId, [ledgerMetadata.attempt]: command.attempt, [ledgerMetadata.decisionId]: command.decisionId };
   if (command.skillId !== null) metadata[ledgerMetadata.skillId] = command.skillId;
   const configuration = { acceptedOutputModes: command.acceptedOutputModes, taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: false };
-  beforeSend();
+  await beforeSend();
+  const sentAt = now();
   let result;
   try {
     result = await client.sendMessage({ tenant: "", message: ledgerMessage(text, messageId, metadata), configuration, metadata: undefined }, callOptions(names, timeoutMs));
@@ -63,10 +66,10 @@ export async function runRedispatch(command: RedispatchCommand, worker: WorkerCo
     if (error instanceof A2AError) throw new DispatchAlert("DISPATCHER_DISPATCH_REFUSED", `${worker.workerId} refused message ${messageId}: ${detail}`);
     throw new DispatchAlert("DISPATCHER_OUTCOME_UNKNOWN", `message ${messageId} to ${worker.workerId} got no answer: ${detail}`);
   }
-  const at = Date.now();
-  const observations: ObservationInput[] = [redispatched(command, messageId, card, at)];
+  const answeredAt = now();
+  const observations: ObservationInput[] = [redispatched(command, messageId, card, sentAt)];
   if (!("status" in result)) return { messageId, serverTaskId: null, observations };
   const state = normalizeTaskState(taskStateToJSON(result.status?.state ?? 0));
-  if (state !== null && state !== "TASK_STATE_UNSPECIFIED") observations.push(answerState(command, { id: result.id, contextId: result.contextId, state }, at));
+  if (state !== null && state !== "TASK_STATE_UNSPECIFIED") observations.push(answerState(command, { id: result.id, contextId: result.contextId, state }, answeredAt));
   return { messageId, serverTaskId: result.id, observations };
 }

@@ -93,7 +93,7 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
   const proxies = new Map<MeshWorkerName, AgentProcess>();
   const startProxy = (name: MeshWorkerName, upstream: string) =>
     spawnListening(`proxy-${name}`, process.execPath, ["--import", "tsx", proxyMain], {
-      env: { PROXY_WORKER_ID: name, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_FLUSH_DELAY_MS: "20", PROXY_LOG_LEVEL: "info" },
+      env: { PROXY_WORKER_ID: name, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_SPOOL_DIR: join(dir, `proxy-${name}`), PROXY_FLUSH_DELAY_MS: "20", PROXY_LOG_LEVEL: "info" },
     });
   for (const name of names) {
     const agent = name === "W1" ? await spawnJsAgent("w1", { configFile: w1Config }) : await spawnPyAgent({ db: join(dir, "w3.sqlite") });
@@ -112,7 +112,6 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
     DISPATCHER_PORT: "0",
     DISPATCHER_CANARY_POLL_MS: "400",
     DISPATCHER_SESSION_TIMEOUT_MS: "6000",
-    DISPATCHER_FROM_BEGINNING: "true",
     ...extra,
   });
   return {

@@ -12,7 +12,7 @@
  * After a failed request the producer is replaced: a fresh producer id means the broker's sequence
  * de-duplication can never mistake a new request for the replay of one whose answer was lost.
  */
-import { type AccessFailure, accessFailureOf, createKafka, logLevel, processClientConfig, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, createKafka, logLevel, processClientConfig, sendByPartition, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
 import { ChunkBudget, defaultChunkLimits, type ChunkLimits, type OutgoingRecord } from "./chunk-budget.ts";
 import { IngestError } from "./errors.ts";
 
@@ -75,6 +75,8 @@ export class KafkaSink implements ObservationSink {
   private producer: Promise<Producer> | undefined;
   private admin: Promise<Admin> | undefined;
   private partitions = 1;
+  /** The topic's partition count as read from the cluster; unknown until a metadata request answered. */
+  private knownPartitions: number | undefined;
   private readonly queue: Pending[] = [];
   private queued = 0;
   private pumping: Promise<void> | undefined;
@@ -165,7 +167,11 @@ export class KafkaSink implements ObservationSink {
   private async sendChunk(chunk: { parts: ChunkPart[]; records: OutgoingRecord[] }): Promise<void> {
     try {
       const producer = await this.connectedProducer();
-      await producer.send({ topic: this.options.topic, acks: -1, messages: chunk.records });
+      if (this.knownPartitions === undefined) await this.refreshPartitions();
+      if (this.knownPartitions === undefined) throw new Error(`the partition count of ${this.options.topic} is unknown: records are not sent without it`);
+      // One send per partition, each acknowledgement checked: kafkajs's multi-partition send can drop or
+      // duplicate a partition's records when a leader moves (@a2a-ledger/kafka partition-send).
+      await sendByPartition(producer, this.options.topic, chunk.records, this.knownPartitions, { parallel: true });
       this.accessFailure = undefined;
       for (const { pending } of chunk.parts) {
         pending.inFlight -= 1;
@@ -236,7 +242,9 @@ export class KafkaSink implements ObservationSink {
     try {
       const admin = await this.connectedAdmin();
       const metadata = await admin.fetchTopicMetadata({ topics: [this.options.topic] });
-      this.partitions = metadata.topics[0]?.partitions.length || 1;
+      const count = metadata.topics[0]?.partitions.length ?? 0;
+      this.partitions = count || 1;
+      this.knownPartitions = count > 0 ? count : undefined;
     } catch (e) {
       this.logger.warn({ err: e }, "could not read the topic's partition count; sizing requests as if it had one partition");
       this.partitions = 1;

@@ -20,6 +20,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     requests: new client.Counter({ name: "a2a_projector_http_requests_total", help: "HTTP requests answered, by route, method and status", labelNames: ["route", "method", "status"], registers: [registry] }),
     rejects: new client.Counter({ name: "a2a_projector_http_rejects_total", help: "Requests answered with an error, by stable error code", labelNames: ["code"], registers: [registry] }),
     streams: new client.Gauge({ name: "a2a_projector_streams", help: "Live streams (SSE) open", registers: [registry] }),
+    waiting: new client.Gauge({ name: "a2a_projector_waiting_tasks", help: "Correlations waiting in the queue, by status (indeterminate: lost, not yet reconciled; blocked: no eligible worker)", labelNames: ["status"], registers: [registry] }),
+    oldestWaiting: new client.Gauge({ name: "a2a_projector_oldest_waiting_seconds", help: "How long the longest-waiting correlation of each status has waited (0 when none waits)", labelNames: ["status"], registers: [registry] }),
   };
 }
 

@@ -100,6 +100,11 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
     expect(body.topics.every((t: any) => t.lagRecords === 0)).toBe(true);
     const metrics = await pipeline.projector.server.inject({ method: "GET", url: "/metrics" });
     expect(metrics.body).toMatch(new RegExp(`a2a_projector_lag_records\\{topic="${pipeline.fixture.topics.observations.replace(/\./g, "\\.")}",partition="\\d"\\} 0`));
+    // The queue as the operators' alerts read it, from the views at each scrape.
+    const queue = (await get("/v1/queue")).body;
+    expect(metrics.body).toContain(`a2a_projector_waiting_tasks{status="indeterminate"} ${queue.counts.indeterminate}`);
+    expect(metrics.body).toContain(`a2a_projector_waiting_tasks{status="blocked"} ${queue.counts.blocked}`);
+    expect(metrics.body).toMatch(/a2a_projector_oldest_waiting_seconds\{status="indeterminate"\} \d/);
     const ready = await pipeline.projector.server.inject({ method: "GET", url: "/readyz" });
     expect(ready.json()).toMatchObject({ status: "ready", database: true, kafka: true, consuming: true });
   });

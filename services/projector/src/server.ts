@@ -20,7 +20,7 @@ import { type Tables, tableNames } from "./store/schema.ts";
 import type { Reader, Store } from "./store/store.ts";
 import { lineage, observationsNdjson } from "./views/lineage.ts";
 import { a2aTimeline } from "./views/a2a-timeline.ts";
-import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList } from "./views/lists.ts";
+import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList, waitingByStatus } from "./views/lists.ts";
 import { workerDetail, workerList } from "./views/workers.ts";
 
 export interface KafkaView {
@@ -246,6 +246,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     for (const topic of lag?.topics ?? []) {
       metrics.behind.set({ topic: topic.topic }, topic.behindMs / 1_000);
       for (const p of topic.partitions) if (p.lagRecords !== null) metrics.lag.set({ topic: p.topic, partition: String(p.partition) }, p.lagRecords);
+    }
+    const queued = await views((r, t) => waitingByStatus(r, t)).catch(() => undefined);
+    for (const [status, q] of Object.entries(queued ?? {})) {
+      metrics.waiting.set({ status }, q.count);
+      metrics.oldestWaiting.set({ status }, q.oldestSince === null ? 0 : Math.max(0, now() - q.oldestSince) / 1_000);
     }
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });

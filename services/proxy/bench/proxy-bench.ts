@@ -6,7 +6,9 @@
  * W1 runs as its own process; two proxies run as their own processes in front of it: one recording into
  * the real ingest service (its own process, writing to a throwaway topic on Kafka), one recording into a
  * sink that acknowledges at once (this process), which isolates the proxy's own cost from the ledger's.
- * A bare Node passthrough (bench/passthrough.ts, no recording) shows what any Node hop costs.
+ * A bare Node passthrough (bench/passthrough.ts, no recording) shows what any Node hop costs. A third
+ * proxy records into the sink with its spool on tmpfs (/dev/shm), where an fsync costs nothing: beside
+ * the proxy → sink path (spool on the disk) it shows what the spool's fsync before each answer costs.
  * For each A2A call (GetTask of a task waiting for input; a blocking SendMessage that completes) it
  * measures, in turn, direct and through each proxy:
  *
@@ -18,8 +20,11 @@
  * round): req/s and its ratio to direct; p50 and p99 and what the proxy adds to them.
  */
 import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createKafka, endpointsFromEnv } from "@a2a-ledger/kafka";
 import { createTestTopic } from "@a2a-ledger/kafka/testing";
@@ -99,11 +104,15 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
   return { url, stop };
 }
 
-function startProxy(upstream: string, ingestUrl: string, workerId: string): Promise<AgentProcess> {
+/** A proxy process; its spool in a fresh directory under `spoolRoot` (what an earlier run left must not reach this run's topic). */
+function startProxy(upstream: string, ingestUrl: string, workerId: string, spoolRoot = tmpdir()): Promise<AgentProcess> {
   return spawnListening(`proxy ${workerId}`, process.execPath, ["--import", "tsx", proxyMain], {
-    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info", PROXY_SHUTDOWN_GRACE_MS: "2000" },
+    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info", PROXY_SHUTDOWN_GRACE_MS: "2000", PROXY_SPOOL_DIR: mkdtempSync(join(spoolRoot, `bench-spool-${workerId}-`)) },
   });
 }
+
+/** A memory file system, where the spool's fsync costs nothing: the spool's own cost without the disk's. */
+const memoryFs = existsSync("/dev/shm") ? "/dev/shm" : null;
 
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
@@ -135,6 +144,7 @@ async function main(): Promise<void> {
     const ingest = started(await startIngest(topic), (x) => x.stop());
     const viaSink = started(await startProxy(w1.url, sink.url, "W1-bench-sink"), (x) => x.stop());
     const viaLedger = started(await startProxy(w1.url, ingest.url, "W1-bench-ledger"), (x) => x.stop());
+    const viaSinkInMemory = memoryFs === null ? null : started(await startProxy(w1.url, sink.url, "W1-bench-sink-shm", memoryFs), (x) => x.stop());
     const passthrough = started(await spawnListening("passthrough", process.execPath, ["--import", "tsx", passthroughMain, String(w1.port)]), (x) => x.stop());
     const waiting = await fetch(`${w1.url}/a2a/jsonrpc`, {
       method: "POST",
@@ -150,6 +160,7 @@ async function main(): Promise<void> {
       { name: "direct", url: `${w1.url}/a2a/jsonrpc` },
       { name: "bare Node passthrough (no recording)", url: `${passthrough.url}/a2a/jsonrpc` },
       { name: "proxy → sink", url: `${viaSink.url}/a2a/jsonrpc` },
+      ...(viaSinkInMemory === null ? [] : [{ name: "proxy → sink, spool on tmpfs (no fsync cost)", url: `${viaSinkInMemory.url}/a2a/jsonrpc` }]),
       { name: "proxy → ingest → Kafka", url: `${viaLedger.url}/a2a/jsonrpc` },
     ];
     console.log(`node ${process.version}; autocannon 9.0.0; ${connections} connections × ${duration} s for throughput; for latency ${fmt(rateShare * 100, 0)} % of the slowest path's throughput, 4 connections; ${rounds} round(s), the order of the paths rotating per round`);

@@ -20,6 +20,16 @@ describe("loadConfig", () => {
     });
   });
 
+  it("puts the spool under the data directory, one directory per worker (and topic suffix), safe as a path", () => {
+    expect(loadConfig({ ...minimal, A2A_LEDGER_DATA_DIR: "/var/lib/ledger" }).spoolDir).toBe("/var/lib/ledger/proxy/W1");
+    expect(loadConfig({ ...minimal, A2A_LEDGER_DATA_DIR: "/var/lib/ledger", A2A_LEDGER_TOPIC_SUFFIX: "e2e-1" }).spoolDir).toBe("/var/lib/ledger/proxy/W1.e2e-1");
+    expect(loadConfig({ ...minimal, PROXY_WORKER_ID: "../../etc", A2A_LEDGER_DATA_DIR: "/d" }).spoolDir).toBe("/d/proxy/%2E%2E%2F%2E%2E%2Fetc");
+    expect(loadConfig({ ...minimal, PROXY_SPOOL_DIR: "/tmp/spool-x/" }).spoolDir).toBe("/tmp/spool-x");
+    expect(loadConfig(minimal).spoolMaxBytes).toBe(configDefaults.spoolMaxBytes);
+    expect(loadConfig({ ...minimal, PROXY_SPOOL_MAX_BYTES: "1048576" }).spoolMaxBytes).toBe(1_048_576);
+    for (const bad of ["0", "1000", "-5", "12MB", "1e9"]) expect(() => loadConfig({ ...minimal, PROXY_SPOOL_MAX_BYTES: bad })).toThrow(/PROXY_SPOOL_MAX_BYTES/);
+  });
+
   it("reads every setting", () => {
     const config = loadConfig({
       ...minimal,

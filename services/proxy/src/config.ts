@@ -2,6 +2,7 @@
  * Proxy configuration from environment variables, validated: each bad value is one clear message, and
  * all of them are reported together. One proxy serves one worker.
  */
+import { join, resolve } from "node:path";
 import { envReader } from "@a2a-ledger/env";
 import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
 import type { FailMode } from "./observation-buffer.ts";
@@ -26,6 +27,10 @@ export interface ProxyConfig {
   observer: string;
   failMode: FailMode;
   bufferMax: number;
+  /** The directory of the spool (observations waiting for the ledger) and of the correlation memory. */
+  spoolDir: string;
+  /** Bytes of waiting observations on disk before the fail mode applies (twice that is the hard bound when fail-closed). */
+  spoolMaxBytes: number;
   batchMax: number;
   flushDelayMs: number;
   /** How long the worker may take to begin its answer (and, outside streams, to go silent) before the proxy answers 504. */
@@ -52,6 +57,7 @@ export const configDefaults = {
   ingestUrl: "http://127.0.0.1:18090",
   failMode: "closed",
   bufferMax: 10_000,
+  spoolMaxBytes: 128 * 1024 * 1024,
   batchMax: 500,
   flushDelayMs: 50,
   upstreamTimeoutMs: 60_000,
@@ -63,6 +69,21 @@ export const configDefaults = {
   logLevel: "info",
 } as const;
 
+
+/** A worker id as one directory name: letters, digits, '_' and '-' kept, every other character as %XX. */
+export function pathSegmentOf(workerId: string): string {
+  return workerId.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+}
+
+/**
+ * The default spool directory: `<A2A_LEDGER_DATA_DIR>/proxy/<workerId>` (`./.a2a-ledger` when unset), with
+ * `.<A2A_LEDGER_TOPIC_SUFFIX>` appended when a suffix selects a side-by-side topic set.
+ */
+export function defaultSpoolDir(env: NodeJS.ProcessEnv, workerId: string): string {
+  const dataDir = resolve(env.A2A_LEDGER_DATA_DIR?.trim() || ".a2a-ledger");
+  const suffix = env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
+  return join(dataDir, "proxy", `${pathSegmentOf(workerId)}${suffix ? `.${pathSegmentOf(suffix)}` : ""}`);
+}
 
 /** An http(s) URL without a trailing slash, query or fragment; null when it is not one. */
 export function baseUrl(raw: string): string | null {
@@ -130,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     observer: text("PROXY_OBSERVER") ?? `proxy:${workerId}`,
     failMode,
     bufferMax: int("PROXY_BUFFER_MAX", configDefaults.bufferMax, 1, 10_000_000),
+    spoolDir: resolve(text("PROXY_SPOOL_DIR") ?? defaultSpoolDir(env, workerId === "" ? "_" : workerId)),
+    spoolMaxBytes: int("PROXY_SPOOL_MAX_BYTES", configDefaults.spoolMaxBytes, 64 * 1024, 1024 * 1024 * 1024 * 1024),
     batchMax: int("PROXY_BATCH_MAX", configDefaults.batchMax, 1, 5_000),
     flushDelayMs: int("PROXY_FLUSH_DELAY_MS", configDefaults.flushDelayMs, 0, 60_000),
     upstreamTimeoutMs: int("PROXY_UPSTREAM_TIMEOUT_MS", configDefaults.upstreamTimeoutMs, 100, 3_600_000),

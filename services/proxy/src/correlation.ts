@@ -6,11 +6,15 @@
  *
  * Without any correlation id, the first server task id of the exchange becomes the correlation id (for
  * that task and remembered like an explicit one); an exchange that shows no task at all (an answer that
- * is a Message, or an error) falls back to the request's messageId.
+ * is a Message, or an error) falls back to the request's messageId, and without one to an id of the
+ * exchange itself (exchange-recorder.ts).
  *
- * The memory is in-process and bounded (least recently used entries are forgotten first): after a proxy
- * restart, or for a task forgotten, the task id is the correlation id unless the caller names one.
+ * The memory is bounded (least recently used entries are forgotten first) and kept in a store that
+ * outlives the process (correlation-store.ts): after a restart the proxy still knows the correlation of
+ * every task it remembers.
  */
+import { createHash, randomUUID } from "node:crypto";
+import type { CorrelationStore } from "./correlation-store.ts";
 
 const validId = /^[\x21-\x7e]{1,200}$/;
 
@@ -21,10 +25,52 @@ export function validCorrelationId(value: string | null | undefined): string | n
   return validId.test(trimmed) ? trimmed : null;
 }
 
-export class CorrelationMemory {
-  private readonly byTask = new Map<string, string>();
+/**
+ * The correlation id an id of the exchange stands for when the caller named none: the id itself when
+ * it is a usable correlation id; `<kind>-<digest>` of it when it is not (too long, spaces, non-ASCII),
+ * so the same id always gives the same correlation; and when there is no id at all (a message without
+ * a messageId), `<kind>-<random UUID>`, a correlation of its own. Never empty: the ledger refuses an
+ * observation without a correlation id.
+ */
+export function correlationOfId(kind: "task" | "message", id: string): string {
+  if (id.trim() === "") return `${kind}-${randomUUID()}`;
+  return validCorrelationId(id) ?? `${kind}-${createHash("sha256").update(id, "utf8").digest("hex").slice(0, 32)}`;
+}
 
-  constructor(private readonly capacity: number) {}
+export interface CorrelationMemoryOptions {
+  /** Where the memory is kept across restarts; none: in the process only. */
+  store?: CorrelationStore;
+  now?: () => number;
+  /** How often the recency of the tasks used since is saved (ms). */
+  touchIntervalMs?: number;
+  /** Told the number of remembered tasks whenever it changes. */
+  onSize?: (size: number) => void;
+}
+
+export class CorrelationMemory {
+  /** Map order is recency: the first key is the least recently used. */
+  private readonly byTask = new Map<string, string>();
+  private readonly touched = new Set<string>();
+  private readonly store: CorrelationStore | undefined;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onSize: (size: number) => void;
+
+  constructor(
+    private readonly capacity: number,
+    options: CorrelationMemoryOptions = {},
+  ) {
+    this.store = options.store;
+    this.now = options.now ?? Date.now;
+    this.onSize = options.onSize ?? (() => undefined);
+    if (this.store !== undefined) {
+      for (const [taskId, correlationId] of this.store.load()) this.byTask.set(taskId, correlationId);
+      this.evict();
+      this.timer = setInterval(() => this.saveRecency(), options.touchIntervalMs ?? 1_000);
+      this.timer.unref();
+    }
+    this.onSize(this.byTask.size);
+  }
 
   get size(): number {
     return this.byTask.size;
@@ -36,6 +82,7 @@ export class CorrelationMemory {
       // Refresh recency.
       this.byTask.delete(taskId);
       this.byTask.set(taskId, found);
+      if (this.store !== undefined) this.touched.add(taskId);
     }
     return found;
   }
@@ -45,10 +92,36 @@ export class CorrelationMemory {
     const known = this.lookup(taskId);
     if (known !== undefined) return known;
     this.byTask.set(taskId, correlationId);
-    if (this.byTask.size > this.capacity) {
-      const oldest = this.byTask.keys().next().value;
-      if (oldest !== undefined) this.byTask.delete(oldest);
-    }
+    this.store?.put(taskId, correlationId, this.now());
+    this.evict();
+    this.onSize(this.byTask.size);
     return correlationId;
+  }
+
+  /** Saves what is pending and closes the store. */
+  close(): void {
+    clearInterval(this.timer);
+    this.saveRecency();
+    this.store?.close();
+  }
+
+  private evict(): void {
+    const forgotten: string[] = [];
+    for (const taskId of this.byTask.keys()) {
+      if (this.byTask.size - forgotten.length <= this.capacity) break;
+      forgotten.push(taskId);
+    }
+    for (const taskId of forgotten) {
+      this.byTask.delete(taskId);
+      this.touched.delete(taskId);
+    }
+    if (forgotten.length > 0) this.store?.forget(forgotten);
+  }
+
+  private saveRecency(): void {
+    if (this.store === undefined || this.touched.size === 0) return;
+    const ids = [...this.touched];
+    this.touched.clear();
+    this.store.touch(ids, this.now());
   }
 }

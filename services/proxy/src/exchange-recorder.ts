@@ -8,7 +8,7 @@ import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import type { ObservationChannel } from "@a2a-ledger/schemas";
 import { isNewDispatch, type A2AMethod, type A2ARequest, type DispatchFields } from "./a2a-request.ts";
 import type { Sighting } from "./a2a-response.ts";
-import type { CorrelationMemory } from "./correlation.ts";
+import { correlationOfId, type CorrelationMemory } from "./correlation.ts";
 import { artifactObservation, dispatchObservation, stateObservation, taskNotFoundObservation, type ObservationSource } from "./observations.ts";
 
 export interface RecorderDeps {
@@ -87,9 +87,12 @@ export class ExchangeRecorder {
     }
   }
 
-  /** The exchange is over: a dispatch whose answer showed no task is recorded under its messageId. */
+  /**
+   * The exchange is over: a dispatch whose answer showed no task is recorded under its messageId, and
+   * without one (an invalid message the worker refused) under a correlation of its own.
+   */
   finish(): void {
-    if (this.pendingDispatch?.deliveredAt != null) this.flushDispatch(this.explicit ?? this.pendingDispatch.fields.messageId);
+    if (this.pendingDispatch?.deliveredAt != null) this.flushDispatch(this.explicit ?? correlationOfId("message", this.pendingDispatch.fields.messageId));
     this.pendingDispatch = null;
   }
 
@@ -99,7 +102,7 @@ export class ExchangeRecorder {
       this.deps.memory.remember(taskId, this.explicit);
       correlation = this.explicit;
     } else {
-      correlation = this.deps.memory.lookup(taskId) ?? this.deps.memory.remember(taskId, taskId);
+      correlation = this.deps.memory.lookup(taskId) ?? this.deps.memory.remember(taskId, correlationOfId("task", taskId));
     }
     if (this.pendingDispatch?.deliveredAt != null) this.flushDispatch(correlation);
     return correlation;

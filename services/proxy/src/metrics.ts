@@ -20,6 +20,15 @@ export interface ProxyMetrics {
   failClosedRejections: client.Counter<string>;
   bufferLength: client.Gauge<string>;
   bufferCapacity: client.Gauge<string>;
+  bufferBytes: client.Gauge<string>;
+  bufferCapacityBytes: client.Gauge<string>;
+  spoolDiskBytes: client.Gauge<string>;
+  spoolFailing: client.Gauge<string>;
+  spoolReplayed: client.Counter<string>;
+  spoolBadRecords: client.Counter<"kind">;
+  spoolWriteErrors: client.Counter<string>;
+  spoolFsyncSeconds: client.Histogram<string>;
+  correlationsRemembered: client.Gauge<string>;
   ledgerReachable: client.Gauge<string>;
   ingestFailures: client.Counter<string>;
 }
@@ -52,6 +61,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Proxy
     failClosedRejections: new client.Counter({ name: "a2a_proxy_fail_closed_rejections_total", help: "Requests answered 503 because the observation buffer was full (fail-closed)", registers }),
     bufferLength: new client.Gauge({ name: "a2a_proxy_buffer_observations", help: "Observations waiting for the ledger", registers }),
     bufferCapacity: new client.Gauge({ name: "a2a_proxy_buffer_capacity", help: "Observations the buffer holds before the fail mode applies", registers }),
+    bufferBytes: new client.Gauge({ name: "a2a_proxy_buffer_bytes", help: "Bytes of spooled records of the observations waiting for the ledger", registers }),
+    bufferCapacityBytes: new client.Gauge({ name: "a2a_proxy_buffer_capacity_bytes", help: "Bytes of waiting observations the spool holds before the fail mode applies (PROXY_SPOOL_MAX_BYTES)", registers }),
+    spoolDiskBytes: new client.Gauge({ name: "a2a_proxy_spool_disk_bytes", help: "Size of the spool's segment files on disk (waiting observations, plus acknowledged ones until their segment is deleted)", registers }),
+    spoolFailing: new client.Gauge({ name: "a2a_proxy_spool_failing", help: "1 while the spool cannot be written (new dispatches are refused when fail-closed), else 0", registers }),
+    spoolReplayed: new client.Counter({ name: "a2a_proxy_spool_replayed_total", help: "Observations a previous run left unsent, read back from the spool at start", registers }),
+    spoolBadRecords: new client.Counter({ name: "a2a_proxy_spool_bad_records_total", help: "Bad spool records found at start: torn (the last record of the newest segment, cut by a crash) or corrupt (anywhere else; the rest of that segment is skipped)", labelNames: ["kind"], registers }),
+    spoolWriteErrors: new client.Counter({ name: "a2a_proxy_spool_write_errors_total", help: "Spool writes or fsyncs that failed", registers }),
+    spoolFsyncSeconds: new client.Histogram({ name: "a2a_proxy_spool_write_seconds", help: "Time to write and fsync one batch of spool records", buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers }),
+    correlationsRemembered: new client.Gauge({ name: "a2a_proxy_correlations_remembered", help: "Server task ids whose correlation the proxy remembers (PROXY_CORRELATION_MEMORY at most)", registers }),
     ledgerReachable: new client.Gauge({ name: "a2a_proxy_ledger_reachable", help: "1 when the last send to the ledger succeeded, else 0", registers }),
     ingestFailures: new client.Counter({ name: "a2a_proxy_ingest_failures_total", help: "Batches the ledger did not acknowledge (each is retried with the same eventIds)", registers }),
   };

@@ -1,20 +1,14 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { IngestRejectedError, IngestUnavailableError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import { describe, expect, it } from "vitest";
+import { observation } from "../test/observation-fixture.ts";
 import { createLogger } from "@a2a-ledger/logging";
 import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type FailMode, type ObservationSender } from "./observation-buffer.ts";
+import { ObservationSpool } from "./observation-spool.ts";
 
-const observation = (i: number): ObservationInput => ({
-  type: "TaskStateObserved",
-  eventId: `e-${i}`,
-  correlationId: "c",
-  occurredAt: 1,
-  observer: "proxy:W1",
-  workerId: "W1",
-  serverTaskId: "t",
-  state: "TASK_STATE_WORKING",
-  via: "GET",
-});
 
 /** Answers each send with the next scripted outcome (the last repeats): "ok", "down", or an error to throw. */
 class ScriptedSender implements ObservationSender {
@@ -31,7 +25,7 @@ class ScriptedSender implements ObservationSender {
 
 function buffer(sender: ObservationSender, capacity: number, failMode: FailMode = "closed", batchMax = 10): { buffer: ObservationBuffer; metrics: ProxyMetrics } {
   const metrics = createMetrics();
-  return { buffer: new ObservationBuffer({ sender, capacity, failMode, batchMax, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log: createLogger("proxy", "silent") }), metrics };
+  return { buffer: new ObservationBuffer({ sender, spool: null, capacity, maxBytes: 1 << 30, failMode, batchMax, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log: createLogger("proxy", "silent") }), metrics };
 }
 
 const value = async (metrics: ProxyMetrics, name: string, labels: Record<string, string> = {}): Promise<number> => {
@@ -136,5 +130,61 @@ describe("ObservationBuffer", () => {
     expect(await b.close(30)).toBe(2);
     expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "shutdown" })).toBe(2);
     expect(b.offer(observation(2))).toBe(false);
+  });
+});
+
+describe("ObservationBuffer on a spool", () => {
+  const log = createLogger("proxy", "silent");
+  const spoolIn = (dir: string) => ObservationSpool.open({ dir, log, metrics: { badRecord: () => undefined, writeError: () => undefined, failing: () => undefined, fsyncSeconds: () => undefined, diskBytes: () => undefined } });
+  const onSpool = (dir: string, sender: ObservationSender, limits: { capacity?: number; maxBytes?: number } = {}) => {
+    const { spool, replayed } = spoolIn(dir);
+    const metrics = createMetrics();
+    const b = new ObservationBuffer({ sender, spool, replayed, capacity: limits.capacity ?? 100, maxBytes: limits.maxBytes ?? 1 << 30, failMode: "closed", batchMax: 10, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log });
+    return { buffer: b, metrics };
+  };
+
+  it("what a run left unsent is sent first at the next start, and what the ledger took is not sent again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "buffer-spool-"));
+    const first = onSpool(dir, new ScriptedSender(["ok"]));
+    first.buffer.offer(observation(0));
+    first.buffer.offer(observation(1));
+    first.buffer.start();
+    await until(() => first.buffer.length === 0);
+    const down = new ScriptedSender(["down"]);
+    const second = onSpool(dir, down);
+    expect(second.buffer.length).toBe(0);
+    second.buffer.offer(observation(2));
+    second.buffer.offer(observation(3));
+    await second.buffer.kept();
+    second.buffer.start();
+    await until(() => down.batches.length > 0);
+    // Stopped before the ledger took 2 and 3: they stay in the spool.
+    expect(await second.buffer.close(0)).toBe(2);
+    expect(await value(second.metrics, "a2a_proxy_observations_dropped_total", { reason: "shutdown" })).toBe(0);
+    const sender = new ScriptedSender(["ok"]);
+    const third = onSpool(dir, sender);
+    expect(await value(third.metrics, "a2a_proxy_spool_replayed_total")).toBe(2);
+    third.buffer.offer(observation(4));
+    third.buffer.start();
+    await until(() => third.buffer.length === 0);
+    expect(sender.batches.flat()).toEqual(["e-2", "e-3", "e-4"]);
+    await third.buffer.close(0);
+  });
+
+  it("fail-closed by bytes too: new dispatches are refused once the waiting records pass the byte bound", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "buffer-spool-"));
+    const { buffer: b, metrics } = onSpool(dir, new ScriptedSender(["down"]), { capacity: 1_000, maxBytes: 1_000 });
+    const big = (i: number): ObservationInput => ({ ...observation(i), correlationId: "x".repeat(150) });
+    let offered = 0;
+    while (b.admission(true) === "admit") b.offer(big(offered++));
+    expect(offered).toBeGreaterThan(2);
+    expect(offered).toBeLessThan(10);
+    expect(await value(metrics, "a2a_proxy_buffer_bytes")).toBeGreaterThanOrEqual(1_000);
+    expect(b.admission(false)).toBe("admit");
+    while (b.admission(false) === "admit") b.offer(big(offered++));
+    expect(await value(metrics, "a2a_proxy_buffer_bytes")).toBeGreaterThanOrEqual(2_000);
+    expect(b.offer(big(offered++))).toBe(false);
+    expect(await value(metrics, "a2a_proxy_observations_dropped_total", { reason: "overflow" })).toBe(1);
+    await b.close(0);
   });
 });

@@ -1,12 +1,16 @@
 /**
  * The bounded buffer between the proxy and the ledger. Observations are appended in the order they were
- * seen and sent in batches through the ingest client; a batch the ledger did not acknowledge stays at the
- * head and is sent again, the very same objects, so with the same eventIds, after a backoff.
+ * seen — to the spool on disk (observation-spool.ts) and to the queue in memory — and sent in batches
+ * through the ingest client; a batch the ledger did not acknowledge stays at the head and is sent again,
+ * the very same objects, so with the same eventIds, after a backoff. What the ledger took is acknowledged
+ * in the spool; what a previous run left there is handed in at start and sent first.
  *
- * When the ledger stays unreachable for longer than the buffer holds (`capacity` observations waiting):
+ * Bounds: `capacity` observations and `maxBytes` bytes of spooled records waiting. When the ledger stays
+ * unreachable for longer than that:
  * - fail-closed (the default): new dispatches are refused (the proxy answers 503) while other traffic
- *   goes on; past twice the capacity every recorded request is refused, and only events of streams that
- *   were already open are dropped, each one counted;
+ *   goes on; past twice either bound every recorded request is refused, and only events of streams that
+ *   were already open are dropped, each one counted. New dispatches are refused too while the spool
+ *   cannot be written (a dispatch whose observations could not survive a crash does not start);
  * - fail-open: everything is forwarded and each observation that does not fit is dropped and counted.
  * An observation the ledger rejects as invalid (400 with details) is dropped, counted and logged; the
  * rest of its batch is sent again.
@@ -14,6 +18,7 @@
 import { IngestRejectedError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import type { DropReason, ProxyMetrics } from "./metrics.ts";
+import type { ObservationSpool, SpoolEntry } from "./observation-spool.ts";
 
 export type FailMode = "closed" | "open";
 
@@ -23,7 +28,13 @@ export interface ObservationSender {
 
 export interface BufferOptions {
   sender: ObservationSender;
+  /** Where observations are kept until the ledger took them; null keeps them in memory only (unit tests). */
+  spool: ObservationSpool | null;
+  /** What the spool handed back at start: sent first, in their order. */
+  replayed?: readonly SpoolEntry[];
   capacity: number;
+  /** Bytes of spooled records waiting before the fail mode applies. */
+  maxBytes: number;
   failMode: FailMode;
   /** Most observations per ingest request. */
   batchMax: number;
@@ -38,10 +49,19 @@ export interface BufferOptions {
 
 export type Admission = "admit" | "refuse";
 
+interface Queued {
+  observation: ObservationInput;
+  /** The spool's sequence number; null without a spool. */
+  seq: number | null;
+  bytes: number;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class ObservationBuffer {
-  private queue: ObservationInput[] = [];
+  private queue: Queued[] = [];
+  private bytes = 0;
+  private lastSeq = -1;
   private batchSize: number;
   private reachable = true;
   private failures = 0;
@@ -52,7 +72,15 @@ export class ObservationBuffer {
   constructor(private readonly options: BufferOptions) {
     this.batchSize = options.batchMax;
     options.metrics.bufferCapacity.set(options.capacity);
+    options.metrics.bufferCapacityBytes.set(options.maxBytes);
     options.metrics.ledgerReachable.set(1);
+    for (const entry of options.replayed ?? []) {
+      this.queue.push({ observation: entry.observation, seq: entry.seq, bytes: entry.bytes });
+      this.bytes += entry.bytes;
+      this.lastSeq = Math.max(this.lastSeq, entry.seq);
+    }
+    options.metrics.spoolReplayed.inc(this.queue.length);
+    this.gauges();
   }
 
   get length(): number {
@@ -63,25 +91,43 @@ export class ObservationBuffer {
     return this.reachable;
   }
 
-  private get hardLimit(): number {
-    return this.options.failMode === "closed" ? 2 * this.options.capacity : this.options.capacity;
+  /** What /healthz reports. */
+  status(): { buffered: number; bufferedBytes: number; ledgerReachable: boolean; spoolFailing: boolean } {
+    return { buffered: this.queue.length, bufferedBytes: this.bytes, ledgerReachable: this.reachable, spoolFailing: this.options.spool?.failing ?? false };
   }
 
-  /** Whether a request may be forwarded now: fail-closed refuses new dispatches at capacity, everything recorded at twice it. */
+  private get hardFactor(): number {
+    return this.options.failMode === "closed" ? 2 : 1;
+  }
+
+  private within(factor: number): boolean {
+    return this.queue.length < factor * this.options.capacity && this.bytes < factor * this.options.maxBytes;
+  }
+
+  /** Whether a request may be forwarded now: fail-closed refuses new dispatches at the bounds (or while the spool fails), everything recorded at twice them. */
   admission(newDispatch: boolean): Admission {
     if (this.options.failMode === "open") return "admit";
-    return this.queue.length < (newDispatch ? this.options.capacity : this.hardLimit) ? "admit" : "refuse";
+    if (newDispatch) return this.within(1) && !(this.options.spool?.failing ?? false) ? "admit" : "refuse";
+    return this.within(this.hardFactor) ? "admit" : "refuse";
   }
 
   /** Appends an observation; false (and counted) when it had to be dropped. */
   offer(observation: ObservationInput): boolean {
     this.options.metrics.observations.inc({ type: observation.type });
-    if (this.stopped) return this.drop([observation], "shutdown");
-    if (this.queue.length >= this.hardLimit) return this.drop([observation], this.options.failMode === "open" ? "buffer_full" : "overflow");
-    this.queue.push(observation);
-    this.options.metrics.bufferLength.set(this.queue.length);
+    if (this.stopped) return this.drop(1, "shutdown");
+    if (!this.within(this.hardFactor)) return this.drop(1, this.options.failMode === "open" ? "buffer_full" : "overflow");
+    const entry = this.options.spool?.append(observation) ?? { seq: null, bytes: 0 };
+    this.queue.push({ observation, seq: entry.seq, bytes: entry.bytes });
+    this.bytes += entry.bytes;
+    if (entry.seq !== null) this.lastSeq = entry.seq;
+    this.gauges();
     this.wake?.();
     return true;
+  }
+
+  /** Resolves once every observation offered so far is on disk (at once without a spool). */
+  kept(): Promise<void> {
+    return this.options.spool?.kept() ?? Promise.resolve();
   }
 
   start(): void {
@@ -89,8 +135,9 @@ export class ObservationBuffer {
   }
 
   /**
-   * Stops accepting, sends what is buffered for up to `graceMs`, then stops; what is left is counted as
-   * dropped (reason shutdown) and returned.
+   * Stops accepting, sends what is buffered for up to `graceMs`, then stops; what is left stays in the
+   * spool for the next start (without a spool it is counted as dropped, reason shutdown). Returns how many
+   * were left.
    */
   async close(graceMs: number): Promise<number> {
     const deadline = Date.now() + graceMs;
@@ -99,18 +146,38 @@ export class ObservationBuffer {
     this.wake?.();
     await this.loop;
     const left = this.queue.length;
-    if (left > 0) {
-      this.drop(this.queue, "shutdown");
+    if (left > 0 && this.options.spool === null) {
+      this.drop(left, "shutdown");
       this.options.log.error({ left }, "observations still buffered when the shutdown grace ended were dropped");
+    } else if (left > 0) {
+      this.options.log.warn({ left }, "observations still unsent when the shutdown grace ended stay in the spool for the next start");
     }
+    await this.options.spool?.close();
     this.queue = [];
-    this.options.metrics.bufferLength.set(0);
+    this.bytes = 0;
+    this.gauges();
     return left;
   }
 
-  private drop(observations: readonly ObservationInput[], reason: DropReason): false {
-    this.options.metrics.observationsDropped.inc({ reason }, observations.length);
+  private gauges(): void {
+    this.options.metrics.bufferLength.set(this.queue.length);
+    this.options.metrics.bufferBytes.set(this.bytes);
+  }
+
+  private drop(count: number, reason: DropReason): false {
+    this.options.metrics.observationsDropped.inc({ reason }, count);
     return false;
+  }
+
+  /** Removes entries from the queue and tells the spool that everything before the new head is done. */
+  private settle(keep: (entry: Queued, index: number) => boolean, upTo: number): void {
+    const removed = this.queue.slice(0, upTo).filter((e, i) => !keep(e, i));
+    this.queue = [...this.queue.slice(0, upTo).filter(keep), ...this.queue.slice(upTo)];
+    for (const e of removed) this.bytes -= e.bytes;
+    const head = this.queue[0];
+    const done = head === undefined ? this.lastSeq : head.seq === null ? -1 : head.seq - 1;
+    if (done >= 0) this.options.spool?.acknowledge(done);
+    this.gauges();
   }
 
   private async run(): Promise<void> {
@@ -123,7 +190,7 @@ export class ObservationBuffer {
       if (this.queue.length < this.batchSize && this.options.flushDelayMs > 0) await sleep(this.options.flushDelayMs);
       const batch = this.queue.slice(0, this.batchSize);
       try {
-        await this.options.sender.send(batch);
+        await this.options.sender.send(batch.map((e) => e.observation));
         this.sent(batch.length);
       } catch (e) {
         await this.failed(batch, e);
@@ -132,9 +199,8 @@ export class ObservationBuffer {
   }
 
   private sent(count: number): void {
-    this.queue.splice(0, count);
+    this.settle(() => false, count);
     this.options.metrics.observationsSent.inc(count);
-    this.options.metrics.bufferLength.set(this.queue.length);
     if (!this.reachable) this.options.log.info({ buffered: this.queue.length }, "the ledger is reachable again");
     this.reachable = true;
     this.failures = 0;
@@ -143,14 +209,13 @@ export class ObservationBuffer {
     this.options.metrics.ledgerReachable.set(1);
   }
 
-  private async failed(batch: ObservationInput[], e: unknown): Promise<void> {
+  private async failed(batch: Queued[], e: unknown): Promise<void> {
     if (e instanceof IngestRejectedError && e.status === 400 && e.details.length > 0) {
       const bad = new Set(e.details.map((d) => d.index));
       const rejected = batch.filter((_, i) => bad.has(i));
-      this.queue = [...batch.filter((_, i) => !bad.has(i)), ...this.queue.slice(batch.length)];
-      this.drop(rejected, "rejected");
-      this.options.metrics.bufferLength.set(this.queue.length);
-      this.options.log.error({ code: e.code, details: e.details, eventIds: rejected.map((o) => o.eventId) }, "the ledger rejected observations as invalid; they are dropped, the rest of the batch is sent again");
+      this.settle((_, i) => !bad.has(i), batch.length);
+      this.drop(rejected.length, "rejected");
+      this.options.log.error({ code: e.code, details: e.details, eventIds: rejected.map((r) => r.observation.eventId) }, "the ledger rejected observations as invalid; they are dropped, the rest of the batch is sent again");
       return;
     }
     if (e instanceof IngestRejectedError && e.status === 413) {
@@ -158,10 +223,9 @@ export class ObservationBuffer {
         this.batchSize = Math.max(1, Math.floor(batch.length / 2));
         return;
       }
-      this.queue.shift();
-      this.drop(batch, "rejected");
-      this.options.metrics.bufferLength.set(this.queue.length);
-      this.options.log.error({ code: e.code, eventId: batch[0]?.eventId }, "the ledger refused an observation as too large; it is dropped");
+      this.settle(() => false, 1);
+      this.drop(1, "rejected");
+      this.options.log.error({ code: e.code, eventId: batch[0]?.observation.eventId }, "the ledger refused an observation as too large; it is dropped");
       return;
     }
     this.failures++;

@@ -1,10 +1,16 @@
 /** A proxy for the tests: the real app on 127.0.0.1:0, in front of one worker, recording into a sender. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { metricValue } from "@a2a-ledger/env/testing";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createProxyApp, type ProxyApp } from "../src/app.ts";
 import { configDefaults, type ProxyConfig } from "../src/config.ts";
 import { createLogger } from "@a2a-ledger/logging";
 import type { ObservationSender } from "../src/observation-buffer.ts";
+
+/** A fresh, empty spool directory. */
+export const freshSpoolDir = (): string => mkdtempSync(join(tmpdir(), "proxy-spool-"));
 
 export function testConfig(overrides: Partial<ProxyConfig> & Pick<ProxyConfig, "upstreamUrl">): ProxyConfig {
   return {
@@ -19,6 +25,7 @@ export function testConfig(overrides: Partial<ProxyConfig> & Pick<ProxyConfig, "
     observer: "proxy:W1",
     logLevel: "silent",
     flushDelayMs: 0,
+    spoolDir: freshSpoolDir(),
     ...overrides,
   };
 }

@@ -99,4 +99,28 @@ describe("recording through the real ingest service onto Kafka", () => {
     expect(ofType("TaskStateObserved", taskC).map((o) => [o.state, o.rawState, o.via])).toEqual([["TASK_STATE_COMPLETED", "completed", "SEND_RESPONSE"]]);
     expect(ofType("ArtifactEmitted", taskC).map((o) => [o.lastChunk, o.parts.map((p) => [p.kind, p.mediaType])])).toEqual([[null, [["DATA", null]]]]);
   });
+
+  it("records the A2A TCK's invalid dispatches (a message without messageId) under a correlation of their own, none refused by the ledger", async () => {
+    const sentBefore = await metric(proxy.url, "a2a_proxy_observations_sent_total");
+    // The TCK's requests, byte for byte in shape: v0.3 message/send with a message missing every required
+    // field (tests/mandatory/protocol/test_message_send_method.py), the same as a v1.0 SendMessage, and one
+    // posted to the card's base URL instead of the JSON-RPC endpoint.
+    const legacy = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v03, body: jsonRpc("message/send", { message: { kind: "message" } }, "tck-1") });
+    const current = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("SendMessage", { message: { role: "ROLE_USER", parts: [{ text: "no id" }] } }, "tck-2") });
+    const misrouted = await rawRequest(`${proxy.url}/`, { headers: v03, body: jsonRpc("message/send", { message: { role: "user", parts: [{ kind: "text", text: "no id" }] } }, "tck-3") });
+    // The worker's own answers, forwarded as they were: errors, no task.
+    expect(JSON.parse(legacy.body.toString())).toMatchObject({ id: "tck-1", error: { code: expect.any(Number) } });
+    expect(JSON.parse(current.body.toString())).toMatchObject({ id: "tck-2", error: { code: expect.any(Number) } });
+    expect(misrouted.status).toBe(404);
+
+    await drained(proxy.app, 30_000);
+    expect(await metric(proxy.url, "a2a_proxy_observations_dropped_total", { reason: "rejected" })).toBe(0);
+    const sent = await metric(proxy.url, "a2a_proxy_observations_sent_total");
+    expect(sent - sentBefore).toBe(3);
+    const records = await ledger.records(sent);
+    const dispatches = records.map((r) => r.observation).filter((o): o is Of<"TaskDispatched"> => o.type === "TaskDispatched" && o.messageId === "");
+    expect(dispatches).toHaveLength(3);
+    for (const d of dispatches) expect(d.correlationId).toMatch(/^message-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(dispatches.map((d) => d.correlationId)).size).toBe(3);
+  });
 });

@@ -9,6 +9,8 @@ import { createJsAgentApp, defaultWorkerConfig, type JsWorkerKind, type WorkerCo
 export interface Exchange {
   method: string;
   url: string;
+  /** When the request arrived (ms since the epoch). */
+  receivedAt: number;
   requestBody: Buffer;
   status: number;
   body: Buffer;
@@ -31,6 +33,7 @@ function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[], a
   // Express rewrites req.url under mounted routers: keep the URL as it arrived.
   const method = req.method ?? "";
   const url = req.url ?? "";
+  const receivedAt = Date.now();
   const requestChunks: Buffer[] = [];
   res.on("close", () => {
     if (!res.writableEnded) abandoned.push(url);
@@ -49,7 +52,7 @@ function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[], a
   }) as ServerResponse["write"];
   res.end = ((...args: unknown[]) => {
     keep(args[0], args[1]);
-    exchanges.push({ method, url, requestBody: Buffer.concat(requestChunks), status: res.statusCode, body: Buffer.concat(body) });
+    exchanges.push({ method, url, receivedAt, requestBody: Buffer.concat(requestChunks), status: res.statusCode, body: Buffer.concat(body) });
     return end(...args);
   }) as ServerResponse["end"];
 }

@@ -46,8 +46,8 @@ export class CapabilityFollower {
   }
 
   /** Waits until every snapshot committed so far is in the table. */
-  catchUp(timeoutMs?: number): Promise<void> {
-    return this.reader.caughtUp(timeoutMs);
+  async catchUp(timeoutMs?: number): Promise<void> {
+    await this.reader.caughtUp(timeoutMs);
   }
 
   stop(): Promise<void> {

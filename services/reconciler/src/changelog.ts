@@ -9,7 +9,13 @@ import { TopicReader } from "./topic-reader.ts";
 
 export type PartitionStates = Map<number, Map<string, LedgerState>>;
 
-export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string, decider: Decider): Promise<PartitionStates> {
+export interface Restored {
+  states: PartitionStates;
+  /** The offset each partition was read up to (its last stable offset when the restore began). */
+  upTo: Record<number, string>;
+}
+
+export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string, decider: Decider): Promise<Restored> {
   const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
   const reader = new TopicReader(kafka, admin, topic, (partition, message) => {
     const forPartition = states.get(partition);
@@ -19,10 +25,11 @@ export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string
     else forPartition.set(correlationId, decider.deserialize(message.value));
   }, `${groupPrefix}-restore`);
   await reader.start();
+  let upTo: Record<number, string>;
   try {
-    await reader.caughtUp(120_000, partitions);
+    upTo = await reader.caughtUp(120_000, partitions);
   } finally {
     await reader.stop();
   }
-  return states;
+  return { states, upTo };
 }

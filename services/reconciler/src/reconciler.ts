@@ -6,7 +6,7 @@
  * transactional id is what fences a zombie that lost the partition).
  */
 import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
-import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, type Producer, type Transaction } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, type Producer, sendByPartition, topicSpecs, type Transaction } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -68,12 +68,22 @@ export class Reconciler {
 
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
+    this.partitionCounts = new Map(topicSpecs(config.topics).map((t) => [t.name, t.partitions]));
     this.serde = new Serde(config.registryUrl);
     this.decider = createDecider(config.ruleSet);
   }
 
   /** Called when the consumer crashed for good (kafkajs will not restart it), e.g. Kafka refused an ACL. */
   onFatal: ((error: unknown) => void) | undefined;
+
+  /** Partitions of each output topic, as the topics are created in code. */
+  private readonly partitionCounts: Map<string, number>;
+
+  private partitionsOf(topic: string): number {
+    const count = this.partitionCounts.get(topic);
+    if (count === undefined) throw new Error(`${topic} is not one of the ledger's topics`);
+    return count;
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -185,7 +195,7 @@ export class Reconciler {
     this.log.info({ partitions: [...pending].sort((a, b) => a - b) }, "restoring state from the changelog");
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all([...pending].map((p) => this.producerFor(p)));
-    const restored = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
+    const { states: restored, upTo } = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
     for (const [p, states] of restored) {
       this.states.set(p, states);
       this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
@@ -193,7 +203,7 @@ export class Reconciler {
       this.recheckedAt.delete(p);
     }
     this.metrics.restores.inc();
-    this.log.info({ partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0) }, "state restored from the changelog");
+    this.log.info({ partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo }, "state restored from the changelog");
   }
 
   private async decode(message: KafkaMessage): Promise<Observation> {
@@ -310,7 +320,13 @@ export class Reconciler {
         { topic: topics.changelog, messages: changelog },
         { topic: topics.dlq, messages: dead },
       ].filter((s) => s.messages.length > 0);
-      if (sends.length > 0) await withinDeadline(tx.sendBatch({ topicMessages: sends, acks: -1 }), "send", deadlineMs);
+      // One send per topic-partition, each acknowledgement checked: kafkajs's multi-partition send can
+      // drop or duplicate a partition's records when a leader moves (see @a2a-ledger/kafka partition-send).
+      const open = tx;
+      const sendAll = async () => {
+        for (const { topic, messages: records } of sends) await sendByPartition(open, topic, records, this.partitionsOf(topic), { parallel: false });
+      };
+      if (sends.length > 0) await withinDeadline(sendAll(), "send", deadlineMs);
       stage("send");
       if (last !== undefined) await withinDeadline(tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] }), "offsets", deadlineMs);
       stage("offsets");
@@ -342,6 +358,7 @@ export class Reconciler {
     // offset back). The follower skips it when it reads it.
     this.capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards);
     this.metrics.commits.inc();
+    this.log.debug({ partition, from: messages[0]?.offset, to: last?.offset, decisions: decisions.length, changelog: changelog.length }, "transaction committed");
     this.metrics.observations.inc(items.length - outcome.poison.length);
     for (const d of outcome.decisions) this.metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
     for (const p of outcome.poison) this.metrics.deadLetters.inc({ reason: p.error.reason });

@@ -52,14 +52,14 @@ export class TopicReader {
     if (next > (this.positions.get(partition) ?? 0n)) this.positions.set(partition, next);
   }
 
-  /** Resolves once every partition was read up to the end offsets it had when called. */
-  async caughtUp(timeoutMs = 30_000, partitions?: ReadonlySet<number>): Promise<void> {
+  /** Resolves, with those offsets, once every partition was read up to the end offsets it had when called. */
+  async caughtUp(timeoutMs = 30_000, partitions?: ReadonlySet<number>): Promise<Record<number, string>> {
     const deadline = Date.now() + timeoutMs;
     const ends = (await endOffsets(this.admin, this.topic, deadline)).filter((p) => partitions === undefined || partitions.has(p.partition));
     for (;;) {
       if (this.failure) throw this.failure;
       const behind = ends.filter((p) => BigInt(p.high) > BigInt(p.low) && (this.positions.get(p.partition) ?? BigInt(p.low)) < BigInt(p.high));
-      if (behind.length === 0) return;
+      if (behind.length === 0) return Object.fromEntries(ends.map((p) => [p.partition, p.high]));
       if (Date.now() > deadline) {
         throw new Error(`reading ${this.topic} did not reach the end of partitions ${behind.map((p) => p.partition).join(", ")} within ${timeoutMs} ms`);
       }

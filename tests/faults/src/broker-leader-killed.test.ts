@@ -29,6 +29,6 @@ describe("scenario 1: the leader of the observation partitions dies", () => {
       },
     });
     expect(killed).toBeGreaterThan(0);
-    expectNothingLost(run);
+    await expectNothingLost(run);
   });
 });

@@ -32,6 +32,6 @@ describe("scenario 3: a broker stalls past the session timeout", () => {
       },
     });
     expect(stalled).toBeGreaterThan(0);
-    expectNothingLost(run);
+    await expectNothingLost(run);
   });
 });

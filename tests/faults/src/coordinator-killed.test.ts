@@ -37,6 +37,6 @@ describe("scenario 2: the transaction coordinator dies inside open transactions"
     });
     expect(killed).toBeGreaterThan(0);
     console.log(`[faults] records of aborted transactions (read_uncommitted − read_committed): ${run.findings.abortedRecords}`);
-    expectNothingLost(run);
+    await expectNothingLost(run);
   });
 });

@@ -60,6 +60,6 @@ describe("scenario 5: a reconciler killed during its restore, reconcilers scaled
       },
     });
     expect(killedDuringRestore, "the kill landed during the restore").toBe(true);
-    expectNothingLost(run);
+    await expectNothingLost(run);
   });
 });

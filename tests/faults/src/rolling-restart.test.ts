@@ -34,6 +34,6 @@ describe("scenario 4: a rolling restart of every broker", () => {
       },
     });
     expect(bounced).toEqual(cluster.nodes.map((n) => n.id));
-    expectNothingLost(run);
+    await expectNothingLost(run);
   });
 });

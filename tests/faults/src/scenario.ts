@@ -69,10 +69,11 @@ export async function runScenario(cluster: ClusterUnderTest, scenario: Scenario)
     log(`verdict: ${JSON.stringify({ ...findings, replayDiffers: findings.replayDiffers.length })}`);
     return { ledger, load, findings };
   } catch (error) {
-    log(`scenario failed; every process's output is in ${ledger.logDir}`);
+    log(`scenario failed; every process's output is in ${ledger.logDir}; its topics (suffix ${ledger.suffix}) are kept`);
     throw error;
   } finally {
-    await ledger.stop().catch((e: unknown) => log(`stopping the ledger: ${String(e)}`));
+    // The topics stay until the verdict holds (expectNothingLost), so a failed one can be looked at.
+    await ledger.stop(true).catch((e: unknown) => log(`stopping the ledger: ${String(e)}`));
     const admin = quietAdmin(cluster.brokers);
     await admin.connect();
     await healCluster(cluster, admin, []).finally(() => admin.disconnect());
@@ -80,7 +81,7 @@ export async function runScenario(cluster: ClusterUnderTest, scenario: Scenario)
 }
 
 /** The guarantees of DESIGN §9, as assertions with the evidence in their messages; the processes' logs are dropped once they hold. */
-export function expectNothingLost(run: ScenarioRun): void {
+export async function expectNothingLost(run: ScenarioRun): Promise<void> {
   const { findings } = run;
   expect(findings.missing, "acknowledged observations missing from the topic").toEqual([]);
   expect(findings.copiesOverBound, "eventIds with more copies than requests that carried them").toEqual([]);
@@ -96,4 +97,5 @@ export function expectNothingLost(run: ScenarioRun): void {
   expect(findings.projectorDecisionsDiffer, "decisions the projector (read_committed, kafkajs) and Java's read_committed reader disagree on").toEqual({ onlyJava: [], onlyProjector: [] });
   expect(findings.viewsDiffer, "projector tables that differ from a rebuild").toEqual([]);
   run.ledger.dropLogs();
+  await run.ledger.deleteTopics();
 }

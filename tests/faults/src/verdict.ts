@@ -60,6 +60,8 @@ export async function settle(cluster: ClusterUnderTest, ledger: Ledger, load: Lo
   const target = ledger.workers?.target;
   let last = -1;
   let quietSince = Date.now();
+  // Every lost task re-dispatched, or (when the ledger decided otherwise, which the verdict then shows)
+  // nothing more arriving at w-target for a minute.
   await eventually("every lost task re-dispatched to w-target, and nothing more arriving there for 5 s", async () => {
     const received = target?.received.length ?? 0;
     if (received !== last) {
@@ -67,7 +69,8 @@ export async function settle(cluster: ClusterUnderTest, ledger: Ledger, load: Lo
       quietSince = Date.now();
     }
     const delivered = [...(target?.byDecision().keys() ?? [])].filter((id) => id.includes("RedispatchCommanded")).length;
-    return delivered >= load.lost.length && Date.now() - quietSince > 5_000 ? true : undefined;
+    const quiet = Date.now() - quietSince;
+    return (delivered >= load.lost.length && quiet > 5_000) || quiet > 60_000 ? true : undefined;
   }, timeoutMs, 500);
   await ledger.stopSources();
   const admin = quietAdmin(cluster.brokers);

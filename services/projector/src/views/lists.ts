@@ -151,6 +151,16 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
   };
 }
 
+/** How many correlations wait in each state of the queue, and since when the oldest has waited (null when none): the operator's alert. */
+export async function waitingByStatus(r: Reader, t: Tables): Promise<Record<"indeterminate" | "blocked", { count: number; oldestSince: number | null }>> {
+  const rows = await r.all(`SELECT status, COUNT(*) AS n, MIN(waiting_since) AS oldest FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`);
+  const of = (status: string) => {
+    const row = rows.find((x) => x.status === status);
+    return { count: Number(row?.n ?? 0), oldestSince: row?.oldest === undefined || row.oldest === null ? null : Number(row.oldest) };
+  };
+  return { indeterminate: of("indeterminate"), blocked: of("blocked") };
+}
+
 export interface PartitionEnd {
   topic: string;
   partition: number;

@@ -10,7 +10,7 @@ import { newStore, openStoreAt, storeKinds, storeLocation, useStores } from "../
 import { inputsFor, story, type TopicInputs } from "../../test/story.ts";
 import { bigTask } from "../../test/big-task.ts";
 import { lineage, observationsNdjson } from "./lineage.ts";
-import { queue, taskList, violationList } from "./lists.ts";
+import { queue, taskList, violationList, waitingByStatus } from "./lists.ts";
 import { workerDetail } from "./workers.ts";
 import { writeBatch } from "./writer.ts";
 
@@ -75,6 +75,9 @@ describe.each(storeKinds)("views on %s", (kind) => {
     expect(await statusOf(lost, genL)).toBe("indeterminate");
     const waiting = await lost.read((r) => queue(r, tableNames(genL), cursors, Date.parse("2025-06-02T10:20:00Z"), { limit: 10 }));
     expect(waiting.items.map((i) => [i.correlationId, i.status, i.waitedMs])).toEqual([["task-42", "indeterminate", 60 * 60 * 1000]]);
+    // What the operator's alert reads (a2a_projector_oldest_waiting_seconds): since when the oldest has waited.
+    expect(await lost.read((r) => waitingByStatus(r, tableNames(genL)))).toEqual({ indeterminate: { count: 1, oldestSince: Date.parse("2025-06-02T09:20:00Z") }, blocked: { count: 0, oldestSince: null } });
+    expect(await partial.read((r) => waitingByStatus(r, tableNames(genP)))).toEqual({ indeterminate: { count: 0, oldestSince: null }, blocked: { count: 0, oldestSince: null } });
   });
 
   it("keeps each task's keys at the task's first event even when earlier events arrive later", async () => {

@@ -117,7 +117,8 @@ export class Ledger {
 
   async startReconciler(id: string): Promise<ChildService> {
     const service = await spawnService(`reconciler ${id}`, process.execPath, tsx(entry("reconciler")), {
-      env: { ...this.env, A2A_LEDGER_INSTANCE_ID: id, A2A_LEDGER_RECONCILER_GROUP: this.reconcilerGroup, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "10000" },
+      // debug: every committed transaction is logged with its input offsets, for a failed scenario's logs.
+      env: { ...this.env, A2A_LEDGER_INSTANCE_ID: id, A2A_LEDGER_RECONCILER_GROUP: this.reconcilerGroup, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "10000", A2A_LEDGER_LOG_LEVEL: "debug" },
       ready: (e) => e.msg === "reconciler started",
       startTimeoutMs: 120_000,
     });
@@ -176,14 +177,19 @@ export class Ledger {
     return service;
   }
 
-  async stop(): Promise<void> {
+  /** Stops every process; the topics are deleted unless `keepTopics` (a failed scenario keeps them to look at). */
+  async stop(keepTopics = false): Promise<void> {
     const children = [this.dispatcher, ...this.proxies, ...this.reconcilers.values(), this.projector, this.ingest].filter((s): s is ChildService => s !== undefined);
     await Promise.all(children.map((s) => stopChild(s.child, 20_000)));
     this.reconcilers.clear();
     if (this.workers !== undefined) await Promise.all(Object.values(this.workers).map((w) => w.close()));
+    if (!keepTopics) await this.deleteTopics();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async deleteTopics(): Promise<void> {
     const admin = createKafka({ brokers: this.endpoints.brokers, clientId: "fault-teardown" }).admin();
     await admin.connect().then(() => admin.deleteTopics({ topics: Object.values(this.topics) })).catch(() => undefined).finally(() => admin.disconnect());
-    rmSync(this.dir, { recursive: true, force: true });
   }
 
   /** Drops the processes' logs (kept when a scenario fails). */

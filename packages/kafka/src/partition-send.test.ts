@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Message, RecordMetadata } from "kafkajs";
+import { createKafka, type Admin } from "./client.ts";
+import { endpointsFromEnv } from "./endpoints.ts";
+import { partitionOf } from "./partition.ts";
+import { byPartition, IncompleteSendError, type RecordSender, sendByPartition } from "./partition-send.ts";
+import { createTestTopic, readMessages } from "./testing.ts";
+
+/** A sender that records each send and acknowledges what it was given (or what `answer` says). */
+function recordingSender(answer?: (topic: string, messages: Message[]) => RecordMetadata[]): RecordSender & { sends: { topic: string; partitions: number[] }[] } {
+  const sends: { topic: string; partitions: number[] }[] = [];
+  return {
+    sends,
+    async send({ topic, messages }) {
+      const partitions = [...new Set(messages.map((m) => m.partition as number))];
+      sends.push({ topic, partitions });
+      return answer?.(topic, messages) ?? partitions.map((partition) => ({ topicName: topic, partition, errorCode: 0 }));
+    },
+  };
+}
+
+describe("sending by partition", () => {
+  const keys = Array.from({ length: 40 }, (_, i) => `corr-${i}`);
+  const messages: Message[] = keys.map((key) => ({ key, value: key }));
+
+  it("puts each keyed record on the partition of the Java client's murmur2, and keeps explicit partitions", () => {
+    const groups = byPartition([...messages, { key: "corr-0", value: "pinned", partition: 5 }], 6);
+    for (const [partition, records] of groups) {
+      for (const r of records) expect(r.value === "pinned" ? 5 : partitionOf(r.key as string, 6)).toBe(partition);
+    }
+    expect([...groups.values()].flat()).toHaveLength(41);
+  });
+
+  it("keeps the order of each partition's records", () => {
+    const groups = byPartition(messages, 6);
+    for (const records of groups.values()) {
+      const order = records.map((r) => keys.indexOf(r.key as string));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
+  it("sends each partition on its own, in turn for a transaction", async () => {
+    const sender = recordingSender();
+    const acks = await sendByPartition(sender, "t", messages, 6, { parallel: false });
+    expect(sender.sends.every((s) => s.partitions.length === 1)).toBe(true);
+    expect(sender.sends.map((s) => s.partitions[0])).toEqual([...byPartition(messages, 6).keys()].sort((a, b) => a - b));
+    expect(acks).toHaveLength(sender.sends.length);
+  });
+
+  it("fails, naming the partition, when a send resolves without acknowledging its partition", async () => {
+    const sender = recordingSender((topic) => [{ topicName: topic, partition: 99, errorCode: 0 }]);
+    const error = await sendByPartition(sender, "t", messages.slice(0, 1), 6, { parallel: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IncompleteSendError);
+    expect((error as Error).message).toMatch(new RegExp(`t/${partitionOf("corr-0", 6)}`));
+  });
+
+  it("fails when the acknowledgement carries an error code", async () => {
+    const sender = recordingSender((topic, records) => [{ topicName: topic, partition: records[0]?.partition as number, errorCode: 6 }]);
+    await expect(sendByPartition(sender, "t", messages.slice(0, 1), 6, { parallel: true })).rejects.toThrow(/error code 6/);
+  });
+
+  it("refuses a record for a partition the topic does not have", () => {
+    expect(() => byPartition([{ key: "k", value: "v", partition: 6 }], 6)).toThrow(RangeError);
+  });
+});
+
+describe("sending by partition to the project's cluster", () => {
+  const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "partition-send-test" });
+  let admin: Admin;
+  beforeAll(async () => {
+    admin = kafka.admin();
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin.disconnect();
+  });
+
+  it("lands every record once, on its key's partition, through a plain and a transactional producer", async () => {
+    const topic = await createTestTopic(admin, "partition-send", 6);
+    try {
+      const plain = kafka.producer({ idempotent: true });
+      await plain.connect();
+      await sendByPartition(plain, topic, Array.from({ length: 60 }, (_, i) => ({ key: `p-${i}`, value: `p-${i}` })), 6, { parallel: true });
+      await plain.disconnect();
+      const transactional = kafka.producer({ idempotent: true, transactionalId: `${topic}-tx`, maxInFlightRequests: 1 });
+      await transactional.connect();
+      const tx = await transactional.transaction();
+      await sendByPartition(tx, topic, Array.from({ length: 60 }, (_, i) => ({ key: `t-${i}`, value: `t-${i}` })), 6, { parallel: false });
+      await tx.commit();
+      await transactional.disconnect();
+      const read = await readMessages(kafka, topic, 120, 30_000);
+      expect(read).toHaveLength(120);
+      expect(new Set(read.map((m) => m.key)).size).toBe(120);
+      for (const m of read) expect(m.partition, m.key ?? "").toBe(partitionOf(m.key as string, 6));
+    } finally {
+      await admin.deleteTopics({ topics: [topic] });
+    }
+  });
+});
