@@ -6,6 +6,7 @@ import type { Command } from "./command.ts";
 import { exitCodes, processIo, UnavailableError, UsageError, type Io } from "./io.ts";
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
+  acls: () => import("./commands/acls.ts"),
   projector: () => import("./commands/projector.ts"),
   replay: () => import("./commands/replay.ts"),
   export: () => import("./commands/export.ts"),

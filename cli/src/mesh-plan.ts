@@ -5,6 +5,7 @@
  * none of their code). Also the files the demo hands them: W1's configuration, the dispatcher's workers
  * file and the orchestrator's story.
  */
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { TopicNames } from "@a2a-ledger/kafka";
 import { correlationsOf } from "@a2a-ledger/orchestrator";
@@ -29,12 +30,38 @@ export function entryPoints(root: string) {
 
 export type EntryPoints = ReturnType<typeof entryPoints>;
 
+export const proxyLabels = ["W1", "W2", "W3"] as const;
+export type ProxyLabel = (typeof proxyLabels)[number];
+
+/**
+ * The bearer tokens of one run: each writer of observations has its own, bound at ingest to the
+ * observer it writes as (the dispatcher as `dispatcher`, the proxy of Wn as `proxy:Wn-*`), so no
+ * process can write as another.
+ */
+export interface IngestTokens {
+  dispatcher: string;
+  proxies: Readonly<Record<ProxyLabel, string>>;
+}
+
+export function newIngestTokens(): IngestTokens {
+  const token = () => randomBytes(24).toString("base64url");
+  return { dispatcher: token(), proxies: { W1: token(), W2: token(), W3: token() } };
+}
+
+/** INGEST_TOKENS entries for `tokens`, after the operator's own when INGEST_TOKENS is set. */
+export function ingestTokenEntries(tokens: IngestTokens, configured?: string): string {
+  const ours = [`${tokens.dispatcher}=dispatcher`, ...proxyLabels.map((label) => `${tokens.proxies[label]}=proxy:${label}-*`)];
+  return [configured?.trim(), ...ours].filter((e) => e !== undefined && e !== "").join(",");
+}
+
 export interface PlanContext {
   root: string;
   entries: EntryPoints;
   /** The environment every process gets (the stack's endpoints, the topic suffix, the data directory). */
   env: NodeJS.ProcessEnv;
   topics: TopicNames;
+  /** The tokens with which the proxies and the dispatcher write to ingest. */
+  tokens: IngestTokens;
 }
 
 const tsx = (entry: string, ...args: string[]) => ["--import", "tsx", entry, ...args];
@@ -46,7 +73,7 @@ export function ingestSpec(ctx: PlanContext): ProcessSpec {
     command: process.execPath,
     args: () => tsx(ctx.entries.ingest),
     cwd: ctx.root,
-    env: { ...ctx.env, INGEST_TOPIC: ctx.topics.observations },
+    env: { ...ctx.env, INGEST_TOPIC: ctx.topics.observations, INGEST_TOKENS: ingestTokenEntries(ctx.tokens, ctx.env.INGEST_TOKENS) },
     // fastify says where it listens; the service says when Kafka is connected.
     ready: readyOnMessages(["ingest ready for observations"], (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined)),
   };
@@ -69,7 +96,7 @@ export function projectorSpec(ctx: PlanContext): ProcessSpec {
 }
 
 export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile: string | undefined): ProcessSpec {
-  const env: NodeJS.ProcessEnv = { ...ctx.env, DISPATCHER_INGEST_URL: ingestUrl };
+  const env: NodeJS.ProcessEnv = { ...ctx.env, DISPATCHER_INGEST_URL: ingestUrl, DISPATCHER_INGEST_TOKEN: ctx.tokens.dispatcher };
   if (workersFile !== undefined) env.DISPATCHER_WORKERS_FILE = workersFile;
   env.DISPATCHER_CANARY_POLL_MS ??= "1000";
   return { name: "dispatcher", command: process.execPath, args: () => tsx(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
@@ -101,13 +128,13 @@ export function pyAgentSpec(ctx: PlanContext, db: string): ProcessSpec {
   };
 }
 
-export function proxySpec(ctx: PlanContext, workerId: string, label: string, upstreamUrl: string, ingestUrl: string): ProcessSpec {
+export function proxySpec(ctx: PlanContext, workerId: string, label: ProxyLabel, upstreamUrl: string, ingestUrl: string): ProcessSpec {
   return {
     name: `proxy-${label}`,
     command: process.execPath,
     args: () => tsx(ctx.entries.proxy),
     cwd: ctx.root,
-    env: { ...ctx.env, PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstreamUrl, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info" },
+    env: { ...ctx.env, PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstreamUrl, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_INGEST_TOKEN: ctx.tokens.proxies[label], PROXY_LOG_LEVEL: "info" },
     ready: readyOnMessage("listening"),
   };
 }

@@ -28,3 +28,18 @@ describe("loadConfig", () => {
     expect(loadConfig({ KAFKA_BROKERS: "a:1,b:2", SCHEMA_REGISTRY_URL: "http://r/apis/ccompat/v7" }).externalBrokers).toBe("a:1,b:2");
   });
 });
+
+describe("the secured mode's configuration", () => {
+  it("is off by default and on with A2A_LEDGER_KAFKA_SECURITY=secured, its SSL listeners on their own ports", () => {
+    expect(loadConfig({}).security).toBe("plaintext");
+    const secured = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "45000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "45001", A2A_LEDGER_KAFKA_SSL_PORT: "45010", A2A_LEDGER_REGISTRY_PORT: "45020" });
+    expect(secured).toMatchObject({ security: "secured", sslPort: 45010 });
+    expect(loadConfig({ A2A_LEDGER_KAFKA_PORT: "30000" }).sslPort).toBe(30010);
+  });
+
+  it("refuses an unknown mode and an SSL port that collides with another", () => {
+    expect(() => loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "tls" })).toThrow(/A2A_LEDGER_KAFKA_SECURITY="tls" must be plaintext or secured/);
+    expect(() => loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_SSL_PORT: "19093" })).toThrow(/must differ/);
+    expect(() => loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_REGISTRY_PORT: "30000", A2A_LEDGER_KAFKA_SSL_PORT: "30002" })).toThrow(/must differ/);
+  });
+});

@@ -16,6 +16,13 @@ export interface StackConfig {
   registryPort: number;
   kafkaVersion: string;
   apicurioVersion: string;
+  /**
+   * `plaintext` (the local default) or `secured` (A2A_LEDGER_KAFKA_SECURITY): SASL_SSL and SSL (mTLS)
+   * listeners, StandardAuthorizer with the ledger's ACLs, the registry behind TLS and basic auth.
+   */
+  security: "plaintext" | "secured";
+  /** Base port of the SSL (mTLS) listeners in secured mode; node n listens on it + 2(n-1). */
+  sslPort: number;
   /** Set when the operator points the project at an existing cluster. */
   externalBrokers: string | undefined;
   externalRegistryUrl: string | undefined;
@@ -53,6 +60,12 @@ function nodeCount(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+function securityMode(env: NodeJS.ProcessEnv): StackConfig["security"] {
+  const raw = nonEmpty(env, "A2A_LEDGER_KAFKA_SECURITY")?.toLowerCase() ?? "plaintext";
+  if (raw !== "plaintext" && raw !== "secured") throw new ConfigError(`A2A_LEDGER_KAFKA_SECURITY=${JSON.stringify(raw)} must be plaintext or secured`);
+  return raw;
+}
+
 /** Ports of each node: node n (from 1) listens on the base ports plus 2(n-1), so the default pairs are 19092/19093, 19094/19095, … */
 export function nodePorts(config: Pick<StackConfig, "kafkaPort" | "controllerPort" | "kafkaNodes">): { id: number; port: number; controllerPort: number }[] {
   return Array.from({ length: config.kafkaNodes }, (_, i) => ({ id: i + 1, port: config.kafkaPort + 2 * i, controllerPort: config.controllerPort + 2 * i }));
@@ -77,14 +90,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
     controllerPort: port(env, "A2A_LEDGER_KAFKA_CONTROLLER_PORT", 19093),
     registryPort: port(env, "A2A_LEDGER_REGISTRY_PORT", 18081),
     kafkaNodes: nodeCount(env),
+    security: securityMode(env),
+    sslPort: port(env, "A2A_LEDGER_KAFKA_SSL_PORT", port(env, "A2A_LEDGER_KAFKA_PORT", 19092) + 2 * maxKafkaNodes),
     kafkaVersion: nonEmpty(env, "A2A_LEDGER_KAFKA_VERSION") ?? "4.1.2",
     apicurioVersion: nonEmpty(env, "A2A_LEDGER_APICURIO_VERSION") ?? "3.3.3",
     externalBrokers,
     externalRegistryUrl,
   };
-  const ports = [...nodePorts(config).flatMap((n) => [n.port, n.controllerPort]), config.registryPort, config.registryPort + 1];
+  const secured = config.security === "secured";
+  const ports = [
+    ...nodePorts(config).flatMap((n) => [n.port, n.controllerPort, ...(secured ? [config.sslPort + 2 * (n.id - 1)] : [])]),
+    // In secured mode the registry's TLS front listens on A2A_LEDGER_REGISTRY_PORT + 2.
+    config.registryPort, config.registryPort + 1, ...(secured ? [config.registryPort + 2] : []),
+  ];
   if (new Set(ports).size !== ports.length) {
-    throw new ConfigError(`the Kafka, controller and registry ports must differ (got ${ports.join(", ")}; node n listens on A2A_LEDGER_KAFKA_PORT + 2(n-1) and A2A_LEDGER_KAFKA_CONTROLLER_PORT + 2(n-1), the registry's health interface on A2A_LEDGER_REGISTRY_PORT + 1)`);
+    throw new ConfigError(`the Kafka, controller and registry ports must differ (got ${ports.join(", ")}; node n listens on A2A_LEDGER_KAFKA_PORT + 2(n-1) and A2A_LEDGER_KAFKA_CONTROLLER_PORT + 2(n-1), the registry's health interface on A2A_LEDGER_REGISTRY_PORT + 1; secured: SSL listeners on A2A_LEDGER_KAFKA_SSL_PORT + 2(n-1), the registry's TLS front on A2A_LEDGER_REGISTRY_PORT + 2)`);
   }
   if (ports.some((p) => p > 65535)) throw new ConfigError(`the ports of ${config.kafkaNodes} Kafka nodes go past 65535 (got ${ports.join(", ")})`);
   return config;

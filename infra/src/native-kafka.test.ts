@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.ts";
 import { brokersOf, kafkaNodes, serverProperties } from "./native-kafka.ts";
@@ -65,5 +68,34 @@ describe("a three-node cluster's server.properties", () => {
 
   it("refuses node ports that collide with the registry's", () => {
     expect(() => loadConfig({ A2A_LEDGER_KAFKA_NODES: "3", A2A_LEDGER_REGISTRY_PORT: "19096" })).toThrow(/must differ/);
+  });
+});
+
+describe("a secured node's server.properties", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "secured-props-"));
+  const config = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "45000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "45001", A2A_LEDGER_KAFKA_SSL_PORT: "45010", A2A_LEDGER_REGISTRY_PORT: "45020", A2A_LEDGER_DATA_DIR: dataDir });
+  const props = serverProperties(config);
+
+  it("listens with SASL_SSL and mTLS only, on loopback, and talks between brokers and to the controller over mTLS", () => {
+    expect(setting(props, "listeners")).toBe("SASL_SSL://127.0.0.1:45000,SSL://127.0.0.1:45010,CONTROLLER://127.0.0.1:45001");
+    expect(setting(props, "listener.security.protocol.map")).toBe("SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:SSL");
+    expect(setting(props, "inter.broker.listener.name")).toBe("SSL");
+    expect(setting(props, "listener.name.ssl.ssl.client.auth")).toBe("required");
+    expect(setting(props, "listener.name.controller.ssl.client.auth")).toBe("required");
+    expect(props).not.toMatch(/PLAINTEXT:\/\//);
+  });
+
+  it("allows nothing without an ACL, with the brokers' certificate and admin as the only super users", () => {
+    expect(setting(props, "authorizer.class.name")).toBe("org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    expect(setting(props, "allow.everyone.if.no.acl.found")).toBe("false");
+    expect(setting(props, "super.users")).toBe("User:broker;User:admin");
+    expect(setting(props, "sasl.enabled.mechanisms")).toBe("SCRAM-SHA-256,SCRAM-SHA-512,PLAIN");
+  });
+
+  it("keeps its certificates and passwords private in the data directory", () => {
+    const secrets = join(dataDir, "secrets");
+    expect(statSync(secrets).mode & 0o077).toBe(0);
+    for (const file of ["ca.key", "server.key", "ingest.key", "passwords.json"]) expect(statSync(join(secrets, file)).mode & 0o077, file).toBe(0);
+    expect(readFileSync(join(secrets, "server.pem"), "utf8")).toContain("BEGIN CERTIFICATE");
   });
 });

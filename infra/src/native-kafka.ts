@@ -7,18 +7,24 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ClientConfig } from "@a2a-ledger/kafka";
 import { kafkaLibs } from "./artifacts.ts";
 import { type StackConfig, nodePorts } from "./config.ts";
 import { findJava } from "./java.ts";
 import { type ProcessFiles, isAlive, runningPid, startDetached, stopProcess, tail } from "./jvm-process.ts";
 import { brokerAnswers, clusterAnswers, waitUntil } from "./readiness.ts";
+import { ensureSecrets, principals, type Secrets } from "./secrets.ts";
 
 export interface KafkaNode {
   id: number;
   port: number;
   controllerPort: number;
-  /** host:port of its client listener. */
+  /** Its SSL (mTLS) listener's port; used in secured mode only. */
+  sslPort: number;
+  /** host:port of its client listener (SASL_SSL in secured mode). */
   address: string;
+  /** host:port of its SSL (mTLS) listener in secured mode. */
+  sslAddress: string;
   root: string;
   data: string;
   logs: string;
@@ -35,9 +41,11 @@ export function kafkaNodes(config: StackConfig): KafkaNode[] {
   const base = join(config.dataDir, "kafka");
   return nodePorts(config).map(({ id, port, controllerPort }) => {
     const root = config.kafkaNodes === 1 ? base : join(base, `node-${id}`);
+    const sslPort = config.sslPort + 2 * (id - 1);
     return {
-      id, port, controllerPort, root,
+      id, port, controllerPort, sslPort, root,
       address: `127.0.0.1:${port}`,
+      sslAddress: `127.0.0.1:${sslPort}`,
       data: join(root, "data"), logs: join(root, "logs"), properties: join(root, "server.properties"), log4j: join(root, "log4j2.xml"),
       files: { pidFile: join(root, "kafka.pid"), logFile: join(root, "kafka.out") },
     };
@@ -75,20 +83,58 @@ export function replicationProperties(nodes: number): string[] {
   ];
 }
 
+/**
+ * Listeners of a secured node: SASL_SSL (SCRAM-SHA-256/512 and PLAIN, no client certificate) for
+ * clients, SSL with required client certificates for clients and between brokers, the controller
+ * listener on SSL with client certificates. Certificate subjects map to `User:<CN>`, so a service is the
+ * same principal over SASL and mTLS. StandardAuthorizer, nothing allowed without an ACL; the brokers'
+ * own certificate (`User:broker`) and `User:admin` are super users.
+ */
+export function securedListenerProperties(node: KafkaNode, secrets: Secrets): string[] {
+  const host = "127.0.0.1";
+  const plainUsers = principals.map((p) => `user_${p}="${secrets.passwords[p]}"`).join(" ");
+  return [
+    `listeners=SASL_SSL://${host}:${node.port},SSL://${host}:${node.sslPort},CONTROLLER://${host}:${node.controllerPort}`,
+    `advertised.listeners=SASL_SSL://${host}:${node.port},SSL://${host}:${node.sslPort}`,
+    "controller.listener.names=CONTROLLER",
+    "inter.broker.listener.name=SSL",
+    "listener.security.protocol.map=SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:SSL",
+    "ssl.keystore.type=PEM",
+    `ssl.keystore.location=${secrets.serverKeystore}`,
+    "ssl.truststore.type=PEM",
+    `ssl.truststore.location=${secrets.caPem}`,
+    "listener.name.ssl.ssl.client.auth=required",
+    "listener.name.controller.ssl.client.auth=required",
+    "ssl.principal.mapping.rules=RULE:^CN=([^,]+)$/$1/,DEFAULT",
+    "sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN",
+    "listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;",
+    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;",
+    `listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required ${plainUsers};`,
+    "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+    "allow.everyone.if.no.acl.found=false",
+    "super.users=User:broker;User:admin",
+  ];
+}
+
 export function serverProperties(config: StackConfig, node: KafkaNode = kafkaNodes(config)[0] as KafkaNode): string {
   const host = "127.0.0.1";
   const nodes = kafkaNodes(config);
   const quorum = config.kafkaNodes === 1
     ? [`node.id=1`, `controller.quorum.bootstrap.servers=${host}:${node.controllerPort}`]
     : [`node.id=${node.id}`, `controller.quorum.voters=${nodes.map((n) => `${n.id}@${host}:${n.controllerPort}`).join(",")}`];
+  const listeners = config.security === "secured"
+    ? securedListenerProperties(node, ensureSecrets(config))
+    : [
+      `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
+      `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
+      "controller.listener.names=CONTROLLER",
+      "inter.broker.listener.name=PLAINTEXT",
+      "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+    ];
   return `${[
     "process.roles=broker,controller",
     ...quorum,
-    `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
-    "controller.listener.names=CONTROLLER",
-    "inter.broker.listener.name=PLAINTEXT",
-    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+    ...listeners,
     `log.dirs=${node.data}`,
     ...replicationProperties(config.kafkaNodes),
     "group.initial.rebalance.delay.ms=0",
@@ -165,10 +211,17 @@ export function launchKafkaNode(config: StackConfig, node: KafkaNode, clusterId 
   writeFileSync(node.log4j, log4j);
   if (!existsSync(join(node.data, "meta.properties"))) {
     const standalone = config.kafkaNodes === 1 ? ["--standalone"] : [];
-    const format = spawnSync(java.path, [...javaArgs(config, node, libs), "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", node.properties, ...standalone], { encoding: "utf8", timeout: 120_000 });
+    const format = spawnSync(java.path, [...javaArgs(config, node, libs), "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", node.properties, ...standalone, ...scramUsers(config)], { encoding: "utf8", timeout: 120_000 });
     if (format.status !== 0) throw new Error(`formatting the storage of Kafka node ${node.id} failed:\n${format.stdout}${format.stderr}`);
   }
   startDetached(java.path, [...javaArgs(config, node, libs), "kafka.Kafka", node.properties], node.files);
+}
+
+/** `--add-scram` arguments: in secured mode every principal gets SCRAM-SHA-256 and SCRAM-SHA-512 credentials at format time. */
+function scramUsers(config: StackConfig): string[] {
+  if (config.security !== "secured") return [];
+  const { passwords } = ensureSecrets(config);
+  return principals.flatMap((p) => ["SCRAM-SHA-256", "SCRAM-SHA-512"].flatMap((m) => ["--add-scram", `${m}=[name=${p},password=${passwords[p]}]`]));
 }
 
 function diagnostics(nodes: readonly KafkaNode[]): string {
@@ -176,15 +229,15 @@ function diagnostics(nodes: readonly KafkaNode[]): string {
 }
 
 /** Resolves when `node` answers metadata requests itself. */
-export async function waitForKafkaNode(node: KafkaNode, timeoutMs = 120_000): Promise<void> {
-  await waitUntil(`Kafka node ${node.id} at ${node.address}`, () => brokerAnswers(node.address), timeoutMs, () => diagnostics([node]), () => runningPid(node.files) !== undefined);
+export async function waitForKafkaNode(node: KafkaNode, timeoutMs = 120_000, client?: ClientConfig): Promise<void> {
+  await waitUntil(`Kafka node ${node.id} at ${node.address}`, () => brokerAnswers(node.address, client), timeoutMs, () => diagnostics([node]), () => runningPid(node.files) !== undefined);
 }
 
 /**
  * Starts every node that does not run (all at once: a quorum of several needs its voters up
  * together), formatting storage on first start. Resolves when the cluster answers with every node.
  */
-export async function startKafka(config: StackConfig, timeoutMs = 180_000): Promise<string> {
+export async function startKafka(config: StackConfig, timeoutMs = 180_000, client?: ClientConfig): Promise<string> {
   const nodes = kafkaNodes(config);
   const clash = otherLayouts(config).find((files) => runningPid(files) !== undefined);
   if (clash !== undefined) {
@@ -193,7 +246,7 @@ export async function startKafka(config: StackConfig, timeoutMs = 180_000): Prom
   const clusterId = clusterIdOf(nodes);
   for (const node of nodes) launchKafkaNode(config, node, clusterId);
   const brokers = brokersOf(config);
-  await waitUntil(`Kafka (${nodes.length} node${nodes.length === 1 ? "" : "s"}) at ${brokers}`, () => clusterAnswers(brokers, nodes.length), timeoutMs, () => diagnostics(nodes), () => nodes.every((n) => runningPid(n.files) !== undefined));
+  await waitUntil(`Kafka (${nodes.length} node${nodes.length === 1 ? "" : "s"}) at ${brokers}`, () => clusterAnswers(brokers, nodes.length, client), timeoutMs, () => diagnostics(nodes), () => nodes.every((n) => runningPid(n.files) !== undefined));
   return brokers;
 }
 

@@ -17,6 +17,8 @@ export interface RegistryInstance {
   brokers: string;
   /** kafkasql journal topic; instances with different topics hold different registries. */
   journalTopic: string;
+  /** On a secured cluster: the SSL listeners are in `brokers`, and the storage connects with this PEM keystore (mTLS). */
+  kafkaTls?: { truststore: string; keystore: string; groupPrefix: string };
 }
 
 export const registryUrlOf = (port: number) => `http://127.0.0.1:${port}/apis/ccompat/v7`;
@@ -44,6 +46,16 @@ export async function startRegistry(config: StackConfig, instance: RegistryInsta
       `-Dapicurio.kafkasql.topic=${instance.journalTopic}`,
       `-Dapicurio.kafkasql.snapshots.topic=${instance.journalTopic}-snapshots`,
       `-Dapicurio.events.kafka.topic=${instance.journalTopic}-events`,
+      ...(instance.kafkaTls === undefined ? [] : [
+        // Passed to every Kafka client of the storage. (The apicurio.kafkasql.security.ssl.* keys apply a
+        // truststore only together with a password, which a PEM truststore cannot have.)
+        "-Dapicurio.kafka.common.security.protocol=SSL",
+        "-Dapicurio.kafka.common.ssl.truststore.type=PEM",
+        `-Dapicurio.kafka.common.ssl.truststore.location=${instance.kafkaTls.truststore}`,
+        "-Dapicurio.kafka.common.ssl.keystore.type=PEM",
+        `-Dapicurio.kafka.common.ssl.keystore.location=${instance.kafkaTls.keystore}`,
+        `-Dapicurio.kafkasql.consumer.group-prefix=${instance.kafkaTls.groupPrefix}`,
+      ]),
       "-Dquarkus.log.console.json=false",
       "-jar", join(home, "quarkus-run.jar"),
     ];

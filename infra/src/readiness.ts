@@ -2,7 +2,7 @@
  * Real readiness: the broker answers a metadata request through the admin client, and the registry
  * answers its Confluent-compatible API. Bounded waits only.
  */
-import { createKafka, logLevel } from "@a2a-ledger/kafka";
+import { type ClientConfig, createKafka, logLevel, registryRequest, type RegistrySecurity } from "@a2a-ledger/kafka";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,8 +18,8 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
 }
 
 /** The cluster answers metadata requests and lists at least `nodes` brokers. */
-export async function clusterAnswers(brokers: string, nodes: number): Promise<boolean> {
-  const kafka = createKafka({ brokers, clientId: "a2a-ledger-readiness", connectionTimeoutMs: 2_000, requestTimeoutMs: 5_000, retries: 0, logLevel: logLevel.NOTHING });
+export async function clusterAnswers(brokers: string, nodes: number, client?: ClientConfig): Promise<boolean> {
+  const kafka = createKafka({ brokers, clientId: "a2a-ledger-readiness", connectionTimeoutMs: 2_000, requestTimeoutMs: 5_000, retries: 0, logLevel: logLevel.NOTHING, ...(client === undefined ? {} : { client }) });
   const admin = kafka.admin();
   try {
     await admin.connect();
@@ -30,9 +30,9 @@ export async function clusterAnswers(brokers: string, nodes: number): Promise<bo
   }
 }
 
-export const brokerAnswers = (brokers: string): Promise<boolean> => clusterAnswers(brokers, 1);
+export const brokerAnswers = (brokers: string, client?: ClientConfig): Promise<boolean> => clusterAnswers(brokers, 1, client);
 
-export async function registryAnswers(url: string): Promise<boolean> {
-  const response = await fetch(`${url}/subjects`, { signal: AbortSignal.timeout(5_000) });
-  return response.ok && Array.isArray(await response.json());
+export async function registryAnswers(url: string, security?: RegistrySecurity): Promise<boolean> {
+  const response = await registryRequest(`${url}/subjects`, { timeoutMs: 5_000 }, ...(security === undefined ? [] : [security]));
+  return response.status === 200 && Array.isArray(JSON.parse(response.text));
 }

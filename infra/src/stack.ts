@@ -4,13 +4,14 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createKafka, ensureTopics, type EnsureResult } from "@a2a-ledger/kafka";
+import { type ClientConfig, createKafka, ensureTopics, type EnsureResult } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { StackConfig } from "./config.ts";
 import { dockerEngineAnswers, startDockerStack, stopDockerStack } from "./docker-stack.ts";
 import { startKafka, stopKafka } from "./native-kafka.ts";
 import { startRegistry, stopRegistry } from "./native-registry.ts";
 import { brokerAnswers, registryAnswers, waitUntil } from "./readiness.ts";
+import { principalClient, type SecuredEndpoints, startSecuredStack, stopRegistryFront } from "./secured-stack.ts";
 import { selectStrategy, type Strategy } from "./strategy.ts";
 
 export interface StackState {
@@ -22,6 +23,8 @@ export interface StackState {
   kafkaNodes?: number;
   /** The data directory of a native stack: where each node's pid file is. */
   dataDir?: string;
+  /** Secured mode: the SSL (mTLS) listeners, the CA and every principal's client properties files. */
+  secured?: Omit<SecuredEndpoints, "brokers" | "registryUrl">;
 }
 
 export const defaultRegistryInstance = "registry";
@@ -34,7 +37,7 @@ export function chooseStrategy(config: StackConfig, env: NodeJS.ProcessEnv = pro
   return selectStrategy({ externalBrokers: config.externalBrokers, dockerEngine: needsDocker && dockerEngineAnswers(), forced });
 }
 
-async function startServices(config: StackConfig, strategy: Strategy): Promise<{ brokers: string; registryUrl: string }> {
+async function startServices(config: StackConfig, strategy: Strategy): Promise<{ brokers: string; registryUrl: string; secured?: SecuredEndpoints }> {
   switch (strategy) {
     case "external": {
       const brokers = config.externalBrokers as string;
@@ -47,6 +50,10 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
       if (config.kafkaNodes > 1) throw new Error(`the Docker stack runs one Kafka node; A2A_LEDGER_KAFKA_NODES=${config.kafkaNodes} needs the native launcher (A2A_LEDGER_STACK=native)`);
       return startDockerStack(config);
     case "native": {
+      if (config.security === "secured") {
+        const secured = await startSecuredStack(config);
+        return { brokers: secured.brokers, registryUrl: secured.registryUrl, secured };
+      }
       const brokers = await startKafka(config);
       const registryUrl = await startRegistry(config, { name: defaultRegistryInstance, port: config.registryPort, brokers, journalTopic: "kafkasql-journal" });
       return { brokers, registryUrl };
@@ -55,12 +62,12 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
 }
 
 /** Topics from code and schemas registered: what every service expects to find. */
-export async function applyProjectSetup(brokers: string, registryUrl: string): Promise<{ topics: EnsureResult; subjects: number }> {
-  const admin = createKafka({ brokers, clientId: "a2a-ledger-infra" }).admin();
+export async function applyProjectSetup(brokers: string, registryUrl: string, client?: ClientConfig): Promise<{ topics: EnsureResult; subjects: number }> {
+  const admin = createKafka({ brokers, clientId: "a2a-ledger-infra", ...(client === undefined ? {} : { client }) }).admin();
   await admin.connect();
   try {
     const topicResult = await ensureTopics(admin);
-    const ids = await new Serde(registryUrl).registerAll();
+    const ids = await (client === undefined ? new Serde(registryUrl) : new Serde(registryUrl, undefined, client.registry)).registerAll();
     return { topics: topicResult, subjects: ids.size };
   } finally {
     await admin.disconnect();
@@ -71,11 +78,12 @@ export async function up(config: StackConfig, log: (line: string) => void = () =
   const strategy = chooseStrategy(config);
   log(`strategy: ${strategy}`);
   mkdirSync(config.dataDir, { recursive: true });
-  const { brokers, registryUrl } = await startServices(config, strategy);
+  const { brokers, registryUrl, secured } = await startServices(config, strategy);
   log(`kafka: ${brokers}\nregistry: ${registryUrl}`);
-  const setup = await applyProjectSetup(brokers, registryUrl);
+  if (secured !== undefined) log(`kafka (mTLS): ${secured.sslBrokers}\nclient properties per principal: ${secured.secretsDir}/<principal>.{sasl,mtls}.properties`);
+  const setup = await applyProjectSetup(brokers, registryUrl, secured === undefined ? undefined : principalClient(secured, "admin"));
   log(`topics created: ${setup.topics.created.join(", ") || "none"}; existing: ${setup.topics.existing.length}; subjects registered: ${setup.subjects}`);
-  const state: StackState = { strategy, brokers, registryUrl, startedAt: new Date().toISOString(), ...(strategy === "native" ? { kafkaNodes: config.kafkaNodes, dataDir: config.dataDir } : {}) };
+  const state: StackState = { strategy, brokers, registryUrl, startedAt: new Date().toISOString(), ...(strategy === "native" ? { kafkaNodes: config.kafkaNodes, dataDir: config.dataDir } : {}), ...(secured === undefined ? {} : { secured: { sslBrokers: secured.sslBrokers, secretsDir: secured.secretsDir, caFile: secured.caFile, clientConfigs: secured.clientConfigs } }) };
   writeFileSync(stackFile(config), `${JSON.stringify(state, null, 2)}\n`);
   return state;
 }
@@ -93,6 +101,7 @@ export async function down(config: StackConfig): Promise<string[]> {
     stopDockerStack();
     stopped.push("containers");
   } else if (state?.strategy !== "external") {
+    if (await stopRegistryFront(config)) stopped.push("registry front");
     if (await stopRegistry(config, defaultRegistryInstance)) stopped.push("registry");
     if (await stopKafka(config)) stopped.push("kafka");
   }

@@ -2,29 +2,30 @@
  * The registry calls that @kafkajs/confluent-schema-registry does not make: per-subject
  * compatibility and compatibility checks, on the Confluent-compatible API.
  */
+import { processClientConfig, registryRequest, type RegistrySecurity } from "@a2a-ledger/kafka";
+
 export type Compatibility = "BACKWARD" | "BACKWARD_TRANSITIVE" | "FORWARD" | "FULL" | "NONE";
 
 const json = "application/vnd.schemaregistry.v1+json";
 
-async function call(url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { ...init, headers: { "content-type": json, accept: json }, signal: AbortSignal.timeout(15_000) });
-  const text = await response.text();
+async function call(url: string, init: { method: string; body?: string }, security: RegistrySecurity): Promise<{ status: number; body: unknown }> {
+  const { status, text } = await registryRequest(url, { ...init, headers: { "content-type": json, accept: json }, timeoutMs: 15_000 }, security);
   let body: unknown = text;
   try {
     body = text === "" ? null : JSON.parse(text);
   } catch {
     // keep the text
   }
-  return { status: response.status, body };
+  return { status, body };
 }
 
-export async function setSubjectCompatibility(registryUrl: string, subject: string, compatibility: Compatibility): Promise<void> {
-  const { status, body } = await call(`${registryUrl}/config/${encodeURIComponent(subject)}`, { method: "PUT", body: JSON.stringify({ compatibility }) });
+export async function setSubjectCompatibility(registryUrl: string, subject: string, compatibility: Compatibility, security: RegistrySecurity = processClientConfig().registry): Promise<void> {
+  const { status, body } = await call(`${registryUrl}/config/${encodeURIComponent(subject)}`, { method: "PUT", body: JSON.stringify({ compatibility }) }, security);
   if (status !== 200) throw new Error(`setting ${compatibility} on ${subject} failed: HTTP ${status} ${JSON.stringify(body)}`);
 }
 
-export async function getSubjectCompatibility(registryUrl: string, subject: string): Promise<string | undefined> {
-  const { status, body } = await call(`${registryUrl}/config/${encodeURIComponent(subject)}`, { method: "GET" });
+export async function getSubjectCompatibility(registryUrl: string, subject: string, security: RegistrySecurity = processClientConfig().registry): Promise<string | undefined> {
+  const { status, body } = await call(`${registryUrl}/config/${encodeURIComponent(subject)}`, { method: "GET" }, security);
   if (status === 404) return undefined;
   const level = (body as { compatibilityLevel?: string; compatibility?: string } | null) ?? {};
   return level.compatibilityLevel ?? level.compatibility;
@@ -33,11 +34,11 @@ export async function getSubjectCompatibility(registryUrl: string, subject: stri
 export type CompatibilityVerdict = { subject: string; verdict: "compatible" | "new" } | { subject: string; verdict: "incompatible"; messages: string[] };
 
 /** Whether `schema` may become the next version of `subject` under the subject's rule. */
-export async function checkCompatibility(registryUrl: string, subject: string, schema: string): Promise<CompatibilityVerdict> {
+export async function checkCompatibility(registryUrl: string, subject: string, schema: string, security: RegistrySecurity = processClientConfig().registry): Promise<CompatibilityVerdict> {
   const { status, body } = await call(`${registryUrl}/compatibility/subjects/${encodeURIComponent(subject)}/versions/latest?verbose=true`, {
     method: "POST",
     body: JSON.stringify({ schemaType: "AVRO", schema }),
-  });
+  }, security);
   if (status === 404) return { subject, verdict: "new" };
   if (status === 409 || status === 422) return { subject, verdict: "incompatible", messages: [JSON.stringify(body)] };
   if (status !== 200) throw new Error(`compatibility check of ${subject} failed: HTTP ${status} ${JSON.stringify(body)}`);

@@ -4,6 +4,7 @@
  * encodes a typed event by its `type`, and decodes any record back into its typed form.
  */
 import registryPkg from "@kafkajs/confluent-schema-registry";
+import { processClientConfig, registryAgent, type RegistrySecurity } from "@a2a-ledger/kafka";
 import type avro from "avsc";
 import type { Decision, Observation, StateRecord } from "./generated/types.ts";
 import { setSubjectCompatibility } from "./registry-admin.ts";
@@ -41,15 +42,23 @@ export class Serde {
   private readonly bySubjectName: Map<string, SubjectSchema>;
   private readonly writer = new WireWriter();
 
-  constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue()) {
-    this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 3 } });
+  /** `security`: basic auth and TLS for the registry; this process's client configuration by default. */
+  constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue(), private readonly security: RegistrySecurity = processClientConfig().registry) {
+    const auth = security.basicAuth;
+    const agent = registryUrl.startsWith("https:") ? registryAgent(security) : undefined;
+    this.registry = new SchemaRegistry({
+      host: registryUrl,
+      retry: { retries: 3 },
+      ...(auth === undefined ? {} : { auth: { username: auth.username, password: auth.password } }),
+      ...(agent === undefined ? {} : { agent: agent as unknown as import("node:http").Agent }),
+    });
     this.bySubjectName = new Map(schemas.map((s) => [s.typeName, s]));
   }
 
   /** Sets BACKWARD on each subject and registers (or finds) its schema; idempotent. */
   async registerAll(): Promise<Map<string, number>> {
     for (const entry of this.schemas) {
-      await setSubjectCompatibility(this.registryUrl, entry.subject, "BACKWARD");
+      await setSubjectCompatibility(this.registryUrl, entry.subject, "BACKWARD", this.security);
       const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: entry.schema }, { subject: entry.subject });
       this.remember(entry.typeName, entry.group, id);
     }

@@ -20,6 +20,7 @@ export const command: Command = {
     child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-    return code === 0 ? exitCodes.ok : code === 2 ? exitCodes.usage : exitCodes.checkFailed;
+    // 3: Kafka refused the projector (credentials, certificate, ACL) or is out of reach, as the other commands say it.
+    return code === 0 ? exitCodes.ok : code === 2 ? exitCodes.usage : code === 3 ? exitCodes.unavailable : exitCodes.checkFailed;
   },
 };

@@ -7,7 +7,7 @@
 import { rename, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ruleSetByName, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
-import { endpointsFromEnv } from "@a2a-ledger/kafka";
+import { accessFailureOf, endpointsFromEnv, processClientConfig } from "@a2a-ledger/kafka";
 import type { Decision } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
 import { describeDecision } from "../describe-decision.ts";
@@ -214,6 +214,8 @@ export function asCliError(e: unknown): unknown {
   if (e instanceof InputError) return new UsageError(`malformed input: ${e.message}`);
   if (e instanceof RulesError) return new UsageError(e.message);
   if (e instanceof TopicUnavailableError) return new UnavailableError(`${e.message} (brokers ${endpointsFromEnv().brokers})`);
+  const refused = accessFailureOf(e, { client: processClientConfig() });
+  if (refused !== undefined) return new UnavailableError(refused.message);
   const name = (e as { name?: unknown } | null)?.name;
   if (typeof name === "string" && name.startsWith("KafkaJS")) return new UnavailableError(`Kafka cannot be reached: ${(e as Error).message}`);
   return e;

@@ -10,10 +10,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "no
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { topicNames } from "@a2a-ledger/kafka";
 import { repoRoot } from "@a2a-ledger/infra";
 import { parseStoryConfig } from "@a2a-ledger/orchestrator";
 import { run } from "../../test/run.ts";
-import { demoStory, demoWorkersFile, entryPoints } from "../mesh-plan.ts";
+import { demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
 
 const bin = new URL("../../bin/a2a-ledger.js", import.meta.url).pathname;
 
@@ -98,6 +99,17 @@ describe("the demo's files", () => {
   it("start every process from an entry point in this checkout", () => {
     const entries = entryPoints(repoRoot);
     for (const path of Object.values(entries)) expect(existsSync(path), path).toBe(true);
+  });
+
+  it("give each proxy and the dispatcher its own ingest token, bound at ingest to the observer it writes as", () => {
+    const tokens = newIngestTokens();
+    const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env: { INGEST_TOKENS: "operator-token-0123456789" }, topics: topicNames, tokens };
+    const entries = String(ingestSpec(ctx).env.INGEST_TOKENS).split(",").map((e) => e.split("="));
+    const proxies = proxyLabels.map((label) => String(proxySpec(ctx, `${label}-run1`, label, "http://127.0.0.1:1", "http://127.0.0.1:2").env.PROXY_INGEST_TOKEN));
+    const dispatcher = String(dispatcherSpec(ctx, "http://127.0.0.1:2", undefined).env.DISPATCHER_INGEST_TOKEN);
+    expect(new Set([...proxies, dispatcher]).size).toBe(4);
+    for (const token of [...proxies, dispatcher]) expect(token.length).toBeGreaterThanOrEqual(16);
+    expect(entries).toEqual([["operator-token-0123456789"], [dispatcher, "dispatcher"], ...proxyLabels.map((label, i) => [proxies[i], `proxy:${label}-*`])]);
   });
 });
 

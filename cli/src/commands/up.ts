@@ -30,6 +30,7 @@ import {
   entryPoints,
   ingestSpec,
   jsAgentSpec,
+  newIngestTokens,
   orchestratorSpec,
   projectorSpec,
   proxySpec,
@@ -261,7 +262,7 @@ export const command: Command = {
       await admin.connect();
       await ensureTopics(admin, topicSpecs(topics)).finally(() => admin.disconnect());
       const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl, A2A_LEDGER_DATA_DIR: stackConfig.dataDir };
-      const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env, topics };
+      const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env, topics, tokens: newIngestTokens() };
       io.stdout(`logs: ${logsDir}/<process>.log\n`);
       const announce = (m: Managed, what: string) => io.stdout(`${m.spec.name}: ${what}\n`);
       const ingest = await sup.start(ingestSpec(ctx));

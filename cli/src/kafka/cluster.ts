@@ -22,7 +22,8 @@ export function topicsFromEnv(env: NodeJS.ProcessEnv = process.env): TopicNames 
 }
 
 export function clusterFromEnv(clientId: string, env: NodeJS.ProcessEnv = process.env): Cluster {
-  const { brokers, registryUrl } = endpointsFromEnv(env);
+  const { brokers, registryUrl, clientProblems } = endpointsFromEnv(env);
+  if (clientProblems !== undefined) throw new UsageError(`the Kafka client configuration is invalid:\n${clientProblems.map((p) => `  - ${p}`).join("\n")}`);
   const level = env["A2A_LEDGER_KAFKA_LOG_LEVEL"]?.trim() ? kafkaLogLevel(env) : logLevel.NOTHING;
   return { kafka: createKafka({ brokers, clientId, logLevel: level, retries: 2, connectionTimeoutMs: 3_000 }), serde: new Serde(registryUrl), brokers, topics: topicsFromEnv(env) };
 }

@@ -10,7 +10,7 @@
  * (never committed) does the reading.
  */
 import { randomUUID } from "node:crypto";
-import type { Consumer, Kafka, KafkaMessage } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Consumer, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
 
 export interface TopicRecord {
   partition: number;
@@ -48,6 +48,11 @@ interface PartitionQueue {
   paused: boolean;
 }
 
+/** What went wrong, in the words of an access failure (credentials, certificate, ACL) when it is one. */
+function why(error: unknown, topic: string, groupId?: string): string {
+  return accessFailureOf(error, { topics: [topic], ...(groupId === undefined ? {} : { groupId }), client: processClientConfig() })?.message ?? (error as Error).message;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Records of `topic` in merged order, in slices. */
@@ -60,12 +65,16 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
   try {
     await admin.connect();
     const topics = await admin.listTopics();
-    if (!topics.includes(topic)) throw new TopicUnavailableError(`topic ${topic} does not exist`);
+    if (!topics.includes(topic)) {
+      // On a secured cluster a topic the principal may not Describe is not listed either.
+      const client = processClientConfig();
+      throw new TopicUnavailableError(`topic ${topic} does not exist${client.protocol === "PLAINTEXT" ? "" : ` or ${client.principal ?? "this client"} may not Describe it (see a2a-ledger acls --service cli)`}`);
+    }
     offsets = await admin.fetchTopicOffsets(topic);
   } catch (e) {
     await admin.disconnect().catch(() => undefined);
     if (e instanceof TopicUnavailableError) throw e;
-    throw new TopicUnavailableError(`cannot read ${topic}: ${(e as Error).message}`);
+    throw new TopicUnavailableError(`cannot read ${topic}: ${why(e, topic)}`);
   }
   await admin.disconnect().catch(() => undefined);
 
@@ -83,7 +92,8 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
     wake = undefined;
     w?.();
   };
-  const consumer: Consumer = kafka.consumer({ groupId: `${options.groupPrefix}-${randomUUID()}`, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
+  const groupId = `${options.groupPrefix}-${randomUUID()}`;
+  const consumer: Consumer = kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
   const advance = (partition: number, next: bigint) => {
     const q = queues.get(partition);
     if (q !== undefined && next > q.position) q.position = next;
@@ -117,7 +127,7 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
     });
   } catch (e) {
     await consumer.disconnect().catch(() => undefined);
-    throw new TopicUnavailableError(`cannot read ${topic}: ${(e as Error).message}`);
+    throw new TopicUnavailableError(`cannot read ${topic}: ${why(e, topic, groupId)}`);
   }
 
   /** A partition is drained when it has nothing queued and was read to its end. */
@@ -126,7 +136,7 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
     let lastProgress = Date.now();
     let slice: TopicRecord[] = [];
     for (;;) {
-      if (failure) throw new TopicUnavailableError(`reading ${topic} failed: ${failure.message}`);
+      if (failure) throw new TopicUnavailableError(`reading ${topic} failed: ${why(failure, topic, groupId)}`);
       for (const q of queues.values()) {
         if (q.paused && q.records.length - q.head < highWater / 2) {
           q.paused = false;

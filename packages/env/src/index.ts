@@ -5,3 +5,4 @@
  */
 export { envReader, type EnvReader } from "./env-reader.ts";
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
+export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";

@@ -3,7 +3,13 @@
  */
 // Must come first: it replaces kafkajs's read_committed filter before kafkajs loads (see read-committed.ts).
 import "./read-committed.ts";
+// Also before kafkajs: a refusal by the broker (TLS, an ACL on a group) surfaces once, not as a retry loop.
+import "./final-refusals.ts";
 import kafkajs from "kafkajs";
+import net from "node:net";
+import tls from "node:tls";
+import { accessFailureOf } from "./access-failure.ts";
+import { type ClientConfig, processClientConfig } from "./client-config.ts";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
 /** `Partitioners.DefaultPartitioner` is the Java client's murmur2 partitioner. */
@@ -17,6 +23,36 @@ export interface KafkaOptions {
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
   retries?: number;
+  /** Security of the connection (TLS, SASL); this process's KAFKA_CLIENT_CONFIG when not given. */
+  client?: ClientConfig;
+}
+
+
+/**
+ * kafkajs's `ssl`, `sasl` and socket factory from a client configuration. The secrets stay
+ * non-enumerable on the objects kafkajs is handed (it reads them by name), so the socket is opened
+ * here: kafkajs's own factory copies the TLS options with Object.assign, which would drop them.
+ */
+export function connectionSecurity(client: ClientConfig): Pick<kafkajs.KafkaConfig, "ssl" | "sasl" | "socketFactory"> {
+  const sasl = client.sasl === undefined ? {} : { sasl: client.sasl as kafkajs.SASLOptions };
+  if (client.protocol !== "SSL" && client.protocol !== "SASL_SSL") return sasl;
+  const options = client.ssl ?? { rejectUnauthorized: true };
+  const socketFactory: kafkajs.ISocketFactory = ({ host, port, onConnect }) => {
+    const socket = tls.connect({
+      host, port,
+      ...(net.isIP(host) ? {} : { servername: host }),
+      rejectUnauthorized: options.rejectUnauthorized,
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(options.cert === undefined ? {} : { cert: options.cert }),
+      ...(options.key === undefined ? {} : { key: options.key }),
+      ...(options.pfx === undefined ? {} : { pfx: options.pfx }),
+      ...(options.passphrase === undefined ? {} : { passphrase: options.passphrase }),
+      ...(options.checkServerIdentity === undefined ? {} : { checkServerIdentity: options.checkServerIdentity }),
+    }, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  };
+  return { ...sasl, ssl: true, socketFactory };
 }
 
 // kafkajs 2's default partitioner is the Java-compatible murmur2 one; its notice says so on every producer.
@@ -53,6 +89,8 @@ export function createKafka(options: KafkaOptions): kafkajs.Kafka {
     logLevel: options.logLevel ?? kafkaLogLevel(),
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
-    retry: { retries: options.retries ?? 5 },
+    // A consumer that Kafka refuses (credentials, certificate, ACL) crashes for good instead of restarting in a loop.
+    retry: { retries: options.retries ?? 5, restartOnFailure: async (error) => accessFailureOf(error) === undefined },
+    ...connectionSecurity(options.client ?? processClientConfig()),
   });
 }

@@ -16,7 +16,7 @@
  * | `dispatched`  | its observations are sent again (same eventIds), then `done` | same                   |
  * | final         | nothing (counted as duplicate)                      | nothing                         |
  */
-import { createKafka, type Consumer, type KafkaMessage } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, createKafka, processClientConfig, type Consumer, type KafkaMessage } from "@a2a-ledger/kafka";
 import { IngestClient, IngestRejectedError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -81,6 +81,19 @@ export class Dispatcher {
     return this.running;
   }
 
+  /** Why Kafka refuses this service (credentials, certificate, ACL), when it does; /healthz says so. */
+  accessFailure: AccessFailure | undefined;
+
+  /** The access failure behind `error`, recorded; undefined when it is another error. */
+  refusedBy(error: unknown): AccessFailure | undefined {
+    const failure = accessFailureOf(error, { topics: [this.config.topics.commands], groupId: this.config.groupId, client: processClientConfig() });
+    if (failure !== undefined) {
+      this.accessFailure = failure;
+      this.log.error({ code: failure.code, resource: failure.resource }, failure.message);
+    }
+    return failure;
+  }
+
   async start(): Promise<void> {
     // Observations a crash left unrecorded: their commands may never be delivered again. Sent beside the
     // consumer, so a ledger that is still down does not keep the dispatcher from starting.
@@ -104,6 +117,7 @@ export class Dispatcher {
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => this.metrics.lag.set({ partition: String(payload.partition) }, Math.max(0, Number(payload.offsetLag))));
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.running = payload.restart;
+      if (!payload.restart && this.refusedBy(payload.error) !== undefined) return;
       this.log.error({ err: payload.error, restart: payload.restart }, "command consumer crashed");
     });
     await consumer.connect();

@@ -26,7 +26,10 @@ async function main(): Promise<number> {
   if (config.workers.workers.size === 0) log.warn("no worker is configured (DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED");
   const metrics = createMetrics({ defaultMetrics: true });
   const dispatcher = new Dispatcher(config, log, metrics);
-  const server = buildServer({ metrics, logLevel: config.logLevel, health: () => ({ running: dispatcher.isRunning, detail: { commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {} } }) });
+  const server = buildServer({ metrics, logLevel: config.logLevel, health: () => {
+    const refused = dispatcher.accessFailure;
+    return { running: dispatcher.isRunning && refused === undefined, detail: { commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {}, ...(refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } }) } };
+  } });
   const stopped = stopOnSignal({
     log,
     graceMs: 30_000,
@@ -35,7 +38,10 @@ async function main(): Promise<number> {
       await dispatcher.stop();
     },
   });
-  await dispatcher.start();
+  // Refused by Kafka (credentials, certificate, ACL): no retry loop; /healthz answers 503 with the reason.
+  await dispatcher.start().catch((e: unknown) => {
+    if (dispatcher.refusedBy(e) === undefined) throw e;
+  });
   const url = await server.listen({ host: config.host, port: config.port });
   log.info({ url, metrics: `${url}/metrics`, healthz: `${url}/healthz` }, "listening");
   return stopped;

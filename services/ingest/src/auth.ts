@@ -1,30 +1,75 @@
 /**
- * Bearer-token check. Tokens are compared as SHA-256 digests with crypto.timingSafeEqual, so the
- * comparison takes the same time whatever the token's length or content; every configured token is
- * compared, so which one matched leaks nothing either. Tokens are never logged.
+ * Bearer tokens, each bound to the observer names it may write. The tokens are checked the way every
+ * service checks them (@a2a-ledger/env bearerTokens: constant time, never logged).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { bearerTokens } from "@a2a-ledger/env";
 
-const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
+/** A configured token and the observer patterns it may claim (`*` any run of characters). */
+export interface IngestToken {
+  token: string;
+  /** `["*"]` for a token configured without patterns. */
+  observers: readonly string[];
+}
+
+/** What a presented token may do. */
+export interface ObserverGrant {
+  /** The patterns, for messages (never the token). */
+  readonly observers: readonly string[];
+  mayClaim(observer: string): boolean;
+}
 
 export interface TokenCheck {
   /** True when tokens are configured. */
   readonly required: boolean;
+  /** The grant of the Authorization header's bearer token; undefined when it carries no configured token. */
+  grant(authorization: string | undefined): ObserverGrant | undefined;
   /** True when the Authorization header carries a configured bearer token (or none is required). */
   allows(authorization: string | undefined): boolean;
 }
 
-export function tokenCheck(tokens: readonly string[]): TokenCheck {
-  const digests = tokens.map(digest);
-  return {
-    required: digests.length > 0,
-    allows(authorization) {
-      if (digests.length === 0) return true;
-      const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "");
-      const presented = digest(match?.[1] ?? "");
-      let ok = false;
-      for (const known of digests) ok = timingSafeEqual(known, presented) || ok;
-      return ok && match !== null;
+/** An observer pattern as a matcher: `*` is any run of characters, everything else literal. */
+export function observerMatcher(pattern: string): (observer: string) => boolean {
+  if (pattern === "*") return () => true;
+  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
+  return (observer) => regex.test(observer);
+}
+
+export const anyObserver: ObserverGrant = { observers: ["*"], mayClaim: () => true };
+
+export function tokenCheck(tokens: readonly (IngestToken | string)[]): TokenCheck {
+  const entries = tokens.map((t) => (typeof t === "string" ? { token: t, observers: ["*"] } : t));
+  const bearer = bearerTokens(entries.map((e) => e.token));
+  const grants: ObserverGrant[] = entries.map((e) => {
+    const matchers = e.observers.map(observerMatcher);
+    return { observers: e.observers, mayClaim: (observer) => matchers.some((m) => m(observer)) };
+  });
+  const check: TokenCheck = {
+    required: bearer.required,
+    grant(authorization) {
+      if (!bearer.required) return anyObserver;
+      const found = bearer.match(authorization);
+      return found === undefined ? undefined : grants[found];
     },
+    allows: (authorization) => check.grant(authorization) !== undefined,
   };
+  return check;
+}
+
+/**
+ * Token entries of INGEST_TOKENS (comma-separated) or of a tokens file (one a line, `#` comments):
+ * `TOKEN` (may claim any observer, as tokens always could) or `TOKEN=PATTERN[|PATTERN…]`.
+ * Problems name the entry by position, never by its token.
+ */
+export function parseTokenEntries(entries: readonly string[], where: string, problems: string[]): IngestToken[] {
+  const tokens: IngestToken[] = [];
+  entries.forEach((entry, i) => {
+    const at = entry.indexOf("=");
+    const token = (at < 0 ? entry : entry.slice(0, at)).trim();
+    const patterns = at < 0 ? ["*"] : entry.slice(at + 1).split("|").map((p) => p.trim());
+    if (token.length < 16 || /\s/.test(token)) problems.push(`${where} entry ${i + 1}: a token must be at least 16 characters without whitespace (value not shown)`);
+    else if (patterns.some((p) => p === "" || p.length > 256 || /[\s,=]/.test(p))) problems.push(`${where} entry ${i + 1}: observer patterns are non-empty, without whitespace, ',' or '=', separated by '|' (e.g. TOKEN=proxy:*|dispatcher)`);
+    else tokens.push({ token, observers: patterns });
+  });
+  if (new Set(tokens.map((t) => t.token)).size !== tokens.length) problems.push(`${where}: a token is listed twice (value not shown)`);
+  return tokens;
 }

@@ -14,7 +14,7 @@ describe("loadConfig", () => {
       INGEST_PRODUCE_TIMEOUT_MS: "1500", INGEST_RETRY_AFTER_SECONDS: "2", INGEST_LOG_LEVEL: "warn",
     });
     expect(config).toMatchObject({ host: "0.0.0.0", port: 9000, brokers: "k1:9092,k2:9092", registryUrl: "http://r:8081/apis/ccompat/v7", topic: "obs", maxBodyBytes: 2048, maxEvents: 10, maxQueuedRecords: 100, produceTimeoutMs: 1500, retryAfterSeconds: 2, logLevel: "warn" });
-    expect(config.tokens).toEqual(["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"]);
+    expect(config.tokens).toEqual([{ token: "aaaaaaaaaaaaaaaa", observers: ["*"] }, { token: "bbbbbbbbbbbbbbbb", observers: ["*"] }]);
   });
 
   it("reports each bad value with its variable, all at once, and never echoes a token", () => {

@@ -2,7 +2,9 @@
  * Service configuration from environment variables, validated: each bad value is one clear message,
  * and all of them are reported together.
  */
+import { readFileSync } from "node:fs";
 import { envReader } from "@a2a-ledger/env";
+import { type IngestToken, parseTokenEntries } from "./auth.ts";
 import { isLogLevel, type LogLevel, logLevels } from "@a2a-ledger/logging";
 import { endpointProblems, endpointsFromEnv, topicNames } from "@a2a-ledger/kafka";
 
@@ -25,8 +27,8 @@ export interface IngestConfig {
   /** Most records waiting for Kafka at once; beyond it new batches get 503 at once. */
   maxQueuedRecords: number;
   retryAfterSeconds: number;
-  /** Bearer tokens; empty means no authentication. Never logged. */
-  tokens: string[];
+  /** Bearer tokens with the observers each may claim; empty means no authentication. Never logged. */
+  tokens: IngestToken[];
   /** How long shutdown waits for in-flight batches. */
   shutdownGraceMs: number;
   logLevel: LogLevel;
@@ -68,10 +70,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
   const topic = text("INGEST_TOPIC") ?? topicNames.observations;
   if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);
 
-  const tokensRaw = env.INGEST_TOKENS;
-  const tokens = (tokensRaw ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
-  // The value itself is never echoed: it is a secret.
-  if (tokens.some((t) => t.length < 16 || /\s/.test(t))) problems.push("INGEST_TOKENS must be a comma-separated list of tokens of at least 16 characters without whitespace (value not shown)");
+  // Tokens are secrets: no problem ever quotes one.
+  const tokens = parseTokenEntries((env.INGEST_TOKENS ?? "").split(",").map((t) => t.trim()).filter((t) => t !== ""), "INGEST_TOKENS", problems);
+  const tokensFile = text("INGEST_TOKENS_FILE");
+  if (tokensFile !== undefined) {
+    try {
+      const lines = readFileSync(tokensFile, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+      tokens.push(...parseTokenEntries(lines, `INGEST_TOKENS_FILE (${tokensFile})`, problems));
+    } catch (e) {
+      problems.push(`INGEST_TOKENS_FILE=${JSON.stringify(tokensFile)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
 
   const logLevel = (text("INGEST_LOG_LEVEL") ?? text("A2A_LEDGER_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
   if (!isLogLevel(logLevel)) problems.push(`INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);

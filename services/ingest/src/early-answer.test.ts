@@ -115,7 +115,7 @@ describe("early answers that clients can read", () => {
   });
 
   it("lets a client read a 401 given before the body was read", async () => {
-    const secured = testServer({ topic: "ingest.early-answer.unused", maxBodyBytes, tokens: [token] }, { linger });
+    const secured = testServer({ topic: "ingest.early-answer.unused", maxBodyBytes, tokens: [{ token, observers: ["*"] }] }, { linger });
     await secured.server.listen({ host: "127.0.0.1", port: 0 });
     const securedPort = (secured.server.server.address() as AddressInfo).port;
     try {

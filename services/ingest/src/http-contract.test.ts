@@ -8,7 +8,7 @@ import { endOffsetSum, servedTopic, testServer } from "../test/stack.ts";
 import { avroSchemas } from "@a2a-ledger/schemas";
 
 const token = "s3cret-token-0123456789";
-const served = servedTopic("contract", { tokens: [token, "another-token-abcdefgh"], maxBodyBytes: 64 * 1024, maxEvents: 10, maxRecordBytes: 8 * 1024 });
+const served = servedTopic("contract", { tokens: [{ token, observers: ["*"] }, { token: "another-token-abcdefgh", observers: ["*"] }], maxBodyBytes: 64 * 1024, maxEvents: 10, maxRecordBytes: 8 * 1024 });
 
 const one = (i = 2) => JSON.stringify(observation(`contract-${Date.now()}`, i, "c-contract"));
 const post = (payload: string | Buffer, headers: Record<string, string>) => served.app.server.inject({ method: "POST", url: "/v1/observations", headers, payload });

@@ -12,7 +12,7 @@
  * After a failed request the producer is replaced: a fresh producer id means the broker's sequence
  * de-duplication can never mistake a new request for the replay of one whose answer was lost.
  */
-import { createKafka, logLevel, sendByPartition, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, createKafka, logLevel, processClientConfig, sendByPartition, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
 import { ChunkBudget, defaultChunkLimits, type ChunkLimits, type OutgoingRecord } from "./chunk-budget.ts";
 import { IngestError } from "./errors.ts";
 
@@ -30,6 +30,8 @@ export interface ObservationSink {
   publish(records: readonly OutgoingRecord[]): Promise<void>;
   /** True when the broker answers metadata for the topic within the bound. */
   kafkaReachable(timeoutMs: number): Promise<boolean>;
+  /** Why Kafka refuses this service (credentials, certificate, ACL), while it does; for /readyz. */
+  readonly accessFailure?: AccessFailure | undefined;
   /** Stops taking batches, waits up to graceMs for queued ones, then disconnects. */
   close(graceMs: number): Promise<void>;
   readonly queuedRecords: number;
@@ -79,6 +81,8 @@ export class KafkaSink implements ObservationSink {
   private queued = 0;
   private pumping: Promise<void> | undefined;
   private closing = false;
+  /** Set while Kafka refuses this service's credentials, certificate or ACLs. */
+  accessFailure: AccessFailure | undefined;
 
   constructor(private readonly options: KafkaSinkOptions) {
     this.logger = options.logger ?? silent;
@@ -168,6 +172,7 @@ export class KafkaSink implements ObservationSink {
       // One send per partition, each acknowledgement checked: kafkajs's multi-partition send can drop or
       // duplicate a partition's records when a leader moves (@a2a-ledger/kafka partition-send).
       await sendByPartition(producer, this.options.topic, chunk.records, this.knownPartitions, { parallel: true });
+      this.accessFailure = undefined;
       for (const { pending } of chunk.parts) {
         pending.inFlight -= 1;
         if (!pending.settled && pending.inFlight === 0 && pending.next === pending.records.length) {
@@ -177,9 +182,12 @@ export class KafkaSink implements ObservationSink {
         }
       }
     } catch (e) {
-      this.logger.warn({ err: e, records: chunk.records.length }, "Kafka did not acknowledge a produce request; replacing the producer");
+      const refused = this.noteAccess(e);
+      this.logger.warn({ err: e, records: chunk.records.length, ...(refused === undefined ? {} : { code: refused.code, resource: refused.resource }) }, refused === undefined ? "Kafka did not acknowledge a produce request; replacing the producer" : refused.message);
       this.resetProducer();
-      const error = new IngestError("INGEST_KAFKA_UNAVAILABLE", `Kafka did not acknowledge the batch: ${e instanceof Error ? e.message : String(e)}`, undefined, this.options.retryAfterSeconds);
+      const error = refused === undefined
+        ? new IngestError("INGEST_KAFKA_UNAVAILABLE", `Kafka did not acknowledge the batch: ${e instanceof Error ? e.message : String(e)}`, undefined, this.options.retryAfterSeconds)
+        : new IngestError("INGEST_KAFKA_REFUSED", refused.message, undefined, this.options.retryAfterSeconds);
       for (const { pending } of chunk.parts) {
         pending.inFlight -= 1;
         this.fail(pending, error);
@@ -252,17 +260,28 @@ export class KafkaSink implements ObservationSink {
       const admin = await this.connectedAdmin();
       const metadata = await admin.fetchTopicMetadata({ topics: [this.options.topic] });
       return (metadata.topics[0]?.partitions.length ?? 0) > 0;
-    })().catch(() => {
+    })().catch((e: unknown) => {
+      this.noteAccess(e);
       const old = this.admin;
       this.admin = undefined;
       void old?.then((a) => a.disconnect()).catch(() => undefined);
       return false;
     });
     try {
-      return await Promise.race([probe, timeout]);
+      const reachable = await Promise.race([probe, timeout]);
+      // Connected and described: credentials and certificates are good again (a missing Write ACL clears on the next acknowledged batch).
+      if (reachable && this.accessFailure?.cause !== "authorization") this.accessFailure = undefined;
+      return reachable;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Records (or clears) why Kafka refuses this service; the failure behind `error`, if it is one. */
+  private noteAccess(error: unknown): AccessFailure | undefined {
+    const failure = accessFailureOf(error, { topics: [this.options.topic], client: processClientConfig() });
+    if (failure !== undefined) this.accessFailure = failure;
+    return failure;
   }
 
   async close(graceMs: number): Promise<void> {

@@ -22,11 +22,17 @@ const fuzzDir = resolve(fileURLToPath(new URL(".", import.meta.url)), "../fuzz")
 const schemathesis = join(fuzzDir, ".venv/bin/schemathesis");
 const maxDepth = 4;
 const served = servedTopic("fuzz", { maxEvents: 20, maxDepth });
+const token = "fuzz-token-0123456789abcdef";
+// Tokens required: the authenticated run's token may claim any observer (schemathesis generates them).
+const guarded = servedTopic("fuzz-auth", { maxEvents: 20, maxDepth, tokens: [{ token, observers: ["*"] }, { token: "proxy-token-0123456789abcd", observers: ["proxy:*"] }] });
 let baseUrl: string;
+let guardedUrl: string;
 
 beforeAll(async () => {
   await served.app.server.listen({ host: "127.0.0.1", port: 0 });
   baseUrl = `http://127.0.0.1:${(served.app.server.server.address() as AddressInfo).port}`;
+  await guarded.app.server.listen({ host: "127.0.0.1", port: 0 });
+  guardedUrl = `http://127.0.0.1:${(guarded.app.server.server.address() as AddressInfo).port}`;
 });
 
 /** Runs schemathesis in `cwd` (it keeps a cache folder there). */
@@ -39,41 +45,58 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: num
   });
 }
 
+/** One schemathesis run against `url`'s document with the given checks; its exit code, output and JUnit report. */
+async function schemathesisRun(url: string, label: string, options: { checks: string; phases: string; maxExamples: number; extra?: string[] }): Promise<{ code: number; output: string; junit: string }> {
+  if (!existsSync(schemathesis)) throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (npm test does it first)`);
+  const reports = mkdtempSync(join(tmpdir(), "ingest-fuzz-"));
+  try {
+    const seed = process.env["INGEST_FUZZ_SEED"] ?? "20250131";
+    const { code, output } = await run(
+      [
+        "run", `${url}/openapi.json`,
+        ...(options.extra ?? []),
+        "--checks", options.checks,
+        "--phases", options.phases,
+        "--max-examples", String(options.maxExamples),
+        "--seed", seed,
+        "--workers", "1",
+        "--request-timeout", "15",
+        "--generation-database", "none",
+        "--no-color",
+        "--report", "junit", "--report-junit-path", join(reports, "junit.xml"),
+      ],
+      { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), INGEST_FUZZ_MAX_DEPTH: String(maxDepth), NO_COLOR: "1" },
+      reports,
+      170_000,
+    );
+    const summary = output.split("\n").filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l)).join("\n");
+    console.info(`schemathesis ${label} (seed ${seed}):\n${summary}`);
+    const junitFile = join(reports, "junit.xml");
+    return { code, output, junit: existsSync(junitFile) ? readFileSync(junitFile, "utf8") : "" };
+  } finally {
+    rmSync(reports, { recursive: true, force: true });
+  }
+}
+
 describe("the OpenAPI document against the running service (schemathesis)", () => {
   it("finds no schema-valid request rejected, no 5xx, and 405 with Allow for undeclared methods", async () => {
-    if (!existsSync(schemathesis)) {
-      throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (npm test does it first)`);
-    }
-    const reports = mkdtempSync(join(tmpdir(), "ingest-fuzz-"));
-    try {
-      const before = await endOffsetSum(served.admin, served.topic);
-      const seed = process.env["INGEST_FUZZ_SEED"] ?? "20250131";
-      const { code, output } = await run(
-        [
-          "run", `${baseUrl}/openapi.json`,
-          "--checks", "not_a_server_error,positive_data_acceptance,unsupported_method",
-          "--phases", "examples,coverage,fuzzing",
-          "--max-examples", "100",
-          "--seed", seed,
-          "--workers", "1",
-          "--request-timeout", "15",
-          "--generation-database", "none",
-          "--no-color",
-          "--report", "junit", "--report-junit-path", join(reports, "junit.xml"),
-        ],
-        { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), INGEST_FUZZ_MAX_DEPTH: String(maxDepth), NO_COLOR: "1" },
-        reports,
-        170_000,
-      );
-      const summary = output.split("\n").filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l)).join("\n");
-      console.info(`schemathesis (seed ${seed}):\n${summary}`);
-      expect(code, output.slice(-8_000)).toBe(0);
-      // The run really exercised the ingest operation and records landed on the topic.
-      const junit = readFileSync(join(reports, "junit.xml"), "utf8");
-      expect(junit).toContain('name="POST /v1/observations"');
-      expect(await endOffsetSum(served.admin, served.topic)).toBeGreaterThan(before + 50);
-    } finally {
-      rmSync(reports, { recursive: true, force: true });
-    }
+    const before = await endOffsetSum(served.admin, served.topic);
+    const { code, output, junit } = await schemathesisRun(baseUrl, "without tokens", { checks: "not_a_server_error,positive_data_acceptance,unsupported_method", phases: "examples,coverage,fuzzing", maxExamples: 100 });
+    expect(code, output.slice(-8_000)).toBe(0);
+    // The run really exercised the ingest operation and records landed on the topic.
+    expect(junit).toContain('name="POST /v1/observations"');
+    expect(await endOffsetSum(served.admin, served.topic)).toBeGreaterThan(before + 50);
+  }, 180_000);
+
+  it("with tokens configured: authenticated requests as above, and the same requests without credentials refused (ignored_auth)", async () => {
+    const before = await endOffsetSum(guarded.admin, guarded.topic);
+    const { code, output, junit } = await schemathesisRun(guardedUrl, "with tokens", { checks: "not_a_server_error,positive_data_acceptance,ignored_auth,unsupported_method", phases: "examples,fuzzing", maxExamples: 30, extra: ["--header", `Authorization: Bearer ${token}`] });
+    expect(code, output.slice(-8_000)).toBe(0);
+    expect(junit).toContain('name="POST /v1/observations"');
+    expect(await endOffsetSum(guarded.admin, guarded.topic)).toBeGreaterThan(before + 10);
+    // The document says which token scheme, and that a foreign observer is 403.
+    const doc = (await (await fetch(`${guardedUrl}/openapi.json`)).json()) as { paths: Record<string, { post?: { security: unknown[]; responses: Record<string, unknown> } }> };
+    expect(doc.paths["/v1/observations"]?.post?.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(doc.paths["/v1/observations"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["401", "403"]));
   }, 180_000);
 });

@@ -1,9 +1,10 @@
-/** Whether the schema registry's Confluent-compatible API answers. */
+import { registryRequest } from "@a2a-ledger/kafka";
+
+/** Whether the schema registry's Confluent-compatible API answers (with this process's registry credentials). */
 export async function registryReachable(registryUrl: string, timeoutMs: number): Promise<boolean> {
   try {
-    const response = await fetch(`${registryUrl}/subjects`, { signal: AbortSignal.timeout(timeoutMs) });
-    await response.arrayBuffer();
-    return response.ok;
+    const response = await registryRequest(`${registryUrl}/subjects`, { timeoutMs });
+    return response.status === 200;
   } catch {
     return false;
   }

@@ -5,7 +5,7 @@
 import { loggerOptions } from "@a2a-ledger/logging";
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import { tokenCheck } from "./auth.ts";
+import { anyObserver, type ObserverGrant, tokenCheck } from "./auth.ts";
 import { bodyFormatOf, eventsOf } from "./body.ts";
 import type { IngestConfig } from "./config.ts";
 import { docsPage } from "./docs-page.ts";
@@ -68,6 +68,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, sink, encoder } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const tokens = tokenCheck(config.tokens);
+  const grants = new WeakMap<object, ObserverGrant>();
   const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents, maxDepth: config.maxDepth });
   const openapiText = JSON.stringify(openapi);
   const docs = docsPage(openapi);
@@ -145,7 +146,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     "/v1/observations",
     {
       onRequest: async (request) => {
-        if (!tokens.allows(request.headers.authorization)) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
+        const grant = tokens.grant(request.headers.authorization);
+        if (grant === undefined) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
+        grants.set(request, grant);
         bodyFormatOf(request.headers["content-type"]);
       },
     },
@@ -155,6 +158,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       const values = eventsOf(body, format, config.maxEvents);
       metrics.eventsReceived.inc(values.length);
       const observations = validateBatch(values, config.maxDepth);
+      // A token writes only as the observers it is bound to; one foreign observer refuses the whole batch.
+      const grant = grants.get(request) ?? anyObserver;
+      const foreign = observations.flatMap((o, index) => (grant.mayClaim(o.observer) ? [] : [{ index, path: "observer", message: `this token may not write as observer ${JSON.stringify(o.observer.slice(0, 200))} (it may claim ${grant.observers.join(" | ")})` }]));
+      if (foreign.length > 0) throw new IngestError("INGEST_OBSERVER_FORBIDDEN", `${foreign.length} event(s) claim an observer this token may not write as; nothing was produced`, foreign.slice(0, 100));
       const records = await encodeBatch(encoder, observations, config.maxRecordBytes, config.retryAfterSeconds);
       const stopTimer = metrics.produceSeconds.startTimer();
       try {
@@ -174,8 +181,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.get("/readyz", async (_request, reply) => {
     const [kafka, registry] = await Promise.all([sink.kafkaReachable(readinessTimeoutMs), deps.registryReachable(readinessTimeoutMs)]);
-    const ready = kafka && registry && !closing;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", kafka, registry, closing });
+    const refused = sink.accessFailure;
+    const ready = kafka && registry && !closing && refused === undefined;
+    // The reason names the cause and the resource, never a secret (access-failure.ts).
+    const reason = refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", kafka: kafka && refused === undefined, registry, closing, ...reason });
   });
 
   app.get("/metrics", async (_request, reply) => {

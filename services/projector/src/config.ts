@@ -2,7 +2,7 @@
  * Projector configuration from environment variables, validated: every bad value is one clear
  * message, and all of them are reported together.
  */
-import { envReader } from "@a2a-ledger/env";
+import { envReader, tokenList } from "@a2a-ledger/env";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { PolicyConfig } from "@a2a-ledger/core";
@@ -33,6 +33,10 @@ export interface ProjectorConfig {
   cursorSecret: string;
   /** Live streams (SSE) one instance serves at once. */
   maxStreams: number;
+  /** Read tokens (PROJECTOR_TOKENS): when set, the API, the live stream and /metrics need one. Never logged. */
+  tokens: string[];
+  /** PROJECTOR_METRICS_OPEN=true serves /metrics without a token even when tokens are set. */
+  metricsOpen: boolean;
   logLevel: LogLevel;
 }
 
@@ -96,6 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfi
     sessionTimeoutMs: int("PROJECTOR_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
     cursorSecret,
     maxStreams: int("PROJECTOR_MAX_STREAMS", configDefaults.maxStreams, 0, 10_000),
+    tokens: tokenList("PROJECTOR_TOKENS", env.PROJECTOR_TOKENS, problems),
+    metricsOpen: reader.bool("PROJECTOR_METRICS_OPEN", false),
     logLevel,
   };
   if (problems.length > 0) throw new ProjectorConfigError(problems);

@@ -10,6 +10,7 @@ interface CatalogueEntry {
 }
 
 export const errorCatalogue = {
+  PROJECTOR_UNAUTHORIZED: { status: 401, summary: "Read tokens are configured (PROJECTOR_TOKENS) and the request carries no valid bearer token." },
   PROJECTOR_NOT_FOUND: { status: 404, summary: "No such route." },
   PROJECTOR_UNKNOWN_TASK: { status: 404, summary: "No correlation with this id is in the views." },
   PROJECTOR_UNKNOWN_WORKER: { status: 404, summary: "No worker with this id is in the views." },

@@ -4,7 +4,7 @@
  * caught up; exits 0 when done. `a2a-ledger projector rebuild` runs this as a child process.
  */
 import { stopOnSignal } from "@a2a-ledger/env";
-import { createKafka, ensureTopics, topicSpecs } from "@a2a-ledger/kafka";
+import { accessFailureOf, createKafka, ensureTopics, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { loadConfig, type ProjectorConfig } from "./config.ts";
 import { ProjectorConfigError } from "./errors.ts";
 import { LiveStream } from "./live-stream.ts";
@@ -47,9 +47,17 @@ async function main(): Promise<number> {
   const log = createLogger(config.logLevel);
   const store = openStore(config.store);
   await migrate(store);
-  await ensureInputTopics(config);
+  const context = { topics: topicSpecs(config.topics).map((t) => t.name), groupId: config.groupId, client: processClientConfig() };
+  let refused = await ensureInputTopics(config).then(() => undefined, (e: unknown) => {
+    const failure = accessFailureOf(e, context);
+    if (failure === undefined) throw e;
+    return failure;
+  });
+  if (refused !== undefined) log.error({ code: refused.code, resource: refused.resource }, refused.message);
 
   if (command === "rebuild") {
+    // A rebuild cannot work without Kafka: the CLI exits 3 with the reason.
+    if (refused !== undefined) return 3;
     try {
       const result = await rebuild(config, store, log);
       log.info(result, "rebuild done");
@@ -74,7 +82,16 @@ async function main(): Promise<number> {
     },
   });
   await stream.start();
-  await projector.start();
+  // Refused by Kafka (credentials, certificate, ACL): the API keeps serving the views, /readyz says why.
+  if (refused === undefined) {
+    refused = await projector.start().then(() => undefined, (e: unknown) => {
+      const failure = accessFailureOf(e, context);
+      if (failure === undefined) throw e;
+      log.error({ code: failure.code, resource: failure.resource }, failure.message);
+      return failure;
+    });
+  }
+  if (refused !== undefined) projector.refusedBy(refused);
   const address = await server.listen({ host: config.host, port: config.port });
   log.info({ url: `${address}/`, api: `${address}/v1/tasks`, store: store.location }, "projector ready");
   return stopped;

@@ -20,7 +20,29 @@ const errors = (...codes: string[]): Json =>
 const ok = (description: string, contentType = "application/json"): Json => ({ "200": { description, content: { [contentType]: { schema: { type: contentType === "application/json" ? "object" : "string" } } } } });
 const get = (summary: string, parameters: Json[], responses: Json): Json => ({ get: { summary, parameters, responses: { ...responses, ...errors("PROJECTOR_UNKNOWN_PARAMETER", "PROJECTOR_UNAVAILABLE", "PROJECTOR_INTERNAL") } } });
 
-export function openApiDocument(): Json {
+export interface OpenApiOptions {
+  /** Read tokens are configured (PROJECTOR_TOKENS): the API, the stream and (unless open) /metrics need one. */
+  authRequired?: boolean;
+  metricsOpen?: boolean;
+}
+
+/** The document with each operation's security: bearer where a read token is needed, none elsewhere. */
+export function openApiDocument(options: OpenApiOptions = {}): Json {
+  const document = baseDocument();
+  const paths = document.paths as Record<string, { get: Json }>;
+  for (const [route, item] of Object.entries(paths)) {
+    const guarded = route.startsWith("/v1/") || (route === "/metrics" && !options.metricsOpen);
+    if (guarded && options.authRequired) {
+      item.get.security = [{ bearer: [] }];
+      item.get.responses = { ...(item.get.responses as Json), ...errors("PROJECTOR_UNAUTHORIZED") };
+    } else {
+      item.get.security = [];
+    }
+  }
+  return document;
+}
+
+function baseDocument(): Json {
   return {
     openapi: "3.1.0",
     info: { title: "a2a-ledger projector", version: "1", description: "Read-only views of the ledger: task lineage, workers, violations, the indeterminate/blocked queue, dead letters, staleness; a live stream of changes. Times are ISO-8601 UTC." },
@@ -59,6 +81,7 @@ export function openApiDocument(): Json {
       "/metrics": { get: { summary: "Prometheus metrics, including view lag per topic partition", responses: ok("text", "text/plain") } },
     },
     components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A read token of PROJECTOR_TOKENS. The page asks for it once and keeps it in sessionStorage; it is never put in a URL." } },
       schemas: {
         Error: {
           type: "object",

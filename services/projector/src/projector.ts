@@ -5,7 +5,7 @@
  * skipped, and a consumer that is ahead of them (Kafka's committed offsets are only a hint, committed
  * after the database) seeks back. Several instances share the partitions through the group.
  */
-import { type Admin, type Consumer, createKafka, type Kafka, type KafkaMessage } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
 import { endOffsets } from "@a2a-ledger/reconciler";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Batch } from "kafkajs";
@@ -40,6 +40,8 @@ export class Projector {
   private gen: { value: number; at: number } | undefined;
   private running = false;
   private failure: Error | undefined;
+  /** Why Kafka refuses this service, when it does (set at start, or by a crash kafkajs gives up on). */
+  private refused: AccessFailure | undefined;
 
   constructor(private readonly config: ProjectorConfig, private readonly store: Store, private readonly log: Logger, private readonly metrics: ProjectorMetrics, private readonly options: ProjectorOptions = {}) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-projector-${config.instanceId}` });
@@ -71,7 +73,10 @@ export class Projector {
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       // kafkajs restarts the consumer after retriable errors; only a crash it gives up on is fatal.
-      if (!payload.restart) this.failure = payload.error;
+      if (!payload.restart) {
+        this.failure = payload.error;
+        this.refused ??= accessFailureOf(payload.error, { topics: this.topics, groupId, client: processClientConfig() });
+      }
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
     });
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.log.info({ assignment: payload.memberAssignment }, "partitions assigned"));
@@ -180,6 +185,16 @@ export class Projector {
       this.ends = { at: now, value };
     }
     return this.ends.value;
+  }
+
+  /** Records that Kafka refused this service at start. */
+  refusedBy(failure: AccessFailure): void {
+    this.refused = failure;
+  }
+
+  /** Why Kafka refuses this service, if it does (for /readyz). */
+  accessFailure(): AccessFailure | undefined {
+    return this.refused;
   }
 
   /** Whether Kafka answers (for /readyz). */

@@ -5,6 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { bearerTokens } from "@a2a-ledger/env";
+import type { AccessFailure } from "@a2a-ledger/kafka";
 import type { ProjectorConfig } from "./config.ts";
 import { Cursors } from "./cursor.ts";
 import { type ErrorCode, ProjectorError } from "./errors.ts";
@@ -26,10 +28,12 @@ export interface KafkaView {
   kafkaReachable(timeoutMs: number): Promise<boolean>;
   /** Whether the consumer keeps the views up to date. */
   consuming(): boolean;
+  /** Why Kafka refuses this service (credentials, certificate, ACL), if it does. */
+  accessFailure?(): AccessFailure | undefined;
 }
 
 export interface ServerDeps {
-  config: Pick<ProjectorConfig, "policy" | "cursorSecret" | "maxStreams">;
+  config: Pick<ProjectorConfig, "policy" | "cursorSecret" | "maxStreams"> & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen">>;
   store: Store;
   stream: LiveStream;
   metrics: ProjectorMetrics;
@@ -78,7 +82,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const { store, stream, metrics, config } = deps;
   const now = deps.now ?? Date.now;
   const cursors = new Cursors(config.cursorSecret);
-  const openapiText = JSON.stringify(openApiDocument());
+  const tokens = bearerTokens(config.tokens ?? []);
+  const openapiText = JSON.stringify(openApiDocument({ authRequired: tokens.required, metricsOpen: config.metricsOpen ?? false }));
+  /** What a read token guards: the API and the live stream, and /metrics unless it is left open. The page's files and the health checks stay open. */
+  const guarded = (path: string): boolean => path.startsWith("/v1/") || (path === "/metrics" && !(config.metricsOpen ?? false));
   const assets = new Map(Object.entries(webAssets).map(([path, a]) => [path, { type: a.type, body: readFileSync(new URL(a.file, webDir)) }]));
   let closing = false;
 
@@ -101,6 +108,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
+    if (tokens.required && guarded(request.url.split("?")[0] ?? "") && tokens.match(request.headers.authorization) === undefined) {
+      throw new ProjectorError("PROJECTOR_UNAUTHORIZED", "A valid bearer read token is required");
+    }
   });
   app.addHook("preClose", async () => {
     closing = true;
@@ -113,6 +123,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (e.status >= 500) request.log.error({ err: error, code: e.code }, "request failed");
     metrics.rejects.inc({ code: e.code });
     if (e.code === "PROJECTOR_METHOD_NOT_ALLOWED") reply.header("allow", "GET, HEAD");
+    if (e.code === "PROJECTOR_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-projector"');
     if (e.status === 503) reply.header("retry-after", "5");
     return reply.code(e.status).type("application/json; charset=utf-8").send(e.body());
   });
@@ -224,8 +235,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get("/readyz", async (_request, reply) => {
     const [database, kafka] = await Promise.all([store.ping(readinessTimeoutMs), deps.kafka.kafkaReachable(readinessTimeoutMs)]);
     const consuming = deps.kafka.consuming();
-    const ready = database && kafka && consuming && !closing;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka, consuming, closing });
+    const refused = deps.kafka.accessFailure?.();
+    const ready = database && kafka && consuming && !closing && refused === undefined;
+    const reason = refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", database, kafka: kafka && refused === undefined, consuming, closing, ...reason });
   });
   app.get("/metrics", async (_request, reply) => {
     const ends = await deps.kafka.endOffsets().catch(() => []);

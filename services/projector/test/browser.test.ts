@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetrics } from "../src/metrics.ts";
+import { buildServer } from "../src/server.ts";
 import { bigTask } from "./big-task.ts";
 import { produce, type StoryPipeline, storyPipeline, waitForGroupAtEnd } from "./pipeline.ts";
 
@@ -114,5 +116,41 @@ describe("the lineage page in headless Chromium", () => {
     await page.locator("#search-input").fill("ctx-42");
     await page.locator("#search button").click();
     await expect.poll(() => page.url()).toContain("#/tasks/task-42");
+  });
+});
+
+describe("the lineage page of a projector with read tokens", () => {
+  it("asks for the token once, keeps it in sessionStorage, sends it only as a header and never in a URL", async () => {
+    const token = "browser-read-token-0123456789";
+    const { config, store, stream, projector } = pipeline.projector;
+    const guarded = buildServer({ config: { ...config, tokens: [token] }, store, stream, metrics: createMetrics(), kafka: projector, logger: false });
+    const guardedUrl = await guarded.listen({ host: "127.0.0.1", port: 0 });
+    const tab = await context.newPage();
+    const requests: { url: string; authorization: string | undefined }[] = [];
+    tab.on("request", (r) => requests.push({ url: r.url(), authorization: r.headers().authorization }));
+    try {
+      await tab.goto(`${guardedUrl}/#/tasks/task-42`);
+      await tab.locator("#token-form").waitFor();
+      await tab.locator("#token-input").fill("wrong-token-0123456789abc");
+      await tab.locator("#token-form button").click();
+      await tab.locator("#token-form").getByText("That token was refused").waitFor();
+      await tab.locator("#token-input").fill(token);
+      await tab.locator("#token-form button").click();
+      await tab.locator("#timeline").waitFor();
+      await expect.poll(() => tab.locator("#live").textContent(), { timeout: 10_000 }).toBe("live");
+      expect(await tab.evaluate(() => sessionStorage.getItem("a2a-ledger.projector.readToken"))).toBe(token);
+      // Another view of the same tab asks no more.
+      await tab.goto(`${guardedUrl}/#/workers/w-beta`);
+      await tab.locator("#skills").waitFor();
+      const download = tab.waitForEvent("download");
+      await tab.goto(`${guardedUrl}/#/tasks/task-42`);
+      await tab.locator("#export-ndjson").click();
+      expect((await download).suggestedFilename()).toBe("task-42.ndjson");
+      expect(requests.some((r) => r.url.includes("/v1/stream") && r.authorization === `Bearer ${token}`)).toBe(true);
+      for (const r of requests) expect(r.url.includes(token), r.url).toBe(false);
+    } finally {
+      await tab.close();
+      await guarded.close();
+    }
   });
 });

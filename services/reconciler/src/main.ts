@@ -5,6 +5,7 @@ import { loadReconcilerConfig } from "./config.ts";
 import { ReconcilerConfigError } from "./errors.ts";
 import { stopOnSignal } from "@a2a-ledger/env";
 import { createLogger } from "@a2a-ledger/logging";
+import { accessFailureOf, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { Reconciler } from "./reconciler.ts";
 
 let config: ReturnType<typeof loadReconcilerConfig>;
@@ -32,5 +33,19 @@ const stopped = stopOnSignal({
     }
   },
 });
-await reconciler.start();
+/** Refused by Kafka (credentials, certificate, ACL): no retry can cure it; says why and exits 3. */
+function exitIfRefused(error: unknown): void {
+  const refused = accessFailureOf(error, { topics: topicSpecs(config.topics).map((t) => t.name), groupId: config.groupId, client: processClientConfig() });
+  if (refused === undefined) return;
+  log.error({ code: refused.code, resource: refused.resource }, refused.message);
+  server?.close();
+  process.exit(3);
+}
+reconciler.onFatal = exitIfRefused;
+try {
+  await reconciler.start();
+} catch (error) {
+  exitIfRefused(error);
+  throw error;
+}
 process.exit(await stopped);

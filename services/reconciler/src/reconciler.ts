@@ -6,7 +6,7 @@
  * transactional id is what fences a zombie that lost the partition).
  */
 import { createDecider, type Decider, type LedgerState } from "@a2a-ledger/core";
-import { type Admin, type Consumer, createKafka, type Kafka, type Producer, sendByPartition, topicSpecs, type Transaction } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, type Producer, sendByPartition, topicSpecs, type Transaction } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -75,6 +75,9 @@ export class Reconciler {
     this.decider = createDecider(config.ruleSet);
   }
 
+  /** Called when the consumer crashed for good (kafkajs will not restart it), e.g. Kafka refused an ACL. */
+  onFatal: ((error: unknown) => void) | undefined;
+
   /** Partitions of each output topic, as the topics are created in code. */
   private readonly partitionCounts: Map<string, number>;
 
@@ -99,7 +102,8 @@ export class Reconciler {
       // kafkajs gives up on a consumer after an error it does not deem retriable (a fenced producer, an
       // unknown commit outcome): the process would live on without consuming. Every failure restarts it
       // (rejoin, committed offsets, state restored), which is what the transaction's outcome needs.
-      retry: { restartOnFailure: async () => true },
+      // Except when Kafka refuses this service (credentials, certificate, ACL): no restart cures that (main.ts exits 3 naming it).
+      retry: { restartOnFailure: async (error: Error) => accessFailureOf(error) === undefined },
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => void this.onAssignment(payload.memberAssignment[topics.observations] ?? []));
     // A rebalance takes every partition away until the next assignment (kafkajs rebalances eagerly):
@@ -112,6 +116,7 @@ export class Reconciler {
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       if (payload.restart) this.metrics.consumerRestarts.inc();
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
+      if (!payload.restart) this.onFatal?.(payload.error);
     });
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: topics.observations, fromBeginning: true });

@@ -28,6 +28,10 @@ export class TopicReader {
     this.consumer.on(this.consumer.events.END_BATCH_PROCESS, ({ payload }) => {
       this.advance(payload.partition, BigInt(payload.lastOffset) + 1n);
     });
+    // A crash kafkajs gives up on (e.g. Kafka refused an ACL) ends the wait of caughtUp with its error.
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) this.failure ??= payload.error;
+    });
     await this.consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {

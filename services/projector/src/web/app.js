@@ -2,7 +2,10 @@
 // page through textContent (never innerHTML), and positions through CSSOM, which the page's CSP allows.
 const main = document.getElementById("main");
 const live = document.getElementById("live");
-let source = null;
+let stream = null;
+// The read token (PROJECTOR_TOKENS), asked for once and kept for this tab only; never put in a URL.
+const tokenKey = "a2a-ledger.projector.readToken";
+let asking = null;
 let refreshTimer = null;
 let route = null;
 
@@ -19,8 +22,47 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+const authHeaders = () => {
+  const token = sessionStorage.getItem(tokenKey);
+  return token ? { authorization: `Bearer ${token}` } : {};
+};
+
+/** Asks for the read token (one form for every caller waiting on it); resolves once one is entered. */
+function askToken(rejected) {
+  if (rejected) sessionStorage.removeItem(tokenKey);
+  asking ??= new Promise((resolve) => {
+    const input = h("input", { id: "token-input", type: "password", autocomplete: "current-password", required: true, "aria-label": "Read token" });
+    const form = h("form", { id: "token-form", class: "card" },
+      h("h1", {}, "Read token"),
+      h("p", {}, rejected ? "That token was refused. Enter a read token of this projector (PROJECTOR_TOKENS)." : "This projector needs a read token (PROJECTOR_TOKENS). It is kept for this tab only."),
+      input,
+      h("button", { type: "submit" }, "Continue"));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const token = input.value.trim();
+      if (token === "") return;
+      sessionStorage.setItem(tokenKey, token);
+      asking = null;
+      resolve();
+    });
+    show(form);
+    input.focus();
+  });
+  return asking;
+}
+
+/** fetch with the read token; a 401 asks for a token and tries again. */
+async function authorized(path, accept) {
+  for (;;) {
+    const hadToken = sessionStorage.getItem(tokenKey) !== null;
+    const response = await fetch(path, { headers: { accept, ...authHeaders() } });
+    if (response.status !== 401) return response;
+    await askToken(hadToken);
+  }
+}
+
 async function api(path) {
-  const response = await fetch(path, { headers: { accept: "application/json" } });
+  const response = await authorized(path, "application/json");
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw Object.assign(new Error(body.error || `HTTP ${response.status}`), { code: body.code, status: response.status });
   return body;
@@ -46,25 +88,64 @@ function failure(error) {
   show(h("p", { class: "err" }, `${error.code ? `${error.code}: ` : ""}${error.message}`));
 }
 
+/**
+ * The live stream, read with fetch (an EventSource cannot send the read token, and the token never
+ * goes into a URL): server-sent events parsed here, reconnecting after 2 s as EventSource would.
+ */
 function listen(params, onChange) {
-  if (source) source.close();
-  source = new EventSource(`/v1/stream${params ? `?${params}` : ""}`);
-  source.onopen = () => {
-    live.textContent = "live";
-    live.classList.add("on");
-  };
-  source.onerror = () => {
-    live.textContent = "reconnecting";
-    live.classList.remove("on");
-  };
+  if (stream) stream.abort();
+  const controller = new AbortController();
+  stream = controller;
   const fire = () => {
     clearTimeout(refreshTimer);
     refreshTimer = setTimeout(onChange, 400);
   };
-  for (const type of ["task", "worker", "dlq"]) source.addEventListener(type, fire);
-  source.addEventListener("refresh", (e) => {
-    if (JSON.parse(e.data).reason !== "connected") fire();
-  });
+  const state = (text, on) => {
+    live.textContent = text;
+    live.classList.toggle("on", on);
+  };
+  const handle = (block) => {
+    let type = "message";
+    let data = "";
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event:")) type = line.slice(6).trim();
+      else if (line.startsWith("data:")) data += line.slice(5).trim();
+    }
+    if (type === "task" || type === "worker" || type === "dlq") fire();
+    else if (type === "refresh" && data !== "" && JSON.parse(data).reason !== "connected") fire();
+  };
+  (async () => {
+    while (!controller.signal.aborted) {
+      try {
+        const hadToken = sessionStorage.getItem(tokenKey) !== null;
+        const response = await fetch(`/v1/stream${params ? `?${params}` : ""}`, { headers: { accept: "text/event-stream", ...authHeaders() }, signal: controller.signal });
+        if (response.status === 401) {
+          state("offline", false);
+          await askToken(hadToken);
+          onChange();
+          continue;
+        }
+        if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+        state("live", true);
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value.replace(/\r\n?/g, "\n");
+          let end;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            handle(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+      } catch {
+        if (controller.signal.aborted) return;
+      }
+      state("reconnecting", false);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  })();
 }
 
 function download(name, text, type) {
@@ -336,7 +417,11 @@ async function taskPage(id) {
       ["violations", view.violationCount],
     ].map(([k, v]) => h("div", {}, h("span", {}, k), v)), view.blockedReason ? h("div", {}, h("span", {}, "blocked because"), view.blockedReason) : null),
     h("div", { class: "toolbar" },
-      h("a", { class: "button", id: "export-ndjson", href: `${base}/events.ndjson`, download: `${id}.ndjson` }, "Export NDJSON (replays)"),
+      h("button", { id: "export-ndjson", onclick: async () => {
+        const response = await authorized(`${base}/events.ndjson`, "application/x-ndjson");
+        if (response.ok) download(`${id}.ndjson`, await response.text(), "application/x-ndjson");
+        else failure(Object.assign(new Error(`HTTP ${response.status}`), { status: response.status }));
+      } }, "Export NDJSON (replays)"),
       h("button", { id: "export-json", onclick: () => download(`${id}.json`, JSON.stringify(view, null, 2), "application/json") }, "Export JSON"),
     ),
     filterHolder,
