@@ -130,6 +130,9 @@ describe("default/3: a real task lost in an interrupted state is evidence agains
       { type: "TaskIndeterminate", workerId: "w1", reason: expect.stringContaining("under verify") },
       { type: "RedispatchCommanded", targetWorkerId: "w3" },
     ]);
+    // a second loss under the same card is the known fact again: no second violation, no new snapshot
+    const again = given([...history, e.notFound("t", "w1", "a1", { at: 120 }), e.dispatch("u", "w1", { at: 200 }), e.state("u", "w1", "b1", "input-required", { at: 210 })], { ruleSet: defaultRuleSetV3, policy: { trustedVendors: ["Acme"] } }).when(e.notFound("u", "w1", "b1", { at: 220 }));
+    expect(again.decisions.map((d) => d.type)).toEqual(["TaskIndeterminate", "RedispatchCommanded"]);
   });
 
   it("does not judge a new card by what the worker did under the previous one, nor a task lost while WORKING", () => {

@@ -5,7 +5,8 @@
  * last seen under, its interrupted states are revoked from every skill's V and the card is marked not
  * durable (a new snapshot, announced with CapabilitiesVerified; this also revokes trust, see policyOf,
  * so the loss itself is judged under verify); when that card claimed a durable task store,
- * TASK_STORE_NOT_DURABLE is recorded. A card that changed since the task was last seen is not judged by
+ * TASK_STORE_NOT_DURABLE is recorded. Only the first such loss under a card counts (the one that
+ * revokes): later losses under it are the known fact again. A card that changed since the task was last seen is not judged by
  * what the worker did under the previous one (a new version may keep its tasks).
  * Runs before R4/R5, so the loss it judges and R6's choice already see the revoked V.
  */
@@ -26,6 +27,10 @@ export function r9LostTasks(input: RuleInput): RuleOutput {
   const seenUnder = input.capabilities.asOf(obs.workerId, last.occurredAt);
   const current = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   if (current === undefined || seenUnder === undefined || seenUnder.cardHash !== current.cardHash) return noOutput;
+  const revoked = snapshotRevokingInterrupted(current, obs);
+  // Only the first evidence against the card counts: once it is known not to keep interrupted tasks,
+  // a later loss under it is that known fact again, not a new finding.
+  if (revoked === undefined) return noOutput;
   const decisions: DecisionDraft[] = [];
   if (current.taskStore === "durable") {
     decisions.push(
@@ -44,8 +49,6 @@ export function r9LostTasks(input: RuleInput): RuleOutput {
       ]),
     );
   }
-  const revoked = snapshotRevokingInterrupted(current, obs);
-  if (revoked === undefined) return decisions.length === 0 ? noOutput : { decisions, capabilityUpdates: [], cards: [] };
   decisions.push({
     type: "CapabilitiesVerified",
     workerId: obs.workerId,
