@@ -183,8 +183,8 @@ describe("default/3: the loss of a dispatch's unanswered task is reconciled", ()
 });
 
 describe("default/3 as a rule set", () => {
-  it("is what `default` names; default/2 stays loadable by its version and decides as before", () => {
-    expect(ruleSetByName("default")).toBe(defaultRuleSetV3);
+  it("is loaded by its version, beside default/2 (what `default` still names) and its frozen rules", () => {
+    expect(ruleSetByName("default")).toBe(defaultRuleSet);
     expect(ruleSetByName("default/3")).toBe(defaultRuleSetV3);
     expect(ruleSetByName("default/2")).toBe(defaultRuleSet);
     expect(defaultRuleSetV3.rules.map((r) => r.id)).toEqual(["capabilities", "R8", "R7", "skills", "R1", "R2", "R3", "R9", "R9-tasks", "R4-R5", "R6", "reconciled"]);

@@ -1,6 +1,8 @@
 /**
- * The shipped rule sets, by name and by version: `default` and `restart-from-scratch` are their newest
- * versions (default/3, restart-from-scratch/2); `default/2`, `default/1` and `restart-from-scratch/1`
+ * The shipped rule sets, by name and by version: `default` names default/2 (what the reconciler runs
+ * unless A2A_LEDGER_RULES says otherwise) and `restart-from-scratch` restart-from-scratch/2; default/3
+ * is loaded by its version (`--candidate default/3`, A2A_LEDGER_RULES=default/3) until it becomes what
+ * `default` names (packages/core/README.md says why not yet); `default/1` and `restart-from-scratch/1`
  * remain, frozen, for replays.
  */
 import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
@@ -33,7 +35,7 @@ const common = (r6: (input: RuleInput) => RuleOutput): NamedRule[] => [
   { id: "reconciled", on: ["TaskStateObserved"], apply: reconciled },
 ];
 
-/** DESIGN §4 with the default/2 fixes (frozen; `default` now names default/3): no eligible worker for the interrupted state → ReconciliationBlocked. */
+/** DESIGN §4 with the default/2 fixes (frozen): no eligible worker for the interrupted state → ReconciliationBlocked. */
 export const defaultRuleSet: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/2",
@@ -81,8 +83,8 @@ export const ruleSets: Readonly<Record<string, RuleSet>> = {
   [restartFromScratchRuleSetV1.rulesVersion]: restartFromScratchRuleSetV1,
 };
 
-/** What a bare name means: `default` is default/3, what the reconciler runs unless A2A_LEDGER_RULES names another. */
-const latest: Readonly<Record<string, RuleSet>> = { [defaultRuleSetV3.name]: defaultRuleSetV3, [restartFromScratchRuleSet.name]: restartFromScratchRuleSet };
+/** What a bare name means: `default` is default/2, what the reconciler runs unless A2A_LEDGER_RULES names another. */
+const latest: Readonly<Record<string, RuleSet>> = { [defaultRuleSet.name]: defaultRuleSet, [restartFromScratchRuleSet.name]: restartFromScratchRuleSet };
 
 /** A shipped rule set by name (its newest version) or by exact rulesVersion, e.g. "default/1". */
 export function ruleSetByName(name: string): RuleSet | undefined {
