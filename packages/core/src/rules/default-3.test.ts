@@ -5,7 +5,7 @@
  */
 import type { TaskState } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
+import { agentCard, type CardSpec, events } from "../../test/builders.ts";
 import { fixedInDefault3, given } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 import { replay } from "../replay.ts";
@@ -20,7 +20,7 @@ const skills = [{ id: "summarize", outputModes: ["text/plain"] }];
 type Events = ReturnType<typeof events>;
 
 /** Cards and probes: each worker verifies `states` for skill summarize, emitting text/plain. */
-function probed(e: Events, workers: Record<string, { states: TaskState[]; org?: string; taskStore?: string }>, from = 1) {
+function probed(e: Events, workers: Record<string, { states: TaskState[]; org?: string; taskStore?: CardSpec["taskStore"] }>, from = 1) {
   const out = [];
   let at = from;
   for (const [w, o] of Object.entries(workers)) {
