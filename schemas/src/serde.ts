@@ -127,6 +127,7 @@ export class Serde {
   /** Per writer schema id, how its records are read; filled at the first record of each id. */
   private readonly readers = new Map<number, Reader>();
   private readonly lookups = new Map<number, Promise<Reader>>();
+  private readonly idLookups = new Map<string, Promise<number>>();
   private readonly writer = new WireWriter();
 
   /**
@@ -161,12 +162,22 @@ export class Serde {
     return entry;
   }
 
-  private async idOf(entry: Entry): Promise<number> {
+  /** The registry id of the entry's schema: one lookup per type, shared by the records encoded meanwhile. */
+  private idOf(entry: Entry): Promise<number> {
     const known = this.ids.get(entry.typeName);
-    if (known !== undefined) return known;
-    const id = await this.registry.getRegistryIdBySchema(entry.subject, { type: SchemaType.AVRO, schema: entry.schema });
-    this.remember(entry, id);
-    return id;
+    if (known !== undefined) return Promise.resolve(known);
+    let lookup = this.idLookups.get(entry.typeName);
+    if (lookup === undefined) {
+      lookup = this.registry
+        .getRegistryIdBySchema(entry.subject, { type: SchemaType.AVRO, schema: entry.schema })
+        .then((id) => {
+          this.remember(entry, id);
+          return id;
+        })
+        .finally(() => this.idLookups.delete(entry.typeName));
+      this.idLookups.set(entry.typeName, lookup);
+    }
+    return lookup;
   }
 
   /** `id` is the registry's id of this catalogue's schema of the entry: its records read without a resolver. */
