@@ -1,2 +1,2 @@
-export { Serde, schemaIdOf, WireFormatError, type Decoded, type LedgerRecord } from "./serde.ts";
+export { Serde, SerdeError, schemaIdOf, WireFormatError, type Decoded, type LedgerRecord, type SerdeErrorCode } from "./serde.ts";
 export { checkCompatibility, getSubjectCompatibility, setSubjectCompatibility, type Compatibility, type CompatibilityVerdict } from "./registry-admin.ts";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, endpointsFromEnv, type Admin } from "@a2a-ledger/kafka";
 import { createTestTopic, readMessages } from "@a2a-ledger/kafka/testing";
 import { avroSchemas } from "./generated/avro-schemas.ts";
-import { type LedgerRecord, Serde, WireFormatError } from "./serde.ts";
+import { type LedgerRecord, Serde, SerdeError, WireFormatError } from "./serde.ts";
 import { allSamples } from "./testing/samples.ts";
 import { avroType, type SchemaGroup } from "./validate.ts";
 
@@ -100,23 +100,27 @@ describe("Avro serde on the real registry and broker", () => {
     expect(direct).toEqual(viaRegistry);
     expect(direct.map((d) => d.record)).toEqual(records);
     const truncated = (bytes[0] as Buffer).subarray(0, (bytes[0] as Buffer).length - 3);
-    await expect(fresh.decode(truncated)).rejects.toThrow();
-    await expect(fresh.decode(Buffer.concat([bytes[0] as Buffer, Buffer.from([1])]))).rejects.toThrow();
+    await expect(fresh.decode(truncated)).rejects.toMatchObject({ code: "SERDE_BAD_BYTES", message: /truncated/ });
+    await expect(fresh.decode(Buffer.concat([bytes[0] as Buffer, Buffer.from([1])]))).rejects.toMatchObject({ code: "SERDE_BAD_BYTES", message: /1 bytes after the record/ });
   });
 
   it("refuses bytes that are not in the Confluent wire format", async () => {
     await expect(serde.decode(Buffer.from('{"type":"TaskDispatched"}'))).rejects.toBeInstanceOf(WireFormatError);
-    await expect(serde.decode(Buffer.alloc(3))).rejects.toBeInstanceOf(WireFormatError);
+    await expect(serde.decode(Buffer.alloc(3))).rejects.toMatchObject({ name: "WireFormatError", code: "SERDE_NOT_WIRE_FORMAT" });
   });
 
   it("refuses a schema id the registry does not know", async () => {
     const framed = Buffer.concat([Buffer.from([0, 0x7f, 0xff, 0xff, 0xf0]), Buffer.from([2, 0x61])]);
-    await expect(serde.decode(framed)).rejects.toThrow();
+    const refused = await serde.decode(framed).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SerdeError);
+    expect(refused).not.toBeInstanceOf(WireFormatError);
+    expect(refused).toMatchObject({ code: "SERDE_UNKNOWN_SCHEMA_ID", message: "schema id 2147483632 is not in the registry" });
   });
 
   it("refuses a record that does not match its schema", async () => {
-    const bad = { ...allSamples()[0], occurredAt: "yesterday" } as unknown as LedgerRecord;
-    await expect(serde.encode(bad)).rejects.toThrow();
+    const bad = { ...allSamples()[0], occurredAt: "yesterday", etag: 7 } as unknown as LedgerRecord;
+    await expect(serde.encode(bad)).rejects.toMatchObject({ code: "SERDE_INVALID_RECORD", message: /AgentCardObserved record does not fit its schema at occurredAt, etag/ });
+    await expect(serde.encode({ ...allSamples()[0], type: "NoSuchEvent" } as unknown as LedgerRecord)).rejects.toMatchObject({ code: "SERDE_UNKNOWN_EVENT_TYPE" });
   });
 
   it("refuses a schema id of a record that is not an event of the catalogue", async () => {
@@ -130,6 +134,6 @@ describe("Avro serde on the real registry and broker", () => {
     const body = avro.Type.forSchema(JSON.parse(foreign) as avro.Schema).toBuffer({ x: 1 });
     const header = Buffer.alloc(5);
     header.writeInt32BE(id, 1);
-    await expect(serde.decode(Buffer.concat([header, body]))).rejects.toThrow(/not an event of this catalogue/);
+    await expect(serde.decode(Buffer.concat([header, body]))).rejects.toMatchObject({ name: "WireFormatError", code: "SERDE_NOT_IN_CATALOGUE", message: /elsewhere.Foreign, not an event of this catalogue/ });
   });
 });

@@ -3,7 +3,7 @@
  * (as the reconciler's dead-letter reasons put it). A registry that cannot be reached is not the
  * record's fault: that is an error for the whole read.
  */
-import { type Decoded, type Serde, WireFormatError } from "@a2a-ledger/schemas/serde";
+import { type Decoded, type Serde, SerdeError, WireFormatError } from "@a2a-ledger/schemas/serde";
 import type { TopicRecord } from "./topic-stream.ts";
 import { TopicUnavailableError } from "./topic-stream.ts";
 
@@ -19,6 +19,7 @@ export async function decodeRecord(serde: Serde, record: TopicRecord): Promise<D
     return await serde.decode(record.value);
   } catch (error) {
     if (error instanceof WireFormatError) return error.message;
+    if (error instanceof SerdeError) return `the schema id is unknown or the bytes do not decode with it (${error.code}): ${error.message}`;
     if (unreachable(error)) throw new TopicUnavailableError(`the schema registry at ${serde.registryUrl} cannot be reached: ${(error as Error).message}`);
     return `the schema id is unknown or the bytes do not decode with it: ${(error as Error).message}`;
   }

@@ -1,11 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { WireFormatError } from "@a2a-ledger/schemas/serde";
+import { SerdeError, WireFormatError } from "@a2a-ledger/schemas/serde";
 import { PoisonRecordError } from "./errors.ts";
 import { classifyDecodeError, deadLetter, dlqHeader } from "./poison.ts";
 
 describe("classifyDecodeError", () => {
   it("calls bytes without the Confluent frame undecodable", () => {
     expect(classifyDecodeError(new WireFormatError("no magic byte"))?.reason).toBe("RECONCILER_UNDECODABLE");
+  });
+  it("calls a record whose schema is not of the catalogue undecodable", () => {
+    expect(classifyDecodeError(new WireFormatError("schema id 9 is elsewhere.Foreign, not an event of this catalogue", "SERDE_NOT_IN_CATALOGUE"))?.reason).toBe("RECONCILER_UNDECODABLE");
+  });
+  it("calls the serde's refusals of a schema id or of the bytes an unknown schema, naming its code, whatever words the message holds", () => {
+    for (const code of ["SERDE_UNKNOWN_SCHEMA_ID", "SERDE_UNRESOLVABLE_SCHEMA", "SERDE_BAD_BYTES"] as const) {
+      const poison = classifyDecodeError(new SerdeError("schema id 7 (a2a.ledger.v1.TaskTimeout) cannot be read as this catalogue's TaskTimeout", code));
+      expect(poison?.reason).toBe("RECONCILER_UNKNOWN_SCHEMA");
+      expect(poison?.message).toContain(code);
+    }
   });
   it("calls a schema id the registry does not know an unknown schema", () => {
     expect(classifyDecodeError(Object.assign(new Error("Schema not found"), { status: 404 }))?.reason).toBe("RECONCILER_UNKNOWN_SCHEMA");

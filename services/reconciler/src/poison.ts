@@ -3,7 +3,7 @@
  * it whole: the original key, value and headers, plus the reason and where it came from.
  */
 import type { IHeaders, KafkaMessage } from "kafkajs";
-import { WireFormatError } from "@a2a-ledger/schemas/serde";
+import { SerdeError, WireFormatError } from "@a2a-ledger/schemas/serde";
 import { type DeadLetterReason, deadLetterReasons, PoisonRecordError } from "./errors.ts";
 
 export const dlqHeader = {
@@ -18,6 +18,8 @@ export const dlqHeader = {
 export function classifyDecodeError(error: unknown): PoisonRecordError | undefined {
   if (error instanceof PoisonRecordError) return error;
   if (error instanceof WireFormatError) return new PoisonRecordError("RECONCILER_UNDECODABLE", error.message);
+  // An unknown schema id, a writer schema that does not resolve to the catalogue's, bytes that do not decode.
+  if (error instanceof SerdeError) return new PoisonRecordError("RECONCILER_UNKNOWN_SCHEMA", `${error.code}: ${error.message}`);
   const e = error as { status?: number; message?: string; code?: string; cause?: { code?: string } };
   const message = e.message ?? String(error);
   if (e.status === 404 || /not found/i.test(message)) return new PoisonRecordError("RECONCILER_UNKNOWN_SCHEMA", message);
