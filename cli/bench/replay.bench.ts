@@ -25,6 +25,7 @@ import { streamTopic } from "../src/kafka/topic-stream.ts";
 import { ocfSource } from "../src/ocf/ocf-reader.ts";
 import { type OcfCodec, OcfWriter } from "../src/ocf/ocf-writer.ts";
 import { buildReport } from "../src/replay/replay-report.ts";
+import { rejectionSummary } from "../src/replay/rejections.ts";
 import { runReplay } from "../src/replay/replay-run.ts";
 import { wholeLog } from "../src/replay/replay-scope.ts";
 import { RuleSetRun } from "../src/replay/rule-set-run.ts";
@@ -97,7 +98,7 @@ async function replayFile(ruleSets: typeof defaultRuleSet[], diff: boolean): Pro
   let diffMs = 0;
   if (diff) {
     const t = cpuNow();
-    const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [] });
+    const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [], rejected: { baseline: rejectionSummary(runs[0]?.rulesVersion as string, runs[0]?.rejected ?? []), candidate: rejectionSummary(runs[1]?.rulesVersion as string, runs[1]?.rejected ?? []) } });
     diffMs = cpuNow() - t;
     if (report.diffs.length === 0) throw new Error("the two rule sets should differ on the generated log");
   }

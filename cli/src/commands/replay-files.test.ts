@@ -6,12 +6,14 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultRuleSet, replay } from "@a2a-ledger/core";
+import { defaultRuleSet, replay, replayLog } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import type { Decision } from "@a2a-ledger/schemas";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseLines } from "../../test/observations.ts";
 import { run } from "../../test/run.ts";
+import throwingRules from "../../test/fixtures/throwing-rules.ts";
+import type { RejectionSummary } from "../replay/rejections.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-files-"));
 const lines = generateLog(20_000);
@@ -112,6 +114,54 @@ describe("replay of files", () => {
   });
 });
 
+describe("observations the rules reject are reported as the reconciler dead-letters them, and the rest is decided", () => {
+  // The fixture throws on every TaskNotFoundObserved; the reconciler would dead-letter each and go on.
+  const notFoundLines = lines.flatMap((l, i) => (l.includes('"TaskNotFoundObserved"') ? [i + 1] : []));
+  const expected = replayLog(observations, throwingRules);
+  const throwing = join(fixtures, "throwing-rules.ts");
+
+  it("the core's replayLog and the CLI agree on the rejections and on every other decision", () => {
+    expect(notFoundLines.length).toBeGreaterThan(1);
+    expect(expected.rejected.map((r) => r.index + 1)).toEqual(notFoundLines);
+    expect(expected.decisions.length).toBeGreaterThan(0);
+  });
+
+  it("listing: decisions on stdout, exit 0, each rejection named by file and line with its reason code on stderr", async () => {
+    const result = await run(["replay", "--input", ndjson, "--baseline", throwing]);
+    expect(result.code).toBe(0);
+    const listed = await run(["replay", "--input", ndjson, "--baseline", throwing, "--json"]);
+    expect(listed.code).toBe(0);
+    expect(jsonLines(listed.stdout)).toEqual(expected.decisions);
+    const stderr = result.stderr.split("\n");
+    expect(stderr[0]).toBe(`a2a-ledger replay: rules throwing/1 rejected ${notFoundLines.length} observation(s), as the reconciler dead-letters them (RECONCILER_RULES_REJECTED); the rest was decided:`);
+    expect(stderr[1]).toMatch(new RegExp(`^a2a-ledger replay:   .*log\\.ndjson:${notFoundLines[0]} \\(eventId "ev-\\d+", correlation "[^"]+"\\): explode: cannot judge a lost task$`));
+    expect(result.stderr).toContain(`, ${expected.decisions.length} decisions, ${notFoundLines.length} rejected (rules throwing/1)`);
+    // With --json the report is one JSON line on stderr: stdout stays decisions only.
+    const report = JSON.parse(listed.stderr.trim()) as { rejected: RejectionSummary };
+    expect(report.rejected.count).toBe(notFoundLines.length);
+    expect(report.rejected.observations.map((r) => [r.where.replace(/^.*:/, ""), r.reason])).toEqual(notFoundLines.slice(0, 100).map((n) => [String(n), "RECONCILER_RULES_REJECTED"]));
+    expect(report.rejected.observations[0]?.eventId).toBe(observations[(notFoundLines[0] as number) - 1]?.eventId);
+  });
+
+  it("comparing: the summary names each side's rejections; an Avro input names them by byte offset", async () => {
+    const result = await run(["replay", "--input", avro, "--candidate", throwing, "--json"]);
+    expect(result.code).toBe(0);
+    const summary = (jsonLines<{ summary?: { rejected: { baseline: RejectionSummary; candidate: RejectionSummary } } }>(result.stdout).at(-1)?.summary) as { rejected: { baseline: RejectionSummary; candidate: RejectionSummary } };
+    expect(summary.rejected.baseline).toEqual({ rulesVersion: defaultRuleSet.rulesVersion, count: 0, observations: [] });
+    expect(summary.rejected.candidate.count).toBe(notFoundLines.length);
+    expect(summary.rejected.candidate.observations[0]?.where).toMatch(/log\.avro: byte \d+$/);
+    const text = await run(["replay", "--input", ndjson, "--candidate", throwing]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`rules throwing/1 rejected ${notFoundLines.length} observation(s), as the reconciler dead-letters them (RECONCILER_RULES_REJECTED); the rest was decided:`);
+  });
+
+  it("a clean replay reports nothing and keeps its output", async () => {
+    const result = await run(["replay", "--input", ndjson]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`${observations.length} observations, ${full.length} decisions (rules ${defaultRuleSet.rulesVersion})\n`);
+  });
+});
+
 describe("bad inputs are named by file and line or byte, exit 2, and leave no result", () => {
   const report = () => join(dir, `never-${Math.random().toString(36).slice(2)}.html`);
 
@@ -147,8 +197,13 @@ describe("bad inputs are named by file and line or byte, exit 2, and leave no re
     await refused(["replay", "--input", path], /malformed input: .*garbage\.ndjson:15001: invalid JSON/);
   });
 
-  it("a rules module that throws", async () => {
-    await refused(["replay", "--input", ndjson, "--baseline", join(fixtures, "throwing-rules.ts")], /^a2a-ledger replay: rules throwing\/1 failed on the observation at .*log\.ndjson:\d+ \(eventId "ev-\d+"\): explode: cannot judge a lost task/);
+  it("a card nested 20,000 arrays deep", async () => {
+    const path = join(dir, "deep-card.ndjson");
+    const depth = 20_000;
+    const card = JSON.stringify(observations.find((o) => o.type === "AgentCardObserved")).replace(/"card":"(?:[^"\\]|\\.)*"/, `"card":{"name":"deep","skills":${"[".repeat(depth)}0${"]".repeat(depth)}}`);
+    expect(card.includes("[[[[")).toBe(true);
+    writeFileSync(path, [...lines.slice(0, 100), card, ...lines.slice(100)].join("\n"));
+    await refused(["replay", "--input", path], new RegExp(`^a2a-ledger replay: malformed input: .*deep-card\\.ndjson:101: card\\.skills(\\[0\\]){31}: nested deeper than 32 levels\n$`));
   });
 
   it("a rules module that throws while it is loaded", async () => {

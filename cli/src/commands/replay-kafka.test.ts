@@ -9,12 +9,14 @@ import { join } from "node:path";
 import { defaultRuleSet, replay, restartFromScratchRuleSet } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import type { Admin } from "@a2a-ledger/kafka";
+import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStack, deleteStack, kafka, produce, serde, type Stack, startReconciler, stopReconciler, waitForReconciler } from "../../test/ledger-stack.ts";
 import { parseLines } from "../../test/observations.ts";
 import { run } from "../../test/run.ts";
 import { type CorrelationDiff, diffDecisions } from "../decision-diff.ts";
+import type { RejectionSummary } from "../replay/rejections.ts";
 import type { ReplaySummary } from "../replay/replay-report.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-kafka-"));
@@ -116,6 +118,36 @@ describe("export → replay", () => {
     const diff = ({ startedBeforeWindow: _unknowable, ...rest }: Line) => rest;
     expect(lines(fromFile.stdout).slice(0, -1).map(diff)).toEqual(topicLines.slice(0, -1).map(diff));
     expect(topicLines.length).toBeGreaterThan(1);
+  }, 120_000);
+});
+
+describe("observations the rules reject, from the topic", () => {
+  it("are named by topic, partition and offset with the reconciler's reason code, and the rest is decided", async () => {
+    const throwing = join(import.meta.dirname, "../../test/fixtures/throwing-rules.ts");
+    const { code, stdout, stderr } = await run(["replay", "--kafka", "--baseline", throwing, "--json"]);
+    expect(code).toBe(0);
+    const { rejected } = JSON.parse(stderr.split("\n").find((l) => l.startsWith('{"rejected"')) as string) as { rejected: RejectionSummary };
+    // Where each observation really is on the topic.
+    const topic = stack.topics.observations;
+    const at = new Map<string, string>();
+    for (const m of await readMessages(kafka, topic, log.length + 1, 60_000)) {
+      if (m.key === "task-poison") continue;
+      const o = (await serde.decode(m.value as Buffer)).record as Observation;
+      at.set(o.eventId, `${topic}[${m.partition}]@${m.offset}`);
+    }
+    expect(at.size).toBe(log.length);
+    const notFound = log.filter((o) => o.type === "TaskNotFoundObserved");
+    expect(notFound.length).toBeGreaterThan(1);
+    expect(rejected.count).toBe(notFound.length);
+    const listed = rejected.observations.map((r) => r.eventId);
+    expect(new Set(listed).size).toBe(Math.min(100, notFound.length));
+    expect(listed.filter((id) => !notFound.some((o) => o.eventId === id))).toEqual([]);
+    for (const r of rejected.observations) expect([r.where, r.reason, r.detail]).toEqual([at.get(r.eventId), "RECONCILER_RULES_REJECTED", "explode: cannot judge a lost task"]);
+    // Every other observation is decided; none of the decisions stems from a rejected one.
+    const decided = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { causeEventIds: string[] });
+    expect(decided.length).toBeGreaterThan(0);
+    const notFoundIds = new Set(notFound.map((o) => o.eventId));
+    expect(decided.some((d) => d.causeEventIds.some((id) => notFoundIds.has(id)))).toBe(false);
   }, 120_000);
 });
 

@@ -20,6 +20,7 @@ import { checkWritable } from "../output-file.ts";
 import { progressBar } from "../progress.ts";
 import { renderHtml } from "../render/html.ts";
 import { renderTerminal } from "../render/terminal.ts";
+import { rejectionLines, rejectionSummary } from "../replay/rejections.ts";
 import { buildReport, type ReplayReport } from "../replay/replay-report.ts";
 import { runReplay } from "../replay/replay-run.ts";
 import { scopeFromOptions, type ReplayScope } from "../replay/replay-scope.ts";
@@ -178,7 +179,10 @@ async function run(args: string[], io: Io): Promise<number> {
     if (!comparing) {
       const only = runs[0] as RuleSetRun;
       printDecisions(io, only.decisions, o.json);
-      if (!o.json) io.stderr(`${counts.events} observations, ${only.decisions.length} decisions (rules ${only.rulesVersion})\n`);
+      // stdout stays the decisions alone; the rejections go to stderr, as one JSON line with --json.
+      const rejected = rejectionSummary(only.rulesVersion, only.rejected);
+      if (rejected.count > 0) io.stderr(o.json ? `${JSON.stringify({ rejected })}\n` : rejectionLines(rejected).map((l) => `a2a-ledger replay: ${l}\n`).join(""));
+      if (!o.json) io.stderr(`${counts.events} observations, ${only.decisions.length} decisions${rejected.count > 0 ? `, ${rejected.count} rejected` : ""} (rules ${only.rulesVersion})\n`);
       return exitCodes.ok;
     }
     const candidateRun = runs[runs.length - 1] as RuleSetRun;
@@ -191,6 +195,7 @@ async function run(args: string[], io: Io): Promise<number> {
       candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: candidateRun.decisions },
       startedBefore: counts.startedBefore,
       skipped: opened.skipped,
+      rejected: { baseline: baseline.recorded ? null : rejectionSummary((runs[0] as RuleSetRun).rulesVersion, (runs[0] as RuleSetRun).rejected), candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected) },
     });
     if (o.report !== undefined) await writeReport(resolve(io.cwd, o.report), renderHtml(report));
     if (o.json) {

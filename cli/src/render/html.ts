@@ -6,6 +6,7 @@
  */
 import type { Decision } from "@a2a-ledger/schemas";
 import { describeDecision } from "../describe-decision.ts";
+import { rejectionLines, rejectionsListed, type RejectionSummary } from "../replay/rejections.ts";
 import type { ReplayDiff, ReplayReport, ReplaySummary } from "../replay/replay-report.ts";
 
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -86,13 +87,20 @@ export function renderHtml(report: ReplayReport): string {
         ? `<p class="ok">Determinism check passed: replaying the recorded observations with ${esc(s.determinism.rulesVersion)} reproduces all ${n(s.baseline.decisions)} recorded decisions (empty diff).</p>`
         : `<p class="fail">Determinism check failed: replaying the recorded observations with ${esc(s.determinism.rulesVersion)} differs from the recorded decisions in ${n(s.correlationsChanged)} correlation(s). The log or the rules are not what they claim; the first differing decision of each is named below.</p>`;
   const skipped = s.skipped.length === 0 ? "" : `<p class="warn">${n(s.skipped.length)} record(s) of the source are not observations and were skipped, as the reconciler dead-letters them (first: ${esc(`${s.skipped[0]?.where}: ${s.skipped[0]?.reason}`)}).</p>`;
+  const rejected = [s.rejected.baseline, s.rejected.candidate]
+    .filter((side) => side !== null && side.count > 0)
+    .map((side) => {
+      const [heading, ...items] = rejectionLines(side as RejectionSummary, rejectionsListed);
+      return `<p class="warn">${esc(heading ?? "")}</p><ul>${items.map((l) => `<li>${esc(l.trim())}</li>`).join("")}</ul>`;
+    })
+    .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>a2a-ledger replay: ${esc(s.baseline.rulesVersion)} vs ${esc(s.candidate.rulesVersion)}</title><style>${style}</style></head>
 <body>
 <h1>Replay: ${esc(s.baseline.label)} vs ${esc(s.candidate.label)}</h1>
 <p class="muted">Source ${esc(s.source)}, ${esc(scopeLine(s))}.</p>
-${verdict}${skipped}
+${verdict}${skipped}${rejected}
 <h2>Summary</h2>
 <table><tbody>
 <tr><td>events</td><td>${n(s.events)}</td></tr>

@@ -3,6 +3,7 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
 import { exampleObservations } from "../../test/observations.ts";
 import { buildReport, type ReplayReport } from "../replay/replay-report.ts";
+import { rejectionSummary } from "../replay/rejections.ts";
 import { wholeLog } from "../replay/replay-scope.ts";
 import { renderHtml } from "./html.ts";
 import { renderTerminal } from "./terminal.ts";
@@ -25,6 +26,7 @@ function report(baseline: Decision[], candidate: Decision[], recorded = false): 
     candidate: { label: "restart-from-scratch/2", rulesVersion: recorded ? "default/2" : "restart-from-scratch/2", decisions: candidate },
     startedBefore: new Set(),
     skipped: [],
+    rejected: { baseline: recorded ? null : rejectionSummary("default/2", []), candidate: rejectionSummary(recorded ? "default/2" : "restart-from-scratch/2", []) },
   });
 }
 

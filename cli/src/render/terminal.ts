@@ -7,6 +7,7 @@
 import { styleText } from "node:util";
 import type { Decision } from "@a2a-ledger/schemas";
 import { describeDecision } from "../describe-decision.ts";
+import { rejectionLines } from "../replay/rejections.ts";
 import type { ReplayReport } from "../replay/replay-report.ts";
 
 type Style = "red" | "green" | "yellow" | "bold" | "dim" | "cyan";
@@ -50,6 +51,7 @@ export function renderTerminal(report: ReplayReport, color: boolean): string {
     );
   }
   if (summary.skipped.length > 0) lines.push(s("yellow", `${summary.skipped.length} record(s) of the source are not observations and were skipped, as the reconciler dead-letters them (first: ${summary.skipped[0]?.where}: ${summary.skipped[0]?.reason})`));
+  for (const side of [summary.rejected.baseline, summary.rejected.candidate]) if (side !== null) for (const l of rejectionLines(side)) lines.push(s("yellow", l));
   const before = diffs.filter((d) => d.startedBeforeWindow).length;
   if (before > 0) lines.push(s("yellow", `${before} changed correlation(s) started before the window and were judged without their earlier observations (marked ⟨before window⟩)`));
   for (const d of diffs) {

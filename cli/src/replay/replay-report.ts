@@ -7,6 +7,7 @@
 import type { Decision } from "@a2a-ledger/schemas";
 import { countByKind, type CorrelationDiff, diffDecisions } from "../decision-diff.ts";
 import type { SkippedRecord } from "../kafka/observation-topic.ts";
+import type { RejectionSummary } from "./rejections.ts";
 import type { ReplayScope } from "./replay-scope.ts";
 
 export interface ReplaySide {
@@ -38,6 +39,11 @@ export interface ReplaySummary {
   determinism: { rulesVersion: string; reproduced: boolean } | null;
   /** Records of the source that are not observations (as the reconciler dead-letters them). */
   skipped: SkippedRecord[];
+  /**
+   * Observations each side's rules threw on (the reconciler dead-letters them as RECONCILER_RULES_REJECTED
+   * and goes on; so does replay). The baseline's is null when it is recorded decisions.
+   */
+  rejected: { baseline: RejectionSummary | null; candidate: RejectionSummary };
 }
 
 export interface ReplayReport {
@@ -54,6 +60,7 @@ export interface ReportInput {
   candidate: { label: string; rulesVersion: string; decisions: readonly Decision[] };
   startedBefore: ReadonlySet<string>;
   skipped: SkippedRecord[];
+  rejected: ReplaySummary["rejected"];
 }
 
 const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
@@ -75,6 +82,7 @@ export function buildReport(input: ReportInput): ReplayReport {
       correlationsChanged: diffs.length,
       determinism: input.baseline.recorded && input.baseline.rulesVersion === input.candidate.rulesVersion ? { rulesVersion: input.candidate.rulesVersion, reproduced: diffs.length === 0 } : null,
       skipped: input.skipped,
+      rejected: input.rejected,
     },
     diffs,
   };

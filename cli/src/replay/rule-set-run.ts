@@ -1,10 +1,14 @@
 /**
  * One rule set over a streamed log: the core's one fold (`foldBatch`) chunk after chunk, carrying the
- * correlation states and the capability table across chunks. The rules throwing, or a rules module
- * returning a decision that does not fit its schema, stops the replay with an error naming the
- * observation: a partial result is never presented as complete.
+ * correlation states and the capability table across chunks. An observation the rules throw on is
+ * rejected as the reconciler rejects it (it dead-letters it with RECONCILER_RULES_REJECTED and goes
+ * on): listed with where it came from, its correlation left as it was, and the rest still decided.
+ * A rules module returning a decision that does not fit its schema stops the replay with an error
+ * naming the observation (the reconciler could not encode it either): a partial result is never
+ * presented as complete.
  */
 import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, type PolicyConfig, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
+import type { DeadLetterReason } from "@a2a-ledger/reconciler";
 import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
 
@@ -16,12 +20,28 @@ export class RulesError extends Error {
   }
 }
 
+/** An observation the rules threw on: what the reconciler would dead-letter, and where it is in the source. */
+export interface Rejection {
+  /** `FILE:LINE`, `FILE: byte N` or `TOPIC[PARTITION]@OFFSET`. */
+  where: string;
+  eventId: string;
+  correlationId: string;
+  /** The reason code the reconciler's dead-letter topic gives it. */
+  reason: DeadLetterReason;
+  /** What the rules threw. */
+  detail: string;
+}
+
+const rulesRejected = "RECONCILER_RULES_REJECTED" satisfies DeadLetterReason;
+
 export class RuleSetRun {
   readonly decider: Decider;
   readonly table = new CapabilityTable();
   readonly states = new Map<string, LedgerState>();
   /** Decisions in scope, in the order the fold took them. */
   readonly decisions: Decision[] = [];
+  /** Observations the rules threw on, in log order. */
+  readonly rejected: Rejection[] = [];
   /** Decisions of modules are checked against their schemas; the shipped rule sets' are by their own tests. */
   private readonly checkDecisions: boolean;
 
@@ -45,8 +65,9 @@ export class RuleSetRun {
       const error = e instanceof RulesFailedError ? e.cause : (e as Error);
       throw new RulesError(this.rulesVersion, "a chunk of the log", "?", error.message);
     }
-    const failed = outcome.rejected[0];
-    if (failed !== undefined) throw new RulesError(this.rulesVersion, where(failed.index), failed.observation.eventId, failed.error.message);
+    for (const r of outcome.rejected) {
+      this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
+    }
     applyCapabilityUpdates(this.table, outcome);
     for (const [id, state] of outcome.states) this.states.set(id, state);
     for (const d of outcome.decisions) {

@@ -85,6 +85,10 @@ describe("the one fold", () => {
     expect(out.rejected.map((r) => [r.index, r.error.message])).toEqual([[bad, "rule bug"]]);
     expect(out.decisions.some((d) => d.type === "TaskReconciled")).toBe(true);
     expect(() => replay(log, throwing, { policy })).toThrow(RulesFailedError);
+    // replayLog agrees with the reconciler: the rejection is listed and the rest decided, as the batch fold did.
+    const replayed = replayLog(log, throwing, { policy });
+    expect(replayed.rejected.map((r) => [r.index, r.observation.eventId, r.error.message])).toEqual([[bad, log[bad]!.eventId, "rule bug"]]);
+    expect(replayed.decisions).toEqual(out.decisions);
   });
 
   it("round-trips every state through its changelog value and decides the same as in memory", () => {

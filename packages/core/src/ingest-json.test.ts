@@ -113,6 +113,23 @@ describe("ingest JSON → Observation", () => {
     expect(issues({ type: "AgentCardObserved", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "o", workerId: "w1", cardUrl: "u", card: deep })[0]).toMatchObject({ path: expect.stringMatching(/^card\.a\.a/), message: expect.stringContaining("nested deeper") });
   });
 
+  it("bounds a card nested 20,000 arrays deep, as an object or as text, with one issue and no stack overflow", () => {
+    const depth = 20_000;
+    const deepCard = `{"name":"deep","skills":${"[".repeat(depth)}0${"]".repeat(depth)}}`;
+    const line = (card: string) => `{"type":"AgentCardObserved","eventId":"e1","correlationId":"c1","occurredAt":5,"observer":"o","workerId":"w1","cardUrl":"u","card":${card}}`;
+    for (const text of [line(deepCard), line(JSON.stringify(deepCard))]) {
+      const r = parseObservationJson(text);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.issues).toEqual([{ path: `card.skills${"[0]".repeat(31)}`, message: "nested deeper than 32 levels" }]);
+    }
+  });
+
+  it("bounds a deep field whose name starts like the card's", () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 40; i++) deep = [deep];
+    expect(issues({ type: "AgentCardObserved", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "o", workerId: "w1", cardUrl: deep, card: agentCard({ org: "Acme" }) })).toEqual([{ path: `cardUrl${"[0]".repeat(32)}`, message: "nested deeper than 32 levels" }]);
+  });
+
   it("reports invalid JSON text", () => {
     const r = parseObservationJson("{nope");
     expect(r.ok).toBe(false);

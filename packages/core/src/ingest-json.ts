@@ -25,7 +25,11 @@ export interface IngestIssue {
 export type IngestResult = { ok: true; observation: Observation } | { ok: false; issues: IngestIssue[] };
 
 export interface IngestOptions {
-  /** Deepest nesting accepted anywhere in the input (cards included). Default 32. */
+  /**
+   * Deepest nesting accepted anywhere in the input, the card counted from its own top (an object is
+   * one level). Default 32. Checked before anything recursive reads the value, so input of any depth
+   * is an issue, never a stack overflow.
+   */
   maxDepth?: number;
 }
 
@@ -141,11 +145,10 @@ function canaries(value: unknown, path: string, issues: IngestIssue[]): unknown 
   });
 }
 
-/** `depthChecked`: the card came inside an input already found no deeper than `maxDepth + 1`, so the card itself is within `maxDepth`. */
+/** `depthChecked`: the card, given as an object, was already found no deeper than `maxDepth`. */
 function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: number, depthChecked: boolean): { text: string; hash: string } | undefined {
   const raw = input["card"];
   let parsed: unknown;
-  let text: string;
   if (typeof raw === "string") {
     try {
       parsed = JSON.parse(raw);
@@ -153,20 +156,19 @@ function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: n
       issues.push({ path: "card", message: `card is not JSON text: ${(e as Error).message}` });
       return undefined;
     }
-    text = raw;
-  } else {
-    parsed = raw;
-    text = JSON.stringify(raw);
-  }
+  } else parsed = raw;
   if (!isRecord(parsed)) {
     issues.push({ path: "card", message: "expected the Agent Card as a JSON object (or its JSON text)" });
     return undefined;
   }
+  // Bounded before anything recursive touches it: JSON.parse takes any depth, JSON.stringify and the
+  // hashing recurse, and a card thousands of levels deep would overflow the stack.
   const deep = depthChecked && typeof raw !== "string" ? null : tooDeep(parsed, maxDepth);
   if (deep !== null) {
     issues.push({ path: join("card", deep), message: `nested deeper than ${maxDepth} levels` });
     return undefined;
   }
+  const text = typeof raw === "string" ? raw : JSON.stringify(raw);
   try {
     return { text, hash: cardHash(parsed) };
   } catch (e) {
@@ -189,8 +191,11 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   if (!isKnownType("observations", type)) {
     return { ok: false, issues: [{ path: "type", message: `unknown observation type ${JSON.stringify(type)}; expected one of ${observationTypeNames.join(", ")}` }] };
   }
-  const deep = tooDeep(input, maxDepth + 1);
-  if (deep !== null && !deep.startsWith("card")) return { ok: false, issues: [{ path: deep, message: `nested deeper than ${maxDepth} levels` }] };
+  // The card is bounded on its own (below, also when it comes as JSON text); every other field here.
+  const hasCard = type === "AgentCardObserved" && input["card"] !== undefined;
+  const deep = tooDeep(hasCard ? { ...input, card: null } : input, maxDepth + 1);
+  if (deep !== null) return { ok: false, issues: [{ path: deep, message: `nested deeper than ${maxDepth} levels` }] };
+  const cardDeep = hasCard ? tooDeep(input["card"], maxDepth) : null;
 
   const { fields, declared } = shapeOf(type);
   const issues: IngestIssue[] = [];
@@ -251,7 +256,7 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   if (type === "AgentCardObserved") {
     if (input["card"] === undefined) issues.push({ path: "card", message: "missing" });
     else {
-      const c = card(input, issues, maxDepth, deep === null);
+      const c = card(input, issues, maxDepth, cardDeep === null);
       if (c !== undefined) {
         record["card"] = c.text;
         const given = input["cardHash"];
@@ -269,7 +274,7 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   if (issues.length === 0 && isValidRecord("observations", type, ordered)) return { ok: true, observation: { type, ...ordered } as Observation };
   const reported = issues.map((i) => i.path);
   // cardHash is derived from the card: a card already reported leaves it unset, not missing.
-  if (reported.some((p) => covered(["card"], p))) reported.push("cardHash");
+  if (reported.some((p) => covered(["card"], p))) reported.push("card", "cardHash");
   for (const issue of validateRecord("observations", type, ordered)) {
     if (!covered(reported, issue.path)) issues.push(issue);
   }

@@ -2,7 +2,7 @@
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
 import { createDecider, type LedgerState } from "./decider.ts";
-import { applyCapabilityUpdates, foldBatch } from "./fold.ts";
+import { applyCapabilityUpdates, foldBatch, type RejectedObservation } from "./fold.ts";
 import { defaultPolicyConfig, type PolicyConfig } from "./policy.ts";
 import type { RuleSet } from "./rule-set.ts";
 
@@ -17,6 +17,11 @@ export interface ReplayResult {
   decisions: Decision[];
   capabilities: CapabilityTable;
   correlations: Map<string, LedgerState>;
+  /**
+   * Observations the rules threw on, in log order: what the reconciler dead-letters
+   * (RECONCILER_RULES_REJECTED) and goes on. Each left its correlation as it was; the rest was decided.
+   */
+  rejected: RejectedObservation[];
 }
 
 /** The rules threw on an observation: replay never presents a partial result as complete. */
@@ -27,18 +32,26 @@ export class RulesFailedError extends Error {
   }
 }
 
-/** Replays a log and returns everything it leaves behind; throws RulesFailedError if the rules throw. */
+/**
+ * Replays a log and returns everything it leaves behind. Like the reconciler, an observation the rules
+ * throw on is rejected (listed in `rejected`) and the rest of the log is still decided.
+ */
 export function replayLog(observations: Iterable<Observation>, ruleSet: RuleSet, config: ReplayConfig = {}): ReplayResult {
   const decider = createDecider(ruleSet);
   const table = CapabilityTable.fromSnapshots(config.capabilities ?? [], config.cards ?? []);
   const outcome = foldBatch({ decider, policy: config.policy ?? defaultPolicyConfig, capabilities: table, stateOf: () => undefined }, observations);
-  const failed = outcome.rejected[0];
-  if (failed !== undefined) throw new RulesFailedError(ruleSet.rulesVersion, failed.index, failed.observation.eventId, failed.error);
   applyCapabilityUpdates(table, outcome);
-  return { decisions: outcome.decisions, capabilities: table, correlations: outcome.states };
+  return { decisions: outcome.decisions, capabilities: table, correlations: outcome.states, rejected: outcome.rejected };
 }
 
-/** The decisions a rule set takes on a log: same log and rules → byte-identical decisions. */
+/**
+ * The decisions a rule set takes on a log: same log and rules → byte-identical decisions. It returns
+ * decisions only, so it cannot report a rejection: it throws RulesFailedError (the first one) instead;
+ * `replayLog` lists them and decides the rest, as the reconciler does.
+ */
 export function replay(observations: Iterable<Observation>, ruleSet: RuleSet, config: ReplayConfig = {}): Decision[] {
-  return replayLog(observations, ruleSet, config).decisions;
+  const result = replayLog(observations, ruleSet, config);
+  const failed = result.rejected[0];
+  if (failed !== undefined) throw new RulesFailedError(ruleSet.rulesVersion, failed.index, failed.observation.eventId, failed.error);
+  return result.decisions;
 }

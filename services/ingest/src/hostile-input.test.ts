@@ -15,6 +15,8 @@ const maxEvents = 20;
 const runs = 10_000;
 
 const served = servedTopic("hostile", { maxBodyBytes, maxEvents });
+/** The default body limit (8 MiB): room for a card tens of thousands of levels deep. */
+const roomy = servedTopic("hostile-deep", { maxEvents });
 
 beforeAll(async () => {
   // Prove the pipe works, so "nothing produced" below is not an artefact of a dead sink.
@@ -115,4 +117,27 @@ describe("hostile input", () => {
       expect(codes.get(code) ?? 0, code).toBeGreaterThan(0);
     }
   }, 180_000);
+});
+
+describe("a card nested 20,000 arrays deep", () => {
+  const depth = 20_000;
+  const deepCard = `{"name":"deep","skills":${"[".repeat(depth)}0${"]".repeat(depth)}}`;
+  const event = (card: string) => JSON.stringify(observation("hostile-deep", 0, "c-deep")).replace(/"card":\{.*\},"cacheMaxAgeSeconds"/, `"card":${card},"cacheMaxAgeSeconds"`);
+
+  it.each([
+    ["as an object", deepCard],
+    ["as JSON text", JSON.stringify(deepCard)],
+  ])("%s: 400 INGEST_INVALID_EVENT naming the place past the limit, and nothing produced", async (_how, card) => {
+    const payload = event(card);
+    expect(payload.includes("[[[[")).toBe(true);
+    const before = await endOffsetSum(roomy.admin, roomy.topic);
+    const response = await roomy.app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": "application/json" }, payload });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toEqual({
+      code: "INGEST_INVALID_EVENT",
+      error: "1 of 1 events are invalid, 1 issues; nothing was accepted",
+      details: [{ index: 0, path: `card.skills${"[0]".repeat(31)}`, message: "nested deeper than 32 levels" }],
+    });
+    expect(await endOffsetSum(roomy.admin, roomy.topic)).toBe(before);
+  });
 });

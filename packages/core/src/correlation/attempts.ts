@@ -4,15 +4,12 @@
  * answers); otherwise it opens an inferred attempt (a retry nobody reported) that inherits the latest
  * attempt's skill and accepted output modes. Rules ask before the fold links it; the fold links the same way.
  */
+import { openAttemptOf } from "../lineage.ts";
 import { type AttemptRecord, attemptNumbered, type CorrelationState, maxAttempt, taskOf } from "./state.ts";
 
-/** The latest attempt on the worker without a task yet. */
+/** The latest attempt on the worker without a task yet (lineage.ts). */
 export function openAttemptOn(s: CorrelationState, workerId: string): AttemptRecord | undefined {
-  for (let i = s.attempts.length - 1; i >= 0; i--) {
-    const a = s.attempts[i] as AttemptRecord;
-    if (a.workerId === workerId && a.taskCount === 0) return a;
-  }
-  return undefined;
+  return openAttemptOf(s.attempts, workerId);
 }
 
 /** The attempt record the task belongs (or would be linked) to; undefined when it would open an inferred attempt. */

@@ -9,6 +9,7 @@ import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
 import { attemptNumbered, artifactOf, type AttemptRecord, canaryOf, type CorrelationState, dedupeWindow, latestAttempt, maxAttempt, type TaskRecord, taskOf } from "./state.ts";
 import { openAttemptOn } from "./attempts.ts";
+import { dispatchTarget, plannedAttempt, replacesLastState } from "../lineage.ts";
 import { trim } from "./trim.ts";
 
 /** 64 bits of a string (two 32-bit FNV-1a lanes), as 16 hex digits: a compact, stable key. */
@@ -56,21 +57,19 @@ function remember(s: CorrelationState, eventId: string): void {
 }
 
 function dispatch(s: CorrelationState, obs: TaskDispatched): void {
-  for (const a of s.attempts) if (a.messageId === obs.messageId && a.workerId === obs.workerId) return;
-  // A planned re-dispatch or an inferred attempt on this worker is the attempt this dispatch starts.
-  for (let i = s.attempts.length - 1; i >= 0; i--) {
-    const a = s.attempts[i] as AttemptRecord;
-    if (a.workerId === obs.workerId && a.messageId === null) {
-      a.skillId = obs.skillId;
-      a.messageId = obs.messageId;
-      a.acceptedOutputModes = obs.acceptedOutputModes;
-      a.dispatchedAt = obs.occurredAt;
-      a.dispatchEventId = obs.eventId;
-      return;
-    }
+  const target = dispatchTarget(s.attempts, obs);
+  if (target.kind === "known") return;
+  if (target.kind === "fills") {
+    // A planned re-dispatch or an inferred attempt on this worker is the attempt this dispatch starts.
+    const a = target.attempt;
+    a.skillId = obs.skillId;
+    a.messageId = obs.messageId;
+    a.acceptedOutputModes = obs.acceptedOutputModes;
+    a.dispatchedAt = obs.occurredAt;
+    a.dispatchEventId = obs.eventId;
+    return;
   }
-  const attempt = Math.max(obs.attempt, maxAttempt(s) + 1);
-  s.attempts.push({ attempt, workerId: obs.workerId, skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId, taskCount: 0, artifactCount: 0 });
+  s.attempts.push({ attempt: target.attempt, workerId: obs.workerId, skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId, taskCount: 0, artifactCount: 0 });
 }
 
 /** The task record for (workerId, serverTaskId), linked to its attempt (created on first sight). */
@@ -95,13 +94,13 @@ function stateSeen(s: CorrelationState, obs: TaskStateObserved): void {
   if (obs.state === "TASK_STATE_UNSPECIFIED") return;
   // Seen again: whatever TaskNotFound said before, the task exists.
   t.lost = false;
+  // Terminal is absorbing: the first terminal report stands, whatever the observers' clocks say (lineage.ts).
+  if (!replacesLastState(t.last, obs, t.terminal)) return;
   if (isTerminal(obs.state)) {
-    // Terminal is absorbing: the first terminal report stands, whatever the observers' clocks say.
-    if (t.terminal) return;
     t.terminal = true;
     for (const a of t.artifacts) a.complete = true;
     if (s.status === "open" && latestAttempt(s)?.attempt === t.attempt) s.status = "terminal";
-  } else if (t.terminal || (t.last !== null && obs.occurredAt < t.last.occurredAt)) return;
+  }
   if (t.last === null) t.last = { state: obs.state, rawState: obs.rawState, observer: obs.observer, occurredAt: obs.occurredAt, eventId: obs.eventId };
   else {
     t.last.state = obs.state;
@@ -198,8 +197,9 @@ function decisionFolded(s: CorrelationState, d: Decision): void {
     case "RedispatchCommanded":
       s.status = "redispatched";
       s.blockedAt = null;
-      if (!s.attempts.some((a) => a.attempt === d.attempt)) {
-        s.attempts.push({ attempt: d.attempt, workerId: d.targetWorkerId, skillId: d.skillId, messageId: null, acceptedOutputModes: [...d.acceptedOutputModes], dispatchedAt: null, dispatchEventId: null, taskCount: 0, artifactCount: 0 });
+      {
+        const planned = plannedAttempt(s.attempts, d);
+        if (planned !== undefined) s.attempts.push({ ...planned, messageId: null, dispatchedAt: null, dispatchEventId: null, taskCount: 0, artifactCount: 0 });
       }
       return;
     case "ReconciliationBlocked":

@@ -3,12 +3,16 @@
  * inputs → the rows to write. No I/O. Every merge is order-independent across topics (maxima,
  * minima, set unions, ids that dedupe), so the views do not depend on how the five topics interleave;
  * within one partition the log order decides (attempts are linked in the order their observations
- * were recorded), and that order is the same on every read.
+ * were recorded), and that order is the same on every read. Which attempt a dispatch or a server task
+ * belongs to, when a sighting replaces a server task's last state, which decisions set the status and
+ * which states are terminal are the core's lineage rules (@a2a-ledger/core lineage.ts), the ones the
+ * reconciler's fold applies: the lineage shown here is the fold's (lineage.property.test.ts).
  */
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput, Source } from "../inputs.ts";
 import type { ArtifactRow, AttemptRow, CardRow, DlqRow, EventRow, ProbeRow, ServerTaskRow, TaskKeyRow, TaskRow, ViolationRow, WorkerRow } from "./rows.ts";
-import { isTerminalState, later, statusDecisions, statusOf, supersedes, waitingSince } from "./status.ts";
+import { dispatchTarget, nextAttemptNumber, openAttemptOf, replacesLastState } from "@a2a-ledger/core";
+import { isTerminalState, later, statusDecision, statusOf, supersedes, waitingSince } from "./status.ts";
 
 const sep = "\u0000";
 export const serverTaskKey = (correlationId: string, workerId: string, serverTaskId: string) => `${correlationId}${sep}${workerId}${sep}${serverTaskId}`;
@@ -202,6 +206,10 @@ export class BatchProjection {
     return list;
   }
 
+  private attemptRow(correlationId: string, attempt: number): AttemptRow {
+    return this.attemptsOf(correlationId).find((a) => a.attempt === attempt) as AttemptRow;
+  }
+
   private addAttempt(row: AttemptRow): AttemptRow {
     const list = this.attemptsOf(row.correlationId);
     list.push(row);
@@ -211,17 +219,34 @@ export class BatchProjection {
     return row;
   }
 
-  /** The server task a state, artifact or loss concerns; a new one joins the worker's latest attempt, else opens an inferred attempt. */
+  /** The correlation's attempts as the core's lineage rules read them: in order, with their server task counts. */
+  private slots(correlationId: string): (AttemptRow & { taskCount: number })[] {
+    const counts = new Map<number, number>();
+    for (const st of this.rows.serverTasks.values()) if (st.correlationId === correlationId) counts.set(st.attempt, (counts.get(st.attempt) ?? 0) + 1);
+    return [...this.attemptsOf(correlationId)].sort((a, b) => a.attempt - b.attempt).map((a) => ({ ...a, taskCount: counts.get(a.attempt) ?? 0 }));
+  }
+
+  private knownServerTask(correlationId: string, workerId: string, serverTaskId: string): ServerTaskRow | undefined {
+    return this.rows.serverTasks.get(serverTaskKey(correlationId, workerId, serverTaskId));
+  }
+
+  /**
+   * The server task a state, artifact or loss concerns. A new one joins the latest attempt on its
+   * worker that has no task yet, else opens an inferred attempt with the latest attempt's terms (lineage.ts).
+   */
   private serverTask(correlationId: string, workerId: string, serverTaskId: string, at: number): ServerTaskRow {
     const key = serverTaskKey(correlationId, workerId, serverTaskId);
     let row = this.rows.serverTasks.get(key);
     if (row === undefined) {
-      const attempts = this.attemptsOf(correlationId);
-      const onWorker = attempts.filter((a) => a.workerId === workerId).sort((a, b) => b.attempt - a.attempt)[0];
-      const attempt =
-        onWorker ??
-        this.addAttempt({ correlationId, attempt: Math.max(0, ...attempts.map((a) => a.attempt)) + 1, workerId, skillId: null, messageId: null, acceptedModes: [], cardHash: null, dispatchedAt: null, dispatchEventId: null, observer: null, inferred: true });
-      row = { correlationId, workerId, serverTaskId, attempt: attempt.attempt, contextId: null, firstAt: at, lastState: null, lastStateAt: null, lastStateEvent: null, lostAt: null, lostEventId: null };
+      const slots = this.slots(correlationId);
+      const open = openAttemptOf(slots, workerId);
+      let attempt: number;
+      if (open !== undefined) attempt = open.attempt;
+      else {
+        const latest = slots[slots.length - 1];
+        attempt = this.addAttempt({ correlationId, attempt: nextAttemptNumber(slots), workerId, skillId: latest?.skillId ?? null, messageId: null, acceptedModes: latest?.acceptedModes ?? [], cardHash: null, dispatchedAt: null, dispatchEventId: null, observer: null, inferred: true }).attempt;
+      }
+      row = { correlationId, workerId, serverTaskId, attempt, contextId: null, firstAt: at, lastState: null, lastStateAt: null, lastStateEvent: null, lostAt: null, lostEventId: null };
       this.rows.serverTasks.set(key, row);
     }
     row.firstAt = Math.min(row.firstAt, at);
@@ -290,17 +315,24 @@ export class BatchProjection {
         task.hasTask = true;
         this.mentioned.add(o.workerId);
         this.key("worker", o.workerId, o.correlationId);
-        const attempts = this.attemptsOf(o.correlationId);
-        let attempt = attempts.find((a) => a.workerId === o.workerId && a.messageId === o.messageId);
-        if (attempt === undefined) {
+        const target = dispatchTarget(this.slots(o.correlationId), o);
+        let attempt: AttemptRow;
+        if (target.kind === "new") {
           attempt = this.addAttempt({
-            correlationId: o.correlationId, attempt: Math.max(o.attempt, Math.max(0, ...attempts.map((a) => a.attempt)) + 1), workerId: o.workerId, skillId: o.skillId, messageId: o.messageId,
+            correlationId: o.correlationId, attempt: target.attempt, workerId: o.workerId, skillId: o.skillId, messageId: o.messageId,
             acceptedModes: o.acceptedOutputModes, cardHash: o.cardHash, dispatchedAt: o.occurredAt, dispatchEventId: o.eventId, observer: o.observer, inferred: false,
           });
-        } else if (attempt.dispatchedAt === null || o.occurredAt < attempt.dispatchedAt) {
-          attempt.dispatchedAt = o.occurredAt;
-          attempt.dispatchEventId = o.eventId;
-          this.dirty.attempts.add(`${o.correlationId}${sep}${attempt.attempt}`);
+        } else {
+          attempt = this.attemptRow(o.correlationId, target.attempt.attempt);
+          if (target.kind === "fills") {
+            // A planned re-dispatch or an inferred attempt on this worker is the attempt this dispatch starts.
+            Object.assign(attempt, { skillId: o.skillId, messageId: o.messageId, acceptedModes: o.acceptedOutputModes, cardHash: o.cardHash, dispatchedAt: o.occurredAt, dispatchEventId: o.eventId, observer: o.observer, inferred: false });
+            this.dirty.attempts.add(`${o.correlationId}${sep}${attempt.attempt}`);
+          } else if (attempt.dispatchedAt === null || o.occurredAt < attempt.dispatchedAt) {
+            attempt.dispatchedAt = o.occurredAt;
+            attempt.dispatchEventId = o.eventId;
+            this.dirty.attempts.add(`${o.correlationId}${sep}${attempt.attempt}`);
+          }
         }
         base.attempt = attempt.attempt;
         return;
@@ -313,7 +345,7 @@ export class BatchProjection {
         const st = this.serverTask(o.correlationId, o.workerId, o.serverTaskId, o.occurredAt);
         base.attempt = st.attempt;
         st.contextId ??= o.contextId;
-        if (later(o.occurredAt, o.eventId, st.lastStateAt, st.lastStateEvent)) {
+        if (replacesLastState(st.lastState === null || st.lastStateAt === null ? null : { state: st.lastState, occurredAt: st.lastStateAt }, o)) {
           st.lastState = o.state;
           st.lastStateAt = o.occurredAt;
           st.lastStateEvent = o.eventId;
@@ -335,6 +367,8 @@ export class BatchProjection {
         task.hasTask = true;
         this.mentioned.add(o.workerId);
         this.key("worker", o.workerId, o.correlationId);
+        // As the fold links it: a task id nobody saw joins only a dispatch still waiting for its task.
+        if (this.knownServerTask(o.correlationId, o.workerId, o.serverTaskId) === undefined && openAttemptOf(this.slots(o.correlationId), o.workerId) === undefined) return;
         const st = this.serverTask(o.correlationId, o.workerId, o.serverTaskId, o.occurredAt);
         base.attempt = st.attempt;
         if (st.lostAt === null || o.occurredAt < st.lostAt) {
@@ -348,7 +382,8 @@ export class BatchProjection {
         task.hasTask = true;
         this.mentioned.add(o.workerId);
         this.key("worker", o.workerId, o.correlationId);
-        base.attempt = this.serverTask(o.correlationId, o.workerId, o.serverTaskId, o.occurredAt).attempt;
+        // A refusal changes no lineage (nothing reached a client): it names the task's attempt, or the one it would join.
+        base.attempt = this.knownServerTask(o.correlationId, o.workerId, o.serverTaskId)?.attempt ?? openAttemptOf(this.slots(o.correlationId), o.workerId)?.attempt ?? null;
         return;
       }
       case "ArtifactEmitted": {
@@ -388,7 +423,7 @@ export class BatchProjection {
     if (!this.event(row) || kind === "command") return;
     const task = this.task(d.correlationId, d.decidedAt);
     if (taskDecisions.has(d.type)) task.hasTask = true;
-    const status = statusDecisions[d.type];
+    const status = statusDecision(d.type);
     if (status !== undefined && supersedes(task, d.decidedAt, status.rank, d.decisionId)) {
       task.decisionType = d.type;
       task.decisionAt = d.decidedAt;
@@ -401,6 +436,8 @@ export class BatchProjection {
         task.indeterminateAt = Math.max(task.indeterminateAt ?? d.decidedAt, d.decidedAt);
         break;
       case "RedispatchCommanded":
+        // The attempt it plans is not linked here: the decisions topic is read independently of the
+        // observations, so the views would depend on the interleaving (see the README's known limit).
         this.key("worker", d.targetWorkerId, d.correlationId);
         break;
       case "ContractViolation":

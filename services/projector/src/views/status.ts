@@ -2,27 +2,35 @@
  * A task's status comes from the reconciler's decisions, never from re-running the rules: the latest
  * status decision by (decidedAt, rank, decisionId) wins, so the outcome does not depend on the order
  * in which the observation and decision topics are read. Without one, a terminal state observed by
- * anyone is the status (completed, failed, canceled, rejected); otherwise the task is running.
+ * anyone is the status (completed, failed, canceled, rejected); otherwise the task is running. Which
+ * decisions set a status, their rank and which states are terminal are the core's (@a2a-ledger/core
+ * lineage.ts, task-state.ts): the reconciler's fold and this view read them from one place.
  */
+import { type DecidedStatus, isStatusDecision, isTerminal, normalizeTaskState, statusDecisions } from "@a2a-ledger/core";
+import type { TaskState } from "@a2a-ledger/schemas";
 import type { TaskRow, TaskStatus } from "./rows.ts";
 
-/** Status decisions and their rank among decisions with the same decidedAt (a loss comes before what is decided about it). */
-export const statusDecisions: Readonly<Record<string, { status: TaskStatus; rank: number }>> = {
-  TaskIndeterminate: { status: "indeterminate", rank: 1 },
-  ReconciliationBlocked: { status: "blocked", rank: 2 },
-  RedispatchCommanded: { status: "re-dispatched", rank: 2 },
-  TaskFailed: { status: "failed", rank: 3 },
-  TaskReconciled: { status: "reconciled", rank: 3 },
+/** The view's name of each status the core's decisions set (the API spells a re-dispatch with a hyphen). */
+const viewStatus: Readonly<Record<DecidedStatus, TaskStatus>> = {
+  indeterminate: "indeterminate",
+  blocked: "blocked",
+  redispatched: "re-dispatched",
+  failed: "failed",
+  reconciled: "reconciled",
 };
 
-const terminal: Readonly<Record<string, TaskStatus>> = {
-  TASK_STATE_COMPLETED: "completed",
-  TASK_STATE_FAILED: "failed",
-  TASK_STATE_CANCELED: "canceled",
-  TASK_STATE_REJECTED: "rejected",
-};
+/** The status a decision type sets and its rank, from the core's table; undefined for decisions that set none. */
+export function statusDecision(type: string): { status: TaskStatus; rank: number } | undefined {
+  if (!isStatusDecision(type)) return undefined;
+  const { status, rank } = statusDecisions[type];
+  return { status: viewStatus[status], rank };
+}
 
-export const isTerminalState = (state: string): boolean => Object.hasOwn(terminal, state);
+/** Whether a state is terminal, as the core's rules say. */
+export const isTerminalState = (state: string): boolean => normalizeTaskState(state) === state && isTerminal(state as TaskState);
+
+/** TASK_STATE_COMPLETED → completed, …: the view's status for a terminal state. */
+const terminalStatus = (state: string): TaskStatus => state.slice("TASK_STATE_".length).toLowerCase() as TaskStatus;
 
 /** Whether (at, rank, id) comes after the task's current status decision. */
 export function supersedes(task: Pick<TaskRow, "decisionAt" | "decisionRank" | "decisionId">, at: number, rank: number, id: string): boolean {
@@ -39,9 +47,9 @@ export function later(at: number, eventId: string, currentAt: number | null, cur
 }
 
 export function statusOf(task: Pick<TaskRow, "decisionType" | "terminalState">): TaskStatus {
-  const decided = task.decisionType === null ? undefined : statusDecisions[task.decisionType];
+  const decided = task.decisionType === null ? undefined : statusDecision(task.decisionType);
   if (decided !== undefined) return decided.status;
-  if (task.terminalState !== null) return terminal[task.terminalState] ?? "running";
+  if (task.terminalState !== null && isTerminalState(task.terminalState)) return terminalStatus(task.terminalState);
   return "running";
 }
 
