@@ -8,3 +8,4 @@ export * from "./partition.ts";
 export * from "./acls.ts";
 export * from "./end-offsets.ts";
 export * from "./partition-send.ts";
+export * from "./dead-letter.ts";
