@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { readyOnMessage, spawnService, stopChild } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, logLevel, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { produceAll } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
@@ -55,17 +56,7 @@ export async function deleteStack(admin: Admin, stack: Stack): Promise<void> {
 
 /** Observations encoded with the Serde, keyed by correlationId, idempotent, acks=all. */
 export async function produce(topic: string, observations: readonly Observation[], raw: { key: string; value: Buffer }[] = []): Promise<void> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  try {
-    for (let i = 0; i < observations.length; i += 500) {
-      const chunk = observations.slice(i, i + 500);
-      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encode(o) }))) });
-    }
-    if (raw.length > 0) await producer.send({ topic, acks: -1, messages: raw });
-  } finally {
-    await producer.disconnect();
-  }
+  await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o), raw });
 }
 
 /** Waits until the reconciler's group committed offsets to the end of the observations topic. */

@@ -23,6 +23,7 @@ describe("classifying a decode failure", () => {
 
   it("gives no verdict when the registry is unreachable, failing or overloaded: the record is read again", () => {
     expect(classifyDecodeFailure(Object.assign(new Error("fetch failed"), { cause: { code: "ECONNREFUSED" } }))).toBeUndefined();
+    expect(classifyDecodeFailure(Object.assign(new Error("connect EHOSTUNREACH 10.0.0.9:8081"), { code: "EHOSTUNREACH" }))).toBeUndefined();
     expect(classifyDecodeFailure(Object.assign(new Error("Internal Server Error"), { status: 503 }))).toBeUndefined();
     expect(classifyDecodeFailure(Object.assign(new Error("Too Many Requests"), { status: 429 }))).toBeUndefined();
   });

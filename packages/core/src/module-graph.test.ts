@@ -1,17 +1,10 @@
 /** The core's modules import one another in one direction: no circle, type-only imports included. */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sources } from "../test/sources.ts";
 
 const srcDir = import.meta.dirname;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const path = join(dir, d.name);
-    if (d.isDirectory()) return sources(path);
-    return d.name.endsWith(".ts") && !d.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
 
 /** Relative imports and re-exports of a module (`import type` and `export … from` included). */
 const importsOf = (file: string): string[] => [...readFileSync(file, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)\b[^;"]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => resolve(dirname(file), m[1] as string));

@@ -57,3 +57,30 @@ export async function topicEndOffset(admin: Admin, topic: string): Promise<numbe
   const offsets = await admin.fetchTopicOffsets(topic);
   return offsets.reduce((sum, p) => sum + Number(p.high), 0);
 }
+
+export interface ProduceOptions<T> {
+  /** The record key of an item (the ledger keys by correlationId). */
+  key(item: T): string;
+  /** The record value of an item (a Serde's encode). */
+  encode(item: T): Promise<Buffer>;
+  /** Items per send; 500 unless told. */
+  chunk?: number;
+  /** Records sent as they are after the items (bad bytes, foreign records). */
+  raw?: readonly { key: string; value: Buffer | null }[];
+}
+
+/** Produces `items` to `topic` in order, in chunks, with an idempotent producer and acks=all. */
+export async function produceAll<T>(kafka: Kafka, topic: string, items: readonly T[], options: ProduceOptions<T>): Promise<void> {
+  const chunk = options.chunk ?? 500;
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  try {
+    for (let i = 0; i < items.length; i += chunk) {
+      const messages = await Promise.all(items.slice(i, i + chunk).map(async (item) => ({ key: options.key(item), value: await options.encode(item) })));
+      await producer.send({ topic, acks: -1, messages });
+    }
+    if (options.raw !== undefined && options.raw.length > 0) await producer.send({ topic, acks: -1, messages: [...options.raw] });
+  } finally {
+    await producer.disconnect();
+  }
+}

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
 import { type ChildService, readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { produceAll } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
@@ -85,16 +86,7 @@ export function parseLines(lines: readonly string[]): Observation[] {
 }
 
 export async function produce(topic: string, observations: readonly Observation[]): Promise<void> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  try {
-    for (let i = 0; i < observations.length; i += 500) {
-      const chunk = observations.slice(i, i + 500);
-      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encode(o) }))) });
-    }
-  } finally {
-    await producer.disconnect();
-  }
+  await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o) });
 }
 
 /** A record as a test reads it back. */
