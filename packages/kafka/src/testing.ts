@@ -3,6 +3,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
+import { endOffsets } from "./end-offsets.ts";
 import { replicationFor } from "./topics.ts";
 
 /** A throwaway topic, replicated as the ledger's topics are on this cluster. */
@@ -82,5 +83,20 @@ export async function produceAll<T>(kafka: Kafka, topic: string, items: readonly
     if (options.raw !== undefined && options.raw.length > 0) await producer.send({ topic, acks: -1, messages: [...options.raw] });
   } finally {
     await producer.disconnect();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until consumer group `groupId` has committed offsets to the end of every partition of `topic`. */
+export async function waitForGroupAtEnd(admin: Admin, groupId: string, topic: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ends = await endOffsets(admin, topic, Math.max(deadline, Date.now() + 5_000));
+    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
+    if (Date.now() > deadline) throw new Error(`group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms: ends ${JSON.stringify(ends.map((e) => [e.partition, e.high]))}, committed ${JSON.stringify([...offsets])}`);
+    await sleep(250);
   }
 }
