@@ -35,22 +35,27 @@ export type ProxyLabel = (typeof proxyLabels)[number];
 
 /**
  * The bearer tokens of one run: each writer of observations has its own, bound at ingest to the
- * observer it writes as (the dispatcher as `dispatcher`, the proxy of Wn as `proxy:Wn-*`), so no
- * process can write as another.
+ * observer it writes as (the dispatcher as `dispatcher`, the proxy of Wn as `proxy:Wn-*`, the guard
+ * of the guarded worker as `guard:W2-*`), so no process can write as another.
  */
 export interface IngestTokens {
   dispatcher: string;
   proxies: Readonly<Record<ProxyLabel, string>>;
+  /** The token of the guarded worker's @a2a-ledger/worker-guard (it records its refusals to ingest). */
+  guard: string;
 }
+
+/** The demo worker whose emissions @a2a-ledger/worker-guard checks against its card. */
+export const guardedLabel: ProxyLabel = "W2";
 
 export function newIngestTokens(): IngestTokens {
   const token = () => randomBytes(24).toString("base64url");
-  return { dispatcher: token(), proxies: { W1: token(), W2: token(), W3: token() } };
+  return { dispatcher: token(), proxies: { W1: token(), W2: token(), W3: token() }, guard: token() };
 }
 
 /** INGEST_TOKENS entries for `tokens`, after the operator's own when INGEST_TOKENS is set. */
 export function ingestTokenEntries(tokens: IngestTokens, configured?: string): string {
-  const ours = [`${tokens.dispatcher}=dispatcher`, ...proxyLabels.map((label) => `${tokens.proxies[label]}=proxy:${label}-*`)];
+  const ours = [`${tokens.dispatcher}=dispatcher`, ...proxyLabels.map((label) => `${tokens.proxies[label]}=proxy:${label}-*`), `${tokens.guard}=guard:${guardedLabel}-*`];
   return [configured?.trim(), ...ours].filter((e) => e !== undefined && e !== "").join(",");
 }
 
@@ -102,7 +107,10 @@ export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile:
   return { name: "dispatcher", command: process.execPath, args: () => tsx(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
 }
 
-/** `guard`: the worker enforces its card at emission and records refusals under the ledger's worker id. */
+/**
+ * `guard`: the worker enforces its card at emission and records refusals under the ledger's worker id,
+ * with the guard's ingest token (in its environment, never on its command line).
+ */
 export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: string, guard?: { workerId: string; ingestUrl: string }): ProcessSpec {
   const guardArgs = guard === undefined ? [] : ["--guard-worker-id", guard.workerId, "--guard-ingest-url", guard.ingestUrl];
   return {
@@ -110,7 +118,7 @@ export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: st
     command: process.execPath,
     args: (port) => tsx(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile]), ...guardArgs),
     cwd: ctx.root,
-    env: ctx.env,
+    env: guard === undefined ? ctx.env : { ...ctx.env, GUARD_INGEST_TOKEN: ctx.tokens.guard },
     ready: readyOnMessage("listening"),
   };
 }

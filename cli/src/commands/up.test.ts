@@ -9,12 +9,12 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { topicNames } from "@a2a-ledger/kafka";
 import { repoRoot } from "@a2a-ledger/infra";
 import { parseStoryConfig } from "@a2a-ledger/orchestrator";
 import { run } from "../../test/run.ts";
-import { demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
+import { demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, jsAgentSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
 
 const bin = new URL("../../bin/a2a-ledger.js", import.meta.url).pathname;
 
@@ -50,7 +50,7 @@ describe("the demo's files", () => {
     for (const path of Object.values(entries)) expect(existsSync(path), path).toBe(true);
   });
 
-  it("give each proxy and the dispatcher its own ingest token, bound at ingest to the observer it writes as", () => {
+  it("give each proxy, the dispatcher and the guarded worker its own ingest token, bound at ingest to the observer it writes as", () => {
     const tokens = newIngestTokens();
     const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env: { INGEST_TOKENS: "operator-token-0123456789" }, topics: topicNames, tokens };
     const entries = String(ingestSpec(ctx).env.INGEST_TOKENS).split(",").map((e) => e.split("="));
@@ -58,7 +58,10 @@ describe("the demo's files", () => {
     const dispatcher = String(dispatcherSpec(ctx, "http://127.0.0.1:2", undefined).env.DISPATCHER_INGEST_TOKEN);
     expect(new Set([...proxies, dispatcher]).size).toBe(4);
     for (const token of [...proxies, dispatcher]) expect(token.length).toBeGreaterThanOrEqual(16);
-    expect(entries).toEqual([["operator-token-0123456789"], [dispatcher, "dispatcher"], ...proxyLabels.map((label, i) => [proxies[i], `proxy:${label}-*`])]);
+    const guard = String(jsAgentSpec(ctx, "w2", undefined, { workerId: "W2-run1", ingestUrl: "http://127.0.0.1:2" }).env.GUARD_INGEST_TOKEN);
+    expect(guard.length).toBeGreaterThanOrEqual(16);
+    expect(jsAgentSpec(ctx, "w1").env.GUARD_INGEST_TOKEN, "an unguarded worker gets no token").toBeUndefined();
+    expect(entries).toEqual([["operator-token-0123456789"], [dispatcher, "dispatcher"], ...proxyLabels.map((label, i) => [proxies[i], `proxy:${label}-*`]), [guard, "guard:W2-*"]]);
   });
 });
 
@@ -75,14 +78,19 @@ describe("a2a-ledger up on the real stack", () => {
   it("runs each service as its own process with its log in one place, and Ctrl-C stops every one of them", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "up-"));
     const suffix = `up-${randomUUID().slice(0, 8)}`;
+    const operatorToken = `operator-${randomUUID()}`;
     const child = spawn(process.execPath, [bin, "up"], {
-      env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
+      env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", INGEST_TOKENS: operatorToken },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
     child.stderr.on("data", (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    // A failed expectation must not leave the services running for the rest of the suite.
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill("SIGINT");
+    });
     const deadline = Date.now() + 180_000;
     while (!out.includes("running; Ctrl-C stops every process")) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`up did not come up:\n${out}`);
@@ -100,7 +108,10 @@ describe("a2a-ledger up on the real stack", () => {
     const dispatcher = processes.find((p) => p.name === "dispatcher");
     expect((await fetch(`${dispatcher?.url}/healthz`)).status).toBe(200);
     const ingest = processes.find((p) => p.name === "ingest");
-    expect((await fetch(`${ingest?.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: "[]" })).status).toBe(400);
+    // up binds ingest to tokens: a request without one is refused, the operator's own token is heard.
+    const post = (headers: Record<string, string>) => fetch(`${ingest?.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "[]" });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${operatorToken}` })).status).toBe(400);
 
     child.kill("SIGINT");
     expect(await exited).toBe(0);

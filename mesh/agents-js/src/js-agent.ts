@@ -26,6 +26,8 @@ import { WorkerGuard } from "@a2a-ledger/worker-guard";
 export interface GuardOptions {
   workerId: string;
   ingestUrl: string;
+  /** The bearer token ingest binds to the guard's observer (`guard:<workerId>`), when ingest wants one. */
+  ingestToken?: string;
 }
 
 export interface JsAgentOptions {
@@ -121,7 +123,7 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
   const grpc: JsGrpcServer | null = options.grpcPort === undefined ? null : await startGrpcServer(host, options.grpcPort);
   const card = jsWorkerCard(options.kind, url, grpc?.target);
   if (options.guard !== undefined) {
-    const ingest = new IngestClient({ baseUrl: options.guard.ingestUrl });
+    const ingest = new IngestClient({ baseUrl: options.guard.ingestUrl, ...(options.guard.ingestToken === undefined ? {} : { token: options.guard.ingestToken }) });
     guard = new WorkerGuard({
       workerId: options.guard.workerId,
       card: () => card,

@@ -7,7 +7,7 @@
  * With --grpc-port the worker also serves A2A's gRPC binding there (0: a free port), named in its card.
  *
  * With the two --guard options the worker enforces its card at emission (@a2a-ledger/worker-guard) and records
- * each refusal through the ingest API under that worker id.
+ * each refusal through the ingest API under that worker id, with the bearer token in GUARD_INGEST_TOKEN if set.
  *
  * Logs JSON lines on stdout; the first is `{"msg":"listening","url":…}`. SIGHUP re-reads the configuration
  * file; SIGTERM and SIGINT stop the worker. A restart is a new process on the same port: the tasks are gone.
@@ -48,7 +48,8 @@ if ((values["guard-worker-id"] === undefined) !== (values["guard-ingest-url"] ==
   process.stderr.write("--guard-worker-id and --guard-ingest-url go together\n");
   process.exit(2);
 }
-const guard = values["guard-worker-id"] === undefined ? undefined : { workerId: values["guard-worker-id"], ingestUrl: values["guard-ingest-url"] ?? "" };
+const ingestToken = process.env.GUARD_INGEST_TOKEN?.trim() || undefined;
+const guard = values["guard-worker-id"] === undefined ? undefined : { workerId: values["guard-worker-id"], ingestUrl: values["guard-ingest-url"] ?? "", ...(ingestToken === undefined ? {} : { ingestToken }) };
 
 const log = createLogger(kind.toUpperCase());
 const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log, guard, ...(grpcPort === undefined ? {} : { grpcPort }) }).catch((err: unknown) => {

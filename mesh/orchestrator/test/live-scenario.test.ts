@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,10 +31,22 @@ let startedAt = 0;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The last lines of every process's log, so a failed run in CI says what each process was doing. */
+function logTails(logDir: string, lines = 12): string {
+  let files: string[];
+  try {
+    files = readdirSync(logDir).filter((f) => f.endsWith(".log")).sort();
+  } catch {
+    return `(no logs in ${logDir})`;
+  }
+  return files.map((f) => `--- ${f}\n${readFileSync(join(logDir, f), "utf8").trimEnd().split("\n").slice(-lines).map((l) => l.slice(0, 400)).join("\n")}`).join("\n");
+}
+
 beforeAll(async () => {
   startedAt = Date.now();
+  const dataDir = mkdtempSync(join(tmpdir(), "e2e-"));
   up = spawn(process.execPath, [bin, "up", "--demo"], {
-    env: { ...process.env, A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "e2e-")), A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
+    env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   exited = new Promise((resolve) => up.once("exit", (code) => resolve(code)));
@@ -42,7 +54,7 @@ beforeAll(async () => {
   up.stderr?.on("data", (c: Buffer) => (output += c.toString()));
   const deadline = Date.now() + 280_000;
   while (!output.includes("running; Ctrl-C stops every process")) {
-    if (up.exitCode !== null || Date.now() > deadline) throw new Error(`a2a-ledger up --demo did not complete the story:\n${output}`);
+    if (up.exitCode !== null || Date.now() > deadline) throw new Error(`a2a-ledger up --demo did not complete the story:\n${output}\n${logTails(join(dataDir, "logs"))}`);
     await sleep(250);
   }
   console.log(`a2a-ledger up --demo reached "running" in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);

@@ -24,7 +24,8 @@ export {
   type PartKindSpelling,
 } from "./vocabulary.ts";
 export { toEpochMillis } from "./timestamp.ts";
-export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
+export { defaultRuleSet, defaultRuleSetV3, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
+export { attributedToWorker, clientViolationKinds } from "./rules/violations.ts";
 export { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./v1/rules/rule-sets.ts";
 export { ruleModels, type RuleSet, type RuleSetV1, type RuleSetV2 } from "./rule-set.ts";
 export type { Rule, RuleInput, RuleOutput, NamedRule } from "./rules/rule.ts";

@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import type { PolicyConfig } from "../src/policy.ts";
 import { replay } from "../src/replay.ts";
 import type { RuleSet } from "../src/rule-set.ts";
-import { defaultRuleSet } from "../src/rules/rule-sets.ts";
+import { defaultRuleSet, defaultRuleSetV3 } from "../src/rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 
 export interface SpecOptions {
@@ -101,6 +101,37 @@ export function fixedInDefault2(history: readonly Observation[], options: Omit<S
         thenNothing() {
           differs([]);
           v2.thenNothing();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A default/3 change as a spec: default/3 decides `expected` on the `when` events, and default/2 does
+ * not (the spec would fail on default/2). `v2` holds what default/2 decides, for specs that pin it too.
+ */
+export function fixedInDefault3(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
+  return {
+    when(...events: Observation[]) {
+      const v3 = given(history, { ...options, ruleSet: defaultRuleSetV3 }).when(...events);
+      const v2 = given(history, { ...options, ruleSet: defaultRuleSet }).when(...events);
+      const differs = (expected: readonly Record<string, unknown>[]) => {
+        let same = true;
+        try {
+          expect(v2.decisions).toHaveLength(expected.length);
+          expect(v2.decisions).toMatchObject(expected);
+        } catch {
+          same = false;
+        }
+        expect(same, `default/2 already decides this: ${JSON.stringify(v2.decisions)}`).toBe(false);
+      };
+      return {
+        v2: v2.decisions,
+        v3: v3.decisions,
+        then(expected: readonly Record<string, unknown>[]) {
+          differs(expected);
+          return v3.then(expected);
         },
       };
     },

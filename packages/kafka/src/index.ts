@@ -8,4 +8,5 @@ export * from "./partition.ts";
 export * from "./acls.ts";
 export * from "./end-offsets.ts";
 export * from "./partition-send.ts";
+export * from "./create-topics.ts";
 export * from "./dead-letter.ts";

@@ -3,6 +3,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
+import { createTopicsAndWait } from "./create-topics.ts";
 import { endOffsets } from "./end-offsets.ts";
 import { replicationFor } from "./topics.ts";
 
@@ -10,10 +11,7 @@ import { replicationFor } from "./topics.ts";
 export async function createTestTopic(admin: Admin, prefix: string, partitions = 1, configs: Record<string, string> = {}): Promise<string> {
   const name = `test.${prefix}.${randomUUID().slice(0, 8)}`;
   const replication = replicationFor((await admin.describeCluster()).brokers.length);
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [{ topic: name, numPartitions: partitions, replicationFactor: replication.factor, configEntries: Object.entries({ ...replication.configs, ...configs }).map(([n, value]) => ({ name: n, value })) }],
-  });
+  await createTopicsAndWait(admin, [{ topic: name, numPartitions: partitions, replicationFactor: replication.factor, configEntries: Object.entries({ ...replication.configs, ...configs }).map(([n, value]) => ({ name: n, value })) }]);
   return name;
 }
 

@@ -3,6 +3,7 @@
  * idempotently at start. An existing topic whose settings conflict is a startup error.
  */
 import type { Admin } from "kafkajs";
+import { createTopicsAndWait } from "./create-topics.ts";
 
 export interface TopicSpec {
   name: string;
@@ -130,15 +131,15 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
   if (conflicts.length > 0) throw new TopicConflictError(conflicts);
   const missing = specs.filter((s) => !present.has(s.name));
   if (missing.length > 0) {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((s) => ({
+    await createTopicsAndWait(
+      admin,
+      missing.map((s) => ({
         topic: s.name,
         numPartitions: s.partitions,
         replicationFactor: replication.factor,
         configEntries: Object.entries(effectiveConfigs(s, brokers)).map(([name, value]) => ({ name, value })),
       })),
-    });
+    );
   }
   return { created: missing.map((s) => s.name), existing: existing.map((s) => s.name) };
 }

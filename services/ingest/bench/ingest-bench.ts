@@ -16,7 +16,7 @@ import { Agent, request } from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseObservation } from "@a2a-ledger/core";
-import { createKafka, endpointsFromEnv, replicationFor } from "@a2a-ledger/kafka";
+import { createKafka, createTopicsAndWait, endpointsFromEnv, replicationFor } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { observation } from "../test/observations.ts";
 
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   // Replicated as the ledger's topics are on this cluster (factor min(3, brokers), two in sync at three).
   const replication = replicationFor((await admin.describeCluster()).brokers.length);
   const configEntries = Object.entries(replication.configs).map(([name, value]) => ({ name, value }));
-  await admin.createTopics({ waitForLeaders: true, topics: [ingestTopic, javaTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: replication.factor, configEntries })) });
+  await createTopicsAndWait(admin, [ingestTopic, javaTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: replication.factor, configEntries })));
 
   // Bodies: the six observation types in turn, 64 correlations; reused across requests (consumers de-duplicate by eventId).
   const run = `bench-${Date.now()}`;

@@ -4,7 +4,7 @@
  * commands, capability snapshots) with made-up but consistent coordinates.
  */
 import { readFileSync } from "node:fs";
-import { applyCapabilityUpdates, CapabilityTable, createDecider, defaultRuleSet, parseObservationJson, type PolicyConfig } from "@a2a-ledger/core";
+import { applyCapabilityUpdates, CapabilityTable, createDecider, defaultRuleSet, parseObservationJson, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
 import { topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput } from "../src/inputs.ts";
@@ -28,9 +28,9 @@ export interface TopicInputs {
 }
 
 /** Every record the ledger's topics would hold for `observations`, grouped per topic (partition 0 each, offsets from 0). */
-export function inputsFor(observations: readonly Observation[], options: { topics?: TopicNames; policy?: PolicyConfig; timestamp?: number } = {}): TopicInputs[] {
+export function inputsFor(observations: readonly Observation[], options: { topics?: TopicNames; policy?: PolicyConfig; timestamp?: number; ruleSet?: RuleSet } = {}): TopicInputs[] {
   const topics = options.topics ?? topicNames;
-  const decider = createDecider(defaultRuleSet);
+  const decider = createDecider(options.ruleSet ?? defaultRuleSet);
   const table = new CapabilityTable();
   const ctx = { capabilities: table, policy: options.policy ?? { trustedVendors: [] } };
   const states = new Map<string, ReturnType<typeof decider.initialState>>();

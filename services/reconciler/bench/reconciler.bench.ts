@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { createDecider, defaultRuleSet, defaultRuleSetV1, replay, replayLog, type RuleSet } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
-import { type Admin, type Consumer, type KafkaMessage, type Producer, replicationFor } from "@a2a-ledger/kafka";
+import { type Admin, type Consumer, type KafkaMessage, type Producer, createTopicsAndWait, replicationFor } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { RetryOptions } from "kafkajs";
 import type { Fixture } from "../test/harness.ts";
@@ -56,7 +56,7 @@ async function produceAll(topic: string, records: readonly Encoded[]): Promise<v
 /** A passthrough's topic, replicated as the ledger's topics are on this cluster. */
 async function createTopic(admin: Admin, name: string, partitions: number): Promise<void> {
   const replication = replicationFor((await admin.describeCluster()).brokers.length);
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: name, numPartitions: partitions, replicationFactor: replication.factor, configEntries: Object.entries(replication.configs).map(([n, value]) => ({ name: n, value })) }] });
+  await createTopicsAndWait(admin, [{ topic: name, numPartitions: partitions, replicationFactor: replication.factor, configEntries: Object.entries(replication.configs).map(([n, value]) => ({ name: n, value })) }]);
 }
 
 interface RunTiming {

@@ -7,6 +7,7 @@ describe("loadReconcilerConfig", () => {
     const config = loadReconcilerConfig({});
     expect(config.topics.observations).toBe("a2a.observations.v1");
     expect(config.ruleSet.name).toBe("default");
+    expect(config.ruleSet.rulesVersion).toBe("default/2");
     expect(config.policy.trustedVendors).toEqual([]);
     expect(config.groupId).toBe("a2a-ledger-reconciler");
   });
@@ -15,6 +16,9 @@ describe("loadReconcilerConfig", () => {
     expect(config.policy.trustedVendors).toEqual(["Acme", "Beta"]);
     expect(config.ruleSet.name).toBe("restart-from-scratch");
     expect(config.topics.decisions).toBe("a2a.decisions.v1.blue");
+  });
+  it("runs default/3 when A2A_LEDGER_RULES names it by version", () => {
+    expect(loadReconcilerConfig({ A2A_LEDGER_RULES: "default/3" }).ruleSet.rulesVersion).toBe("default/3");
   });
   it("names the variable and the choices for an unknown rule set", () => {
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(ReconcilerConfigError);

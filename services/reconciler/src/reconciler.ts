@@ -262,7 +262,8 @@ export class Reconciler {
       if ((this.blocked.get(partition)?.size ?? 0) === 0 || this.recheckedAt.get(partition) === version) continue;
       await this.exclusive(partition, async () => {
         // Only the owner produces: the partition may have moved while this waited for the lock.
-        if (this.membership !== membership || !this.assigned.has(partition)) return;
+        // And nothing starts once the instance is stopping.
+        if (!this.running || this.membership !== membership || !this.assigned.has(partition)) return;
         await this.transact(partition, []);
       }).catch((error: unknown) => this.log.error({ err: error, partition }, "re-examination failed; retried on the next tick"));
     }
@@ -404,6 +405,8 @@ export class Reconciler {
     this.running = false;
     clearInterval(this.recheckTimer);
     await this.consumer.disconnect().catch(() => undefined);
+    // A re-examination already in its transaction finishes before its producer goes.
+    await Promise.allSettled([...this.locks.values()]);
     await Promise.all([...this.producers.values()].map((p) => p.then((producer) => producer.disconnect()).catch(() => undefined)));
     this.producers.clear();
     await this.capabilities.stop().catch(() => undefined);

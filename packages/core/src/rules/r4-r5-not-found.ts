@@ -12,7 +12,7 @@
 import { openAttemptOn, supersededBy } from "../correlation/attempts.ts";
 import { canaryOf, type CorrelationState, type TaskRecord, taskOf } from "../correlation/state.ts";
 import { policyOf } from "../verification.ts";
-import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
+import { decided, noOutput, type Rule, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
 
 /**
@@ -24,13 +24,39 @@ function answeringOpenDispatch(s: CorrelationState, workerId: string, serverTask
   return open === undefined ? undefined : { workerId, serverTaskId, attempt: open.attempt, contextId: null, last: null, terminal: false, lost: false, artifacts: [] };
 }
 
-export function r4r5NotFound(input: RuleInput): RuleOutput {
+export interface NotFoundOptions {
+  /** Whom a TaskNotFound for a task id the correlation never saw is recorded against: the worker (default/2) or the client that asked (default/3). */
+  unseen: "worker" | "client";
+}
+
+export function r4r5NotFoundWith(options: NotFoundOptions): Rule {
+  return (input) => judgeNotFound(input, options);
+}
+
+export const r4r5NotFound: Rule = r4r5NotFoundWith({ unseen: "worker" });
+
+function judgeNotFound(input: RuleInput, options: NotFoundOptions): RuleOutput {
   const obs = input.observation;
   if (obs.type !== "TaskNotFoundObserved") return noOutput;
   const s = input.state;
   if (canaryOf(s, obs.workerId, obs.serverTaskId) !== undefined) return noOutput;
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   const task = taskOf(s, obs.workerId, obs.serverTaskId) ?? answeringOpenDispatch(s, obs.workerId, obs.serverTaskId);
+  if (task === undefined && options.unseen === "client") {
+    return decided(
+      unreported(s, [
+        {
+          type: "ContractViolation",
+          workerId: obs.workerId,
+          kind: "CLIENT_UNKNOWN_TASK",
+          serverTaskId: obs.serverTaskId,
+          observed: `TaskNotFound (${obs.errorCode} on ${obs.method})`,
+          cardHash: snap?.cardHash ?? null,
+          detail: `${obs.observer} asked ${obs.workerId} for task ${obs.serverTaskId}, which no observer saw in this correlation: the client's mistake (or a probe with a made-up id), not the worker's violation, and not the loss of another task`,
+        },
+      ]),
+    );
+  }
   if (task === undefined) {
     return decided(
       unreported(s, [

@@ -1,6 +1,9 @@
 /**
- * The shipped rule sets, by name and by version: `default` and `restart-from-scratch` are their newest
- * versions (default/2, restart-from-scratch/2); `default/1` and `restart-from-scratch/1` remain for replays.
+ * The shipped rule sets, by name and by version: `default` names default/2 (what the reconciler runs
+ * unless A2A_LEDGER_RULES says otherwise) and `restart-from-scratch` restart-from-scratch/2; default/3
+ * is loaded by its version (`--candidate default/3`, A2A_LEDGER_RULES=default/3) until it becomes what
+ * `default` names (packages/core/README.md says why not yet); `default/1` and `restart-from-scratch/1`
+ * remain, frozen, for replays.
  */
 import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
 import { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "../v1/rules/rule-sets.ts";
@@ -8,11 +11,12 @@ import { capabilities } from "./capabilities.ts";
 import { r1States } from "./r1-states.ts";
 import { r2Artifacts } from "./r2-artifacts.ts";
 import { r3Divergent } from "./r3-divergent.ts";
-import { r4r5NotFound } from "./r4-r5-not-found.ts";
+import { r4r5NotFound, r4r5NotFoundWith } from "./r4-r5-not-found.ts";
 import { r6Reconcile, recoverBlocked } from "./r6-reconcile.ts";
 import { r7Probes } from "./r7-probes.ts";
 import { r8Cards } from "./r8-cards.ts";
 import { r9Durability } from "./r9-durability.ts";
+import { r9LostTasks } from "./r9-lost-tasks.ts";
 import { reconciled } from "./reconciled.ts";
 import type { NamedRule, RuleInput, RuleOutput } from "./rule.ts";
 import { skillAdvertised } from "./skills.ts";
@@ -31,7 +35,7 @@ const common = (r6: (input: RuleInput) => RuleOutput): NamedRule[] => [
   { id: "reconciled", on: ["TaskStateObserved"], apply: reconciled },
 ];
 
-/** DESIGN §4 with the default/2 fixes: no eligible worker for the interrupted state → ReconciliationBlocked. */
+/** DESIGN §4 with the default/2 fixes (frozen): no eligible worker for the interrupted state → ReconciliationBlocked. */
 export const defaultRuleSet: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/2",
@@ -49,14 +53,37 @@ export const restartFromScratchRuleSet: RuleSetV2 = {
   recover: recoverBlocked("restart"),
 };
 
+const default3Reconcile = { neverBackToLosers: true, reconcileUnanswered: true } as const;
+
+/**
+ * default/2 with the default/3 changes (packages/core/README.md): a task lost again never goes back to a
+ * worker that already lost it in the correlation; a real task lost in an interrupted state revokes the
+ * worker's interrupted states like a lost canary (R9 for tasks); a TaskNotFound for a task id no observer
+ * saw is the client's (CLIENT_UNKNOWN_TASK), not the worker's violation; the loss of a dispatch's
+ * unanswered task is reconciled (R6) like any other.
+ */
+export const defaultRuleSetV3: RuleSetV2 = {
+  name: "default",
+  rulesVersion: "default/3",
+  model: "correlation/2",
+  rules: common(r6Reconcile("block", default3Reconcile)).flatMap((r): NamedRule[] => {
+    if (r.id === "R9") return [r, { id: "R9-tasks", on: ["TaskNotFoundObserved"], apply: r9LostTasks }];
+    if (r.id === "R4-R5") return [{ ...r, apply: r4r5NotFoundWith({ unseen: "client" }) }];
+    return [r];
+  }),
+  recover: recoverBlocked("block", default3Reconcile),
+};
+
 /** Every shipped rule set by its rulesVersion. */
 export const ruleSets: Readonly<Record<string, RuleSet>> = {
+  [defaultRuleSetV3.rulesVersion]: defaultRuleSetV3,
   [defaultRuleSet.rulesVersion]: defaultRuleSet,
   [restartFromScratchRuleSet.rulesVersion]: restartFromScratchRuleSet,
   [defaultRuleSetV1.rulesVersion]: defaultRuleSetV1,
   [restartFromScratchRuleSetV1.rulesVersion]: restartFromScratchRuleSetV1,
 };
 
+/** What a bare name means: `default` is default/2, what the reconciler runs unless A2A_LEDGER_RULES names another. */
 const latest: Readonly<Record<string, RuleSet>> = { [defaultRuleSet.name]: defaultRuleSet, [restartFromScratchRuleSet.name]: restartFromScratchRuleSet };
 
 /** A shipped rule set by name (its newest version) or by exact rulesVersion, e.g. "default/1". */

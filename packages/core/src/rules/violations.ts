@@ -2,6 +2,19 @@
 import type { CorrelationState } from "../correlation/state.ts";
 import { reportKey } from "../correlation/evolve.ts";
 import { rememberReportKey, type ViolationDraft } from "../decisions.ts";
+import type { ViolationKind } from "@a2a-ledger/schemas";
+
+/**
+ * Violation kinds that record someone else's mistake seen at a worker, not the worker's breach of its
+ * card: CLIENT_UNKNOWN_TASK (default/3), a TaskNotFound for a task id no observer saw. A worker's own
+ * record (its violation count, its page) leaves them out.
+ */
+export const clientViolationKinds: readonly ViolationKind[] = ["CLIENT_UNKNOWN_TASK"];
+
+/** Whether a violation of this kind counts against the worker it names. */
+export function attributedToWorker(kind: ViolationKind): boolean {
+  return !clientViolationKinds.includes(kind);
+}
 
 export function keyOf(d: ViolationDraft): string {
   return reportKey({ kind: d.kind, workerId: d.workerId ?? null, serverTaskId: d.serverTaskId ?? null, skillId: d.skillId ?? null, observed: d.observed, allowed: d.allowed ?? [], output: d.output ?? null, attempts: d.attempts ?? [] });

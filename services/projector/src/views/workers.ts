@@ -5,7 +5,7 @@
  * operator's trusted vendors) on the newest capability snapshot; a snapshot with durable = false means
  * verify whatever the vendor list says: trust is revoked by evidence.
  */
-import { diffCards, type PolicyConfig, policyOf } from "@a2a-ledger/core";
+import { clientViolationKinds, diffCards, type PolicyConfig, policyOf } from "@a2a-ledger/core";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
@@ -75,9 +75,12 @@ function workerSummary(w: WorkerRow, config: PolicyConfig, violations: number) {
   };
 }
 
+/** Kinds that record a client's mistake seen at the worker (CLIENT_UNKNOWN_TASK): not the worker's violations, so its page leaves them out. */
+const notTheWorkers = JSON.stringify(clientViolationKinds);
+
 async function violationCounts(r: Reader, t: Tables, workerIds: readonly string[]): Promise<Map<string, number>> {
   if (workerIds.length === 0) return new Map();
-  const rows = await r.all(`SELECT worker_id, COUNT(*) AS n FROM ${t.violation} WHERE worker_id${r.inList} GROUP BY worker_id`, [JSON.stringify(workerIds)]);
+  const rows = await r.all(`SELECT worker_id, COUNT(*) AS n FROM ${t.violation} WHERE worker_id${r.inList} AND NOT (kind${r.inList}) GROUP BY worker_id`, [JSON.stringify(workerIds), notTheWorkers]);
   return new Map(rows.map((row) => [String(row.worker_id), Number(row.n)]));
 }
 
@@ -99,7 +102,7 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicyConfig, w
   const snapshot = snapshotOf(worker);
   const cards = (await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? ORDER BY first_seen, first_event_id`, [workerId])).map((row) => cardCodec.decode(row));
   const probes = (await r.all(`SELECT * FROM ${t.probe} WHERE worker_id = ? ORDER BY occurred_at DESC, event_id LIMIT ?`, [workerId, detailLimit])).map((row) => probeCodec.decode(row));
-  const violations = (await r.all(`SELECT * FROM ${t.violation} WHERE worker_id = ? ORDER BY decided_at DESC, decision_id DESC LIMIT ?`, [workerId, detailLimit])).map((row) => violationCodec.decode(row));
+  const violations = (await r.all(`SELECT * FROM ${t.violation} WHERE worker_id = ? AND NOT (kind${r.inList}) ORDER BY decided_at DESC, decision_id DESC LIMIT ?`, [workerId, notTheWorkers, detailLimit])).map((row) => violationCodec.decode(row));
   const decisions = (await r.all(`SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type IN ('CardChanged', 'CapabilitiesVerified', 'ProbeRequested') ORDER BY occurred_at DESC, id LIMIT ?`, [workerId, detailLimit])).map((row) => eventCodec.decode(row));
   const parked = probes.flatMap((p) => p.parkedCanaries.map((c) => ({ ...c, probeEventId: p.eventId, parkedAt: p.occurredAt })));
   const lost = new Map<string, { at: number; eventId: string | null }>();

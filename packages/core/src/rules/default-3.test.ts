@@ -1,0 +1,195 @@
+/**
+ * What default/3 decides differently from default/2: one spec per change, each run on both versions —
+ * fixedInDefault3 checks that default/2 decides otherwise (and several specs pin what it decides), and
+ * that default/3 decides what the spec says.
+ */
+import type { TaskState } from "@a2a-ledger/schemas";
+import { describe, expect, it } from "vitest";
+import { agentCard, type CardSpec, events } from "../../test/builders.ts";
+import { fixedInDefault3, given } from "../../test/given.ts";
+import { cardHash } from "../card-hash.ts";
+import { replay } from "../replay.ts";
+import { defaultRuleSet, defaultRuleSetV3, ruleSetByName } from "./rule-sets.ts";
+import { attributedToWorker } from "./violations.ts";
+
+const all: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
+const noInterrupt: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"];
+const lifecycle = ["submitted", "working", "input-required", "completed", "failed"];
+const skills = [{ id: "summarize", outputModes: ["text/plain"] }];
+
+type Events = ReturnType<typeof events>;
+
+/** Cards and probes: each worker verifies `states` for skill summarize, emitting text/plain. */
+function probed(e: Events, workers: Record<string, { states: TaskState[]; org?: string; taskStore?: CardSpec["taskStore"] }>, from = 1) {
+  const out = [];
+  let at = from;
+  for (const [w, o] of Object.entries(workers)) {
+    const card = agentCard({ org: o.org ?? `Org-${w}`, states: lifecycle, skills, ...(o.taskStore === undefined ? {} : { taskStore: o.taskStore }) });
+    out.push(e.card(w, card, { at: at++ }), e.probe(w, cardHash(card), { at: at++, states: o.states, modes: ["text/plain"] }));
+  }
+  return out;
+}
+
+/** Correlation t: lost on w1 in `state`, re-dispatched (attempt 2) to w2 and seen there in `state` again. */
+function lostThenRedispatched(e: Events, state: string) {
+  return [
+    e.dispatch("t", "w1", { at: 100 }),
+    e.state("t", "w1", "a1", state, { at: 110 }),
+    e.notFound("t", "w1", "a1", { at: 120 }),
+    e.dispatch("t", "w2", { at: 130, attempt: 2, messageId: "t-m2" }),
+    e.state("t", "w2", "a2", state, { at: 140 }),
+  ];
+}
+
+describe("default/3: loss chains", () => {
+  it("never sends a task lost again back to the worker that lost it first (default/2 ping-pongs back to w1)", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt }, w3: { states: noInterrupt } }), ...lostThenRedispatched(e, "working")];
+    // the first loss went to w2 on both versions
+    expect(given(history, { ruleSet: defaultRuleSetV3 }).when().all.filter((d) => d.type === "RedispatchCommanded")).toMatchObject([{ targetWorkerId: "w2", attempt: 2 }]);
+    const spec = fixedInDefault3(history).when(e.notFound("t", "w2", "a2", { at: 150 }));
+    expect(spec.v2).toMatchObject([{ type: "TaskIndeterminate", workerId: "w2" }, { type: "RedispatchCommanded", targetWorkerId: "w1", attempt: 3 }]);
+    spec.then([
+      { type: "TaskIndeterminate", workerId: "w2", serverTaskId: "a2", attempt: 2 },
+      {
+        type: "RedispatchCommanded",
+        targetWorkerId: "w3",
+        attempt: 3,
+        candidates: [
+          { workerId: "w1", eligible: false, reason: "lost the task at attempt 1 of this correlation: never a target again" },
+          { workerId: "w2", eligible: false },
+          { workerId: "w3", eligible: true },
+        ],
+      },
+    ]);
+  });
+
+  it("keeps the task indeterminate and blocked, naming the workers passed over, when only workers that lost it are left", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt } }), ...lostThenRedispatched(e, "working")];
+    const spec = fixedInDefault3(history).when(e.notFound("t", "w2", "a2", { at: 150 }));
+    expect(spec.v2).toMatchObject([{ type: "TaskIndeterminate" }, { type: "RedispatchCommanded", targetWorkerId: "w1" }]);
+    spec.then([
+      { type: "TaskIndeterminate", workerId: "w2", lastState: "TASK_STATE_WORKING" },
+      { type: "ReconciliationBlocked", lastState: "TASK_STATE_WORKING", reason: expect.stringContaining("w1 would qualify but already lost the task in this correlation") },
+    ]);
+    expect(spec.v3.some((d) => d.type === "TaskFailed")).toBe(false);
+  });
+
+  it("re-examines such a block: a re-probed loser never rescues it, a new worker does", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt } }), ...lostThenRedispatched(e, "working"), e.notFound("t", "w2", "a2", { at: 150 })];
+    const w1Again = agentCard({ org: "Org-w1", version: "2", states: lifecycle, skills });
+    const w4 = agentCard({ org: "Four", states: lifecycle, skills });
+    const decisions = replay(
+      [...history, e.card("w1", w1Again, { at: 200 }), e.probe("w1", cardHash(w1Again), { at: 210, states: noInterrupt, modes: ["text/plain"] }), e.card("w4", w4, { at: 300 }), e.probe("w4", cardHash(w4), { at: 310, states: noInterrupt, modes: ["text/plain"] })],
+      defaultRuleSetV3,
+    ).filter((d) => d.correlationId === "t" && (d.type === "RedispatchCommanded" || d.type === "ReconciliationBlocked"));
+    expect(decisions).toMatchObject([
+      { type: "RedispatchCommanded", targetWorkerId: "w2", attempt: 2 },
+      { type: "ReconciliationBlocked" },
+      { type: "RedispatchCommanded", targetWorkerId: "w4", attempt: 3, decidedAt: 310 },
+    ]);
+  });
+});
+
+describe("default/3: a real task lost in an interrupted state is evidence against the worker's V", () => {
+  it("revokes the interrupted states of the worker that lost it, so another correlation's loss is no longer resumed there", () => {
+    const e = events();
+    const history = [
+      ...probed(e, { w1: { states: all }, w2: { states: noInterrupt }, w3: { states: all } }),
+      e.dispatch("t", "w1", { at: 100 }),
+      e.state("t", "w1", "a1", "input-required", { at: 110 }),
+      e.notFound("t", "w1", "a1", { at: 120 }),
+      e.dispatch("u", "w2", { at: 200 }),
+      e.state("u", "w2", "b1", "input-required", { at: 210 }),
+    ];
+    const lossOnW1 = given(history.slice(0, -2), { ruleSet: defaultRuleSetV3 }).when();
+    expect(lossOnW1.all.filter((d) => d.correlationId === "t")).toMatchObject([
+      { type: "CapabilitiesVerified", workerId: "w1", durable: false, states: noInterrupt, skills: [{ skillId: "summarize", states: noInterrupt }] },
+      { type: "TaskIndeterminate", workerId: "w1", lastState: "TASK_STATE_INPUT_REQUIRED" },
+      { type: "RedispatchCommanded", targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED" },
+    ]);
+    const spec = fixedInDefault3(history).when(e.notFound("u", "w2", "b1", { at: 220 }));
+    expect(spec.v2).toMatchObject([{ type: "TaskIndeterminate" }, { type: "RedispatchCommanded", targetWorkerId: "w1" }]);
+    spec.then([
+      { type: "CapabilitiesVerified", workerId: "w2", durable: false },
+      { type: "TaskIndeterminate", workerId: "w2" },
+      { type: "RedispatchCommanded", targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", candidates: [{ workerId: "w1", eligible: false, reason: expect.stringContaining("lack TASK_STATE_INPUT_REQUIRED") }, { workerId: "w2", eligible: false }, { workerId: "w3", eligible: true }] },
+    ]);
+  });
+
+  it("records TASK_STORE_NOT_DURABLE for a card claiming a durable store, and judges that loss under verify: indeterminate, not failed", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: all, org: "Acme", taskStore: "durable" }, w3: { states: all } }), e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "input-required", { at: 110 })];
+    const spec = fixedInDefault3(history, { policy: { trustedVendors: ["Acme"] } }).when(e.notFound("t", "w1", "a1", { at: 120 }));
+    expect(spec.v2).toMatchObject([{ type: "TaskFailed", workerId: "w1" }]);
+    spec.then([
+      { type: "ContractViolation", kind: "TASK_STORE_NOT_DURABLE", workerId: "w1", serverTaskId: "a1", allowed: ["durable"] },
+      { type: "CapabilitiesVerified", workerId: "w1", durable: false },
+      { type: "TaskIndeterminate", workerId: "w1", reason: expect.stringContaining("under verify") },
+      { type: "RedispatchCommanded", targetWorkerId: "w3" },
+    ]);
+    // a second loss under the same card is the known fact again: no second violation, no new snapshot
+    const again = given([...history, e.notFound("t", "w1", "a1", { at: 120 }), e.dispatch("u", "w1", { at: 200 }), e.state("u", "w1", "b1", "input-required", { at: 210 })], { ruleSet: defaultRuleSetV3, policy: { trustedVendors: ["Acme"] } }).when(e.notFound("u", "w1", "b1", { at: 220 }));
+    expect(again.decisions.map((d) => d.type)).toEqual(["TaskIndeterminate", "RedispatchCommanded"]);
+  });
+
+  it("does not judge a new card by what the worker did under the previous one, nor a task lost while WORKING", () => {
+    const e = events();
+    const v2card = agentCard({ org: "Org-w1", version: "2", states: lifecycle, skills });
+    const base = [...probed(e, { w1: { states: all }, w3: { states: all } })];
+    const newCard = given([...base, e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "input-required", { at: 110 }), e.card("w1", v2card, { at: 115 })], { ruleSet: defaultRuleSetV3 }).when(e.notFound("t", "w1", "a1", { at: 120 }));
+    expect(newCard.decisions.map((d) => d.type)).toEqual(["TaskIndeterminate", "RedispatchCommanded"]);
+    const working = given([...base, e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "working", { at: 110 })], { ruleSet: defaultRuleSetV3 }).when(e.notFound("t", "w1", "a1", { at: 120 }));
+    expect(working.decisions.map((d) => d.type)).toEqual(["TaskIndeterminate", "RedispatchCommanded"]);
+  });
+});
+
+describe("default/3: attributable violations", () => {
+  it("records a TaskNotFound for a task id no observer saw as the client's mistake, which does not count against the worker", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt } }), e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "working", { at: 110 })];
+    const spec = fixedInDefault3(history).when(e.notFound("t", "w1", "tck-made-up-id", { at: 120 }));
+    expect(spec.v2).toMatchObject([{ type: "ContractViolation", kind: "UNSEEN_TASK_NOT_FOUND", workerId: "w1" }]);
+    const [d] = spec.then([{ type: "ContractViolation", kind: "CLIENT_UNKNOWN_TASK", workerId: "w1", serverTaskId: "tck-made-up-id", observed: "TaskNotFound (-32001 on GetTask)" }]);
+    expect(d?.type === "ContractViolation" && attributedToWorker(d.kind)).toBe(false);
+    expect(attributedToWorker("UNSEEN_TASK_NOT_FOUND")).toBe(true);
+  });
+
+  it("records each unknown id once, however many observers report it", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt } }), e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "working", { at: 105 })];
+    const probes = given(history, { ruleSet: defaultRuleSetV3 }).when(
+      e.notFound("t", "w1", "probe-1", { at: 110 }),
+      e.notFound("t", "w1", "probe-1", { at: 111, observer: "proxy" }),
+      e.notFound("t", "w1", "probe-2", { at: 112 }),
+    );
+    expect(probes.decisions.map((d) => (d.type === "ContractViolation" ? `${d.kind}:${d.serverTaskId}` : d.type))).toEqual(["CLIENT_UNKNOWN_TASK:probe-1", "CLIENT_UNKNOWN_TASK:probe-2"]);
+  });
+});
+
+describe("default/3: the loss of a dispatch's unanswered task is reconciled", () => {
+  it("follows the TaskIndeterminate of a task id answering an open dispatch with R6, on that dispatch's terms (default/2 stops at the TaskIndeterminate)", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt } }), e.dispatch("t", "w1", { at: 100, accepted: ["text/plain"] })];
+    const spec = fixedInDefault3(history).when(e.notFound("t", "w1", "x", { at: 110 }));
+    expect(spec.v2).toMatchObject([{ type: "TaskIndeterminate", workerId: "w1", serverTaskId: "x", lastState: "TASK_STATE_UNSPECIFIED" }]);
+    spec.then([
+      { type: "TaskIndeterminate", workerId: "w1", serverTaskId: "x", attempt: 1 },
+      { type: "RedispatchCommanded", targetWorkerId: "w2", fromServerTaskId: "x", skillId: "summarize", acceptedOutputModes: ["text/plain"], attempt: 2, resumeState: null },
+    ]);
+  });
+});
+
+describe("default/3 as a rule set", () => {
+  it("is loaded by its version, beside default/2 (what `default` still names) and its frozen rules", () => {
+    expect(ruleSetByName("default")).toBe(defaultRuleSet);
+    expect(ruleSetByName("default/3")).toBe(defaultRuleSetV3);
+    expect(ruleSetByName("default/2")).toBe(defaultRuleSet);
+    expect(defaultRuleSetV3.rules.map((r) => r.id)).toEqual(["capabilities", "R8", "R7", "skills", "R1", "R2", "R3", "R9", "R9-tasks", "R4-R5", "R6", "reconciled"]);
+    const e = events();
+    const decisions = replay([...probed(e, { w1: { states: noInterrupt } }), e.dispatch("t", "w1", { at: 100 }), e.notFound("t", "w1", "a1", { at: 110 })], defaultRuleSetV3);
+    expect(new Set(decisions.map((d) => d.rulesVersion))).toEqual(new Set(["default/3"]));
+  });
+});
