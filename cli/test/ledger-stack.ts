@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { readyOnMessage, spawnService, stopChild } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, logLevel, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { produceAll, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
@@ -15,7 +16,6 @@ const repo = join(import.meta.dirname, "../..");
 export const endpoints = endpointsFromEnv();
 export const kafka: Kafka = createKafka({ brokers: endpoints.brokers, clientId: "cli-test", logLevel: logLevel.NOTHING });
 export const serde = new Serde(endpoints.registryUrl);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Stack {
   suffix: string;
@@ -55,28 +55,10 @@ export async function deleteStack(admin: Admin, stack: Stack): Promise<void> {
 
 /** Observations encoded with the Serde, keyed by correlationId, idempotent, acks=all. */
 export async function produce(topic: string, observations: readonly Observation[], raw: { key: string; value: Buffer }[] = []): Promise<void> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  try {
-    for (let i = 0; i < observations.length; i += 500) {
-      const chunk = observations.slice(i, i + 500);
-      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encode(o) }))) });
-    }
-    if (raw.length > 0) await producer.send({ topic, acks: -1, messages: raw });
-  } finally {
-    await producer.disconnect();
-  }
+  await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o), raw });
 }
 
 /** Waits until the reconciler's group committed offsets to the end of the observations topic. */
-export async function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ends = await admin.fetchTopicOffsets(stack.topics.observations);
-    const committed = await admin.fetchOffsets({ groupId: stack.groupId, topics: [stack.topics.observations] });
-    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
-    if (Date.now() > deadline) throw new Error(`the reconciler did not reach the end of ${stack.topics.observations} in ${timeoutMs} ms`);
-    await sleep(250);
-  }
+export function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 180_000): Promise<void> {
+  return waitForGroupAtEnd(admin, stack.groupId, stack.topics.observations, timeoutMs);
 }

@@ -1,14 +1,14 @@
 /**
  * `a2a-ledger up`: the CLI runs the services as processes and imports none of their code (the package
- * graph has no arrow from cli into services/* and no cycle); bad arguments are usage errors; and,
+ * graph's rules are in ../package-graph.test.ts); bad arguments are usage errors; and,
  * on the real stack, `up` starts every service as its own process with its log file and Ctrl-C stops them all.
  * The demo (`up --demo`, the live §1 story) is the end-to-end test of mesh/orchestrator.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { topicNames } from "@a2a-ledger/kafka";
 import { repoRoot } from "@a2a-ledger/infra";
@@ -17,57 +17,6 @@ import { run } from "../../test/run.ts";
 import { demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, jsAgentSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
 
 const bin = new URL("../../bin/a2a-ledger.js", import.meta.url).pathname;
-
-interface Workspace {
-  name: string;
-  dir: string;
-  deps: string[];
-}
-
-function workspaces(): Workspace[] {
-  const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { workspaces: string[] };
-  const dirs = root.workspaces.flatMap((pattern) => (pattern.endsWith("/*") ? readdirSync(join(repoRoot, pattern.slice(0, -2))).map((d) => join(repoRoot, pattern.slice(0, -2), d)) : [join(repoRoot, pattern)]));
-  return dirs
-    .filter((d) => existsSync(join(d, "package.json")))
-    .map((dir) => {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-      return { name: pkg.name, dir: relative(repoRoot, dir), deps: Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => d.startsWith("@a2a-ledger/")) };
-    });
-}
-
-function cycles(graph: Map<string, string[]>): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, "open" | "done">();
-  const visit = (node: string, path: string[]) => {
-    if (state.get(node) === "done") return;
-    if (state.get(node) === "open") return void found.push([...path.slice(path.indexOf(node)), node]);
-    state.set(node, "open");
-    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
-    state.set(node, "done");
-  };
-  for (const node of graph.keys()) visit(node, []);
-  return found;
-}
-
-const sourceFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sourceFiles(join(dir, f)) : f.endsWith(".ts") ? [join(dir, f)] : []));
-
-describe("the package graph", () => {
-  const all = workspaces();
-  const services = new Set(all.filter((w) => w.dir.startsWith("services/")).map((w) => w.name));
-
-  it("has no arrow from cli into services/*: neither a dependency nor an import", () => {
-    const cli = all.find((w) => w.name === "@a2a-ledger/cli");
-    expect(cli?.deps.filter((d) => services.has(d))).toEqual([]);
-    expect(services.size).toBeGreaterThanOrEqual(4);
-    const imports = sourceFiles(join(repoRoot, "cli/src")).flatMap((file) => [...readFileSync(file, "utf8").matchAll(/from\s+"(@a2a-ledger\/[^"/]+)/g)].map((m) => m[1] as string));
-    expect(imports.filter((i) => services.has(i))).toEqual([]);
-  });
-
-  it("has no cycles", () => {
-    const graph = new Map(all.map((w) => [w.name, w.deps]));
-    expect(cycles(graph)).toEqual([]);
-  });
-});
 
 describe("a2a-ledger up's arguments", () => {
   it("refuses unknown options and --exit-after-demo without --demo as usage errors", async () => {

@@ -9,28 +9,17 @@
 import { type CapabilitySnapshot, type Decision, type Observation, type ObservationType, observationTypes } from "@a2a-ledger/schemas";
 import { CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
 import { correlationModel } from "./correlation/model.ts";
-import type { CorrelationState } from "./correlation/state.ts";
-import type { CorrelationState as V1CorrelationState } from "./v1/correlation-state.ts";
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
-import type { PolicyConfig } from "./policy.ts";
 import type { RuleSet } from "./rule-set.ts";
 import type { RuleOutput } from "./rules/rule.ts";
+import type { DecideContext, LedgerState, StateModel } from "./state-model.ts";
 import { v1Model } from "./v1/model.ts";
 
-/**
- * A correlation's state, of whichever model the rule set keeps: opaque outside the core — hold it,
- * hand it back to the decider that made it, (de)serialize it with that decider.
- */
-export type LedgerState = CorrelationState | V1CorrelationState;
+export type { DecideContext, LedgerState } from "./state-model.ts";
 
 /** A state handed to a decider of another model. */
 export class StateModelError extends Error {
   override name = "StateModelError";
-}
-
-export interface DecideContext {
-  capabilities: CapabilityView;
-  policy: PolicyConfig;
 }
 
 export interface Decided {
@@ -64,29 +53,6 @@ export interface Decider {
   serialize(state: LedgerState): Uint8Array;
   /** Reads a changelog value; throws on bytes that are not a state of this decider's model (or one it migrates). */
   deserialize(bytes: Uint8Array): LedgerState;
-}
-
-/** What a state model provides the engine: how rules see a state, and how a step is folded in. */
-export interface StateModel<S extends LedgerState, I extends { capabilities: CapabilityView }> {
-  /** Whether a state is of this model. */
-  owns(state: LedgerState): state is S;
-  initialState(): S;
-  isDuplicate(state: S, eventId: string): boolean;
-  /**
-   * The rules' input for `observation` on `state`, seeing `capabilities` and the decisions emitted so far.
-   * `previous` is this engine's input of the previous step, which a model may fill in again instead of
-   * allocating (steps are synchronous and rules do not keep their input).
-   */
-  input(state: S, observation: Observation, ctx: DecideContext, emitted: readonly DecisionDraft[], previous: I | undefined): I;
-  /** The state after the observation and the decisions taken on it. */
-  commit(state: S, input: I, observation: Observation, decisions: readonly Decision[]): S;
-  /** The state after decisions taken without an observation (a re-examination). */
-  apply(state: S, decisions: readonly Decision[]): S;
-  isBlocked(state: S): boolean;
-  correlationIdOf(state: S): string;
-  clone(state: S): S;
-  serialize(state: S): Uint8Array;
-  deserialize(bytes: Uint8Array): S;
 }
 
 type EngineRule<I> = { on?: readonly ObservationType[]; apply(input: I): RuleOutput };

@@ -1,20 +1,13 @@
 /** The core is pure: no clock, no randomness, no I/O. This fails if one creeps in. */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { designSection1 } from "../test/design-section-1.ts";
+import { sources } from "../test/sources.ts";
 import { replay } from "./replay.ts";
 import { defaultRuleSet, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
 
 const srcDir = import.meta.dirname;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const path = join(dir, d.name);
-    if (d.isDirectory()) return sources(path);
-    return d.name.endsWith(".ts") && !d.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
 
 const forbidden: [RegExp, string][] = [
   [/\bDate\b/, "Date (a clock)"],

@@ -9,3 +9,4 @@ export * from "./acls.ts";
 export * from "./end-offsets.ts";
 export * from "./partition-send.ts";
 export * from "./create-topics.ts";
+export * from "./dead-letter.ts";

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
 import { createTopicsAndWait } from "./create-topics.ts";
+import { endOffsets } from "./end-offsets.ts";
 import { replicationFor } from "./topics.ts";
 
 /** A throwaway topic, replicated as the ledger's topics are on this cluster. */
@@ -54,4 +55,46 @@ export async function readMessages(kafka: Kafka, topic: string, count: number, t
 export async function topicEndOffset(admin: Admin, topic: string): Promise<number> {
   const offsets = await admin.fetchTopicOffsets(topic);
   return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+}
+
+export interface ProduceOptions<T> {
+  /** The record key of an item (the ledger keys by correlationId). */
+  key(item: T): string;
+  /** The record value of an item (a Serde's encode). */
+  encode(item: T): Promise<Buffer>;
+  /** Items per send; 500 unless told. */
+  chunk?: number;
+  /** Records sent as they are after the items (bad bytes, foreign records). */
+  raw?: readonly { key: string; value: Buffer | null }[];
+}
+
+/** Produces `items` to `topic` in order, in chunks, with an idempotent producer and acks=all. */
+export async function produceAll<T>(kafka: Kafka, topic: string, items: readonly T[], options: ProduceOptions<T>): Promise<void> {
+  const chunk = options.chunk ?? 500;
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  try {
+    for (let i = 0; i < items.length; i += chunk) {
+      const messages = await Promise.all(items.slice(i, i + chunk).map(async (item) => ({ key: options.key(item), value: await options.encode(item) })));
+      await producer.send({ topic, acks: -1, messages });
+    }
+    if (options.raw !== undefined && options.raw.length > 0) await producer.send({ topic, acks: -1, messages: [...options.raw] });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until consumer group `groupId` has committed offsets to the end of every partition of `topic`. */
+export async function waitForGroupAtEnd(admin: Admin, groupId: string, topic: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ends = await endOffsets(admin, topic, Math.max(deadline, Date.now() + 5_000));
+    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
+    if (Date.now() > deadline) throw new Error(`group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms: ends ${JSON.stringify(ends.map((e) => [e.partition, e.high]))}, committed ${JSON.stringify([...offsets])}`);
+    await sleep(250);
+  }
 }

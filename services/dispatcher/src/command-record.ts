@@ -4,9 +4,8 @@
  * is read again.
  */
 import type { KafkaMessage } from "@a2a-ledger/kafka";
-import { classifyDecodeError } from "@a2a-ledger/reconciler";
 import type { Decision } from "@a2a-ledger/schemas";
-import type { Serde } from "@a2a-ledger/schemas/serde";
+import { classifyDecodeFailure, type Serde } from "@a2a-ledger/schemas/serde";
 import { PoisonCommandError } from "./errors.ts";
 
 export type RedispatchCommand = Extract<Decision, { type: "RedispatchCommanded" }>;
@@ -36,9 +35,9 @@ export async function decodeCommand(serde: Serde, message: Pick<KafkaMessage, "k
   try {
     decoded = await serde.decode(message.value);
   } catch (error) {
-    const poison = classifyDecodeError(error);
-    if (poison === undefined) throw error;
-    throw new PoisonCommandError(poison.reason === "RECONCILER_UNDECODABLE" ? "DISPATCHER_UNDECODABLE" : "DISPATCHER_UNKNOWN_SCHEMA", poison.message.replace(/^RECONCILER_[A-Z_]+: /, ""));
+    const failure = classifyDecodeFailure(error);
+    if (failure === undefined) throw error;
+    throw new PoisonCommandError(failure.kind === "undecodable" ? "DISPATCHER_UNDECODABLE" : "DISPATCHER_UNKNOWN_SCHEMA", failure.message);
   }
   const record = decoded.record;
   if (record.type !== "RedispatchCommanded" && record.type !== "ProbeRequested") throw new PoisonCommandError("DISPATCHER_NOT_A_COMMAND", `a ${decoded.typeName} record`);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { endpointsFromEnv, topicNames } from "@a2a-ledger/kafka";
-import { dlqHeader } from "@a2a-ledger/reconciler";
+import { dlqHeader } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { sampleDecision } from "@a2a-ledger/schemas/testing";
 import { story } from "../test/story.ts";

@@ -4,10 +4,9 @@
  * correlation) becomes a poison input with a stable reason, kept in the DLQ view; a registry that
  * cannot be reached is not poison: the error propagates and the batch is retried.
  */
-import { classifyDecodeError, dlqHeader } from "@a2a-ledger/reconciler";
+import { dlqHeader, type TopicNames } from "@a2a-ledger/kafka";
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
-import type { Serde } from "@a2a-ledger/schemas/serde";
-import type { TopicNames } from "@a2a-ledger/kafka";
+import { classifyDecodeFailure, type Serde } from "@a2a-ledger/schemas/serde";
 import type { IHeaders } from "kafkajs";
 import { type PoisonReason, poisonReasons } from "./errors.ts";
 
@@ -125,9 +124,9 @@ export class InputDecoder {
     try {
       decoded = await this.serde.decode(raw.value);
     } catch (error) {
-      const poison = classifyDecodeError(error);
-      if (poison === undefined) throw error;
-      throw new Poison(poison.reason === "RECONCILER_UNDECODABLE" ? "PROJECTOR_UNDECODABLE" : "PROJECTOR_UNKNOWN_SCHEMA", (error as Error).message ?? String(error));
+      const failure = classifyDecodeFailure(error);
+      if (failure === undefined) throw error;
+      throw new Poison(failure.kind === "undecodable" ? "PROJECTOR_UNDECODABLE" : "PROJECTOR_UNKNOWN_SCHEMA", failure.message);
     }
     const key = raw.key?.toString("utf8") ?? null;
     const { record } = decoded;

@@ -5,8 +5,7 @@
  * skipped, and a consumer that is ahead of them (Kafka's committed offsets are only a hint, committed
  * after the database) seeks back. Several instances share the partitions through the group.
  */
-import { type AccessFailure, accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
-import { endOffsets } from "@a2a-ledger/reconciler";
+import { type AccessFailure, accessFailureOf, type Admin, type Consumer, createKafka, endOffsets, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Batch } from "kafkajs";
 import type { ProjectorConfig } from "./config.ts";

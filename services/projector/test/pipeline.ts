@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
 import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { produceAll, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
 import { parseObservationJson } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
@@ -90,30 +91,10 @@ export async function startIngest(f: Fixture): Promise<RunningIngest> {
 
 /** Produces observations straight to the topic (faster than HTTP for large loads). */
 export async function produce(topic: string, observations: readonly Observation[]): Promise<void> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  try {
-    for (let i = 0; i < observations.length; i += 1_000) {
-      const chunk = observations.slice(i, i + 1_000);
-      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) }))) });
-    }
-  } finally {
-    await producer.disconnect();
-  }
+  await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encodeValidated(o), chunk: 1_000 });
 }
 
-/** Waits until a consumer group committed offsets to the end of a topic. */
-export async function waitForGroupAtEnd(admin: Admin, groupId: string, topic: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ends = await admin.fetchTopicOffsets(topic);
-    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
-    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
-    if (Date.now() > deadline) throw new Error(`group ${groupId} did not reach the end of ${topic}`);
-    await sleep(250);
-  }
-}
+export { waitForGroupAtEnd };
 
 export interface InProcessProjector {
   config: ProjectorConfig;

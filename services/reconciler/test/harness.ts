@@ -7,12 +7,13 @@ import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
 import { type ChildService, readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { produceAll, waitForGroupAtEnd as waitForTopicEnd } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
 import { Reconciler } from "../src/reconciler.ts";
 import { createLogger } from "@a2a-ledger/logging";
-import { endOffsets, TopicReader } from "../src/topic-reader.ts";
+import { TopicReader } from "../src/topic-reader.ts";
 import { avroType } from "@a2a-ledger/schemas";
 
 // kafkajs logs retried transaction races at error level; tests read outcomes, not logs.
@@ -85,16 +86,7 @@ export function parseLines(lines: readonly string[]): Observation[] {
 }
 
 export async function produce(topic: string, observations: readonly Observation[]): Promise<void> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  try {
-    for (let i = 0; i < observations.length; i += 500) {
-      const chunk = observations.slice(i, i + 500);
-      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encode(o) }))) });
-    }
-  } finally {
-    await producer.disconnect();
-  }
+  await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o) });
 }
 
 /** A record as a test reads it back. */
@@ -145,19 +137,9 @@ export function byCorrelation(decisions: readonly Decision[]): Record<string, st
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Waits until the group committed offsets to the end of the input topic. */
-export async function waitForGroupAtEnd(admin: Admin, f: Fixture, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ends = await endOffsets(admin, f.topics.observations);
-    const committed = await admin.fetchOffsets({ groupId: f.groupId, topics: [f.topics.observations] });
-    const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-    if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
-    if (Date.now() > deadline) throw new Error(`group ${f.groupId} did not reach the end: ends ${JSON.stringify(ends)}, committed ${JSON.stringify([...offsets])}`);
-    await sleep(250);
-  }
+export function waitForGroupAtEnd(admin: Admin, f: Fixture, timeoutMs = 120_000): Promise<void> {
+  return waitForTopicEnd(admin, f.groupId, f.topics.observations, timeoutMs);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The correlation/2 state model for the engine: rules see the state before the observation; the fold updates it in place. */
 import type { DecisionDraft } from "../decisions.ts";
-import type { StateModel } from "../decider.ts";
+import type { StateModel } from "../state-model.ts";
 import type { RuleInput } from "../rules/rule.ts";
 import { decodeState, encodeState } from "./codec.ts";
 import { evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";

@@ -1,5 +1,5 @@
 /** The frozen correlation/1 state model (default/1): immutable states, rules see the state before and after the observation. */
-import type { StateModel } from "../decider.ts";
+import type { StateModel } from "../state-model.ts";
 import { type CorrelationState, deserializeCorrelationState, initialCorrelationState, serializeCorrelationState } from "./correlation-state.ts";
 import { evolve } from "./evolve.ts";
 import type { RuleInput } from "./rules/rule.ts";
