@@ -8,7 +8,7 @@
  * presented as complete.
  */
 import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, type PolicyConfig, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
-import type { DeadLetterReason } from "@a2a-ledger/reconciler";
+import { rulesRejectedReason } from "@a2a-ledger/kafka";
 import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
 
@@ -27,12 +27,12 @@ export interface Rejection {
   eventId: string;
   correlationId: string;
   /** The reason code the reconciler's dead-letter topic gives it. */
-  reason: DeadLetterReason;
+  reason: typeof rulesRejectedReason;
   /** What the rules threw. */
   detail: string;
 }
 
-const rulesRejected = "RECONCILER_RULES_REJECTED" satisfies DeadLetterReason;
+const rulesRejected = rulesRejectedReason;
 
 export class RuleSetRun {
   readonly decider: Decider;

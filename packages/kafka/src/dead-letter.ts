@@ -9,3 +9,9 @@ export const dlqHeader = {
   partition: "a2a-ledger.dlq.source.partition",
   offset: "a2a-ledger.dlq.source.offset",
 } as const;
+
+/**
+ * The reason code under which the reconciler dead-letters an observation its rules reject; `replay`
+ * reports the observations it would dead-letter under the same code.
+ */
+export const rulesRejectedReason = "RECONCILER_RULES_REJECTED";

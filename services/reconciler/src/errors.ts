@@ -2,6 +2,7 @@
  * The reconciler's stable codes: why a record went to the dead-letter topic, and why the service
  * refused to start. Operators alert and filter on these; never rename one.
  */
+import { rulesRejectedReason } from "@a2a-ledger/kafka";
 export const deadLetterReasons = {
   /** The bytes are not Confluent wire format (no magic byte and schema id). */
   RECONCILER_UNDECODABLE: "the value is not a Confluent wire-format Avro record",
@@ -14,6 +15,9 @@ export const deadLetterReasons = {
   /** The rules threw on the observation. */
   RECONCILER_RULES_REJECTED: "the rules could not process the observation",
 } as const;
+
+// replay reports rejections under the code of @a2a-ledger/kafka: it must stay one of this catalogue's.
+rulesRejectedReason satisfies keyof typeof deadLetterReasons;
 
 export type DeadLetterReason = keyof typeof deadLetterReasons;
 
