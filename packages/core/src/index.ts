@@ -23,7 +23,7 @@ export {
   type ChannelSpelling,
   type PartKindSpelling,
 } from "./vocabulary.ts";
-export { toEpochMillis } from "./timestamp.ts";
+export { isoDateTimePattern, toEpochMillis } from "./timestamp.ts";
 export { defaultRuleSet, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
 export { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./v1/rules/rule-sets.ts";
 export { ruleModels, type RuleSet, type RuleSetV1, type RuleSetV2 } from "./rule-set.ts";
