@@ -24,7 +24,7 @@ export {
   type ChannelSpelling,
   type PartKindSpelling,
 } from "./vocabulary.ts";
-export { toEpochMillis } from "./timestamp.ts";
+export { isoDateTimePattern, toEpochMillis } from "./timestamp.ts";
 export { defaultRuleSet, defaultRuleSetV3, restartFromScratchRuleSet, ruleSets, ruleSetByName, ruleSetNames } from "./rules/rule-sets.ts";
 export { attributedToWorker, clientViolationKinds } from "./rules/violations.ts";
 export { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "./v1/rules/rule-sets.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseIsoTimestamp, toEpochMillis } from "./timestamp.ts";
+import { isoDateTimePattern, parseIsoTimestamp, toEpochMillis } from "./timestamp.ts";
 
 describe("timestamps", () => {
   it.each([
@@ -22,5 +22,17 @@ describe("timestamps", () => {
     expect(toEpochMillis(1.5).ok).toBe(false);
     expect(toEpochMillis(true).ok).toBe(false);
     expect(toEpochMillis(2 ** 60).ok).toBe(false);
+  });
+
+  it("states in isoDateTimePattern exactly what it parses, for documents that describe its inputs", () => {
+    const pattern = new RegExp(isoDateTimePattern);
+    for (const text of ["1970-01-01T00:00:00Z", "2025-01-31T13:30:00+01:30", "2024-02-29 23:59:59,999-0000", "2000-02-29T00:00:00+05", "1900-02-28T00:00:00Z", "0000-02-29T00:00:00Z"]) {
+      expect(pattern.test(text), text).toBe(true);
+      expect(parseIsoTimestamp(text), text).not.toBeNull();
+    }
+    for (const text of ["1900-02-29T00:00:00Z", "2025-02-30T00:00:00Z", "2025-01-31T12:00:00", "2025-01-31T12:00:60Z", "2025-01-31T12:00:00+24:00", "2025-01-31T12:00:00.1234567890Z"]) {
+      expect(pattern.test(text), text).toBe(false);
+      expect(parseIsoTimestamp(text), text).toBeNull();
+    }
   });
 });

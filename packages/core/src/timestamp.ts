@@ -5,6 +5,20 @@
  */
 const iso = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?([Zz]|[+-]\d{2}(?::?\d{2})?)$/;
 
+/**
+ * What parseIsoTimestamp reads, as a regular expression for JSON Schema and OpenAPI documents: an
+ * ISO-8601 / RFC 3339 date-time with an explicit offset, real calendar dates (leap years included),
+ * `T`, `t` or a space between date and time, seconds 00–59, an optional fraction of up to 9 digits
+ * after `.` or `,`, and `Z`, `z` or ±hh[[:]mm] with hh ≤ 23. A local time without offset is refused. ECMA-262 and Python `re` read it alike ([0-9], not \d).
+ */
+export const isoDateTimePattern: string = [
+  "^(?:",
+  "[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)",
+  "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29",
+  ")[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:[.,][0-9]{1,9})?",
+  "(?:[Zz]|[+-](?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)$",
+].join("");
+
 /** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
 function daysFromCivil(y: number, m: number, d: number): number {
   const yy = m <= 2 ? y - 1 : y;

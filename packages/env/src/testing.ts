@@ -1,6 +1,8 @@
 /**
  * What tests and benchmarks use to run and observe a service: a service as a child process
- * (child-service.ts) and a value read from its `/metrics` text (metrics-text.ts).
+ * (child-service.ts), a value read from its `/metrics` text (metrics-text.ts), and schemathesis against
+ * its OpenAPI document (schemathesis-run.ts).
  */
 export * from "./child-service.ts";
 export { metricSum, metricValue } from "./metrics-text.ts";
+export { defaultFuzzSeed, schemathesisBin, schemathesisRun, type SchemathesisOptions, type SchemathesisResult } from "./schemathesis-run.ts";

@@ -13,7 +13,7 @@ interface CatalogueEntry {
 }
 
 export const errorCatalogue = {
-  DISPATCHER_NOT_FOUND: { kind: "http", status: 404, summary: "No such route: the dispatcher serves GET /metrics and GET /healthz only." },
+  DISPATCHER_NOT_FOUND: { kind: "http", status: 404, summary: "No such route: the dispatcher serves GET /metrics, GET /healthz and GET /openapi.json only." },
   DISPATCHER_METHOD_NOT_ALLOWED: { kind: "http", status: 405, summary: "The route takes GET (and HEAD) only." },
   DISPATCHER_BAD_REQUEST: { kind: "http", status: 400, summary: "The HTTP request itself is malformed." },
   DISPATCHER_UNHEALTHY: { kind: "http", status: 503, summary: "The dispatcher is not consuming commands (starting, stopping, or its consumer crashed)." },

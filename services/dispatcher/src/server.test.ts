@@ -25,6 +25,12 @@ describe("the dispatcher's HTTP surface", () => {
     expect(down.json()).toMatchObject({ code: "DISPATCHER_UNHEALTHY" });
   });
 
+  it("serves its OpenAPI document, naming exactly the routes it serves", async () => {
+    const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json() as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual(["/healthz", "/metrics"]);
+  });
+
   it("answers unknown routes, other methods and hostile paths with the catalogue's codes", async () => {
     const notFound = await app.inject({ method: "GET", url: "/v1/commands/../../etc/passwd" });
     expect(notFound.statusCode).toBe(404);
@@ -35,6 +41,11 @@ describe("the dispatcher's HTTP surface", () => {
     expect(del.statusCode).toBe(405);
     expect(del.headers.allow).toBe("GET, HEAD");
     expect(del.json()).toMatchObject({ code: "DISPATCHER_METHOD_NOT_ALLOWED" });
+    for (const [method, url] of [["TRACE", "/healthz"], ["QUERY", "/metrics"], ["PUT", "/openapi.json"]] as const) {
+      const response = await app.inject({ method, url });
+      expect(response.statusCode, `${method} ${url}`).toBe(405);
+      expect(response.headers.allow).toBe("GET, HEAD");
+    }
     const weird = await app.inject({ method: "GET", url: `/${"%00".repeat(500)}` });
     expect(weird.statusCode).toBe(404);
   });

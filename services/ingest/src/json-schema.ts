@@ -8,7 +8,7 @@
  * under it. The one constraint JSON Schema cannot state is that a given `cardHash` equals the hash
  * of the card; its description says so. ingest-schema.test.ts holds both directions.
  */
-import { channelSpellings, observationTypeNames, partKindSpellings, spellingsOf, taskStateSpellings } from "@a2a-ledger/core";
+import { channelSpellings, isoDateTimePattern, observationTypeNames, partKindSpellings, spellingsOf, taskStateSpellings } from "@a2a-ledger/core";
 import { avroSchemas } from "@a2a-ledger/schemas";
 
 export type JsonSchema = { [key: string]: JsonValue };
@@ -29,20 +29,6 @@ const primitives: Readonly<Record<string, JsonSchema>> = {
   string: { type: "string" },
   bytes: { type: "string" },
 };
-
-/**
- * An ISO-8601 / RFC 3339 date-time with an explicit offset, as core/timestamp.ts reads it: real
- * calendar dates (leap years included), `T`, `t` or a space between date and time, seconds 00–59, an
- * optional fraction of up to 9 digits after `.` or `,`, and `Z`, `z` or ±hh[[:]mm] with hh ≤ 23.
- * A local time without offset is refused. ECMA-262 and Python `re` read it alike ([0-9], not \d).
- */
-export const isoDateTimePattern = [
-  "^(?:",
-  "[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)",
-  "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29",
-  ")[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:[.,][0-9]{1,9})?",
-  "(?:[Zz]|[+-](?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)$",
-].join("");
 
 /** What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator), as one class. */
 const trimmedCharacters = "\\t\\n\\u000b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";

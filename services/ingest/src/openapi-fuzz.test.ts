@@ -1,6 +1,6 @@
 /**
- * schemathesis (PyPI, pinned in fuzz/requirements.txt, installed by fuzz/setup.sh) against the running
- * service on the real Kafka and registry, with a throwaway topic: no schema-valid request is rejected
+ * schemathesis (schemathesisRun of @a2a-ledger/env/testing) against the running service on the real
+ * Kafka and registry, with a throwaway topic: no schema-valid request is rejected
  * (positive_data_acceptance), no answer is a 5xx (not_a_server_error), and undeclared methods get 405
  * with Allow (unsupported_method). fuzz/hooks.py states the two things JSON Schema cannot: a given
  * cardHash must be the card's, and the card's JSON text must satisfy its contentSchema.
@@ -9,17 +9,14 @@
  * per level, and schemathesis' coverage phase grows with that chain; 4 levels keep the run within a
  * minute or two here while exercising the same schema shape as the default 32.
  */
-import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { schemathesisRun } from "@a2a-ledger/env/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { endOffsetSum, servedTopic } from "../test/stack.ts";
 
-const fuzzDir = resolve(fileURLToPath(new URL(".", import.meta.url)), "../fuzz");
-const schemathesis = join(fuzzDir, ".venv/bin/schemathesis");
+const hooks = join(resolve(fileURLToPath(new URL(".", import.meta.url)), "../fuzz"), "hooks.py");
 const maxDepth = 4;
 const served = servedTopic("fuzz", { maxEvents: 20, maxDepth });
 const token = "fuzz-token-0123456789abcdef";
@@ -35,53 +32,12 @@ beforeAll(async () => {
   guardedUrl = `http://127.0.0.1:${(guarded.app.server.server.address() as AddressInfo).port}`;
 });
 
-/** Runs schemathesis in `cwd` (it keeps a cache folder there). */
-function run(args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number; output: string }> {
-  return new Promise((done) => {
-    execFile(schemathesis, args, { env, cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-      done({ code, output: `${stdout}\n${stderr}` });
-    });
-  });
-}
-
-/** One schemathesis run against `url`'s document with the given checks; its exit code, output and JUnit report. */
-async function schemathesisRun(url: string, label: string, options: { checks: string; phases: string; maxExamples: number; extra?: string[] }): Promise<{ code: number; output: string; junit: string }> {
-  if (!existsSync(schemathesis)) throw new Error(`schemathesis is not installed at ${schemathesis}: run services/ingest/fuzz/setup.sh (npm test does it first)`);
-  const reports = mkdtempSync(join(tmpdir(), "ingest-fuzz-"));
-  try {
-    const seed = process.env["INGEST_FUZZ_SEED"] ?? "20250131";
-    const { code, output } = await run(
-      [
-        "run", `${url}/openapi.json`,
-        ...(options.extra ?? []),
-        "--checks", options.checks,
-        "--phases", options.phases,
-        "--max-examples", String(options.maxExamples),
-        "--seed", seed,
-        "--workers", "1",
-        "--request-timeout", "15",
-        "--generation-database", "none",
-        "--no-color",
-        "--report", "junit", "--report-junit-path", join(reports, "junit.xml"),
-      ],
-      { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), INGEST_FUZZ_MAX_DEPTH: String(maxDepth), NO_COLOR: "1" },
-      reports,
-      170_000,
-    );
-    const summary = output.split("\n").filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l)).join("\n");
-    console.info(`schemathesis ${label} (seed ${seed}):\n${summary}`);
-    const junitFile = join(reports, "junit.xml");
-    return { code, output, junit: existsSync(junitFile) ? readFileSync(junitFile, "utf8") : "" };
-  } finally {
-    rmSync(reports, { recursive: true, force: true });
-  }
-}
+const fuzz = (options: { checks: string; phases: string; maxExamples: number; extra?: string[] }) => ({ ...options, hooks, env: { INGEST_FUZZ_MAX_DEPTH: String(maxDepth) } });
 
 describe("the OpenAPI document against the running service (schemathesis)", () => {
   it("finds no schema-valid request rejected, no 5xx, and 405 with Allow for undeclared methods", async () => {
     const before = await endOffsetSum(served.admin, served.topic);
-    const { code, output, junit } = await schemathesisRun(baseUrl, "without tokens", { checks: "not_a_server_error,positive_data_acceptance,unsupported_method", phases: "examples,coverage,fuzzing", maxExamples: 100 });
+    const { code, output, junit } = await schemathesisRun(baseUrl, "ingest without tokens", fuzz({ checks: "not_a_server_error,positive_data_acceptance,unsupported_method", phases: "examples,coverage,fuzzing", maxExamples: 100 }));
     expect(code, output.slice(-8_000)).toBe(0);
     // The run really exercised the ingest operation and records landed on the topic.
     expect(junit).toContain('name="POST /v1/observations"');
@@ -90,7 +46,7 @@ describe("the OpenAPI document against the running service (schemathesis)", () =
 
   it("with tokens configured: authenticated requests as above, and the same requests without credentials refused (ignored_auth)", async () => {
     const before = await endOffsetSum(guarded.admin, guarded.topic);
-    const { code, output, junit } = await schemathesisRun(guardedUrl, "with tokens", { checks: "not_a_server_error,positive_data_acceptance,ignored_auth,unsupported_method", phases: "examples,fuzzing", maxExamples: 30, extra: ["--header", `Authorization: Bearer ${token}`] });
+    const { code, output, junit } = await schemathesisRun(guardedUrl, "ingest with tokens", fuzz({ checks: "not_a_server_error,positive_data_acceptance,ignored_auth,unsupported_method", phases: "examples,fuzzing", maxExamples: 30, extra: ["--header", `Authorization: Bearer ${token}`] }));
     expect(code, output.slice(-8_000)).toBe(0);
     expect(junit).toContain('name="POST /v1/observations"');
     expect(await endOffsetSum(guarded.admin, guarded.topic)).toBeGreaterThan(before + 10);

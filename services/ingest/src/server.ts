@@ -3,6 +3,7 @@
  * that tests can build as many servers as they need; `main.ts` builds the real ones.
  */
 import { loggerOptions } from "@a2a-ledger/logging";
+import { routeMethods } from "@a2a-ledger/env";
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { anyObserver, type ObserverGrant, tokenCheck } from "./auth.ts";
@@ -124,17 +125,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return reply.code(ingestError.status).send(ingestError.body());
   });
   // Every method each path takes (fastify adds HEAD beside GET), for 405 answers with Allow.
-  const methodsByPath = new Map<string, Set<string>>();
-  app.addHook("onRoute", (route) => {
-    const methods = methodsByPath.get(route.url) ?? new Set<string>();
-    for (const method of [route.method].flat()) methods.add(method.toUpperCase());
-    methodsByPath.set(route.url, methods);
-  });
+  const methods = routeMethods();
+  app.addHook("onRoute", (route) => methods.add(route.url, route.method));
   const unmatched = (request: FastifyRequest, reply: FastifyReply): IngestError => {
     const path = request.url.split("?", 1)[0] ?? "";
-    const allowed = methodsByPath.get(path);
-    if (allowed === undefined) return new IngestError("INGEST_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${request.url.slice(0, 200)}`);
-    const allow = [...allowed].sort().join(", ");
+    const allow = methods.allowFor(path);
+    if (allow === undefined) return new IngestError("INGEST_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${request.url.slice(0, 200)}`);
     reply.header("allow", allow);
     return new IngestError("INGEST_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; allowed: ${allow}`);
   };

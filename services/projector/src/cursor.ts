@@ -8,7 +8,13 @@ import { ProjectorError } from "./errors.ts";
 
 export type CursorPosition = readonly (string | number)[];
 
-const maxCursorChars = 1_024;
+/** What every cursor this service issues looks like: base64url JSON, '.', an 18-byte base64url signature. */
+export const maxCursorChars = 1_024;
+export const cursorPattern = "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{24}$";
+const cursorShape = new RegExp(cursorPattern);
+
+/** Whether `cursor` has the shape of one this service issues (its signature is checked by decode). */
+export const wellFormedCursor = (cursor: string): boolean => cursor.length <= maxCursorChars && cursorShape.test(cursor);
 
 export class Cursors {
   constructor(private readonly secret: string) {}
@@ -25,7 +31,7 @@ export class Cursors {
   /** The position a cursor holds; PROJECTOR_BAD_CURSOR for anything this service did not issue for `scope`. */
   decode(scope: string, cursor: string, shape: readonly ("string" | "number")[]): CursorPosition {
     const bad = (why: string) => new ProjectorError("PROJECTOR_BAD_CURSOR", `The cursor is not valid for this query: ${why}.`, "cursor");
-    if (cursor.length > maxCursorChars || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor)) throw bad("malformed");
+    if (!wellFormedCursor(cursor)) throw bad("malformed");
     const [body, signature] = cursor.split(".") as [string, string];
     const given = Buffer.from(signature, "base64url");
     const expected = this.sign(body);

@@ -44,6 +44,10 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
     ["/v1/tasks?since=yesterday", 400, "PROJECTOR_BAD_FILTER"],
     ["/v1/tasks?since=2025-06-02T09:00:00", 400, "PROJECTOR_BAD_FILTER"],
     ["/v1/tasks?limit=0", 400, "PROJECTOR_BAD_FILTER"],
+    ["/v1/tasks?since=8640000000000000", 400, "PROJECTOR_BAD_FILTER"],
+    ["/v1/tasks?since=2025-02-29T00:00:00Z", 400, "PROJECTOR_BAD_FILTER"],
+    [`/v1/tasks?cursor=${"a".repeat(30)}.${"b".repeat(23)}`, 400, "PROJECTOR_BAD_CURSOR"],
+    ["/v1/dlq?reason=" + "A".repeat(101), 400, "PROJECTOR_BAD_FILTER"],
     ["/v1/tasks?limit=100000", 400, "PROJECTOR_BAD_FILTER"],
     ["/v1/tasks?limit=1;DROP%20TABLE%20projector_active", 400, "PROJECTOR_BAD_FILTER"],
     ["/v1/tasks?sort=desc", 400, "PROJECTOR_UNKNOWN_PARAMETER"],
@@ -77,6 +81,15 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
     expect((await get("/v1/tasks/task-42")).status).toBe(200);
   });
 
+  it("takes what its OpenAPI document allows: ids of 512 characters outside the BMP, times before 1970, any date-time with an offset", async () => {
+    const astral = "\u{1F600}".repeat(512);
+    expect((await get(`/v1/tasks?workerId=${encodeURIComponent(astral)}&q=${encodeURIComponent(astral)}`)).status).toBe(200);
+    expect((await get(`/v1/tasks/${encodeURIComponent(astral)}`)).status).toBe(404);
+    expect((await get(`/v1/tasks/${encodeURIComponent(`${astral}x`)}`)).body.code).toBe("PROJECTOR_BAD_ID");
+    expect((await get("/v1/tasks?since=-5&until=999999999999999")).status).toBe(200);
+    expect((await get(`/v1/tasks?since=${encodeURIComponent("0001-01-01t00:00:00,5-23:59")}`)).status).toBe(200);
+  });
+
   it("refuses a cursor issued for other filters, and one whose position was altered", async () => {
     const first = await get("/v1/violations?limit=1");
     const cursor = String(first.body.nextCursor);
@@ -97,6 +110,12 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
     expect(big.statusCode).toBeGreaterThanOrEqual(400);
     expect(big.statusCode).toBeLessThan(500);
     expect((await server.inject({ method: "PUT", url: "/v1/elsewhere" })).json()).toMatchObject({ code: "PROJECTOR_NOT_FOUND" });
+    // Every method on every path the server serves, not only the common ones.
+    for (const [method, url] of [["TRACE", "/healthz"], ["QUERY", "/v1/tasks/x/timeline"], ["OPTIONS", "/v1/stream"], ["PATCH", "/openapi.json"], ["DELETE", "/"]] as const) {
+      const response = await server.inject({ method, url });
+      expect(response.statusCode, `${method} ${url}`).toBe(405);
+      expect(response.headers.allow, `${method} ${url}`).toBe("GET, HEAD");
+    }
   });
 
   it("documents every error code in its OpenAPI document", async () => {

@@ -1,14 +1,25 @@
 /** The OpenAPI 3.1 document of the projector's API, served at /openapi.json. */
+import { isoDateTimePattern } from "@a2a-ledger/core";
 import { ViolationKindSymbols } from "@a2a-ledger/schemas";
+import { cursorPattern, maxCursorChars } from "./cursor.ts";
 import { errorCatalogue, errorCodes } from "./errors.ts";
+import { epochMillisPattern, idPattern, maxIdChars, maxReasonChars, reasonPattern } from "./query-params.ts";
 import { taskStatuses } from "./views/rows.ts";
 
 type Json = Record<string, unknown>;
 
 const text = (description: string): Json => ({ type: "string", description });
 const query = (name: string, schema: Json, description: string): Json => ({ name, in: "query", required: false, schema, description });
-const path = (name: string, description: string): Json => ({ name, in: "path", required: true, schema: { type: "string", minLength: 1, maxLength: 512 }, description });
-const cursor = query("cursor", { type: "string" }, "Opaque cursor from the previous page's nextCursor; valid only with the same filters.");
+// Exactly what the server takes (query-params.ts, cursor.ts); an empty query value counts as absent.
+const id: Json = { type: "string", minLength: 1, maxLength: maxIdChars, pattern: idPattern, description: `1 to ${maxIdChars} characters, no control characters.` };
+const time: Json = {
+  anyOf: [
+    { type: "string", pattern: epochMillisPattern, description: "Epoch milliseconds." },
+    { type: "string", pattern: isoDateTimePattern, description: "ISO-8601 date-time with an offset (Z or ±hh:mm); a local time is refused." },
+  ],
+};
+const path = (name: string, description: string): Json => ({ name, in: "path", required: true, schema: id, description });
+const cursor = query("cursor", { type: "string", maxLength: maxCursorChars, pattern: cursorPattern }, "Opaque cursor from the previous page's nextCursor; valid only with the same filters (another is PROJECTOR_BAD_CURSOR).");
 const limit = (max: number, fallback: number) => query("limit", { type: "integer", minimum: 1, maximum: max, default: fallback }, "Items per page.");
 const errors = (...codes: string[]): Json =>
   Object.fromEntries(
@@ -49,10 +60,10 @@ function baseDocument(): Json {
     paths: {
       "/v1/tasks": get("Tasks, newest first", [
         query("status", { type: "string", enum: taskStatuses }, "Only tasks with this status."),
-        query("workerId", { type: "string" }, "Only tasks that involved this worker (dispatch, state, artifact, loss or re-dispatch target)."),
-        query("since", { type: "string" }, "Only tasks whose first event is at or after this time (ISO-8601 with offset, or epoch ms)."),
-        query("until", { type: "string" }, "Only tasks whose first event is before this time."),
-        query("q", { type: "string" }, "A correlation id, any attempt's server task id, a context id or a worker id (exact)."),
+        query("workerId", id, "Only tasks that involved this worker (dispatch, state, artifact, loss or re-dispatch target)."),
+        query("since", time, "Only tasks whose first event is at or after this time (ISO-8601 with offset, or epoch ms)."),
+        query("until", time, "Only tasks whose first event is before this time."),
+        query("q", id, "A correlation id, any attempt's server task id, a context id or a worker id (exact)."),
         cursor,
         limit(500, 50),
       ], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
@@ -68,11 +79,11 @@ function baseDocument(): Json {
       ),
       "/v1/workers": get("Workers with trust or verify and why", [cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/workers/{workerId}": get("One worker: advertised vs verified per skill, card history with field-level diffs, probes, parked canaries, trust or verify and why", [path("workerId", "The worker id.")], { ...ok("The worker"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_WORKER") }),
-      "/v1/violations": get("Contract violations, newest first", [query("kind", { type: "string", enum: ViolationKindSymbols }, "Only this kind."), query("workerId", { type: "string" }, "Only this worker."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
-      "/v1/dlq": get("Dead letters, newest first: the reconciler's DLQ with its reason codes, and records the projector could not project", [query("reason", { type: "string" }, "Only this reason code."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/violations": get("Contract violations, newest first", [query("kind", { type: "string", enum: ViolationKindSymbols }, "Only this kind."), query("workerId", id, "Only this worker."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
+      "/v1/dlq": get("Dead letters, newest first: the reconciler's DLQ with its reason codes, and records the projector could not project", [query("reason", { type: "string", minLength: 1, maxLength: maxReasonChars, pattern: reasonPattern }, "Only this reason code (capitals, digits and '_')."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/queue": get("Indeterminate and blocked correlations, the longest waiting first, with waitedMs", [cursor, limit(500, 100)], { ...ok("{counts, items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/staleness": get("How far the views are behind each topic partition", [], ok("{topics: [{topic, lagRecords, behindMs, partitions}]}")),
-      "/v1/stream": get("Server-sent events of view changes: `task` {correlationId, status, workers}, `worker` {workerId}, `dlq` {added}, `refresh` {reason} (reload what is shown)", [query("correlationId", { type: "string" }, "Only this correlation."), query("workerId", { type: "string" }, "Only tasks of this worker and the worker itself.")], {
+      "/v1/stream": get("Server-sent events of view changes: `task` {correlationId, status, workers}, `worker` {workerId}, `dlq` {added}, `refresh` {reason} (reload what is shown)", [query("correlationId", id, "Only this correlation."), query("workerId", id, "Only tasks of this worker and the worker itself.")], {
         ...ok("text/event-stream", "text/event-stream"),
         ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_TOO_MANY_STREAMS"),
       }),

@@ -5,16 +5,33 @@
  */
 import { toEpochMillis } from "@a2a-ledger/core";
 import { ViolationKindSymbols } from "@a2a-ledger/schemas";
+import { wellFormedCursor } from "./cursor.ts";
 import { ProjectorError } from "./errors.ts";
 import { type TaskStatus, taskStatuses } from "./views/rows.ts";
 
+/** Ids are counted in characters (code points), as JSON Schema's maxLength counts them. */
 export const maxIdChars = 512;
-// Control characters (C0, DEL, C1) never appear in ids a person or a client would send.
-const controlChars = /[\u0000-\u001f\u007f-\u009f]/;
+/** Control characters (C0, DEL, C1) never appear in ids a person or a client would send; the OpenAPI pattern of an id. */
+export const idPattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$";
+const validId = new RegExp(idPattern, "u");
+const characters = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+const isId = (value: string): boolean => validId.test(value) && characters(value) <= maxIdChars;
+
+/** Epoch milliseconds as a time filter: up to 15 digits, optionally negative (before 1970). */
+export const epochMillisPattern = "^-?[0-9]{1,15}$";
+const epochMillis = new RegExp(epochMillisPattern);
+/** A DLQ reason code: capitals, digits and '_'. */
+export const reasonPattern = "^[A-Z0-9_]+$";
+export const maxReasonChars = 100;
+const reasonCode = new RegExp(reasonPattern);
 
 /** A path id: 1–512 characters without control characters. */
 export function pathId(value: unknown, parameter: string): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > maxIdChars || controlChars.test(value)) {
+  if (typeof value !== "string" || !isId(value)) {
     throw new ProjectorError("PROJECTOR_BAD_ID", `${parameter} must be 1 to ${maxIdChars} characters without control characters`, parameter);
   }
   return value;
@@ -24,7 +41,7 @@ type Parser<T> = (raw: string, name: string) => T;
 
 export const parsers = {
   id: ((raw, name) => {
-    if (raw.length === 0 || raw.length > maxIdChars || controlChars.test(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be 1 to ${maxIdChars} characters without control characters`, name);
+    if (!isId(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be 1 to ${maxIdChars} characters without control characters`, name);
     return raw;
   }) as Parser<string>,
   status: ((raw, name) => {
@@ -36,8 +53,8 @@ export const parsers = {
     return raw;
   }) as Parser<string>,
   time: ((raw, name) => {
-    const parsed = toEpochMillis(/^-?\d+$/.test(raw) ? Number(raw) : raw);
-    if (!parsed.ok || parsed.value < 0 || parsed.value > 8.64e15) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be epoch milliseconds or an ISO-8601 date-time with offset`, name);
+    const parsed = toEpochMillis(epochMillis.test(raw) ? Number(raw) : raw);
+    if (!parsed.ok) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be epoch milliseconds or an ISO-8601 date-time with offset`, name);
     return parsed.value;
   }) as Parser<number>,
   timelineFormat: ((raw, name) => {
@@ -49,11 +66,11 @@ export const parsers = {
     return Number(raw);
   },
   cursor: ((raw, name) => {
-    if (raw.length === 0 || raw.length > 1_024) throw new ProjectorError("PROJECTOR_BAD_CURSOR", "The cursor is not valid for this query: malformed.", name);
+    if (!wellFormedCursor(raw)) throw new ProjectorError("PROJECTOR_BAD_CURSOR", "The cursor is not valid for this query: malformed.", name);
     return raw;
   }) as Parser<string>,
   reason: ((raw, name) => {
-    if (!/^[A-Z0-9_]{1,100}$/.test(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be a reason code (capitals, digits and '_')`, name);
+    if (!reasonCode.test(raw) || raw.length > maxReasonChars) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be a reason code (capitals, digits and '_')`, name);
     return raw;
   }) as Parser<string>,
 };

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { bearerTokens } from "@a2a-ledger/env";
+import { bearerTokens, routeMethods } from "@a2a-ledger/env";
 import type { AccessFailure } from "@a2a-ledger/kafka";
 import type { ProjectorConfig } from "./config.ts";
 import { Cursors } from "./cursor.ts";
@@ -14,7 +14,7 @@ import type { LiveStream, StreamEvent } from "./live-stream.ts";
 import type { Logger } from "./logger.ts";
 import type { ProjectorMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
-import { parsers, pathId, queryParams } from "./query-params.ts";
+import { maxIdChars, parsers, pathId, queryParams } from "./query-params.ts";
 import { activeGeneration } from "./store/generations.ts";
 import { type Tables, tableNames } from "./store/schema.ts";
 import type { Reader, Store } from "./store/store.ts";
@@ -76,8 +76,6 @@ function toProjectorError(error: FastifyError | Error): ProjectorError {
   return new ProjectorError("PROJECTOR_INTERNAL");
 }
 
-const getRoutes = ["/v1/tasks", "/v1/tasks/:correlationId", "/v1/tasks/:correlationId/events.ndjson", "/v1/tasks/:correlationId/timeline", "/v1/workers", "/v1/workers/:workerId", "/v1/violations", "/v1/dlq", "/v1/queue", "/v1/staleness", "/v1/stream", "/healthz", "/readyz", "/metrics", "/openapi.json", ...Object.keys(webAssets)];
-
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { store, stream, metrics, config } = deps;
   const now = deps.now ?? Date.now;
@@ -92,7 +90,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger as FastifyBaseLogger }),
     bodyLimit: 1_024,
-    routerOptions: { maxParamLength: 2_048 },
+    // An id of 512 characters, each up to 4 UTF-8 bytes, percent-encoded.
+    routerOptions: { maxParamLength: maxIdChars * 12 },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
@@ -118,24 +117,28 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook("onResponse", async (request, reply) => {
     metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
   });
+  // Every method each path takes (fastify adds HEAD beside GET): other methods on a known path are 405 with Allow.
+  const methods = routeMethods();
+  app.addHook("onRoute", (route) => methods.add(route.url, route.method));
+  const unmatched = (request: FastifyRequest): ProjectorError => {
+    const path = request.url.split("?", 1)[0] ?? "";
+    return methods.allowFor(path) === undefined
+      ? new ProjectorError("PROJECTOR_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${path.slice(0, 200)}`)
+      : new ProjectorError("PROJECTOR_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; the API is read-only`);
+  };
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    const e = toProjectorError(error);
+    // A request that matched no route is answered 404 or 405 even when fastify failed it earlier (body checks).
+    const e = request.is404 && !(error instanceof ProjectorError) ? unmatched(request) : toProjectorError(error);
     if (e.status >= 500) request.log.error({ err: error, code: e.code }, "request failed");
     metrics.rejects.inc({ code: e.code });
-    if (e.code === "PROJECTOR_METHOD_NOT_ALLOWED") reply.header("allow", "GET, HEAD");
+    if (e.code === "PROJECTOR_METHOD_NOT_ALLOWED") reply.header("allow", methods.allowFor(request.url) ?? "GET, HEAD");
     if (e.code === "PROJECTOR_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-projector"');
     if (e.status === 503) reply.header("retry-after", "5");
     return reply.code(e.status).type("application/json; charset=utf-8").send(e.body());
   });
   app.setNotFoundHandler((request) => {
-    throw new ProjectorError("PROJECTOR_NOT_FOUND", `No route ${request.method} ${request.url.slice(0, 200)}`);
+    throw unmatched(request);
   });
-  // The API is read-only: other methods on its routes are 405, not 404.
-  app.route({ method: ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"], url: "/*", handler: async (request) => {
-    const path = request.url.split("?")[0] ?? "";
-    const known = getRoutes.some((r) => new RegExp(`^${r.replace(/:[A-Za-z]+/g, "[^/]+").replace(/\./g, "\\.")}$`).test(path));
-    throw known ? new ProjectorError("PROJECTOR_METHOD_NOT_ALLOWED", `${request.method} is not allowed on ${path.slice(0, 200)}; the API is read-only`) : new ProjectorError("PROJECTOR_NOT_FOUND", `No route ${request.method} ${path.slice(0, 200)}`);
-  } });
 
   const views = <T>(fn: (r: Reader, t: Tables) => Promise<T>): Promise<T> =>
     store.read(async (r) => {

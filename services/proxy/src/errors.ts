@@ -35,6 +35,7 @@ export const errorCatalogue = {
     rpcStatus: "UNAVAILABLE",
     summary: "The worker's gRPC endpoint is unknown: PROXY_GRPC_UPSTREAM is not set and the worker's card names no GRPC interface.",
   },
+  PROXY_METHOD_NOT_ALLOWED: { status: 405, rpcStatus: "UNIMPLEMENTED", summary: "The path is one of the proxy's own (/metrics, /healthz, /readyz, /a2a-ledger/openapi.json) and takes GET and HEAD only; the Allow header says so." },
   PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", summary: "The request body is larger than the proxy accepts (PROXY_MAX_BODY_BYTES)." },
   PROXY_INTERNAL: { status: 500, rpcStatus: "INTERNAL", summary: "An unexpected proxy error; reported in the logs with the request id." },
 } as const satisfies Record<string, CatalogueEntry>;
