@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { graphCycles } from "@a2a-ledger/env/testing";
 import { repoRoot } from "@a2a-ledger/infra";
 
 type Kind = "library" | "service" | "program" | "other";
@@ -93,20 +94,6 @@ function undeclared(all: readonly Workspace[]): Arrow[] {
   return all.flatMap((w) => w.imports.filter((i) => !w.runtime.includes(i.target)).map((i) => ({ from: w.name, to: i.target, via: i.file })));
 }
 
-function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, "open" | "done">();
-  const visit = (node: string, path: string[]) => {
-    if (state.get(node) === "done") return;
-    if (state.get(node) === "open") return void found.push([...path.slice(path.indexOf(node)), node]);
-    state.set(node, "open");
-    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
-    state.set(node, "done");
-  };
-  for (const node of graph.keys()) visit(node, []);
-  return found;
-}
-
 /**
  * Known and not yet removed: the schemas' Serde and registry calls build their registry client from the
  * client configuration in @a2a-ledger/kafka. Listed so that any other arrow out of schemas fails, and
@@ -130,7 +117,7 @@ describe("the package graph's rules", () => {
 
   it("find an import of shipped code that is no runtime dependency, and every cycle", () => {
     expect(undeclared([ws("services/proxy", ["core"], ["core", "kafka"])]).map((a) => a.to)).toEqual(["@a2a-ledger/kafka"]);
-    expect(cycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);
+    expect(graphCycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);
   });
 });
 
@@ -153,6 +140,6 @@ describe("the package graph", () => {
   });
 
   it("has no cycles, devDependencies included", () => {
-    expect(cycles(new Map(all.map((w) => [w.name, w.all])))).toEqual([]);
+    expect(graphCycles(new Map(all.map((w) => [w.name, w.all])))).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@
  */
 import type { Decision, TaskState } from "@a2a-ledger/schemas";
 import type { CorrelationState } from "./correlation/state.ts";
-import type { LedgerState } from "./decider.ts";
+import type { LedgerState } from "./state-model.ts";
 import { isTerminal } from "./task-state.ts";
 
 /** What the rules need to know of an attempt to link to it. */

@@ -6,3 +6,4 @@
 export * from "./child-service.ts";
 export { metricSum, metricValue } from "./metrics-text.ts";
 export { defaultFuzzSeed, schemathesisBin, schemathesisRun, type SchemathesisOptions, type SchemathesisResult } from "./schemathesis-run.ts";
+export { graphCycles } from "./graph-cycles.ts";
