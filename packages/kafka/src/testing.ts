@@ -91,7 +91,15 @@ export async function waitForGroupAtEnd(admin: Admin, groupId: string, topic: st
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ends = await endOffsets(admin, topic, Math.max(deadline, Date.now() + 5_000));
-    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
+    // A coordinator that is loading or moving (after a broker restart) answers with a retriable error: ask again.
+    const committed = await admin.fetchOffsets({ groupId, topics: [topic] }).catch((error: unknown) => {
+      if ((error as { retriable?: unknown }).retriable === true && Date.now() < deadline) return undefined;
+      throw error;
+    });
+    if (committed === undefined) {
+      await sleep(250);
+      continue;
+    }
     const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
     if (Date.now() > deadline) throw new Error(`group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms: ends ${JSON.stringify(ends.map((e) => [e.partition, e.high]))}, committed ${JSON.stringify([...offsets])}`);
