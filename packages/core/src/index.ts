@@ -8,6 +8,7 @@ export { diffCards } from "./card-diff.ts";
 export type { PolicyConfig } from "./policy.ts";
 export { policyOf } from "./verification.ts";
 export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
+export { route, routableState, RouteQueryError, type RouteAnswer, type RouteQuery, type RoutedWorker } from "./route.ts";
 export { createDecider, type Decider, type DecideContext, type Decided, type LedgerState, type StepResult } from "./decider.ts";
 export { dispatchTarget, isStatusDecision, lineageOf, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState, statusDecisions, type AttemptSlot, type DecidedStatus, type DispatchTarget, type LineageView, type StatusDecisionType } from "./lineage.ts";
 export { foldBatch, applyCapabilityUpdates, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";

@@ -14,6 +14,7 @@ export const errorCatalogue = {
   PROJECTOR_NOT_FOUND: { status: 404, summary: "No such route." },
   PROJECTOR_UNKNOWN_TASK: { status: 404, summary: "No correlation with this id is in the views." },
   PROJECTOR_UNKNOWN_WORKER: { status: 404, summary: "No worker with this id is in the views." },
+  PROJECTOR_WORKER_NOT_VERIFIED: { status: 409, summary: "The worker is known, but no probe verified anything of its card in force yet: there is no verified card." },
   PROJECTOR_BAD_ID: { status: 400, summary: "The id in the path is empty, longer than 512 characters, or holds control characters." },
   PROJECTOR_BAD_FILTER: { status: 400, summary: "A query parameter has a value it cannot have (unknown status or kind, a malformed time, a limit out of range)." },
   PROJECTOR_UNKNOWN_PARAMETER: { status: 400, summary: "A query parameter this route does not know, or one given twice." },

@@ -3,7 +3,7 @@ import { isoDateTimePattern } from "@a2a-ledger/core";
 import { ViolationKindSymbols } from "@a2a-ledger/schemas";
 import { cursorPattern, maxCursorChars } from "./cursor.ts";
 import { errorCatalogue, errorCodes } from "./errors.ts";
-import { epochMillisPattern, idPattern, maxIdChars, maxReasonChars, reasonPattern } from "./query-params.ts";
+import { epochMillisPattern, idPattern, acceptPattern, maxAcceptRanges, maxIdChars, maxReasonChars, reasonPattern, routeStateSpellings } from "./query-params.ts";
 import { taskStatuses } from "./views/rows.ts";
 
 type Json = Record<string, unknown>;
@@ -79,6 +79,21 @@ function baseDocument(): Json {
       ),
       "/v1/workers": get("Workers with trust or verify and why", [cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/workers/{workerId}": get("One worker: advertised vs verified per skill, card history with field-level diffs, probes, parked canaries, trust or verify and why", [path("workerId", "The worker id.")], { ...ok("The worker"), ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_WORKER") }),
+      "/v1/workers/{workerId}/verified-card": get(
+        "The worker's card in force with what the ledger verified in place of what it advertises: the task-lifecycle extension's params (states every kept skill verified, taskStore from the verified durability: durable, ephemeral or unknown, and each skill's verified states) and each skill's outputModes replaced by the verified ones; a skill no probe of this card verified is left out, and defaultOutputModes keeps only modes verified for some skill, so the card never holds a state or mode V lacks. With `diff` (RFC 6901 pointers against the advertised card, values in canonical JSON; each removal or change with `evidence`: this card's probes — at most 200, newest first — and its parked canaries lost after a restart), `validFrom` of the snapshot, `ETag` (of the snapshot; If-None-Match answers 304) and `Cache-Control` (max-age = the card's cache lifetime when it gave one, else no-cache).",
+        [path("workerId", "The worker id.")],
+        { ...ok("{workerId, cardHash, validFrom, card, diff: [{path, before, after, evidence?}], etag, cacheControl}"), "304": { description: "If-None-Match matched the ETag" }, ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_WORKER", "PROJECTOR_WORKER_NOT_VERIFIED") },
+      ),
+      "/v1/route": get(
+        "The workers that could take a task, ranked as R6 ranks (the core's `route`, the very verdicts R6 decides with): for a skill, the task's last state (an interrupted state to resume; submitted or working to restart; none for a new task) and the output modes accepted. Only what the ledger verified counts (per card and skill); the newest capability snapshot of each worker is read, as of now. Each eligible worker has its rank (1 is the one R6 would command), reason, verified states, accepted verified output modes, trust or verify, cardHash and validFrom; every other worker with a snapshot is in `ineligible` with its reason. None eligible is 200 with an empty `workers`. Both lists hold at most `limit` entries; eligibleCount and ineligibleCount count them all.",
+        [
+          query("skill", id, "The skill id; absent: a dispatch without a skill (the card's defaults)."),
+          query("state", { type: "string", enum: routeStateSpellings }, "The task's last state in any ingest spelling of a state that is not terminal (completed counts as nothing to resume); absent: a new task."),
+          query("accept", { type: "string", pattern: acceptPattern }, `The media ranges the orchestrator accepts: 1 to ${maxAcceptRanges}, separated by commas without spaces, each type/subtype with parts of 1 to 64 characters (* allowed, no parameters); absent: any.`),
+          limit(1_000, 100),
+        ],
+        { ...ok("{skillId, state, resume, needs, accept, at, eligibleCount, ineligibleCount, workers: [{workerId, rank, reason, verifiedStates, outputModes, policy, cardHash, validFrom}], ineligible: [{workerId, eligible, reason}]}"), ...errors("PROJECTOR_BAD_FILTER") },
+      ),
       "/v1/violations": get("Contract violations, newest first", [query("kind", { type: "string", enum: ViolationKindSymbols }, "Only this kind."), query("workerId", id, "Only this worker."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/dlq": get("Dead letters, newest first: the reconciler's DLQ with its reason codes, and records the projector could not project", [query("reason", { type: "string", minLength: 1, maxLength: maxReasonChars, pattern: reasonPattern }, "Only this reason code (capitals, digits and '_')."), cursor, limit(500, 100)], { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),
       "/v1/queue": get("Indeterminate and blocked correlations, the longest waiting first, with waitedMs", [cursor, limit(500, 100)], { ...ok("{counts, items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") }),

@@ -3,7 +3,8 @@
  * parameters it knows; an unknown or repeated parameter is refused rather than ignored, and values
  * are checked for shape before any of them is bound into SQL.
  */
-import { toEpochMillis } from "@a2a-ledger/core";
+import { normalizeTaskState, routableState, taskStateSpellings, toEpochMillis } from "@a2a-ledger/core";
+import type { TaskState } from "@a2a-ledger/schemas";
 import { ViolationKindSymbols } from "@a2a-ledger/schemas";
 import { wellFormedCursor } from "./cursor.ts";
 import { ProjectorError } from "./errors.ts";
@@ -28,6 +29,16 @@ const epochMillis = new RegExp(epochMillisPattern);
 export const reasonPattern = "^[A-Z0-9_]+$";
 export const maxReasonChars = 100;
 const reasonCode = new RegExp(reasonPattern);
+
+/** At most this many media ranges in one `accept`. */
+export const maxAcceptRanges = 16;
+/** One media range of `accept`: type/subtype (either may be *), each part 1 to 64 characters, no parameters. */
+const mediaRangeSource = "[A-Za-z0-9*][A-Za-z0-9!#$&^_.+*-]{0,63}/[A-Za-z0-9*][A-Za-z0-9!#$&^_.+*-]{0,63}";
+/** `accept`: 1 to 16 media ranges separated by commas, no spaces. */
+export const acceptPattern = `^${mediaRangeSource}(,${mediaRangeSource}){0,${maxAcceptRanges - 1}}$`;
+const accept = new RegExp(acceptPattern);
+/** The spellings of a state route takes: every ingest spelling of a state that is not terminal, and of completed. */
+export const routeStateSpellings: readonly string[] = taskStateSpellings.filter(([, state]) => routableState(state)).map(([spelling]) => spelling);
 
 /** A path id: 1–512 characters without control characters. */
 export function pathId(value: unknown, parameter: string): string {
@@ -61,6 +72,17 @@ export const parsers = {
     if (raw !== "a2a") throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be a2a (A2A's Task.timeline shape)`, name);
     return raw;
   }) as Parser<"a2a">,
+  /** A task state in any spelling the ingest takes; a terminal one (other than completed) has nothing to route. */
+  taskState: ((raw, name) => {
+    const state = routeStateSpellings.includes(raw) ? normalizeTaskState(raw) : null;
+    if (state === null) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be a task state that is not terminal (e.g. input-required or TASK_STATE_INPUT_REQUIRED); a terminal one has no task to take over`, name);
+    return state;
+  }) as Parser<TaskState>,
+  /** Comma-separated media ranges (type/subtype, * allowed), at most 16. */
+  accept: ((raw, name) => {
+    if (!accept.test(raw)) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be 1 to ${maxAcceptRanges} media ranges separated by commas without spaces (type/subtype, each part 1 to 64 characters, * allowed, no parameters)`, name);
+    return raw.split(",");
+  }) as Parser<string[]>,
   limit: (max: number): Parser<number> => (raw, name) => {
     if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ProjectorError("PROJECTOR_BAD_FILTER", `${name} must be an integer from 1 to ${max}`, name);
     return Number(raw);

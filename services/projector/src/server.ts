@@ -21,7 +21,8 @@ import type { Reader, Store } from "./store/store.ts";
 import { lineage, observationsNdjson } from "./views/lineage.ts";
 import { a2aTimeline } from "./views/a2a-timeline.ts";
 import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList, waitingByStatus } from "./views/lists.ts";
-import { workerDetail, workerList } from "./views/workers.ts";
+import { routeView } from "./views/route.ts";
+import { workerDetail, workerList, workerVerifiedCard } from "./views/workers.ts";
 
 export interface KafkaView {
   endOffsets(): Promise<PartitionEnd[]>;
@@ -189,6 +190,22 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     const view = await views((r, t) => workerDetail(r, t, config.policy, workerId));
     if (view === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_WORKER", `No worker ${JSON.stringify(workerId.slice(0, 200))} is in the views`, "workerId");
     return view;
+  });
+
+  app.get("/v1/workers/:workerId/verified-card", async (request, reply) => {
+    const workerId = pathId((request.params as { workerId?: unknown }).workerId, "workerId");
+    queryParams(request.query, {});
+    const view = await views((r, t) => workerVerifiedCard(r, t, workerId));
+    if (view === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_WORKER", `No worker ${JSON.stringify(workerId.slice(0, 200))} is in the views`, "workerId");
+    if (view === "unprobed") throw new ProjectorError("PROJECTOR_WORKER_NOT_VERIFIED", `No probe verified the card in force of worker ${JSON.stringify(workerId.slice(0, 200))} yet`, "workerId");
+    reply.header("etag", view.etag).header("cache-control", view.cacheControl);
+    if (request.headers["if-none-match"] === view.etag) return reply.code(304).send();
+    return view;
+  });
+
+  app.get("/v1/route", async (request) => {
+    const q = queryParams(request.query, { skill: parsers.id, state: parsers.taskState, accept: parsers.accept, limit: parsers.limit(1_000) });
+    return views((r, t) => routeView(r, t, config.policy, { skillId: q.skill ?? null, state: q.state ?? null, accept: q.accept ?? [] }, now(), q.limit ?? 100));
   });
 
   app.get("/v1/violations", async (request) => {

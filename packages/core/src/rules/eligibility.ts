@@ -10,6 +10,7 @@
 import type { CandidateVerdict, CapabilitySnapshot, TaskState } from "@a2a-ledger/schemas";
 import type { CapabilityView } from "../capabilities.ts";
 import { mediaTypeAllowed } from "../media-type.ts";
+import { isInterrupted } from "../task-state.ts";
 import { cardOffersSkill, verifiedSkill } from "../verification.ts";
 
 export interface Need {
@@ -21,6 +22,22 @@ export interface Need {
   at: number;
   /** Workers (other than lostWorkerId) that lost a task of this correlation, with the attempts they lost: never targets. */
   earlierLosers?: ReadonlyMap<string, readonly number[]>;
+  /** Workers the asker will not take (route's `exclude`): never targets. */
+  excluded?: ReadonlySet<string>;
+}
+
+const completed: TaskState = "TASK_STATE_COMPLETED";
+
+/**
+ * What taking over a task asks of a worker, from the task's last state (null: a new task): an
+ * interrupted state is resumed on a worker that verifies it; after SUBMITTED or WORKING there is
+ * nothing to resume, so the task restarts on a worker that verifies that state and COMPLETED; nothing
+ * seen (null, UNSPECIFIED) or COMPLETED: a worker that verifies COMPLETED.
+ */
+export function takeOverNeed(lastState: TaskState | null): { resume: boolean; states: TaskState[] } {
+  if (lastState !== null && isInterrupted(lastState)) return { resume: true, states: [lastState] };
+  if (lastState === null || lastState === "TASK_STATE_UNSPECIFIED" || lastState === completed) return { resume: false, states: [completed] };
+  return { resume: false, states: [lastState, completed] };
 }
 
 const skillName = (skillId: string | null): string => (skillId === null ? "(no skill)" : skillId);
@@ -42,22 +59,36 @@ export function verdict(workerId: string, snap: CapabilitySnapshot | undefined, 
 export interface Verdicts {
   /** Every known worker's verdict, in workerId order. */
   all: CandidateVerdict[];
-  /** The first eligible one. */
+  /** The eligible ones, best first (see `rank`). */
+  ranked: CandidateVerdict[];
+  /** The first of `ranked`: the worker R6 commands. */
   chosen: CandidateVerdict | undefined;
   /** Earlier losers whose capabilities would have made them eligible (what a block names). */
   passedOver: string[];
 }
 
-/** Every known worker's verdict, in workerId order, and the chosen one (the first eligible). */
+const byWorkerId = (a: CandidateVerdict, b: CandidateVerdict): number => (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0);
+
+/** The ranking R6 and route share: the eligible verdicts, ties (all of them) broken by workerId in ascending code-unit order. */
+export function rank(all: readonly CandidateVerdict[]): CandidateVerdict[] {
+  return all.filter((v) => v.eligible).sort(byWorkerId);
+}
+
+/**
+ * Every known worker's verdict, in workerId order, the eligible ones ranked, and the chosen one (the
+ * first ranked). R6 and `route` (route.ts) both decide through this one function.
+ */
 export function verdicts(view: CapabilityView, need: Need): Verdicts {
   const passedOver: string[] = [];
-  const all = view.workers().map((w): CandidateVerdict => {
+  const all = [...view.workers()].sort().map((w): CandidateVerdict => {
     if (w === need.lostWorkerId) return { workerId: w, eligible: false, reason: "lost the task: never a target under verify" };
+    if (need.excluded?.has(w) === true) return { workerId: w, eligible: false, reason: "excluded by the request" };
     const v = verdict(w, view.asOf(w, need.at), need);
     const lost = need.earlierLosers?.get(w);
     if (lost === undefined) return v;
     if (v.eligible) passedOver.push(w);
     return { workerId: w, eligible: false, reason: `lost the task at attempt ${lost.join(", ")} of this correlation: never a target again` };
   });
-  return { all, chosen: all.find((v) => v.eligible), passedOver };
+  const ranked = rank(all);
+  return { all, ranked, chosen: ranked[0], passedOver };
 }

@@ -20,8 +20,7 @@ import type { CapabilityView } from "../capabilities.ts";
 import { openAttemptOn, supersededBy } from "../correlation/attempts.ts";
 import { attemptNumbered, type CorrelationState, maxAttempt, taskOf } from "../correlation/state.ts";
 import type { DecisionCause, DecisionDraft } from "../decisions.ts";
-import { isInterrupted } from "../task-state.ts";
-import { type Need, verdicts } from "./eligibility.ts";
+import { type Need, takeOverNeed, verdicts } from "./eligibility.ts";
 import { decided, noOutput, type Rule, type RuleInput } from "./rule.ts";
 
 export type NoResumePolicy = "block" | "restart";
@@ -52,11 +51,6 @@ function earlierLosers(state: CorrelationState, lostWorkerId: string): Map<strin
 const passedOverReason = (passedOver: readonly string[]): string =>
   passedOver.length === 0 ? "" : `; ${passedOver.join(", ")} would qualify but already lost the task in this correlation, so the task stays indeterminate until another worker verifies what it needs`;
 
-const completed: TaskState = "TASK_STATE_COMPLETED";
-
-function restartStates(lastState: TaskState): TaskState[] {
-  return lastState === "TASK_STATE_UNSPECIFIED" || lastState === completed ? [completed] : [lastState, completed];
-}
 
 interface Lost {
   workerId: string;
@@ -89,15 +83,16 @@ function resolve(state: CorrelationState, capabilities: CapabilityView, lost: Lo
   const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({ type: "ReconciliationBlocked", workerId: lost.workerId, lastState: lost.lastState, reason, candidates });
   const choose = (states: TaskState[]) => verdicts(capabilities, { ...base, states } satisfies Need);
 
-  if (isInterrupted(lost.lastState)) {
-    const resume = choose([lost.lastState]);
+  const need = takeOverNeed(lost.lastState);
+  if (need.resume) {
+    const resume = choose(need.states);
     if (resume.chosen !== undefined) return { command: command(resume.chosen.workerId, lost.lastState, resume.all), blocked: blocked("", resume.all) };
     if (onNoResume === "block") return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState} for skill ${base.skillId ?? "(none)"} with output modes the dispatch accepted${passedOverReason(resume.passedOver)}`, resume.all) };
-    const fresh = choose([completed]);
+    const fresh = choose(takeOverNeed(null).states);
     if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
     return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState}, and none verifies completing the task from scratch${passedOverReason(fresh.passedOver)}`, fresh.all) };
   }
-  const states = restartStates(lost.lastState);
+  const states = need.states;
   const fresh = choose(states);
   if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
   return { command: undefined, blocked: blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${states.join(" and ")} to restart the task${passedOverReason(fresh.passedOver)}`, fresh.all) };

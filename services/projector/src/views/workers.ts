@@ -13,6 +13,7 @@ import type { Reader } from "../store/store.ts";
 import { eventView, iso } from "./lineage.ts";
 import { refusalsOfWorker } from "./refusals.ts";
 import { cardCodec, eventCodec, probeCodec, violationCodec, type WorkerRow, workerCodec } from "./rows.ts";
+import { type LostCanary, probed, type VerifiedCardView, verifiedCardView } from "./verified-card.ts";
 
 export interface TrustVerdict {
   policy: "trust" | "verify";
@@ -132,4 +133,29 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicyConfig, w
     decisions: decisions.map(eventView),
     refusedEmissions: await refusalsOfWorker(r, t, workerId),
   };
+}
+
+/** GET /v1/workers/:id/verified-card: undefined for an unknown worker, "unprobed" when V holds nothing for its card in force. */
+export async function workerVerifiedCard(r: Reader, t: Tables, workerId: string): Promise<VerifiedCardView | "unprobed" | undefined> {
+  const rows = await r.all(`SELECT * FROM ${t.worker} WHERE worker_id = ?`, [workerId]);
+  if (rows[0] === undefined) return undefined;
+  const snapshot = snapshotOf(workerCodec.decode(rows[0]));
+  if (snapshot === null || !probed(snapshot)) return "unprobed";
+  let text = snapshot.card;
+  if (text === null) {
+    const card = (await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? AND card_hash = ?`, [workerId, snapshot.cardHash])).map((row) => cardCodec.decode(row))[0];
+    text = card?.card ?? null;
+  }
+  if (text === null) return "unprobed";
+  const probes = (await r.all(`SELECT * FROM ${t.probe} WHERE worker_id = ? AND card_hash = ? ORDER BY occurred_at DESC, event_id LIMIT ?`, [workerId, snapshot.cardHash, detailLimit])).map((row) => probeCodec.decode(row));
+  const parked = probes.flatMap((p) => p.parkedCanaries.map((c) => ({ ...c, probeEventId: p.eventId })));
+  const lost: LostCanary[] = [];
+  if (parked.length > 0) {
+    const lostRows = await r.all(`SELECT server_task_id, lost_at, lost_event_id FROM ${t.serverTask} WHERE worker_id = ? AND server_task_id${r.inList} AND lost_at IS NOT NULL`, [workerId, JSON.stringify(parked.map((c) => c.serverTaskId))]);
+    for (const row of lostRows) {
+      const c = parked.find((p) => p.serverTaskId === String(row.server_task_id));
+      if (c !== undefined) lost.push({ serverTaskId: c.serverTaskId, state: c.state, probeEventId: c.probeEventId, lostAt: Number(row.lost_at), lostEventId: row.lost_event_id === null ? null : String(row.lost_event_id) });
+    }
+  }
+  return verifiedCardView(snapshot, JSON.parse(text) as unknown, probes, lost);
 }
