@@ -11,11 +11,12 @@
 import { Role, type AgentCard, type Message } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, type Client, type RequestOptions } from "@a2a-js/sdk/client";
 import { cardHash } from "@a2a-ledger/core";
+import { attemptHeaderName, attemptMetadataKey, correlationHeaderName, correlationMetadataKey, skillHeaderName, skillMetadataKey } from "@a2a-ledger/ingest-client";
 import { DispatchAlert } from "./errors.ts";
 import type { PreferredTransport } from "./worker-config.ts";
 
-export const ledgerHeaders = { correlationId: "A2A-Ledger-Correlation-Id", skillId: "A2A-Ledger-Skill-Id", attempt: "A2A-Ledger-Attempt" } as const;
-export const ledgerMetadata = { correlationId: "a2a-ledger.correlationId", skillId: "a2a-ledger.skillId", attempt: "a2a-ledger.attempt", decisionId: "a2a-ledger.decisionId" } as const;
+export const ledgerHeaders = { correlationId: correlationHeaderName, skillId: skillHeaderName, attempt: attemptHeaderName } as const;
+export const ledgerMetadata = { correlationId: correlationMetadataKey, skillId: skillMetadataKey, attempt: attemptMetadataKey, decisionId: "a2a-ledger.decisionId" } as const;
 export const cardPath = "/.well-known/agent-card.json";
 
 export interface FetchedCard {

@@ -4,6 +4,7 @@
  * needs. Pure: a request line, headers and the body bytes in, a description out. Never throws; a body
  * that cannot be read is described as such and still forwarded unchanged.
  */
+import { attemptMetadataKey, correlationMetadataKey, skillMetadataKey } from "@a2a-ledger/ingest-client";
 
 export type A2AMethod =
   | "SendMessage"
@@ -53,9 +54,7 @@ export const attemptHeader = "a2a-ledger-attempt";
  * Keys read from `message.metadata` (first) and the request's `metadata`. The plain key after the
  * namespaced one is read too, for clients that name these fields without the ledger's prefix.
  */
-export const correlationMetadataKey = "a2a-ledger.correlationId";
-export const skillMetadataKey = "a2a-ledger.skillId";
-export const attemptMetadataKey = "a2a-ledger.attempt";
+export { attemptMetadataKey, correlationMetadataKey, skillMetadataKey };
 const plainKeys: Readonly<Record<string, string>> = { [correlationMetadataKey]: "correlationId", [skillMetadataKey]: "skillId", [attemptMetadataKey]: "attempt" };
 
 export interface DispatchFields {

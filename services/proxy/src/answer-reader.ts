@@ -5,7 +5,7 @@
  */
 import zlib from "node:zlib";
 import { parseJson, type A2ARequest } from "./a2a-request.ts";
-import { sightingsOfJsonRpc, sightingsOfRest, type Sighting } from "./a2a-response.ts";
+import { sightingsOfJsonRpc, sightingsOfRest, type Sighting } from "@a2a-ledger/ingest-client";
 import type { ExchangeRecorder } from "./exchange-recorder.ts";
 import type { UnrecordedReason } from "./metrics.ts";
 import { SseParser } from "./sse-parser.ts";

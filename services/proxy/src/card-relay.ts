@@ -12,7 +12,7 @@ import type { ProxyConfig } from "./config.ts";
 import type { GrpcCardRewrite } from "./grpc/grpc-card.ts";
 import { endToEndHeaders, rawHeader } from "./hop-by-hop.ts";
 import type { UnrecordedReason } from "./metrics.ts";
-import { cardObservation, maxAgeOf, type ObservationSource } from "./observations.ts";
+import { cardObservation, maxAgeOf, type ObservationSource } from "@a2a-ledger/ingest-client";
 
 export interface CardRelayDeps {
   config: Pick<ProxyConfig, "workerId" | "upstreamUrl" | "cardUrlAliases" | "rewriteCardUrls" | "maxRecordedBytes">;

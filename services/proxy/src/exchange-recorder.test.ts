@@ -1,7 +1,7 @@
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { describe, expect, it } from "vitest";
 import { classifyRequest, type A2AMethod, type A2ARequest } from "./a2a-request.ts";
-import { sightingsOfJsonRpc } from "./a2a-response.ts";
+import { sightingsOfJsonRpc } from "@a2a-ledger/ingest-client";
 import { CorrelationMemory } from "./correlation.ts";
 import { ExchangeRecorder } from "./exchange-recorder.ts";
 

@@ -4,12 +4,10 @@
  * (see correlation.ts). The dispatch goes out first: at once when the request names its correlation,
  * else as soon as the answer shows the task whose id becomes the correlation id.
  */
-import type { ObservationInput } from "@a2a-ledger/ingest-client";
+import { dispatchObservation, sightingObservations, type ObservationInput, type ObservationSource, type Sighting } from "@a2a-ledger/ingest-client";
 import type { ObservationChannel } from "@a2a-ledger/schemas";
 import { isNewDispatch, type A2AMethod, type A2ARequest, type DispatchFields } from "./a2a-request.ts";
-import type { Sighting } from "./a2a-response.ts";
 import { correlationOfId, type CorrelationMemory } from "./correlation.ts";
-import { artifactObservation, dispatchObservation, stateObservation, taskNotFoundObservation, type ObservationSource } from "./observations.ts";
 
 export interface RecorderDeps {
   source: ObservationSource;
@@ -60,31 +58,8 @@ export class ExchangeRecorder {
     // An answer proves the request arrived, whatever order the socket events came in.
     this.delivered();
     const at = this.deps.now();
-    const via = channelOf(this.method);
-    for (const s of sightings) {
-      switch (s.kind) {
-        case "task": {
-          const c = this.correlationFor(s.taskId);
-          if (s.state !== null) this.deps.emit(stateObservation(this.deps.source, c, { taskId: s.taskId, contextId: s.contextId, state: s.state, timestamp: s.timestamp }, via, at));
-          for (const a of s.artifacts) this.deps.emit(artifactObservation(this.deps.source, c, s.taskId, a, null, at));
-          break;
-        }
-        case "status":
-          this.deps.emit(stateObservation(this.deps.source, this.correlationFor(s.taskId), s, via, at));
-          break;
-        case "artifact":
-          this.deps.emit(artifactObservation(this.deps.source, this.correlationFor(s.taskId), s.taskId, s.artifact, { append: s.append, lastChunk: s.lastChunk }, at));
-          break;
-        case "message":
-          if (s.taskId !== null) this.correlationFor(s.taskId);
-          break;
-        case "task-not-found":
-          if (this.taskId !== null) this.deps.emit(taskNotFoundObservation(this.deps.source, this.correlationFor(this.taskId), this.taskId, this.method, s.errorCode, at));
-          break;
-        case "error":
-          break;
-      }
-    }
+    const asked = { method: this.method, taskId: this.taskId };
+    for (const o of sightingObservations(this.deps.source, sightings, asked, (taskId) => this.correlationFor(taskId), channelOf(this.method), at)) this.deps.emit(o);
   }
 
   /**

@@ -20,7 +20,7 @@ import { createForwarder, type Exchange } from "./forwarding.ts";
 import type { Logger } from "@a2a-ledger/logging";
 import type { ProxyMetrics } from "./metrics.ts";
 import type { ObservationBuffer } from "./observation-buffer.ts";
-import type { ObservationSource } from "./observations.ts";
+import type { ObservationSource } from "@a2a-ledger/ingest-client";
 import { serveOwnEndpoint } from "./own-endpoints.ts";
 import { readRequestBody } from "./request-body.ts";
 

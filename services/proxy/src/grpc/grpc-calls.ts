@@ -3,13 +3,13 @@
  * which call a request path is, what its request message says (the task it concerns, and for
  * SendMessage what a dispatch record needs) and what an answer message shows. Messages are decoded with
  * @a2a-js/sdk's own codecs and read as ProtoJSON (the SDK's `toJSON`), so that the rules that read the
- * JSON bindings (a2a-request.ts, a2a-response.ts) read gRPC too. Pure and total: a message that does not
+ * JSON bindings (a2a-request.ts, and a2a-response.ts of @a2a-ledger/ingest-client) read gRPC too. Pure and total: a message that does not
  * decode is reported as unreadable, never thrown.
  */
 import { ListTasksResponse, SendMessageRequest, SendMessageResponse, StreamResponse, Task } from "@a2a-js/sdk";
 import { A2AService } from "@a2a-js/sdk/server/grpc";
 import { dispatchFields, type A2AMethod, type A2ARequest, type RequestHead } from "../a2a-request.ts";
-import { sightingsOfPayload, type Sighting } from "../a2a-response.ts";
+import { sightingsOfPayload, type Sighting } from "@a2a-ledger/ingest-client";
 import { grpcCodeName, grpcCodes, type GrpcStatus } from "./grpc-status.ts";
 
 export const a2aServiceName = "lf.a2a.v1.A2AService";

@@ -26,7 +26,7 @@ import { ProxyError } from "../errors.ts";
 import { ExchangeRecorder } from "../exchange-recorder.ts";
 import type { ProxyMetrics, UnrecordedReason } from "../metrics.ts";
 import type { ObservationBuffer } from "../observation-buffer.ts";
-import type { ObservationSource } from "../observations.ts";
+import type { ObservationSource } from "@a2a-ledger/ingest-client";
 import { grpcCallOf, readWith, sightingsOfStatus, type GrpcCall, type GrpcRequest } from "./grpc-calls.ts";
 import { GrpcMessageReader, type GrpcMessage } from "./grpc-frames.ts";
 import { errorTrailers, grpcCodeName, statusOf } from "./grpc-status.ts";

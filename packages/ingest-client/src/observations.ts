@@ -1,5 +1,6 @@
 /**
- * The observations the proxy records, in the ingest JSON shape, with their event ids. An event id is the
+ * The observations an A2A client or proxy records of what it saw, in the ingest JSON shape, with their
+ * event ids (the recording proxy and `@a2a-ledger/a2a-client` both build them here). An event id is the
  * ledger's de-duplication key, so it is derived from the thing seen wherever the thing has an identity:
  *
  * - a dispatch: its messageId (a client's retry of the same message is the same dispatch);
@@ -14,14 +15,24 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { normalizeTaskState } from "@a2a-ledger/core";
-import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import type { ObservationChannel } from "@a2a-ledger/schemas";
-import type { A2AMethod, DispatchFields } from "./a2a-request.ts";
-import type { ArtifactSighting } from "./a2a-response.ts";
+import type { ArtifactSighting, Sighting } from "./a2a-response.ts";
+import type { ObservationInput } from "./observation-input.ts";
 
 export interface ObservationSource {
   workerId: string;
   observer: string;
+}
+
+/** What a new dispatch names: its message, skill, the output modes it accepts and its attempt. */
+export interface DispatchSeen {
+  messageId: string;
+  skillId: string | null;
+  acceptedOutputModes: string[];
+  /** Null: the first attempt. */
+  attempt: number | null;
+  /** The card the dispatch relied on (its hash and when it was fetched), when the observer knows it. */
+  card?: { hash: string; fetchedAt: number } | null;
 }
 
 function digest(...parts: (string | number | boolean | null)[]): string {
@@ -32,7 +43,7 @@ function digest(...parts: (string | number | boolean | null)[]): string {
 
 const eventId = (kind: string, ...parts: (string | number | boolean | null)[]): string => `${kind}-${digest(kind, ...parts)}`;
 
-export function dispatchObservation(src: ObservationSource, correlationId: string, dispatch: DispatchFields, at: number): ObservationInput {
+export function dispatchObservation(src: ObservationSource, correlationId: string, dispatch: DispatchSeen, at: number): ObservationInput {
   return {
     type: "TaskDispatched",
     eventId: dispatch.messageId === "" ? `dispatch-${randomUUID()}` : eventId("dispatch", correlationId, src.observer, src.workerId, dispatch.messageId),
@@ -44,6 +55,7 @@ export function dispatchObservation(src: ObservationSource, correlationId: strin
     messageId: dispatch.messageId,
     acceptedOutputModes: dispatch.acceptedOutputModes,
     attempt: dispatch.attempt ?? 1,
+    ...(dispatch.card == null ? {} : { cardHash: dispatch.card.hash, cardFetchedAt: dispatch.card.fetchedAt }),
   };
 }
 
@@ -97,7 +109,7 @@ export function artifactObservation(
   };
 }
 
-export function taskNotFoundObservation(src: ObservationSource, correlationId: string, taskId: string, method: A2AMethod, errorCode: string, at: number): ObservationInput {
+export function taskNotFoundObservation(src: ObservationSource, correlationId: string, taskId: string, method: string, errorCode: string, at: number): ObservationInput {
   return {
     type: "TaskNotFoundObserved",
     eventId: eventId("not-found", correlationId, src.observer, src.workerId, taskId, method, errorCode),
@@ -129,6 +141,48 @@ export function cardObservation(
     cacheMaxAgeSeconds: fetched.cacheMaxAgeSeconds,
     etag: fetched.etag,
   };
+}
+
+/**
+ * The observations of one answer (or one stream event): every state, artifact and TaskNotFound its
+ * sightings show. `correlationFor` names the correlation of a task (it is asked for every task the
+ * answer shows, a message's task included, before that task's observations are built); `asked` is the
+ * task the request named (a TaskNotFound concerns it) and the method.
+ */
+export function sightingObservations(
+  src: ObservationSource,
+  sightings: readonly Sighting[],
+  asked: { method: string; taskId: string | null },
+  correlationFor: (taskId: string) => string,
+  via: ObservationChannel,
+  at: number,
+): ObservationInput[] {
+  const out: ObservationInput[] = [];
+  for (const s of sightings) {
+    switch (s.kind) {
+      case "task": {
+        const c = correlationFor(s.taskId);
+        if (s.state !== null) out.push(stateObservation(src, c, { taskId: s.taskId, contextId: s.contextId, state: s.state, timestamp: s.timestamp }, via, at));
+        for (const a of s.artifacts) out.push(artifactObservation(src, c, s.taskId, a, null, at));
+        break;
+      }
+      case "status":
+        out.push(stateObservation(src, correlationFor(s.taskId), s, via, at));
+        break;
+      case "artifact":
+        out.push(artifactObservation(src, correlationFor(s.taskId), s.taskId, s.artifact, { append: s.append, lastChunk: s.lastChunk }, at));
+        break;
+      case "message":
+        if (s.taskId !== null) correlationFor(s.taskId);
+        break;
+      case "task-not-found":
+        if (asked.taskId !== null) out.push(taskNotFoundObservation(src, correlationFor(asked.taskId), asked.taskId, asked.method, s.errorCode, at));
+        break;
+      case "error":
+        break;
+    }
+  }
+  return out;
 }
 
 /** `max-age` (or `s-maxage`) of a Cache-Control header, in seconds; null when absent. */

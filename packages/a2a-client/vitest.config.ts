@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    // Integration files share the broker and start workers: one file at a time on a 2-core machine.
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+  },
+});
