@@ -17,9 +17,12 @@
  *     and to answer in application/json (neither on W2's card), its guard refuses both emissions and records
  *     the refusals; W2 completes in text/plain, as its card says.
  *
- * The orchestrator records nothing itself: the proxies record what it does, and it reads the ledger.
+ * The orchestrator records nothing itself: the proxies record what it does, and it reads the ledger. The
+ * task W1 loses (steps 3 and 5) goes through `@a2a-ledger/a2a-client`, without its recorder (W1's proxy
+ * records): the client remembers the task waiting for input, so W1's TaskNotFound comes back as a typed
+ * `indeterminate` result instead of an error.
  */
-import { A2AError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { A2AClientError, LedgerA2AClient, type GetTaskOutcome } from "@a2a-ledger/a2a-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { isType, type LedgerFeed } from "./ledger-feed.ts";
 import { ProxiedWorker, stateName, type MeshWorker } from "./through-proxy.ts";
@@ -56,17 +59,15 @@ export const correlationsOf = (runId: string) => ({ lost: `task-${runId}`, retri
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * GetTask of a task the worker should have lost: the error it answers. A worker (or its proxy) still
- * settling after the restart is asked again, a few times; an A2A answer is final.
+ * GetTask of a task the worker should have lost: what the client makes of the answer. A worker (or its
+ * proxy) still settling after the restart gives no A2A answer and is asked again, a few times.
  */
-async function askAgain(get: () => Promise<{ id: string }>): Promise<Error> {
+async function askAgain(get: () => Promise<GetTaskOutcome>): Promise<GetTaskOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const task = await get();
-      return new Error(`W1 still knows task ${task.id} after its restart`);
+      return await get();
     } catch (e) {
-      const error = e instanceof Error ? e : new Error(String(e));
-      if (error instanceof A2AError || attempt >= 10) return error;
+      if (!(e instanceof A2AClientError) || attempt >= 10) throw e;
       await sleep(300);
     }
   }
@@ -83,6 +84,7 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
 
   // 1. First contact through the proxies; the ledger probes each worker before any task is dispatched.
   const proxied = { w1: await ProxiedWorker.connect(w1), w2: await ProxiedWorker.connect(w2), w3: await ProxiedWorker.connect(w3) };
+  const w1Client = await LedgerA2AClient.connect({ workerId: w1.workerId, url: w1.url, observer: "orchestrator", recorder: null });
   step("cards read through the proxies", { workers: [w1.workerId, w2.workerId, w3.workerId] });
   for (const worker of [w1, w2, w3]) {
     const verified = await feed.waitFor(isType("CapabilitiesVerified", (d) => d.workerId === worker.workerId && d.skills.some((s) => s.skillId === skillId)), timeout, `CapabilitiesVerified for ${worker.workerId}`);
@@ -94,16 +96,18 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
   step("dispatched to W1 and answered", { correlationId: retried, serverTaskId: retryFirst.id, state: stateName(retryFirst), mediaTypes: mediaTypes(retryFirst) });
 
   // 3. The task W1 will lose: it waits for input.
-  const waiting = await proxied.w1.dispatch("need-input draft the quarterly report", { correlationId: lost, skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
-  if (stateName(waiting) !== "TASK_STATE_INPUT_REQUIRED") throw new Error(`W1 answered ${stateName(waiting)}, expected TASK_STATE_INPUT_REQUIRED`);
+  const sent = await w1Client.dispatch({ correlationId: lost, text: "need-input draft the quarterly report", skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
+  if (sent.kind !== "task") throw new Error(`W1 answered ${sent.kind === "refused" ? sent.error.message : "a message"}, expected a task`);
+  if (sent.state !== "TASK_STATE_INPUT_REQUIRED") throw new Error(`W1 answered ${sent.state}, expected TASK_STATE_INPUT_REQUIRED`);
+  const waiting = sent.task;
   step("dispatched to W1, waiting for input", { correlationId: lost, serverTaskId: waiting.id });
 
   // 4–5. W1 restarts; asking for the task again answers TaskNotFound.
   await chaos.restartW1();
   step("W1 restarted");
-  const error = await askAgain(() => proxied.w1.getTask(waiting.id, { correlationId: lost }));
-  if (!(error instanceof TaskNotFoundError)) throw error;
-  step("GetTask answered TaskNotFound", { correlationId: lost, serverTaskId: waiting.id });
+  const asked = await askAgain(() => w1Client.getTask({ correlationId: lost, taskId: waiting.id }));
+  if (asked.kind !== "indeterminate") throw new Error(asked.kind === "task" ? `W1 still knows task ${waiting.id} after its restart` : `GetTask of ${waiting.id} after W1's restart: ${asked.kind}`);
+  step("GetTask answered TaskNotFound", { correlationId: lost, serverTaskId: waiting.id, outcome: asked.kind, lastState: asked.lastState });
 
   // 6. The ledger's verdict: indeterminate, never failed, and a re-dispatch.
   const verdict = await feed.waitFor((r) => r.correlationId === lost && (r.type === "TaskIndeterminate" || r.type === "TaskFailed"), timeout, `a loss decision for ${lost}`);

@@ -6,6 +6,7 @@
  */
 import { taskStateToJSON, type Message, type Task } from "@a2a-js/sdk";
 import type { Client, RequestOptions } from "@a2a-js/sdk/client";
+import { ledgerHeadersOf, ledgerMetadataOf } from "@a2a-ledger/a2a-client";
 import { clientFor, userMessage } from "@a2a-ledger/mesh-agents";
 
 export interface MeshWorker {
@@ -22,18 +23,10 @@ export interface Call {
 }
 
 function options(call: Call): RequestOptions {
-  const headers: Record<string, string> = { "A2A-Ledger-Correlation-Id": call.correlationId };
-  if (call.skillId !== undefined) headers["A2A-Ledger-Skill-Id"] = call.skillId;
-  if (call.attempt !== undefined) headers["A2A-Ledger-Attempt"] = String(call.attempt);
-  return { serviceParameters: headers, signal: AbortSignal.timeout(call.timeoutMs ?? 60_000) };
+  return { serviceParameters: ledgerHeadersOf(call), signal: AbortSignal.timeout(call.timeoutMs ?? 60_000) };
 }
 
-function metadata(call: Call): Record<string, string | number> {
-  const out: Record<string, string | number> = { "a2a-ledger.correlationId": call.correlationId };
-  if (call.skillId !== undefined) out["a2a-ledger.skillId"] = call.skillId;
-  if (call.attempt !== undefined) out["a2a-ledger.attempt"] = call.attempt;
-  return out;
-}
+const metadata = (call: Call): Record<string, string | number> => ledgerMetadataOf(call);
 
 export const stateName = (task: Task): string => taskStateToJSON(task.status?.state ?? 0);
 

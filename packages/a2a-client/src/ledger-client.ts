@@ -122,6 +122,16 @@ function textMessage(text: string, messageId: string, metadata: Record<string, s
 /** Whether an error is the worker's A2A answer (it answered, with an error) rather than no answer. */
 const isA2AAnswer = (e: unknown): e is A2AError => e instanceof A2AError;
 
+/**
+ * Whether the call got no answer at all: fetch's network failure (refused, reset, DNS) or the deadline.
+ * Any other error the SDK throws comes from reading an answer that arrived (not JSON, no payload).
+ */
+function isNoAnswer(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  if (e.name === "TimeoutError" || e.name === "AbortError") return true;
+  return e instanceof TypeError && e.message === "fetch failed";
+}
+
 export class LedgerA2AClient {
   private readonly memory = new TaskMemory();
   private readonly source: ObservationSource;
@@ -225,7 +235,7 @@ export class LedgerA2AClient {
         return notFoundVerdict({ correlationId: call.correlationId, workerId: this.workerId, serverTaskId: call.taskId, errorCode, lastState });
       }
       if (isA2AAnswer(e)) return { kind: "refused", correlationId: call.correlationId, workerId: this.workerId, error: e };
-      throw this.noAnswer(e);
+      throw isNoAnswer(e) ? this.noAnswer(e) : this.malformed(e);
     }
     return this.taskAnswer(call.correlationId, task, "GET", { method: "GetTask", taskId: call.taskId });
   }
@@ -243,6 +253,11 @@ export class LedgerA2AClient {
     return new A2AClientError("A2A_CLIENT_WORKER_UNREACHABLE", `${this.workerId} gave no A2A answer: ${detail}`, undefined, { cause: e });
   }
 
+  private malformed(e: unknown): A2AClientError {
+    const detail = e instanceof Error ? e.message : String(e);
+    return new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered something that is not an A2A answer: ${detail}`, undefined, { cause: e });
+  }
+
   private async send(correlationId: string, call: () => Promise<Task | Message>, before: ObservationInput[]): Promise<SendOutcome> {
     let result: Task | Message;
     try {
@@ -253,7 +268,10 @@ export class LedgerA2AClient {
         this.record(before);
         return { kind: "refused", correlationId, workerId: this.workerId, error: e };
       }
-      throw this.noAnswer(e);
+      if (isNoAnswer(e)) throw this.noAnswer(e);
+      // An answer arrived, unreadable: the message reached the worker, so the dispatch is recorded.
+      this.record(before);
+      throw this.malformed(e);
     }
     this.record(before);
     const answer: unknown = result;
