@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { startJsAgent, type RunningJsAgent } from "@a2a-ledger/mesh-agents";
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LedgerA2AClient, ObservationRecorder, correlationMetadataKey } from "../src/index.ts";
+import { A2AClientError, LedgerA2AClient, ObservationRecorder, correlationMetadataKey } from "../src/index.ts";
 import { ledgerTopic, type Ingest, type LedgerTopic } from "./ledger.ts";
 
 let topic: LedgerTopic;
@@ -73,7 +73,8 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     expect(card?.correlationId).toBe(`card:w1-${run}`);
     expect(card?.cardHash).toBe(client.card.hash);
 
-    const dispatches = ofType(all, "TaskDispatched");
+    // Records of different correlations land on different partitions: order them by attempt.
+    const dispatches = ofType(all, "TaskDispatched").sort((a, b) => a.attempt - b.attempt);
     expect(dispatches.map((d) => [d.correlationId, d.attempt, d.skillId, d.cardHash])).toEqual([
       [lost, 1, "answer", client.card.hash],
       [done, 2, "answer", client.card.hash],
@@ -129,5 +130,22 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     } finally {
       await back.stop();
     }
+  });
+
+  it("answers a worker that went away with A2A_CLIENT_WORKER_UNREACHABLE and records no dispatch it cannot know arrived", async () => {
+    const run = randomUUID().slice(0, 8);
+    const w2 = await startJsAgent({ kind: "w2" });
+    const recorder = ObservationRecorder.toIngest(ingest.url);
+    const client = await LedgerA2AClient.connect({ workerId: `w2-${run}`, url: w2.url, observer: "orchestrator:gone", recorder, timeoutMs: 5_000 });
+    await w2.close();
+    const e = await client.dispatch({ correlationId: `gone-${run}`, text: "hello", acceptedOutputModes: [] }).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(A2AClientError);
+    expect((e as A2AClientError).code).toBe("A2A_CLIENT_WORKER_UNREACHABLE");
+    const unreachableCard = await LedgerA2AClient.connect({ workerId: "nobody", url: w2.url, observer: "orchestrator:gone", recorder }).catch((err: unknown) => err);
+    expect((unreachableCard as A2AClientError).code).toBe("A2A_CLIENT_CARD_UNAVAILABLE");
+    const stats = await recorder.close(30_000);
+    expect(stats).toMatchObject({ pending: 0, recorded: 1 });
+    const mine = (await topic.observations(1_000, 5_000)).filter((o) => o.observer === "orchestrator:gone");
+    expect(mine.map((o) => o.type)).toEqual(["AgentCardObserved"]);
   });
 });
