@@ -7,7 +7,6 @@ export const clientErrorCodes = {
   A2A_CLIENT_ROUTE_UNAVAILABLE: "The ledger's route or verified card could not be read (projector down, or an answer that is not the documented shape).",
   A2A_CLIENT_ROUTE_REFUSED: "The projector refused the query with a stable code of its own (e.g. PROJECTOR_BAD_FILTER); `detail` holds it.",
   A2A_CLIENT_NO_ELIGIBLE_WORKER: "route answered no eligible worker; `detail` holds each worker's reason.",
-  A2A_CLIENT_WORKER_NOT_KNOWN: "route chose a worker the caller gave no URL for.",
 } as const;
 
 export type ClientErrorCode = keyof typeof clientErrorCodes;
