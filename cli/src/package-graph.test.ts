@@ -35,7 +35,7 @@ interface Arrow {
 const kindOf = (dir: string): Kind => {
   if (dir.startsWith("services/")) return "service";
   if (dir === "cli" || dir.startsWith("mesh/")) return "program";
-  if (dir.startsWith("packages/") || dir === "schemas" || dir === "infra") return "library";
+  if (dir.startsWith("packages/") || dir.startsWith("clients/") || dir === "schemas" || dir === "infra") return "library";
   return "other";
 };
 
