@@ -137,6 +137,22 @@ describe("a projector that is down or never answers", () => {
     for (const c of cards) expect(c.card).toBe(worker);
   });
 
+  it("a v0.3 client (no A2A-Version) gets W1's v0.3 card, unrecorded as today, with reason v03-card and without asking the projector", async () => {
+    const projector = await started(scriptedProjector((_req, res) => {
+      res.writeHead(500);
+      res.end();
+    }));
+    const sender = new CapturingSender();
+    const proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, cardMode: "verified", projectorUrl: projector.url }), sender));
+    const answer = await rawRequest(`${proxy.url}${cardPath}`);
+    expect(answer.status).toBe(200);
+    expect(header(answer.rawHeaders, "a2a-ledger-card")).toBe("advertised; reason=v03-card");
+    expect(answer.body.toString("utf8")).toBe(agent.last(cardPath).body.toString("utf8"));
+    expect(projector.requests).toHaveLength(0);
+    await drained(proxy.app);
+    expect(sender.ofType("AgentCardObserved")).toHaveLength(0);
+  });
+
   it("never answers: W1's card is served once PROXY_PROJECTOR_TIMEOUT_MS passed", async () => {
     const hanging = await started(hangingWorker());
     const proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, cardMode: "verified", projectorUrl: hanging.url, projectorTimeoutMs: 300 }), new CapturingSender()));
