@@ -84,7 +84,13 @@ export function relayCard(deps: CardRelayDeps, res: ServerResponse, upRes: Incom
     const text = plain === null || answer.status !== 200 ? null : plain.toString("utf8");
     const recorded = text === null ? false : recordCard(deps, text, answer);
     const verified = answer.mode === "verified" && deps.verifiedCards !== undefined && answer.status === 200;
-    const reply: Promise<Reply> = verified ? verifiedReply(deps, raw, plain, text, recorded, answer) : Promise.resolve(advertisedReply(deps, raw, plain, text, answer));
+    const reply: Promise<Reply> = verified
+      ? verifiedReply(deps, raw, plain, text, recorded, answer).catch((err: unknown) => {
+          // A fault of the proxy's own must not leave the client without a card: the worker's, as it came.
+          deps.log.error({ err }, "choosing the verified card failed; serving the worker's card");
+          return { headers: answer.headers, body: raw, notModified: false };
+        })
+      : Promise.resolve(advertisedReply(deps, raw, plain, text, answer));
     void Promise.all([reply, deps.kept()]).then(([r]) => {
       if (!res.destroyed) {
         if (r.notModified) {
@@ -107,11 +113,12 @@ interface Reply {
 }
 
 /** The worker's card as today: its interface URLs rewritten when configured, every other byte and header as they came. */
-function advertisedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | null, text: string | null, answer: CardAnswer): Reply {
-  if (text === null || plain !== raw) return { headers: answer.headers, body: raw, notModified: false };
+function advertisedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | null, text: string | null, answer: CardAnswer, alter = true): Reply {
+  if (text === null) return { headers: answer.headers, body: raw, notModified: false };
+  // Computed even when not used: the gRPC relay learns the worker's endpoint from every card it sees.
   const rewritten = rewrittenText(deps, text, text);
-  if (rewritten === text) return { headers: answer.headers, body: raw, notModified: false };
-  // A content-encoded card is relayed as it is (above): rewriting it would mean encoding it again.
+  // A content-encoded card is relayed as it is: rewriting it would mean encoding it again.
+  if (!alter || plain !== raw || rewritten === text) return { headers: answer.headers, body: raw, notModified: false };
   const body = Buffer.from(rewritten, "utf8");
   return { headers: [...endToEndHeaders(answer.headers, ["content-length"]), "Content-Length", String(body.length)], body, notModified: false };
 }
@@ -133,7 +140,7 @@ async function verifiedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | n
   const fallback = (reason: FallbackReason, detail: string): Reply => {
     deps.served("advertised", reason);
     if (reason !== "signed") deps.log.warn({ reason, detail }, "serving the worker's card: no verified card to serve");
-    const base = advertisedReply(deps, raw, plain, reason === "signed" ? null : text, answer);
+    const base = advertisedReply(deps, raw, plain, text, answer, reason !== "signed");
     const headers = transient.has(reason) ? [...endToEndHeaders(base.headers, ["cache-control"]), "Cache-Control", "no-cache"] : [...base.headers];
     headers.push(cardHeader, `advertised; reason=${reason}`);
     return { headers, body: base.body, notModified: matchesEtag(answer.ifNoneMatch, rawHeader(base.headers, "etag") ?? null) };
