@@ -18,6 +18,7 @@ import { createProxyServer } from "./proxy-server.ts";
 import { grpcCardRewrite } from "./grpc/grpc-card.ts";
 import { createGrpcRelay, type GrpcRelay } from "./grpc/grpc-relay.ts";
 import { GrpcUpstream } from "./grpc/grpc-upstream.ts";
+import { createVerifiedCardSource } from "./verified-card-source.ts";
 
 export interface ProxyAppOptions {
   logger?: Logger;
@@ -88,7 +89,11 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
       ? null
       : new GrpcUpstream({ configured: config.grpcUpstream, upstreamUrl: config.upstreamUrl, ownTargets: () => (grpcPublic === null ? [] : [grpcPublic]), timeoutMs: config.upstreamTimeoutMs, maxCardBytes: config.maxRecordedBytes });
   const grpcCard = grpcUpstream === null ? undefined : grpcCardRewrite(grpcUpstream, () => grpcPublic, config.rewriteCardUrls);
-  const proxy = createProxyServer({ config, buffer, memory, metrics, log, ...(grpcCard === undefined ? {} : { grpcCard }) });
+  const verifiedCards =
+    config.cardMode === "verified" && config.projectorUrl !== null
+      ? createVerifiedCardSource({ projectorUrl: config.projectorUrl, token: config.projectorToken, workerId: config.workerId, timeoutMs: config.projectorTimeoutMs, maxBytes: config.maxRecordedBytes })
+      : undefined;
+  const proxy = createProxyServer({ config, buffer, memory, metrics, log, ...(grpcCard === undefined ? {} : { grpcCard }), ...(verifiedCards === undefined ? {} : { verifiedCards }) });
   const grpc: GrpcRelay | null =
     grpcUpstream === null ? null : createGrpcRelay({ config, buffer, memory, metrics, log, upstream: grpcUpstream, kept: () => buffer.kept(), closing: () => closing });
   const hostForUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -122,8 +127,9 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
         grpcPublic = config.grpcPublicTarget ?? `${hostForUrl}:${(grpc.server.address() as AddressInfo).port}`;
       }
       const grpcFields = grpc === null ? {} : { grpc: grpcPublic, grpcUpstream: config.grpcUpstream?.target ?? "from the card" };
+      const cardFields = config.cardMode === "verified" ? { card: "verified", projector: config.projectorUrl } : {};
       log.info(
-        { url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, spool: config.spoolDir, replayed: replayed.length, correlations: memory.size, ...grpcFields },
+        { url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, spool: config.spoolDir, replayed: replayed.length, correlations: memory.size, ...grpcFields, ...cardFields },
         "listening",
       );
       return url;
@@ -138,6 +144,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
       const left = await buffer.close(config.shutdownGraceMs);
       proxy.server.closeAllConnections();
       grpc?.close();
+      verifiedCards?.close();
       await Promise.all([closed, grpcClosed]);
       memory.close();
       log.info({ unsent: left }, "stopped");

@@ -3,16 +3,30 @@
  * worker sent it (`AgentCardObserved`, before any rewriting), and relayed — with its interface URLs moved
  * under the proxy's public URL when configured (card-rewrite.ts; its GRPC one to the gRPC relay's,
  * grpc/grpc-card.ts), every other byte, `ETag` and `Cache-Control` as they were.
+ *
+ * In verified mode (PROXY_CARD=verified) the card served in its place is the one verified-card.ts
+ * chooses from the worker's card and the projector's verified card: the verified card (its own weak
+ * `ETag`, the projector's `Cache-Control`, `A2A-Ledger-Card: verified`), or the worker's card as above
+ * with `A2A-Ledger-Card: advertised; reason=<why>` (and `Cache-Control: no-cache` when the reason passes
+ * with time). `If-None-Match` is answered here against the ETag of what is served (the worker is asked
+ * without it, so that the card the proxy compares and records is always the worker's whole card).
  */
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "@a2a-ledger/logging";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { decodedBody } from "./answer-reader.ts";
 import { rewriteCardUrls } from "./card-rewrite.ts";
-import type { ProxyConfig } from "./config.ts";
+import type { CardMode, ProxyConfig } from "./config.ts";
 import type { GrpcCardRewrite } from "./grpc/grpc-card.ts";
 import { endToEndHeaders, rawHeader } from "./hop-by-hop.ts";
 import type { UnrecordedReason } from "./metrics.ts";
 import { cardObservation, maxAgeOf, type ObservationSource } from "@a2a-ledger/ingest-client";
+import { chooseCard, isSigned, matchesEtag } from "./verified-card.ts";
+import type { FallbackReason, VerifiedCardSource } from "./verified-card-source.ts";
+
+/** Where the proxy serves, in verified mode, the worker's card as advertised: this prefix before the card's path. */
+export const originalCardPrefix = "/a2a-ledger/advertised";
 
 export interface CardRelayDeps {
   config: Pick<ProxyConfig, "workerId" | "upstreamUrl" | "cardUrlAliases" | "rewriteCardUrls" | "maxRecordedBytes">;
@@ -26,6 +40,11 @@ export interface CardRelayDeps {
   now(): number;
   /** With the gRPC relay: learns its upstream from each card relayed and rewrites the card's GRPC URL. */
   grpcCard?: GrpcCardRewrite;
+  /** In verified mode: the projector's verified cards. */
+  verifiedCards?: VerifiedCardSource;
+  /** Counts a card served in verified mode: which one, and why not the verified one ("" when it was). */
+  served(card: "verified" | "advertised", reason: FallbackReason | ""): void;
+  log: Logger;
 }
 
 export interface CardAnswer {
@@ -37,8 +56,12 @@ export interface CardAnswer {
   explicit: string | null;
   /** The protocol version the client asked for. */
   version: "1.0" | "0.3";
-  /** The card's path, as requested. */
+  /** The card's path, as requested (without the original card's prefix). */
   path: string;
+  /** Which card to serve for this request: the configured mode, or advertised on the original card's path. */
+  mode: CardMode;
+  /** The client's If-None-Match, answered here in verified mode. */
+  ifNoneMatch: string | undefined;
 }
 
 /** Reads the worker's card answer, records it, and writes it to the client; `done` once the answer is over. */
@@ -57,46 +80,123 @@ export function relayCard(deps: CardRelayDeps, res: ServerResponse, upRes: Incom
   upRes.on("end", () => {
     const raw = Buffer.concat(chunks, size);
     const plain = decodedBody(raw, answer.encoding, config.maxRecordedBytes);
-    let sent = raw;
-    let headers = answer.headers;
     if (plain === null) deps.unrecorded("encoded_body");
-    else if (answer.status === 200) {
-      const text = plain.toString("utf8");
-      recordCard(deps, text, answer);
-      const publicUrl = deps.publicUrl();
-      let rewritten = config.rewriteCardUrls && publicUrl !== "" ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl) : text;
-      rewritten = deps.grpcCard?.(text, rewritten) ?? rewritten;
-      // A content-encoded card is relayed as it is: rewriting it would mean encoding it again.
-      if (plain === raw) {
-        if (rewritten !== text) {
-          sent = Buffer.from(rewritten, "utf8");
-          headers = endToEndHeaders(answer.headers, ["content-length"]);
-          headers.push("Content-Length", String(sent.length));
-        }
-      }
-    }
-    void deps.kept().then(() => {
+    const text = plain === null || answer.status !== 200 ? null : plain.toString("utf8");
+    const recorded = text === null ? false : recordCard(deps, text, answer);
+    const verified = answer.mode === "verified" && deps.verifiedCards !== undefined && answer.status === 200;
+    const reply: Promise<Reply> = verified
+      ? verifiedReply(deps, raw, plain, text, recorded, answer).catch((err: unknown) => {
+          // A fault of the proxy's own must not leave the client without a card: the worker's, as it came.
+          deps.log.error({ err }, "choosing the verified card failed; serving the worker's card");
+          return { headers: answer.headers, body: raw, notModified: false };
+        })
+      : Promise.resolve(advertisedReply(deps, raw, plain, text, answer));
+    void Promise.all([reply, deps.kept()]).then(([r]) => {
       if (!res.destroyed) {
-        res.writeHead(answer.status, upRes.statusMessage, headers);
-        res.end(sent);
+        if (r.notModified) {
+          res.writeHead(304, endToEndHeaders(r.headers, ["content-length"]));
+          res.end();
+        } else {
+          res.writeHead(answer.status, upRes.statusMessage, r.headers);
+          res.end(r.body);
+        }
       }
       done();
     });
   });
 }
 
-function recordCard(deps: CardRelayDeps, text: string, answer: CardAnswer): void {
+interface Reply {
+  headers: string[];
+  body: Buffer;
+  notModified: boolean;
+}
+
+/** The worker's card as today: its interface URLs rewritten when configured, every other byte and header as they came. */
+function advertisedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | null, text: string | null, answer: CardAnswer, alter = true): Reply {
+  if (text === null) return { headers: answer.headers, body: raw, notModified: false };
+  // Computed even when not used: the gRPC relay learns the worker's endpoint from every card it sees.
+  const rewritten = rewrittenText(deps, text, text);
+  // A content-encoded card is relayed as it is: rewriting it would mean encoding it again.
+  if (!alter || plain !== raw || rewritten === text) return { headers: answer.headers, body: raw, notModified: false };
+  const body = Buffer.from(rewritten, "utf8");
+  return { headers: [...endToEndHeaders(answer.headers, ["content-length"]), "Content-Length", String(body.length)], body, notModified: false };
+}
+
+function rewrittenText(deps: CardRelayDeps, workerText: string, text: string): string {
+  const { config } = deps;
+  const publicUrl = deps.publicUrl();
+  const moved = config.rewriteCardUrls && publicUrl !== "" ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl) : text;
+  return deps.grpcCard?.(workerText, moved) ?? moved;
+}
+
+/** The header saying which card was served, and why not the verified one. */
+export const cardHeader = "A2A-Ledger-Card";
+
+/** Reasons that pass with time (the ledger catches up, the projector comes back): such an answer is not cached. */
+const transient: ReadonlySet<FallbackReason> = new Set(["projector-unreachable", "projector-refused", "unknown-worker", "not-verified", "card-changed", "projector-bad-answer"]);
+
+async function verifiedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | null, text: string | null, recorded: boolean, answer: CardAnswer): Promise<Reply> {
+  const fallback = (reason: FallbackReason, detail: string): Reply => {
+    deps.served("advertised", reason);
+    if (reason !== "signed") deps.log.warn({ reason, detail }, "serving the worker's card: no verified card to serve");
+    const base = advertisedReply(deps, raw, plain, text, answer, reason !== "signed");
+    const headers = transient.has(reason) ? [...endToEndHeaders(base.headers, ["cache-control"]), "Cache-Control", "no-cache"] : [...base.headers];
+    headers.push(cardHeader, `advertised; reason=${reason}`);
+    return { headers, body: base.body, notModified: matchesEtag(answer.ifNoneMatch, rawHeader(base.headers, "etag") ?? null) };
+  };
+  let worker: unknown = null;
+  try {
+    worker = text === null ? null : JSON.parse(text);
+  } catch {
+    worker = null;
+  }
+  if (typeof worker !== "object" || worker === null || Array.isArray(worker)) return fallback("unreadable-card", "the worker's card is not a JSON object the proxy can read");
+  const card = worker as Record<string, unknown>;
+  if (isSigned(card)) return fallback("signed", "");
+  if (!recorded) return fallback("v03-card", "a v0.3 card served beside the worker's v1.0 card");
+  const source = deps.verifiedCards as VerifiedCardSource;
+  const publicUrl = deps.publicUrl();
+  const choice = chooseCard(card, await source.fetch(), {
+    workerCardUrl: `${deps.config.upstreamUrl}${answer.path}`,
+    proxyCardUrl: publicUrl === "" ? null : `${publicUrl}${originalCardPrefix}${answer.path}`,
+  });
+  if (choice.card === "advertised") return fallback(choice.reason, choice.detail);
+  deps.served("verified", "");
+  const workerText = text as string;
+  const body = Buffer.from(rewrittenText(deps, workerText, JSON.stringify(choice.body)), "utf8");
+  const etag = `W/"vc-${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  const cacheControl = choice.cacheControl ?? "no-cache";
+  const headers = [
+    ...endToEndHeaders(answer.headers, ["content-length", "content-encoding", "etag", "cache-control", "last-modified", "content-md5", "digest", "content-digest"]),
+    "ETag",
+    etag,
+    "Cache-Control",
+    cacheControl,
+    cardHeader,
+    "verified",
+    "Content-Length",
+    String(body.length),
+  ];
+  return { headers, body, notModified: matchesEtag(answer.ifNoneMatch, etag) };
+}
+
+/** Records the card as the worker sent it; false when it is not recorded (a v0.3 translation, or not a JSON object). */
+function recordCard(deps: CardRelayDeps, text: string, answer: CardAnswer): boolean {
   // A worker that serves a v0.3 translation beside its v1.0 card (Vary: A2A-Version) is recorded by its
   // v1.0 card only, so that the two shapes of one card do not read as card changes.
   const vary = rawHeader(answer.headers, "vary")?.toLowerCase() ?? "";
-  if (answer.version === "0.3" && vary.includes("a2a-version")) return deps.unrecorded("v03_card");
+  if (answer.version === "0.3" && vary.includes("a2a-version")) {
+    deps.unrecorded("v03_card");
+    return false;
+  }
   let card: unknown;
   try {
     card = JSON.parse(text);
   } catch {
-    return;
+    return false;
   }
-  if (typeof card !== "object" || card === null || Array.isArray(card)) return;
+  if (typeof card !== "object" || card === null || Array.isArray(card)) return false;
   const fetched = {
     cardUrl: `${deps.config.upstreamUrl}${answer.path}`,
     card: text,
@@ -104,4 +204,5 @@ function recordCard(deps: CardRelayDeps, text: string, answer: CardAnswer): void
     etag: rawHeader(answer.headers, "etag") ?? null,
   };
   deps.emit(cardObservation(deps.source, answer.explicit ?? `card:${deps.config.workerId}`, fetched, deps.now()));
+  return true;
 }

@@ -59,6 +59,32 @@ describe("loadConfig", () => {
   });
 });
 
+describe("loadConfig: the card served", () => {
+  it("serves the advertised card by default, and the verified one with PROXY_CARD=verified and the projector's URL and token", () => {
+    expect(loadConfig(minimal)).toMatchObject({ cardMode: "advertised", projectorUrl: null, projectorToken: null, projectorTimeoutMs: configDefaults.projectorTimeoutMs });
+    expect(loadConfig({ ...minimal, PROXY_CARD: "verified", PROXY_PROJECTOR_URL: "http://127.0.0.1:18110/", PROXY_PROJECTOR_TOKEN: "read-token", PROXY_PROJECTOR_TIMEOUT_MS: "500" })).toMatchObject({
+      cardMode: "verified",
+      projectorUrl: "http://127.0.0.1:18110",
+      projectorToken: "read-token",
+      projectorTimeoutMs: 500,
+    });
+  });
+
+  it("reports a bad mode, a verified mode without projector, a bad URL and a token with whitespace (not shown)", () => {
+    expect(() => loadConfig({ ...minimal, PROXY_CARD: "both" })).toThrow(/PROXY_CARD="both" must be advertised or verified/);
+    expect(() => loadConfig({ ...minimal, PROXY_CARD: "verified" })).toThrow(/PROXY_CARD=verified needs PROXY_PROJECTOR_URL/);
+    expect(() => loadConfig({ ...minimal, PROXY_CARD: "verified", PROXY_PROJECTOR_URL: "http://p/?x=1" })).toThrow(/PROXY_PROJECTOR_URL/);
+    expect(() => loadConfig({ ...minimal, PROXY_PROJECTOR_TIMEOUT_MS: "10" })).toThrow(/PROXY_PROJECTOR_TIMEOUT_MS/);
+    try {
+      loadConfig({ ...minimal, PROXY_PROJECTOR_TOKEN: "two words" });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ProxyConfigError).problems.join("\n")).toContain("PROXY_PROJECTOR_TOKEN must not contain whitespace");
+      expect((e as ProxyConfigError).problems.join("\n")).not.toContain("two words");
+    }
+  });
+});
+
 describe("loadConfig: the gRPC relay", () => {
   it("is off without PROXY_GRPC_PORT, and reads its port, upstream and public target", () => {
     expect(loadConfig(minimal)).toMatchObject({ grpcPort: null, grpcUpstream: null, grpcPublicTarget: null });

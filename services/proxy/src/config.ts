@@ -49,7 +49,20 @@ export interface ProxyConfig {
   shutdownGraceMs: number;
   retryAfterSeconds: number;
   logLevel: LogLevel;
+  /**
+   * Which card the proxy serves at the well-known path: `advertised` (the worker's, as it sent it) or
+   * `verified` (the projector's verified card of this worker, card-source.ts; the worker's when there is none).
+   */
+  cardMode: CardMode;
+  /** The projector's base URL (PROXY_PROJECTOR_URL); required with PROXY_CARD=verified, else null. */
+  projectorUrl: string | null;
+  /** A read token of the projector's API (PROXY_PROJECTOR_TOKEN); never logged. */
+  projectorToken: string | null;
+  /** How long the projector may take to answer a verified-card request, whole, before the worker's card is served. */
+  projectorTimeoutMs: number;
 }
+
+export type CardMode = "advertised" | "verified";
 
 export class ProxyConfigError extends Error {
   override name = "ProxyConfigError";
@@ -74,6 +87,8 @@ export const configDefaults = {
   shutdownGraceMs: 10_000,
   retryAfterSeconds: 5,
   logLevel: "info",
+  cardMode: "advertised",
+  projectorTimeoutMs: 2_000,
 } as const;
 
 
@@ -155,6 +170,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
   const logLevelRaw = text("PROXY_LOG_LEVEL") ?? levelFromEnv(env, configDefaults.logLevel);
   if (!isLogLevel(logLevelRaw)) problems.push(`PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
   const logLevel: LogLevel = isLogLevel(logLevelRaw) ? logLevelRaw : configDefaults.logLevel;
+  const cardMode = (text("PROXY_CARD")?.toLowerCase() ?? configDefaults.cardMode) as CardMode;
+  if (cardMode !== "advertised" && cardMode !== "verified") problems.push(`PROXY_CARD=${JSON.stringify(cardMode)} must be advertised or verified`);
+  const projectorUrl = text("PROXY_PROJECTOR_URL") === undefined ? null : url("PROXY_PROJECTOR_URL");
+  if (cardMode === "verified" && projectorUrl === null) problems.push("PROXY_CARD=verified needs PROXY_PROJECTOR_URL (where the projector's API is)");
+  const projectorToken = text("PROXY_PROJECTOR_TOKEN") ?? null;
+  if (projectorToken !== null && /\s/.test(projectorToken)) problems.push("PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
 
   const config: ProxyConfig = {
     workerId,
@@ -183,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     shutdownGraceMs: int("PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
     retryAfterSeconds: int("PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     logLevel,
+    cardMode,
+    projectorUrl,
+    projectorToken,
+    projectorTimeoutMs: int("PROXY_PROJECTOR_TIMEOUT_MS", configDefaults.projectorTimeoutMs, 50, 60_000),
   };
   if (problems.length > 0) throw new ProxyConfigError(problems);
   return config;

@@ -14,7 +14,7 @@ import https from "node:https";
 import type { A2ARequest } from "./a2a-request.ts";
 import { answerReader, type RecordedRequest } from "./answer-reader.ts";
 import { relayCard, type CardRelayDeps } from "./card-relay.ts";
-import type { ProxyConfig } from "./config.ts";
+import type { CardMode, ProxyConfig } from "./config.ts";
 import { ProxyError, type ClientDialect, type ProxyErrorCode } from "./errors.ts";
 import type { ExchangeRecorder } from "./exchange-recorder.ts";
 import { endToEndHeaders } from "./hop-by-hop.ts";
@@ -37,6 +37,8 @@ export interface Exchange {
   method: string;
   /** For logs only. */
   requestId: string;
+  /** For a card request: which card to serve (card-relay.ts). */
+  cardMode: CardMode;
 }
 
 export interface ForwarderDeps {
@@ -77,7 +79,9 @@ export function createForwarder(deps: ForwarderDeps): Forwarder {
 
   function forward(exchange: Exchange): void {
     const { req, res, body, request, recorder, kind, method, requestId } = exchange;
-    const headers = endToEndHeaders(req.rawHeaders, ["content-length"]);
+    // In verified mode the worker is asked for its whole card (card-relay.ts answers If-None-Match itself).
+    const verifiedCard = request.kind === "card" && exchange.cardMode === "verified";
+    const headers = endToEndHeaders(req.rawHeaders, verifiedCard ? ["content-length", "if-none-match", "if-modified-since"] : ["content-length"]);
     if (body.length > 0 || req.headers["content-length"] !== undefined) headers.push("Content-Length", String(body.length));
     const started = now();
     const upReq = transport.request({
@@ -151,7 +155,7 @@ export function createForwarder(deps: ForwarderDeps): Forwarder {
       });
 
       if (request.kind === "card") {
-        relayCard(deps.card, res, upRes, { status, headers: outHeaders, encoding, explicit: exchange.explicit, version: request.version, path: (req.url ?? "/").split("?", 1)[0] ?? "/" }, done);
+        relayCard(deps.card, res, upRes, { status, headers: outHeaders, encoding, explicit: exchange.explicit, version: request.version, path: (req.url ?? "/").split("?", 1)[0] ?? "/", mode: exchange.cardMode, ifNoneMatch: req.headers["if-none-match"] }, done);
         return;
       }
 

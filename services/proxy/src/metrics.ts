@@ -31,6 +31,7 @@ export interface ProxyMetrics {
   correlationsRemembered: client.Gauge<string>;
   ledgerReachable: client.Gauge<string>;
   ingestFailures: client.Counter<string>;
+  cardsServed: client.Counter<"card" | "reason">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): ProxyMetrics {
@@ -72,5 +73,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Proxy
     correlationsRemembered: new client.Gauge({ name: "a2a_proxy_correlations_remembered", help: "Server task ids whose correlation the proxy remembers (PROXY_CORRELATION_MEMORY at most)", registers }),
     ledgerReachable: new client.Gauge({ name: "a2a_proxy_ledger_reachable", help: "1 when the last send to the ledger succeeded, else 0", registers }),
     ingestFailures: new client.Counter({ name: "a2a_proxy_ingest_failures_total", help: "Batches the ledger did not acknowledge (each is retried with the same eventIds)", registers }),
+    cardsServed: new client.Counter({
+      name: "a2a_proxy_cards_served_total",
+      help: "Agent Cards served with PROXY_CARD=verified, by card (verified, advertised) and, for the worker's card, the reason (the A2A-Ledger-Card header's)",
+      labelNames: ["card", "reason"],
+      registers,
+    }),
   };
 }

@@ -7,9 +7,9 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
-import { classifyRequest, correlationHeader, headerValue, isNewDispatch } from "./a2a-request.ts";
+import { classifyRequest, correlationHeader, headerValue, isCardPath, isNewDispatch } from "./a2a-request.ts";
 import type { RecordedRequest } from "./answer-reader.ts";
-import type { CardRelayDeps } from "./card-relay.ts";
+import { originalCardPrefix, type CardRelayDeps } from "./card-relay.ts";
 import type { ProxyConfig } from "./config.ts";
 import { validCorrelationId, type CorrelationMemory } from "./correlation.ts";
 import { dialectOf, sendError } from "./error-response.ts";
@@ -23,6 +23,7 @@ import type { ObservationBuffer } from "./observation-buffer.ts";
 import type { ObservationSource } from "@a2a-ledger/ingest-client";
 import { serveOwnEndpoint } from "./own-endpoints.ts";
 import { readRequestBody } from "./request-body.ts";
+import type { VerifiedCardSource } from "./verified-card-source.ts";
 
 export interface ProxyServerDeps {
   config: ProxyConfig;
@@ -33,6 +34,15 @@ export interface ProxyServerDeps {
   now?: () => number;
   /** With the gRPC relay: learns its upstream from each card relayed and rewrites the card's GRPC URL. */
   grpcCard?: GrpcCardRewrite;
+  /** With PROXY_CARD=verified: the projector's verified cards. */
+  verifiedCards?: VerifiedCardSource;
+}
+
+/** In verified mode, a GET of `/a2a-ledger/advertised<card path>` is the worker's card as advertised: its URL without the prefix, else null. */
+export function originalCardUrl(method: string | undefined, url: string): string | null {
+  if (method !== "GET" || !url.startsWith(`${originalCardPrefix}/`)) return null;
+  const rest = url.slice(originalCardPrefix.length);
+  return isCardPath(rest.split("?", 1)[0] ?? "") ? rest : null;
 }
 
 export interface ProxyServer {
@@ -53,7 +63,19 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
 
   const emit = (o: ObservationInput): void => void buffer.offer(o);
   const kept = (): Promise<void> => buffer.kept();
-  const card: CardRelayDeps = { config, source, publicUrl: () => publicUrl, emit, kept, unrecorded: (reason) => metrics.unrecorded.inc({ reason }), now, ...(deps.grpcCard === undefined ? {} : { grpcCard: deps.grpcCard }) };
+  const card: CardRelayDeps = {
+    config,
+    source,
+    publicUrl: () => publicUrl,
+    emit,
+    kept,
+    unrecorded: (reason) => metrics.unrecorded.inc({ reason }),
+    now,
+    ...(deps.grpcCard === undefined ? {} : { grpcCard: deps.grpcCard }),
+    ...(deps.verifiedCards === undefined ? {} : { verifiedCards: deps.verifiedCards }),
+    served: (served, reason) => metrics.cardsServed.inc({ card: served, reason }),
+    log,
+  };
 
   function fail(res: ServerResponse, error: ProxyError, exchange: Pick<Exchange, "dialect" | "kind" | "method">): void {
     const status = sendError(res, error, exchange.dialect);
@@ -73,6 +95,12 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     if (serveOwnEndpoint(req, res, ownEndpoints)) return;
     // Only logs use the request id: the client's, else one made here.
     const requestId = headerValue(req.headers, "x-request-id") ?? `proxy-${++requests}`;
+    let cardMode = config.cardMode;
+    const original = cardMode === "verified" ? originalCardUrl(req.method, req.url ?? "/") : null;
+    if (original !== null) {
+      req.url = original;
+      cardMode = "advertised";
+    }
     const read = await readRequestBody(req, config.maxBodyBytes);
     if (!read.ok) {
       if (read.reason === "too-large") {
@@ -103,7 +131,7 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     const explicit = validCorrelationId(headerValue(req.headers, correlationHeader)) ?? (request.kind === "jsonrpc" || request.kind === "rest" ? validCorrelationId(request.dispatch?.correlationId) : null);
     const recorder = records && request.kind !== "card" ? new ExchangeRecorder({ source, memory, emit, now }, request as RecordedRequest & { method: NonNullable<RecordedRequest["method"]> }, explicit) : null;
 
-    forwarder.forward({ req, res, body, request, recorder, explicit, ...labels, requestId });
+    forwarder.forward({ req, res, body, request, recorder, explicit, ...labels, requestId, cardMode });
   }
 
   const server = http.createServer((req, res) => {

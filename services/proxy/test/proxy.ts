@@ -25,6 +25,8 @@ export function testConfig(overrides: Partial<ProxyConfig> & Pick<ProxyConfig, "
     grpcUpstream: null,
     grpcPublicTarget: null,
     ingestToken: null,
+    projectorUrl: null,
+    projectorToken: null,
     observer: "proxy:W1",
     logLevel: "silent",
     flushDelayMs: 0,
