@@ -44,8 +44,9 @@ export interface Decider {
   /**
    * A blocked correlation re-examined against the capabilities (see R6's recoverBlocked): the re-dispatch
    * it now gets, with the state advanced past it; no decisions when it is not blocked or still has no worker.
+   * `trigger`: the correlation's own observation just stepped, when it (not a capability change) asks.
    */
-  reexamine(ctx: DecideContext, state: LedgerState): StepResult;
+  reexamine(ctx: DecideContext, state: LedgerState, trigger?: Observation): StepResult;
   /** Whether the correlation waits for a worker to become eligible (what `reexamine` may change). */
   isBlocked(state: LedgerState): boolean;
   /** A copy that later steps on the original do not affect. */
@@ -62,7 +63,7 @@ function rulesByType<I>(rules: readonly EngineRule<I>[]): Map<ObservationType, E
   return new Map(observationTypes.map((type) => [type, rules.filter((r) => r.on === undefined || r.on.includes(type))]));
 }
 
-type Recover<S> = (state: S, capabilities: CapabilityView) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | undefined;
+type Recover<S> = (state: S, capabilities: CapabilityView, trigger?: Observation) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | undefined;
 
 function engine<S extends LedgerState, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>, recover: Recover<S> | undefined): Decider {
   const byType = rulesByType(rules);
@@ -82,9 +83,9 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
     serialize: (state) => model.serialize(own(state)),
     deserialize: (bytes) => model.deserialize(bytes),
     isBlocked: (state) => model.isBlocked(own(state)),
-    reexamine(ctx, given) {
+    reexamine(ctx, given, trigger) {
       const state = own(given);
-      const found = recover?.(state, ctx.capabilities);
+      const found = recover?.(state, ctx.capabilities, trigger);
       if (found === undefined) return { decisions: none, capabilityUpdates: none, cards: none, state };
       const correlationId = model.correlationIdOf(state);
       const decisions = finalizeDecisions({ ...found.cause, correlationId }, [found.decision], ruleSet.rulesVersion, () => correlationId);
@@ -121,5 +122,5 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
 export function createDecider(ruleSet: RuleSet): Decider {
   if (ruleSet.model === "correlation/1") return engine(ruleSet, ruleSet.rules, v1Model, undefined);
   const recover = ruleSet.recover;
-  return engine(ruleSet, ruleSet.rules, correlationModel, recover === undefined ? undefined : (state, capabilities) => recover({ state, capabilities }));
+  return engine(ruleSet, ruleSet.rules, correlationModel, recover === undefined ? undefined : (state, capabilities, trigger) => recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) }));
 }

@@ -49,7 +49,8 @@ export interface FoldOutcome {
  * correlation — the caller's and the batch's, in correlation id order — is re-examined: one that now has
  * an eligible worker gets its RedispatchCommanded right there, as in a replay of the whole log. A
  * correlation is also re-examined the moment it blocks, against the changes the table already holds from
- * after its loss, so the order in which a loss and its rescuing probe are processed does not matter.
+ * after its loss, so the order in which a loss and its rescuing probe are processed does not matter,
+ * and after each of its own observations that decided nothing (the rule set says whether that can lift it).
  */
 export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
   const { decider, policy } = input;
@@ -65,8 +66,8 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     }
     return state;
   };
-  const reexamineOne = (id: string) => {
-    const result = decider.reexamine(ctx, working(id));
+  const reexamineOne = (id: string, trigger?: Observation) => {
+    const result = decider.reexamine(ctx, working(id), trigger);
     if (result.decisions.length === 0) return;
     out.states.set(id, result.state);
     for (const d of result.decisions) out.decisions.push(d);
@@ -111,6 +112,10 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
         blocked.add(id);
         if (result.decisions.some((d) => d.type === "ReconciliationBlocked")) reexamineOne(id);
       } else blocked.delete(id);
+    } else if (decider.isBlocked(result.state)) {
+      // The correlation's own observation may lift its block (default/3: a lost task seen again no longer
+      // stands lost, so its worker may be a target again); the rule set decides, as of this observation.
+      reexamineOne(id, observation);
     }
     if (result.capabilityUpdates.length > 0 && blocked.size > 0) reexamine();
   }

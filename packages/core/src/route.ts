@@ -1,15 +1,15 @@
 /**
  * route: which workers could take a task of a skill as of a moment — the question an orchestrator asks
- * before it dispatches, answered by the very function R6 decides with (`verdicts` in
- * rules/eligibility.ts): the same verdicts, the same ranking, so the first worker `route` names for a
- * lost task is the one R6 commands. Only verified capabilities count (V per card and skill); the
+ * before it dispatches, answered by the very function R6 decides with (`routeVerdicts` below, over
+ * `verdicts` in rules/eligibility.ts): the same verdicts, the same ranking, so the first worker `route`
+ * names for a lost task, asked with R6's query (`takeOverQuery`), is the one R6 commands. Only verified capabilities count (V per card and skill); the
  * advertised card never makes a worker eligible.
  */
 import type { CandidateVerdict, TaskState } from "@a2a-ledger/schemas";
 import type { CapabilityView } from "./capabilities.ts";
 import { mediaTypeAllowed } from "./media-type.ts";
 import { defaultPolicyConfig, type Policy, type PolicyConfig } from "./policy.ts";
-import { takeOverNeed, verdicts } from "./rules/eligibility.ts";
+import { takeOverNeed, type Verdicts, verdicts } from "./rules/eligibility.ts";
 import { isTerminal } from "./task-state.ts";
 import { policyOf, verifiedSkill } from "./verification.ts";
 
@@ -29,6 +29,8 @@ export interface RouteQuery {
   exclude?: readonly string[];
   /** Workers that lost a task of this correlation, with the attempts they lost (R6 under default/3). */
   earlierLosers?: ReadonlyMap<string, readonly number[]>;
+  /** The worker that just lost the task (R6's lost worker): never a target. */
+  lostBy?: string;
 }
 
 export interface RoutedWorker {
@@ -73,11 +75,16 @@ export function routableState(state: TaskState | null): boolean {
   return state === null || state === "TASK_STATE_COMPLETED" || !isTerminal(state);
 }
 
-export function route(view: CapabilityView, query: RouteQuery, policy: PolicyConfig = defaultPolicyConfig): RouteAnswer {
+/**
+ * The verdicts behind a route answer: what taking over the task needs, and every known worker's verdict
+ * with the eligible ones ranked. R6 decides with this very function (rules/r6-reconcile.ts, with the
+ * query of rules/take-over.ts); `route` only dresses its answer.
+ */
+export function routeVerdicts(view: CapabilityView, query: RouteQuery): { need: { resume: boolean; states: TaskState[] }; verdicts: Verdicts } {
   if (!routableState(query.state)) throw new RouteQueryError(`state ${query.state} is terminal: there is no task to take over`);
   const need = takeOverNeed(query.state);
   const v = verdicts(view, {
-    lostWorkerId: "",
+    lostWorkerId: query.lostBy ?? "",
     skillId: query.skillId,
     acceptedOutputModes: query.accept,
     states: need.states,
@@ -85,6 +92,11 @@ export function route(view: CapabilityView, query: RouteQuery, policy: PolicyCon
     excluded: new Set(query.exclude ?? []),
     ...(query.earlierLosers !== undefined ? { earlierLosers: query.earlierLosers } : {}),
   });
+  return { need, verdicts: v };
+}
+
+export function route(view: CapabilityView, query: RouteQuery, policy: PolicyConfig = defaultPolicyConfig): RouteAnswer {
+  const { need, verdicts: v } = routeVerdicts(view, query);
   const workers = v.ranked.map((c, i): RoutedWorker => {
     const snap = view.asOf(c.workerId, query.at);
     if (snap === undefined) throw new Error(`eligible worker ${c.workerId} has no snapshot as of ${query.at}`);

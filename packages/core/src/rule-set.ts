@@ -7,6 +7,7 @@
  */
 import type { Recovery } from "./rules/r6-reconcile.ts";
 import type { NamedRule } from "./rules/rule.ts";
+import type { TakeOverOptions } from "./rules/take-over.ts";
 import type { NamedRule as NamedRuleV1 } from "./v1/rules/rule.ts";
 
 interface RuleSetBase {
@@ -20,6 +21,8 @@ export interface RuleSetV2 extends RuleSetBase {
   rules: readonly NamedRule[];
   /** Re-examines a blocked correlation when capabilities change; none: blocked correlations wait for the operator. */
   recover?: Recovery;
+  /** The options its R6 builds the route query of a lost task with (`takeOverQuery`); none: default/2's. */
+  takeOver?: TakeOverOptions;
 }
 
 export interface RuleSetV1 extends RuleSetBase {

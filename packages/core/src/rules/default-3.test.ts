@@ -91,6 +91,21 @@ describe("default/3: loss chains", () => {
       { type: "RedispatchCommanded", targetWorkerId: "w4", attempt: 3, decidedAt: 310 },
     ]);
   });
+
+  it("lifts such a block the moment a loser's task is seen again, dated and caused by that sighting (not by an older probe)", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt } }), ...lostThenRedispatched(e, "working"), e.notFound("t", "w2", "a2", { at: 150 })];
+    // w1's task a1 answers again: its TaskNotFound was not a loss, so w1 has lost nothing in this correlation.
+    const sighting = e.state("t", "w1", "a1", "working", { at: 160 });
+    const decisions = replay([...history, sighting], defaultRuleSetV3).filter((d) => d.correlationId === "t" && (d.type === "RedispatchCommanded" || d.type === "ReconciliationBlocked"));
+    expect(decisions).toMatchObject([
+      { type: "RedispatchCommanded", targetWorkerId: "w2", attempt: 2 },
+      { type: "ReconciliationBlocked" },
+      { type: "RedispatchCommanded", workerId: "w2", targetWorkerId: "w1", attempt: 3, decidedAt: 160, causeEventIds: [sighting.eventId, expect.any(String)] },
+    ]);
+    // default/2 never blocked on w1 (it went straight back to it): nothing to lift there.
+    expect(replay([...history, sighting], defaultRuleSet).filter((d) => d.correlationId === "t" && d.type === "ReconciliationBlocked")).toEqual([]);
+  });
 });
 
 describe("default/3: a real task lost in an interrupted state is evidence against the worker's V", () => {

@@ -15,87 +15,57 @@
  * table — at the time it blocked, then at every later capability change, in time order — and commands
  * the re-dispatch at the first moment a worker is eligible (the fold runs it whenever capabilities change).
  */
-import type { CandidateVerdict, CapabilitySnapshot, TaskState } from "@a2a-ledger/schemas";
+import type { CandidateVerdict, CapabilitySnapshot, Observation, TaskState } from "@a2a-ledger/schemas";
 import type { CapabilityView } from "../capabilities.ts";
 import { openAttemptOn, supersededBy } from "../correlation/attempts.ts";
-import { attemptNumbered, type CorrelationState, maxAttempt, taskOf } from "../correlation/state.ts";
+import { type CorrelationState, maxAttempt, taskOf } from "../correlation/state.ts";
 import type { DecisionCause, DecisionDraft } from "../decisions.ts";
-import { type Need, takeOverNeed, verdicts } from "./eligibility.ts";
+import { routeVerdicts } from "../route.ts";
+import { type LostTask, takeOverQuery, type TakeOverOptions } from "./take-over.ts";
 import { decided, noOutput, type Rule, type RuleInput } from "./rule.ts";
 
 export type NoResumePolicy = "block" | "restart";
 
-export interface ReconcileOptions {
-  /** default/3: a worker that already lost a task of this correlation is never a target again. */
-  neverBackToLosers?: boolean;
+export interface ReconcileOptions extends TakeOverOptions {
   /**
-   * default/3: the loss of a dispatch's task that was never seen (a new task id answering a dispatch with
-   * no task yet, see R4/R5) is reconciled like any other, on that dispatch's terms; default/2 records
-   * the TaskIndeterminate and decides nothing more, leaving the correlation indeterminate with no command.
+   * default/3: a blocked correlation is re-examined after each of its own observations, as of that
+   * observation (see recoverBlocked); default/2 re-examines it only when capabilities change.
    */
-  reconcileUnanswered?: boolean;
-}
-
-/** The workers other than `lostWorkerId` with a task of this correlation that stands lost, and the attempts they lost. */
-function earlierLosers(state: CorrelationState, lostWorkerId: string): Map<string, number[]> {
-  const losers = new Map<string, number[]>();
-  for (const t of state.tasks) {
-    if (!t.lost || t.workerId === lostWorkerId) continue;
-    const attempts = losers.get(t.workerId);
-    if (attempts === undefined) losers.set(t.workerId, [t.attempt]);
-    else if (!attempts.includes(t.attempt)) attempts.push(t.attempt);
-  }
-  return losers;
+  reexamineOnObservation?: boolean;
 }
 
 const passedOverReason = (passedOver: readonly string[]): string =>
   passedOver.length === 0 ? "" : `; ${passedOver.join(", ")} would qualify but already lost the task in this correlation, so the task stays indeterminate until another worker verifies what it needs`;
 
-
-interface Lost {
-  workerId: string;
-  serverTaskId: string;
-  lastState: TaskState;
-}
-
-/** The re-dispatch command for a lost task as of `at`, or the ReconciliationBlocked alert. */
-function resolve(state: CorrelationState, capabilities: CapabilityView, lost: Lost, at: number, onNoResume: NoResumePolicy, options: ReconcileOptions): { command: DecisionDraft | undefined; blocked: DecisionDraft } {
-  const task = taskOf(state, lost.workerId, lost.serverTaskId);
-  const attempt = task !== undefined ? attemptNumbered(state, task.attempt) : options.reconcileUnanswered === true ? openAttemptOn(state, lost.workerId) : undefined;
-  const base = {
-    lostWorkerId: lost.workerId,
-    skillId: attempt?.skillId ?? null,
-    acceptedOutputModes: attempt?.acceptedOutputModes ?? [],
-    at,
-    ...(options.neverBackToLosers === true ? { earlierLosers: earlierLosers(state, lost.workerId) } : {}),
-  };
+/**
+ * The re-dispatch command for a lost task as of `at`, or the ReconciliationBlocked alert. The choice is
+ * `route`'s own (`routeVerdicts` over `takeOverQuery`): the first worker route names for that query.
+ */
+function resolve(state: CorrelationState, capabilities: CapabilityView, lost: LostTask, at: number, onNoResume: NoResumePolicy, options: ReconcileOptions): { command: DecisionDraft | undefined; blocked: DecisionDraft } {
+  const query = takeOverQuery(state, lost, at, options);
   const command = (target: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
     type: "RedispatchCommanded",
     workerId: lost.workerId,
     targetWorkerId: target,
     fromServerTaskId: lost.serverTaskId,
-    skillId: base.skillId,
+    skillId: query.skillId,
     attempt: maxAttempt(state) + 1,
     resumeState,
-    acceptedOutputModes: [...base.acceptedOutputModes],
+    acceptedOutputModes: [...query.accept],
     candidates,
   });
   const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({ type: "ReconciliationBlocked", workerId: lost.workerId, lastState: lost.lastState, reason, candidates });
-  const choose = (states: TaskState[]) => verdicts(capabilities, { ...base, states } satisfies Need);
 
-  const need = takeOverNeed(lost.lastState);
+  const { need, verdicts: first } = routeVerdicts(capabilities, query);
   if (need.resume) {
-    const resume = choose(need.states);
-    if (resume.chosen !== undefined) return { command: command(resume.chosen.workerId, lost.lastState, resume.all), blocked: blocked("", resume.all) };
-    if (onNoResume === "block") return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState} for skill ${base.skillId ?? "(none)"} with output modes the dispatch accepted${passedOverReason(resume.passedOver)}`, resume.all) };
-    const fresh = choose(takeOverNeed(null).states);
+    if (first.chosen !== undefined) return { command: command(first.chosen.workerId, lost.lastState, first.all), blocked: blocked("", first.all) };
+    if (onNoResume === "block") return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState} for skill ${query.skillId ?? "(none)"} with output modes the dispatch accepted${passedOverReason(first.passedOver)}`, first.all) };
+    const fresh = routeVerdicts(capabilities, { ...query, state: null }).verdicts;
     if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
     return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState}, and none verifies completing the task from scratch${passedOverReason(fresh.passedOver)}`, fresh.all) };
   }
-  const states = need.states;
-  const fresh = choose(states);
-  if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
-  return { command: undefined, blocked: blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${states.join(" and ")} to restart the task${passedOverReason(fresh.passedOver)}`, fresh.all) };
+  if (first.chosen !== undefined) return { command: command(first.chosen.workerId, null, first.all), blocked: blocked("", first.all) };
+  return { command: undefined, blocked: blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${need.states.join(" and ")} to restart the task${passedOverReason(first.passedOver)}`, first.all) };
 }
 
 export function r6Reconcile(onNoResume: NoResumePolicy, options: ReconcileOptions = {}): Rule {
@@ -113,9 +83,14 @@ export function r6Reconcile(onNoResume: NoResumePolicy, options: ReconcileOption
 export interface RecoveryInput {
   state: CorrelationState;
   capabilities: CapabilityView;
+  /**
+   * The correlation's own observation just folded into `state`, when that is what asks for the
+   * re-examination (absent: the capability table changed).
+   */
+  trigger?: Observation;
 }
 
-/** A re-dispatch for a blocked correlation, with the capability change that made it possible. */
+/** A re-dispatch for a blocked correlation, with the capability change (or the observation) that made it possible. */
 export type Recovery = (input: RecoveryInput) => { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft } | undefined;
 
 /** Capability changes from `from` on, in time order (ties: workerId, then cause event). */
@@ -125,11 +100,25 @@ function changesSince(capabilities: CapabilityView, from: number): CapabilitySna
   return changes.sort((a, b) => a.validFrom - b.validFrom || (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0) || (a.causeEventId < b.causeEventId ? -1 : a.causeEventId > b.causeEventId ? 1 : 0));
 }
 
+/**
+ * R6's query reads the correlation itself, not only the capability table: its losses (default/3: a lost
+ * task seen again no longer stands lost, so its worker may be a target again) and the lost attempt's
+ * terms (a dispatch observed for a planned attempt brings the orchestrator's accepted modes). With
+ * `reexamineOnObservation` (default/3) each of the correlation's own observations is therefore a moment
+ * the block is re-examined — as of its time, and the re-dispatch it allows names it as its cause — so a
+ * command is never dated before the state it was decided on.
+ */
 export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOptions = {}): Recovery {
-  return ({ state, capabilities }) => {
+  return ({ state, capabilities, trigger }) => {
     const loss = state.loss;
     if (state.status !== "blocked" || loss === null || state.blockedAt === null) return undefined;
     const lost = { workerId: loss.workerId, serverTaskId: loss.serverTaskId, lastState: loss.lastState };
+    if (trigger !== undefined) {
+      if (options.reexamineOnObservation !== true) return undefined;
+      const { command } = resolve(state, capabilities, lost, trigger.occurredAt, onNoResume, options);
+      if (command === undefined || command.type !== "RedispatchCommanded") return undefined;
+      return { cause: { eventId: trigger.eventId, occurredAt: trigger.occurredAt }, decision: { ...command, causeEventIds: [loss.eventId] } };
+    }
     for (const at of [state.blockedAt, ...changesSince(capabilities, state.blockedAt).map((s) => s.validFrom)]) {
       const { command } = resolve(state, capabilities, lost, at, onNoResume, options);
       if (command === undefined || command.type !== "RedispatchCommanded") continue;

@@ -53,7 +53,8 @@ export const restartFromScratchRuleSet: RuleSetV2 = {
   recover: recoverBlocked("restart"),
 };
 
-const default3Reconcile = { neverBackToLosers: true, reconcileUnanswered: true } as const;
+const default3TakeOver = { neverBackToLosers: true, reconcileUnanswered: true } as const;
+const default3Reconcile = { ...default3TakeOver, reexamineOnObservation: true } as const;
 
 /**
  * default/2 with the default/3 changes (packages/core/README.md): a task lost again never goes back to a
@@ -72,6 +73,7 @@ export const defaultRuleSetV3: RuleSetV2 = {
     return [r];
   }),
   recover: recoverBlocked("block", default3Reconcile),
+  takeOver: default3TakeOver,
 };
 
 /** Every shipped rule set by its rulesVersion. */

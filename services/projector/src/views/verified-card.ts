@@ -4,7 +4,8 @@
  * a state or a mode V (the capability snapshot in force) lacks. A skill no probe of this card verified
  * is left out (an empty outputModes would fall back to the card's defaults); the card's defaults keep
  * only modes verified for some skill. With it: the RFC 6901 pointer diff against the advertised card, the
- * snapshot's validFrom, and the evidence behind each removal (this card's probes, lost parked canaries).
+ * snapshot's validFrom, and the evidence behind each removal (this card's probes, lost parked canaries
+ * and, under default/3, real tasks lost in an interrupted state).
  */
 import { createHash } from "node:crypto";
 import { diffCards, lifecycleExtensionUri } from "@a2a-ledger/core";
@@ -24,11 +25,29 @@ export interface LostCanary {
   lostEventId: string | null;
 }
 
+/**
+ * A real task lost in an interrupted state under the card in force, which the rules took as evidence
+ * against its interrupted states (default/3's R9 for tasks: the CapabilitiesVerified that revoked them).
+ */
+export interface LostTask {
+  correlationId: string;
+  serverTaskId: string;
+  /** The interrupted state it was last seen in. */
+  state: string;
+  lastSeenEventId: string;
+  lostAt: number;
+  lostEventId: string;
+  /** The CapabilitiesVerified decision that revoked the card's interrupted states. */
+  decisionId: string;
+}
+
 export interface Evidence {
   /** The probes of this card (of the skill, for a skill's path) that verified what is kept: what was removed was not seen. */
   probes: { eventId: string; occurredAt: string; skillId: string | null; statesObserved: string[]; reobservable: string[]; emittedModes: string[]; durable: boolean | null }[];
   /** Parked canaries lost after a restart: they revoke the interrupted states and durability. */
   lostCanaries: { serverTaskId: string; state: string; probeEventId: string; lostAt: string; lostEventId: string | null }[];
+  /** Real tasks lost in an interrupted state under this card (default/3): they revoke the same. */
+  lostTasks: (Omit<LostTask, "lostAt"> & { lostAt: string })[];
 }
 
 /** Whether V holds anything for the card in force: a probe verified at least one skill (or, per card, the card). */
@@ -70,8 +89,8 @@ export function verifiedCard(advertised: unknown, s: CapabilitySnapshot): Record
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The evidence behind a change at `path`: the card's probes (of the skill, under /skills/i) and its lost canaries (under the extension). */
-function evidenceFor(path: string, advertised: unknown, probes: readonly ProbeRow[], lost: readonly LostCanary[]): Evidence {
+/** The evidence behind a change at `path`: the card's probes (of the skill, under /skills/i), its lost canaries and lost tasks (under the extension). */
+function evidenceFor(path: string, advertised: unknown, probes: readonly ProbeRow[], lost: readonly LostCanary[], lostTasks: readonly LostTask[]): Evidence {
   const skillAt = /^\/skills\/(\d+)(\/|$)/.exec(path);
   const skills = isRecord(advertised) && Array.isArray(advertised["skills"]) ? advertised["skills"] : [];
   const skill = skillAt === null ? undefined : skills[Number(skillAt[1])];
@@ -80,6 +99,7 @@ function evidenceFor(path: string, advertised: unknown, probes: readonly ProbeRo
   return {
     probes: relevant.map((p) => ({ eventId: p.eventId, occurredAt: iso(p.occurredAt), skillId: p.skillId, statesObserved: p.statesObserved, reobservable: p.reobservable, emittedModes: p.emittedModes, durable: p.durable })),
     lostCanaries: path.startsWith("/capabilities/") || path === "/defaultOutputModes" ? lost.map((c) => ({ ...c, lostAt: iso(c.lostAt) })) : [],
+    lostTasks: path.startsWith("/capabilities/") ? lostTasks.map((t) => ({ ...t, lostAt: iso(t.lostAt) })) : [],
   };
 }
 
@@ -93,10 +113,10 @@ export interface VerifiedCardView {
   cacheControl: string;
 }
 
-/** The view of GET /v1/workers/:id/verified-card; `probes` are this card's, `lost` its lost parked canaries. */
-export function verifiedCardView(s: CapabilitySnapshot, advertised: unknown, probes: readonly ProbeRow[], lost: readonly LostCanary[]): VerifiedCardView {
+/** The view of GET /v1/workers/:id/verified-card; `probes` are this card's, `lost` its lost parked canaries, `lostTasks` its real tasks lost as evidence. */
+export function verifiedCardView(s: CapabilitySnapshot, advertised: unknown, probes: readonly ProbeRow[], lost: readonly LostCanary[], lostTasks: readonly LostTask[] = []): VerifiedCardView {
   const card = verifiedCard(advertised, s);
-  const diff = diffCards(advertised, card).map((c) => (c.before === null ? c : { ...c, evidence: evidenceFor(c.path, advertised, probes, lost) }));
+  const diff = diffCards(advertised, card).map((c) => (c.before === null ? c : { ...c, evidence: evidenceFor(c.path, advertised, probes, lost, lostTasks) }));
   const tag = createHash("sha256").update(`${s.workerId}\n${s.cardHash}\n${s.causeEventId}\n${s.validFrom}`).digest("base64url").slice(0, 27);
   return {
     workerId: s.workerId,

@@ -13,7 +13,7 @@ import type { Reader } from "../store/store.ts";
 import { eventView, iso } from "./lineage.ts";
 import { refusalsOfWorker } from "./refusals.ts";
 import { cardCodec, eventCodec, probeCodec, violationCodec, type WorkerRow, workerCodec } from "./rows.ts";
-import { type LostCanary, probed, type VerifiedCardView, verifiedCardView } from "./verified-card.ts";
+import { type LostCanary, type LostTask, probed, type VerifiedCardView, verifiedCardView } from "./verified-card.ts";
 
 export interface TrustVerdict {
   policy: "trust" | "verify";
@@ -157,5 +157,30 @@ export async function workerVerifiedCard(r: Reader, t: Tables, workerId: string)
       if (c !== undefined) lost.push({ serverTaskId: c.serverTaskId, state: c.state, probeEventId: c.probeEventId, lostAt: Number(row.lost_at), lostEventId: row.lost_event_id === null ? null : String(row.lost_event_id) });
     }
   }
-  return verifiedCardView(snapshot, JSON.parse(text) as unknown, probes, lost);
+  return verifiedCardView(snapshot, JSON.parse(text) as unknown, probes, lost, await lostTasksOfCard(r, t, workerId, snapshot.cardHash));
+}
+
+/**
+ * The real tasks whose loss revoked the interrupted states of the card: default/3's R9 for tasks
+ * decides a CapabilitiesVerified (durable false) for the card, caused by the TaskNotFound and the
+ * task's last state; a lost canary's revocation is caused by its probe alone, and default/2 decides
+ * none, so only what the rules took as evidence is listed.
+ */
+async function lostTasksOfCard(r: Reader, t: Tables, workerId: string, cardHash: string): Promise<LostTask[]> {
+  const revocations = (await r.all(`SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type = 'CapabilitiesVerified' ORDER BY occurred_at, id LIMIT ?`, [workerId, detailLimit]))
+    .map((row) => eventCodec.decode(row))
+    .flatMap((e) => {
+      const d = JSON.parse(e.body) as { decisionId?: unknown; cardHash?: unknown; durable?: unknown; causeEventIds?: unknown };
+      const causes = Array.isArray(d.causeEventIds) ? d.causeEventIds.filter((c): c is string => typeof c === "string") : [];
+      return d.cardHash === cardHash && d.durable === false && causes.length === 2 && typeof d.decisionId === "string" ? [{ decisionId: d.decisionId, correlationId: e.correlationId, lostEventId: causes[0] as string, lastSeenEventId: causes[1] as string }] : [];
+    });
+  const found: LostTask[] = [];
+  for (const v of revocations) {
+    const rows = (await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? AND event_id${r.inList} AND kind = 'observation'`, [v.correlationId, JSON.stringify([v.lostEventId, v.lastSeenEventId])])).map((row) => eventCodec.decode(row));
+    const notFound = rows.find((e) => e.eventId === v.lostEventId && e.type === "TaskNotFoundObserved");
+    const seen = rows.find((e) => e.eventId === v.lastSeenEventId && e.type === "TaskStateObserved");
+    if (notFound === undefined || seen === undefined || notFound.serverTaskId === null || seen.state === null) continue;
+    found.push({ correlationId: v.correlationId, serverTaskId: notFound.serverTaskId, state: seen.state, lastSeenEventId: v.lastSeenEventId, lostAt: notFound.occurredAt, lostEventId: v.lostEventId, decisionId: v.decisionId });
+  }
+  return found;
 }
