@@ -84,6 +84,8 @@ export function verifiedCard(advertised: unknown, s: CapabilitySnapshot): Record
   const at = extensions.findIndex((e) => isRecord(e) && e["uri"] === lifecycleExtensionUri);
   const extension = { ...(at >= 0 && isRecord(extensions[at]) ? (extensions[at] as Record<string, unknown>) : { uri: lifecycleExtensionUri }), params };
   card["capabilities"] = { ...capabilities, extensions: at >= 0 ? extensions.map((e, i) => (i === at ? extension : e)) : [...extensions, extension] };
+  // A2A card signatures sign the card as the worker advertised it; kept here they would no longer verify.
+  delete card["signatures"];
   return card;
 }
 
@@ -116,7 +118,7 @@ export interface VerifiedCardView {
 /** The view of GET /v1/workers/:id/verified-card; `probes` are this card's, `lost` its lost parked canaries, `lostTasks` its real tasks lost as evidence. */
 export function verifiedCardView(s: CapabilitySnapshot, advertised: unknown, probes: readonly ProbeRow[], lost: readonly LostCanary[], lostTasks: readonly LostTask[] = []): VerifiedCardView {
   const card = verifiedCard(advertised, s);
-  const diff = diffCards(advertised, card).map((c) => (c.before === null ? c : { ...c, evidence: evidenceFor(c.path, advertised, probes, lost, lostTasks) }));
+  const diff = diffCards(advertised, card).map((c) => (c.before === null || c.path.startsWith("/signatures") ? c : { ...c, evidence: evidenceFor(c.path, advertised, probes, lost, lostTasks) }));
   const tag = createHash("sha256").update(`${s.workerId}\n${s.cardHash}\n${s.causeEventId}\n${s.validFrom}`).digest("base64url").slice(0, 27);
   return {
     workerId: s.workerId,
