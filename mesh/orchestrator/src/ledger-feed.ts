@@ -5,7 +5,7 @@
  * observation to appear.
  */
 import { randomUUID } from "node:crypto";
-import { createKafka, type Consumer } from "@a2a-ledger/kafka";
+import { createKafka, type Consumer, processClientConfig } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
@@ -36,7 +36,7 @@ export class LedgerFeed {
   private waiters: Waiter[] = [];
 
   constructor(private readonly options: LedgerFeedOptions) {
-    this.serde = new Serde(options.registryUrl);
+    this.serde = new Serde(options.registryUrl, undefined, processClientConfig().registry);
   }
 
   async start(): Promise<void> {

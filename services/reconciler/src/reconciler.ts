@@ -5,7 +5,7 @@
  * re-examination of blocked correlations when the capability table changes (re-examination.ts).
  */
 import { createDecider, type Decider } from "@a2a-ledger/core";
-import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, topicSpecs } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
@@ -39,7 +39,7 @@ export class Reconciler {
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
     this.partitionCounts = new Map(topicSpecs(config.topics).map((t) => [t.name, t.partitions]));
-    this.serde = new Serde(config.registryUrl);
+    this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
     this.decider = createDecider(config.ruleSet);
     this.clocks = new StageClocks(this.metrics, log);
     this.group = new GroupMembership(this.kafka, config, log, (partition) => this.clocks.settled(partition));
