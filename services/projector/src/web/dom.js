@@ -29,7 +29,8 @@ export const link = (href, text) => h("a", { href }, text);
 export const taskLink = (id) => link(`#/tasks/${encodeURIComponent(id)}`, id);
 export const workerLink = (id) => link(`#/workers/${encodeURIComponent(id)}`, id);
 export function show(...nodes) {
-  main.replaceChildren(...nodes);
+  // replaceChildren would print a null or false as text ("nullnull" under a list with no further page).
+  main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
 }
 export function failure(error) {
   show(h("p", { class: "err" }, `${error.code ? `${error.code}: ` : ""}${error.message}`));
