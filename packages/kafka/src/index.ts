@@ -6,6 +6,7 @@ export * from "./endpoints.ts";
 export * from "./partition.ts";
 export * from "./acls.ts";
 export * from "./end-offsets.ts";
+export * from "./topic-reader.ts";
 export * from "./partition-send.ts";
 export * from "./create-topics.ts";
 export * from "./dead-letter.ts";
