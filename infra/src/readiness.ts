@@ -2,7 +2,8 @@
  * Real readiness: the broker answers a metadata request through the admin client, and the registry
  * answers its Confluent-compatible API. Bounded waits only.
  */
-import { type ClientConfig, createKafka, logLevel, registryRequest, type RegistrySecurity } from "@a2a-ledger/kafka";
+import { type ClientConfig, createKafka, logLevel, processClientConfig } from "@a2a-ledger/kafka";
+import { registryRequest, type RegistrySecurity } from "@a2a-ledger/schemas/serde";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,6 +34,6 @@ export async function clusterAnswers(brokers: string, nodes: number, client?: Cl
 export const brokerAnswers = (brokers: string, client?: ClientConfig): Promise<boolean> => clusterAnswers(brokers, 1, client);
 
 export async function registryAnswers(url: string, security?: RegistrySecurity): Promise<boolean> {
-  const response = await registryRequest(`${url}/subjects`, { timeoutMs: 5_000 }, ...(security === undefined ? [] : [security]));
+  const response = await registryRequest(`${url}/subjects`, { timeoutMs: 5_000 }, security ?? processClientConfig().registry);
   return response.status === 200 && Array.isArray(JSON.parse(response.text));
 }

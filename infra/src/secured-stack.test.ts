@@ -266,7 +266,7 @@ describe("the ledger on a secured cluster, each service as its own principal", (
   it("refuses the registry without its basic auth", async () => {
     const anonymous = await fetch(stack.registryUrl.replace("https:", "http:")).catch(() => undefined);
     expect(anonymous?.ok ?? false).toBe(false);
-    const { registryRequest } = await import("@a2a-ledger/kafka");
+    const { registryRequest } = await import("@a2a-ledger/schemas/serde");
     const refused = await registryRequest(`${stack.registryUrl}/subjects`, {}, { tls: admin.registry.tls as NonNullable<typeof admin.registry.tls> });
     expect(refused.status).toBe(401);
     const allowed = await registryRequest(`${stack.registryUrl}/subjects`, {}, admin.registry);

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ClientConfig, createKafka, ensureTopics, type EnsureResult } from "@a2a-ledger/kafka";
+import { type ClientConfig, createKafka, ensureTopics, type EnsureResult, processClientConfig } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { StackConfig } from "./config.ts";
 import { dockerEngineAnswers, startDockerStack, stopDockerStack } from "./docker-stack.ts";
@@ -67,7 +67,7 @@ export async function applyProjectSetup(brokers: string, registryUrl: string, cl
   await admin.connect();
   try {
     const topicResult = await ensureTopics(admin);
-    const ids = await (client === undefined ? new Serde(registryUrl) : new Serde(registryUrl, undefined, client.registry)).registerAll();
+    const ids = await new Serde(registryUrl, undefined, (client ?? processClientConfig()).registry).registerAll();
     return { topics: topicResult, subjects: ids.size };
   } finally {
     await admin.disconnect();

@@ -1,15 +1,17 @@
 /**
  * `npm run schemas:check`: fails when a schema in avro/ is not BACKWARD compatible with the latest
  * version the registry holds for its subject. `--avro-dir DIR` checks another source tree.
+ * A development tool, not part of the library: it reads the registry's address and security from
+ * this process's client configuration (@a2a-ledger/kafka, a devDependency).
  */
-import { endpointsFromEnv } from "@a2a-ledger/kafka";
+import { endpointsFromEnv, processClientConfig } from "@a2a-ledger/kafka";
 import { checkCompatibility } from "../src/registry-admin.ts";
 import { subjectOf } from "../src/subjects.ts";
 import { avroRoot, readSources, resolveEvents } from "./avro-sources.ts";
 
 export async function checkAll(registryUrl: string, avroDir = avroRoot) {
   const events = resolveEvents(readSources(avroDir));
-  return Promise.all(events.map((e) => checkCompatibility(registryUrl, subjectOf(e.name), JSON.stringify(e.schema))));
+  return Promise.all(events.map((e) => checkCompatibility(registryUrl, subjectOf(e.name), JSON.stringify(e.schema), processClientConfig().registry)));
 }
 
 const dirFlag = process.argv.indexOf("--avro-dir");

@@ -2,7 +2,7 @@
  * The registry calls that @kafkajs/confluent-schema-registry does not make: per-subject
  * compatibility and compatibility checks, on the Confluent-compatible API.
  */
-import { processClientConfig, registryRequest, type RegistrySecurity } from "@a2a-ledger/kafka";
+import { registryRequest, type RegistrySecurity } from "./registry-http.ts";
 
 export type Compatibility = "BACKWARD" | "BACKWARD_TRANSITIVE" | "FORWARD" | "FULL" | "NONE";
 
@@ -19,12 +19,12 @@ async function call(url: string, init: { method: string; body?: string }, securi
   return { status, body };
 }
 
-export async function setSubjectCompatibility(registryUrl: string, subject: string, compatibility: Compatibility, security: RegistrySecurity = processClientConfig().registry): Promise<void> {
+export async function setSubjectCompatibility(registryUrl: string, subject: string, compatibility: Compatibility, security: RegistrySecurity = {}): Promise<void> {
   const { status, body } = await call(`${registryUrl}/config/${encodeURIComponent(subject)}`, { method: "PUT", body: JSON.stringify({ compatibility }) }, security);
   if (status !== 200) throw new Error(`setting ${compatibility} on ${subject} failed: HTTP ${status} ${JSON.stringify(body)}`);
 }
 
-export async function getSubjectCompatibility(registryUrl: string, subject: string, security: RegistrySecurity = processClientConfig().registry): Promise<string | undefined> {
+export async function getSubjectCompatibility(registryUrl: string, subject: string, security: RegistrySecurity = {}): Promise<string | undefined> {
   const { status, body } = await call(`${registryUrl}/config/${encodeURIComponent(subject)}`, { method: "GET" }, security);
   if (status === 404) return undefined;
   const level = (body as { compatibilityLevel?: string; compatibility?: string } | null) ?? {};
@@ -34,7 +34,7 @@ export async function getSubjectCompatibility(registryUrl: string, subject: stri
 export type CompatibilityVerdict = { subject: string; verdict: "compatible" | "new" } | { subject: string; verdict: "incompatible"; messages: string[] };
 
 /** Whether `schema` may become the next version of `subject` under the subject's rule. */
-export async function checkCompatibility(registryUrl: string, subject: string, schema: string, security: RegistrySecurity = processClientConfig().registry): Promise<CompatibilityVerdict> {
+export async function checkCompatibility(registryUrl: string, subject: string, schema: string, security: RegistrySecurity = {}): Promise<CompatibilityVerdict> {
   const { status, body } = await call(`${registryUrl}/compatibility/subjects/${encodeURIComponent(subject)}/versions/latest?verbose=true`, {
     method: "POST",
     body: JSON.stringify({ schemaType: "AVRO", schema }),

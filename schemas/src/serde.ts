@@ -9,11 +9,11 @@
  * skipped (Avro schema resolution). One resolver per writer schema id, built at its first record.
  */
 import registryPkg from "@kafkajs/confluent-schema-registry";
-import { processClientConfig, registryAgent, type RegistrySecurity } from "@a2a-ledger/kafka";
 import avro from "avsc";
 import type { Decision, Observation, StateRecord } from "./generated/types.ts";
 import { eventCopier } from "./plain-record.ts";
 import { setSubjectCompatibility } from "./registry-admin.ts";
+import { registryAgent, type RegistrySecurity } from "./registry-http.ts";
 import { catalogue, namespace, type SubjectSchema } from "./subjects.ts";
 import type { SchemaGroup } from "./validate.ts";
 import { WireWriter } from "./wire-writer.ts";
@@ -132,9 +132,10 @@ export class Serde {
 
   /**
    * `schemas`: the catalogue this Serde writes and reads as (the shipped one by default).
-   * `security`: basic auth and TLS for the registry; this process's client configuration by default.
+   * `security`: basic auth and TLS for the registry, none by default; a program passes its client
+   * configuration's (`processClientConfig().registry` of @a2a-ledger/kafka).
    */
-  constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue(), private readonly security: RegistrySecurity = processClientConfig().registry) {
+  constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue(), private readonly security: RegistrySecurity = {}) {
     const auth = security.basicAuth;
     const agent = registryUrl.startsWith("https:") ? registryAgent(security) : undefined;
     this.registry = new SchemaRegistry({

@@ -6,11 +6,10 @@
  * other partitions where the reconciler, which follows them as they are committed, saw them.
  *
  * Memory stays flat: a partition with more than `highWater` records waiting is paused until the
- * merge has taken them. kafkajs reads partitions only inside a consumer group, so a throwaway group
- * (never committed) does the reading.
+ * merge has taken them. The reading is @a2a-ledger/kafka's TopicReader (a throwaway group, never
+ * committed, that counts transaction markers and compaction gaps as read).
  */
-import { randomUUID } from "node:crypto";
-import { accessFailureOf, type Consumer, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Kafka, type KafkaMessage, processClientConfig, TopicReader } from "@a2a-ledger/kafka";
 
 export interface TopicRecord {
   partition: number;
@@ -40,8 +39,7 @@ export class TopicUnavailableError extends Error {
 
 interface PartitionQueue {
   partition: number;
-  /** Next offset to read once everything queued is taken. */
-  position: bigint;
+  start: bigint;
   end: bigint;
   records: TopicRecord[];
   head: number;
@@ -76,71 +74,58 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
     if (e instanceof TopicUnavailableError) throw e;
     throw new TopicUnavailableError(`cannot read ${topic}: ${why(e, topic)}`);
   }
-  await admin.disconnect().catch(() => undefined);
 
   const queues = new Map<number, PartitionQueue>();
   for (const p of offsets) {
-    if (BigInt(p.high) > BigInt(p.low)) queues.set(p.partition, { partition: p.partition, position: BigInt(p.low), end: BigInt(p.high), records: [], head: 0, paused: false });
+    if (BigInt(p.high) > BigInt(p.low)) queues.set(p.partition, { partition: p.partition, start: BigInt(p.low), end: BigInt(p.high), records: [], head: 0, paused: false });
   }
-  options.onStart?.(Number([...queues.values()].reduce((n, q) => n + (q.end - q.position), 0n)));
-  if (queues.size === 0) return;
+  options.onStart?.(Number([...queues.values()].reduce((n, q) => n + (q.end - q.start), 0n)));
+  if (queues.size === 0) {
+    await admin.disconnect().catch(() => undefined);
+    return;
+  }
 
-  let failure: Error | undefined;
   let wake: (() => void) | undefined;
   const notify = () => {
     const w = wake;
     wake = undefined;
     w?.();
   };
-  const groupId = `${options.groupPrefix}-${randomUUID()}`;
-  const consumer: Consumer = kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
-  const advance = (partition: number, next: bigint) => {
+  const reader: TopicReader = new TopicReader(kafka, admin, topic, (partition, m: KafkaMessage) => {
     const q = queues.get(partition);
-    if (q !== undefined && next > q.position) q.position = next;
-    notify();
+    if (q === undefined) return;
+    const offset = BigInt(m.offset);
+    if (offset >= q.end) return;
+    q.records.push({ partition, offset: m.offset, timestamp: Number(m.timestamp), key: m.key, value: m.value });
+    if (q.records.length - q.head >= highWater && !q.paused) {
+      q.paused = true;
+      reader.pause([q.partition]);
+    }
+  }, options.groupPrefix, { concurrency: queues.size, crash: "fail", onProgress: notify });
+  const { groupId } = reader;
+  const close = async () => {
+    await reader.stop().catch(() => undefined);
+    await admin.disconnect().catch(() => undefined);
   };
-  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => advance(payload.partition, BigInt(payload.lastOffset) + 1n));
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    failure ??= payload.error;
-    notify();
-  });
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: queues.size,
-      eachBatch: async ({ batch }) => {
-        const q = queues.get(batch.partition);
-        if (q === undefined) return;
-        for (const m of batch.messages as KafkaMessage[]) {
-          const offset = BigInt(m.offset);
-          if (offset < q.position || offset >= q.end) continue;
-          q.records.push({ partition: batch.partition, offset: m.offset, timestamp: Number(m.timestamp), key: m.key, value: m.value });
-        }
-        if (q.records.length - q.head >= highWater && !q.paused) {
-          q.paused = true;
-          consumer.pause([{ topic, partitions: [q.partition] }]);
-        }
-        notify();
-      },
-    });
+    await reader.start();
   } catch (e) {
-    await consumer.disconnect().catch(() => undefined);
+    await close();
     throw new TopicUnavailableError(`cannot read ${topic}: ${why(e, topic, groupId)}`);
   }
 
   /** A partition is drained when it has nothing queued and was read to its end. */
-  const drained = (q: PartitionQueue) => q.head >= q.records.length && q.position >= q.end;
+  const drained = (q: PartitionQueue) => q.head >= q.records.length && (reader.position(q.partition) ?? q.start) >= q.end;
   try {
     let lastProgress = Date.now();
     let slice: TopicRecord[] = [];
     for (;;) {
+      const failure = reader.failed;
       if (failure) throw new TopicUnavailableError(`reading ${topic} failed: ${why(failure, topic, groupId)}`);
       for (const q of queues.values()) {
         if (q.paused && q.records.length - q.head < highWater / 2) {
           q.paused = false;
-          consumer.resume([{ topic, partitions: [q.partition] }]);
+          reader.resume([q.partition]);
         }
       }
       const live = [...queues.values()].filter((q) => !drained(q));
@@ -193,6 +178,6 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
     }
     if (slice.length > 0) yield slice;
   } finally {
-    await consumer.disconnect().catch(() => undefined);
+    await close();
   }
 }

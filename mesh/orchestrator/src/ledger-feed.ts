@@ -1,11 +1,10 @@
 /**
- * What the ledger committed, as an orchestrator (or a test, or the demo) follows it: a consumer of
- * ledger topics (read_committed, a throwaway group, no commits) that decodes every record with the
- * registry's schemas and keeps those the caller cares about, so it can wait for a decision or an
- * observation to appear.
+ * What the ledger committed, as an orchestrator (or a test, or the demo) follows it: a reader of each
+ * ledger topic (@a2a-ledger/kafka's TopicReader: read_committed, a throwaway group, no commits) that
+ * decodes every record with the registry's schemas and keeps those the caller cares about, so it can
+ * wait for a decision or an observation to appear.
  */
-import { randomUUID } from "node:crypto";
-import { createKafka, type Consumer } from "@a2a-ledger/kafka";
+import { type Admin, createKafka, type KafkaMessage, processClientConfig, TopicReader } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
@@ -32,52 +31,42 @@ interface Waiter {
 export class LedgerFeed {
   readonly records: LedgerRecord[] = [];
   private readonly serde: Serde;
-  private consumer: Consumer | undefined;
+  private admin: Admin | undefined;
+  private readers: TopicReader[] = [];
   private waiters: Waiter[] = [];
 
   constructor(private readonly options: LedgerFeedOptions) {
-    this.serde = new Serde(options.registryUrl);
+    this.serde = new Serde(options.registryUrl, undefined, processClientConfig().registry);
   }
 
   async start(): Promise<void> {
     const kafka = createKafka({ brokers: this.options.brokers, clientId: this.options.clientId ?? "a2a-ledger-feed" });
-    const starts: { topic: string; partition: number; offset: string }[] = [];
-    if (this.options.from === "end") {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        for (const topic of this.options.topics) for (const p of await admin.fetchTopicOffsets(topic)) starts.push({ topic, partition: p.partition, offset: p.high });
-      } finally {
-        await admin.disconnect();
-      }
+    const admin = kafka.admin();
+    this.admin = admin;
+    await admin.connect();
+    this.readers = this.options.topics.map((topic) => new TopicReader(kafka, admin, topic, (_partition, message) => this.take(message), "a2a-ledger-feed", { from: this.options.from }));
+    for (const reader of this.readers) await reader.start();
+  }
+
+  private async take(message: KafkaMessage): Promise<void> {
+    if (message.value === null) return;
+    let record: LedgerRecord;
+    try {
+      record = (await this.serde.decode(message.value)).record as LedgerRecord;
+    } catch {
+      return; // not a ledger record: nothing to follow
     }
-    const consumer = kafka.consumer({ groupId: `a2a-ledger-feed-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
-    this.consumer = consumer;
-    await consumer.connect();
-    for (const topic of this.options.topics) await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ message }) => {
-        if (message.value === null) return;
-        let record: LedgerRecord;
-        try {
-          record = (await this.serde.decode(message.value)).record as LedgerRecord;
-        } catch {
-          return; // not a ledger record: nothing to follow
-        }
-        if (this.options.keep !== undefined && !this.options.keep(record)) return;
-        this.records.push(record);
-        this.options.onRecord?.(record);
-        const ready = this.waiters.filter((w) => w.predicate(record));
-        this.waiters = this.waiters.filter((w) => !ready.includes(w));
-        for (const w of ready) w.resolve(record);
-      },
-    });
-    for (const s of starts) consumer.seek(s);
+    if (this.options.keep !== undefined && !this.options.keep(record)) return;
+    this.records.push(record);
+    this.options.onRecord?.(record);
+    const ready = this.waiters.filter((w) => w.predicate(record));
+    this.waiters = this.waiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.resolve(record);
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await Promise.all(this.readers.map((r) => r.stop()));
+    await this.admin?.disconnect();
   }
 
   /** Every kept record of one type (decisions and observations alike), with its fields typed. */

@@ -63,7 +63,7 @@ export class Dispatcher {
     private readonly metrics: DispatcherMetrics,
   ) {
     this.journal = new Journal(config.journalPath);
-    this.serde = new Serde(config.registryUrl);
+    this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
     this.ingest = new IngestClient({ baseUrl: config.ingestUrl, token: config.ingestToken ?? undefined, maxRetries: 3, maxBackoffMs: 2_000 });
     for (const worker of config.workers.workers.values()) if (worker.workerUrl !== null) this.workerUrls.set(worker.workerId, worker.workerUrl);
     this.canaries = new CanaryWatch({

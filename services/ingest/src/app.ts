@@ -1,6 +1,7 @@
 /**
  * The real service from a configuration: Kafka sink, registry serde, metrics and the HTTP server.
  */
+import { processClientConfig } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { IngestConfig } from "./config.ts";
@@ -23,7 +24,7 @@ export interface IngestAppOptions {
 }
 
 export function createIngestApp(config: IngestConfig, options: IngestAppOptions = {}): IngestApp {
-  const serde = new Serde(config.registryUrl);
+  const serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
   // The sink logs through the server's logger, which exists only once the server does.
   let log: SinkLogger | undefined;
   const sink = new KafkaSink({

@@ -44,7 +44,7 @@ export class Projector {
 
   constructor(private readonly config: ProjectorConfig, private readonly store: Store, private readonly log: Logger, private readonly metrics: ProjectorMetrics, private readonly options: ProjectorOptions = {}) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-projector-${config.instanceId}` });
-    this.decoder = new InputDecoder(new Serde(config.registryUrl), config.topics);
+    this.decoder = new InputDecoder(new Serde(config.registryUrl, undefined, processClientConfig().registry), config.topics);
   }
 
   get isRunning(): boolean {

@@ -56,7 +56,7 @@ describe("a projector with read tokens", () => {
 
   it("keeps the page's files and the health checks open, and /metrics when PROJECTOR_METRICS_OPEN says so", async () => {
     const server = serve(true);
-    for (const url of ["/", "/app.js", "/app.css", "/healthz", "/readyz", "/openapi.json", "/metrics"]) expect((await server.inject({ method: "GET", url })).statusCode, url).toBe(200);
+    for (const url of ["/", "/app.js", "/api.js", "/task-page.js", "/app.css", "/healthz", "/readyz", "/openapi.json", "/metrics"]) expect((await server.inject({ method: "GET", url })).statusCode, url).toBe(200);
     expect((await server.inject({ method: "GET", url: "/v1/tasks" })).statusCode).toBe(401);
   });
 

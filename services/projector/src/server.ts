@@ -3,7 +3,8 @@
  * store, a live stream and the consumer's view of Kafka, so tests can build as many as they need.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { extname } from "node:path";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { bearerTokens, routeMethods } from "@a2a-ledger/env";
 import type { AccessFailure } from "@a2a-ledger/kafka";
@@ -47,10 +48,14 @@ const readinessTimeoutMs = 2_000;
 const heartbeatMs = 15_000;
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 const webDir = new URL("./web/", import.meta.url);
+const webTypes: Readonly<Record<string, string>> = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
+/** The page: index.html at `/`, and every script module and stylesheet of web/ under its own name. */
 const webAssets: Record<string, { type: string; file: string }> = {
   "/": { type: "text/html; charset=utf-8", file: "index.html" },
-  "/app.js": { type: "text/javascript; charset=utf-8", file: "app.js" },
-  "/app.css": { type: "text/css; charset=utf-8", file: "app.css" },
+  ...Object.fromEntries(readdirSync(webDir).flatMap((file) => {
+    const type = webTypes[extname(file)];
+    return type === undefined ? [] : [[`/${file}`, { type, file }]];
+  })),
 };
 
 const fastifyCodes: Readonly<Record<string, ErrorCode>> = {

@@ -98,6 +98,20 @@ describe("the lineage page in headless Chromium", () => {
     expect(loadMs).toBeLessThan(15_000);
   });
 
+  it("lists the tasks with a next-page button only when there is a further page, and no stray text under the table", async () => {
+    await page.goto(`${url}/#/tasks`);
+    await page.locator("#task-list").waitFor();
+    expect(await page.locator("#task-list tr").count()).toBeGreaterThan(2);
+    expect(await page.locator("main button", { hasText: "Next page" }).count()).toBe(0);
+    expect(await page.locator("main").textContent()).not.toContain("null");
+    await page.goto(`${url}/#/tasks?limit=1`);
+    await expect.poll(() => page.locator("#task-list tr").count()).toBe(2);
+    await page.locator("main button", { hasText: "Next page" }).click();
+    await expect.poll(() => page.url()).toContain("cursor=");
+    await expect.poll(() => page.locator("#task-list tr").count()).toBe(2);
+    expect(await page.locator("main").textContent()).not.toContain("null");
+  });
+
   it("shows the worker page with advertised vs verified per skill and the queue", async () => {
     await page.goto(`${url}/#/workers/w-beta`);
     await page.locator("#skills").waitFor();

@@ -17,7 +17,7 @@ import type { Fixture } from "../test/harness.ts";
 import { deleteTopics, fixture, kafka, parseLines, quietLog, serde } from "../test/harness.ts";
 import type { ReconcilerConfig } from "../src/config.ts";
 import { Reconciler, transactionalProducerRetry } from "../src/reconciler.ts";
-import { endOffsets } from "../src/topic-reader.ts";
+import { endOffsets } from "@a2a-ledger/kafka";
 
 function envInt(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name]?.trim();

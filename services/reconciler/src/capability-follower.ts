@@ -3,10 +3,9 @@
  * so the rules see every worker's advertised and verified snapshots whichever partition produced them.
  */
 import { CapabilityTable, type CardRecord } from "@a2a-ledger/core";
-import type { Admin, Kafka } from "@a2a-ledger/kafka";
+import { type Admin, type Kafka, TopicReader } from "@a2a-ledger/kafka";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
-import { TopicReader } from "./topic-reader.ts";
 
 export class CapabilityFollower {
   readonly table = new CapabilityTable();

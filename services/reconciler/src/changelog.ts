@@ -4,8 +4,7 @@
  * reconciler reads the changelog up to its end and keeps the partitions it now owns.
  */
 import type { Decider, LedgerState } from "@a2a-ledger/core";
-import type { Admin, Kafka } from "@a2a-ledger/kafka";
-import { TopicReader } from "./topic-reader.ts";
+import { type Admin, type Kafka, TopicReader } from "@a2a-ledger/kafka";
 
 export type PartitionStates = Map<number, Map<string, LedgerState>>;
 

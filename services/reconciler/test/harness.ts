@@ -6,14 +6,13 @@ import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
 import { type ChildService, readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
-import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames, TopicReader } from "@a2a-ledger/kafka";
 import { produceAll, waitForGroupAtEnd as waitForTopicEnd } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
 import { Reconciler } from "../src/reconciler.ts";
 import { createLogger } from "@a2a-ledger/logging";
-import { TopicReader } from "../src/topic-reader.ts";
 import { avroType } from "@a2a-ledger/schemas";
 
 // kafkajs logs retried transaction races at error level; tests read outcomes, not logs.

@@ -1,17 +1,27 @@
 /**
- * HTTP to the schema registry with the client configuration's registry security: basic auth
- * (`basic.auth.user.info`) and a CA or client certificate for https (`schema.registry.ssl.*`).
- * Every call to the registry (the serde's client, the compatibility calls, readiness checks) goes
- * through these, so one configuration governs them all. Credentials never appear in an error.
+ * HTTP to the schema registry with a registry security: basic auth and a CA or client certificate
+ * for https. Every call to the registry (the serde's client, the compatibility calls, readiness
+ * checks) goes through these. A program passes the one its client configuration names
+ * (`processClientConfig().registry` of @a2a-ledger/kafka: `basic.auth.user.info`,
+ * `schema.registry.ssl.*`), so one configuration governs them all; these functions read no
+ * configuration themselves. Credentials never appear in an error.
  */
 import http from "node:http";
 import https from "node:https";
-import { processClientConfig, type RegistrySecurity } from "./client-config.ts";
+
+/**
+ * How to reach a registry: the shape of the `registry` part of @a2a-ledger/kafka's client
+ * configuration, which fits here as it is. `password`, `key` and `passphrase` may be non-enumerable.
+ */
+export interface RegistrySecurity {
+  basicAuth?: { username: string; password: string };
+  tls?: { ca?: string; cert?: string; key?: string; passphrase?: string; rejectUnauthorized: boolean };
+}
 
 const agents = new WeakMap<RegistrySecurity, https.Agent>();
 
 /** The https agent for a registry security (its CA and client certificate), shared per configuration. */
-export function registryAgent(security: RegistrySecurity = processClientConfig().registry): https.Agent | undefined {
+export function registryAgent(security: RegistrySecurity): https.Agent | undefined {
   const tls = security.tls;
   if (tls === undefined) return undefined;
   let agent = agents.get(security);
@@ -30,7 +40,7 @@ export function registryAgent(security: RegistrySecurity = processClientConfig()
 }
 
 /** The Authorization header value for a registry security, if it has credentials. */
-export function registryAuthorization(security: RegistrySecurity = processClientConfig().registry): string | undefined {
+export function registryAuthorization(security: RegistrySecurity): string | undefined {
   const auth = security.basicAuth;
   return auth === undefined ? undefined : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
 }
@@ -52,7 +62,7 @@ export class RegistryUnreachableError extends Error {
 }
 
 /** One request to the registry; rejects with RegistryUnreachableError when no answer comes. */
-export function registryRequest(url: string, request: RegistryRequest = {}, security: RegistrySecurity = processClientConfig().registry): Promise<RegistryResponse> {
+export function registryRequest(url: string, request: RegistryRequest, security: RegistrySecurity): Promise<RegistryResponse> {
   const target = new URL(url);
   const secure = target.protocol === "https:";
   const authorization = registryAuthorization(security);

@@ -1,0 +1,160 @@
+/**
+ * TopicReader against the shared Kafka stack: it must know a partition was read to its end even when
+ * the last offsets hold no record a read_committed reader is given (transaction markers, aborted
+ * records), on an empty topic, on a compacted topic with overwritten keys and tombstones, and while
+ * the end keeps moving.
+ */
+import type { Admin, KafkaMessage } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKafka } from "./client.ts";
+import { endpointsFromEnv } from "./endpoints.ts";
+import { createTestTopic } from "./testing.ts";
+import { TopicReader } from "./topic-reader.ts";
+
+const kafka = createKafka({ clientId: "topic-reader-test", brokers: endpointsFromEnv().brokers });
+let admin: Admin;
+const created: string[] = [];
+
+beforeAll(async () => {
+  admin = kafka.admin();
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin.deleteTopics({ topics: created }).catch(() => undefined);
+  await admin.disconnect();
+});
+
+async function topicOf(prefix: string, partitions: number, configs: Record<string, string> = {}): Promise<string> {
+  const topic = await createTestTopic(admin, `topic-reader.${prefix}`, partitions, configs);
+  created.push(topic);
+  return topic;
+}
+
+/** A reader that keeps what it was handed, as "partition:offset key=value". */
+function collecting(topic: string, options: ConstructorParameters<typeof TopicReader>[5] = {}) {
+  const seen: string[] = [];
+  const onRecord = (partition: number, m: KafkaMessage) => void seen.push(`${partition}:${m.offset} ${m.key?.toString() ?? ""}=${m.value?.toString() ?? "null"}`);
+  return { seen, reader: new TopicReader(kafka, admin, topic, onRecord, "topic-reader-test", options) };
+}
+
+async function transactional(topic: string, run: (send: (messages: { partition: number; key: string; value: string | null }[]) => Promise<void>) => Promise<"commit" | "abort">): Promise<void> {
+  const producer = kafka.producer({ transactionalId: `${topic}-${Math.random()}`, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    const tx = await producer.transaction();
+    const outcome = await run(async (messages) => void (await tx.send({ topic, messages })));
+    await (outcome === "commit" ? tx.commit() : tx.abort());
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+describe("TopicReader", () => {
+  it("is caught up at once on an empty topic, with each partition's end offset 0", async () => {
+    const topic = await topicOf("empty", 2);
+    const { seen, reader } = collecting(topic);
+    await reader.start();
+    try {
+      expect(await reader.caughtUp(10_000)).toEqual({ 0: "0", 1: "0" });
+      expect(seen).toEqual([]);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it("reaches the end under read_committed when the last offsets are an aborted transaction and commit markers", async () => {
+    const topic = await topicOf("aborted", 1);
+    await transactional(topic, async (send) => (await send([{ partition: 0, key: "a", value: "1" }, { partition: 0, key: "b", value: "2" }]), "commit"));
+    await transactional(topic, async (send) => (await send([{ partition: 0, key: "c", value: "never" }]), "abort"));
+    const { seen, reader } = collecting(topic);
+    await reader.start();
+    try {
+      const ends = await reader.caughtUp(30_000);
+      // Two records, a commit marker, an aborted record and its abort marker: the end is past all of them.
+      expect(Number(ends[0])).toBe(5);
+      expect(seen).toEqual(["0:0 a=1", "0:1 b=2"]);
+      expect(reader.position(0)).toBe(5n);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it("reads a compacted topic with overwritten keys, tombstones and transaction gaps to its end", async () => {
+    const topic = await topicOf("compacted", 2, { "cleanup.policy": "compact", "segment.ms": "100", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "100" });
+    for (let round = 0; round < 3; round++) {
+      await transactional(topic, async (send) => (await send([0, 1].flatMap((partition) => [{ partition, key: `k${partition}`, value: `v${round}` }, { partition, key: `gone${partition}`, value: round === 2 ? null : "x" }])), "commit"));
+    }
+    const last = new Map<string, string>();
+    const reader = new TopicReader(kafka, admin, topic, (_p, m) => {
+      if (m.value === null) last.delete(m.key?.toString() ?? "");
+      else last.set(m.key?.toString() ?? "", m.value.toString());
+    }, "topic-reader-test");
+    await reader.start();
+    try {
+      const ends = await reader.caughtUp(30_000);
+      // Per partition: 3 transactions of 2 records and a commit marker each.
+      expect(ends).toEqual({ 0: "9", 1: "9" });
+      expect(Object.fromEntries(last)).toEqual({ k0: "v2", k1: "v2" });
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it("keeps reading while the end moves, and caughtUp waits for the end it saw when called", async () => {
+    const topic = await topicOf("moving", 3);
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    let sent = 0;
+    let producing = true;
+    const writer = (async () => {
+      while (producing) {
+        await producer.send({ topic, acks: -1, messages: Array.from({ length: 30 }, (_, i) => ({ partition: (sent + i) % 3, key: `k${sent + i}`, value: String(sent + i) })) });
+        sent += 30;
+      }
+    })();
+    const { seen, reader } = collecting(topic);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      await reader.start();
+      const first = await reader.caughtUp(30_000);
+      const firstTotal = Object.values(first).reduce((n, o) => n + Number(o), 0);
+      expect(firstTotal).toBeGreaterThan(0);
+      expect(seen.length).toBeGreaterThanOrEqual(firstTotal);
+      await new Promise((r) => setTimeout(r, 500));
+      const second = await reader.caughtUp(30_000);
+      for (const p of [0, 1, 2]) expect(BigInt(second[p] as string)).toBeGreaterThanOrEqual(BigInt(first[p] as string));
+      expect(seen.length).toBeGreaterThanOrEqual(Object.values(second).reduce((n, o) => n + Number(o), 0));
+      producing = false;
+      await writer;
+      const final = await reader.caughtUp(30_000);
+      const total = Object.values(final).reduce((n, o) => n + Number(o), 0);
+      expect(total).toBe(sent);
+      expect(new Set(seen).size).toBe(sent);
+    } finally {
+      producing = false;
+      await writer.catch(() => undefined);
+      await producer.disconnect();
+      await reader.stop();
+    }
+  });
+
+  it("starts at the end with from: end, handing over only what is written after start", async () => {
+    const topic = await topicOf("from-end", 1);
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    try {
+      await producer.send({ topic, acks: -1, messages: [{ key: "old", value: "before" }] });
+      const { seen, reader } = collecting(topic, { from: "end" });
+      await reader.start();
+      try {
+        await producer.send({ topic, acks: -1, messages: [{ key: "new", value: "after" }] });
+        await reader.caughtUp(30_000);
+        expect(seen).toEqual(["0:1 new=after"]);
+      } finally {
+        await reader.stop();
+      }
+    } finally {
+      await producer.disconnect();
+    }
+  });
+});

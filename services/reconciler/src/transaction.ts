@@ -1,0 +1,163 @@
+/**
+ * One transaction of a partition: decisions, commands, capability snapshots, changelog updates, dead
+ * letters and the consumed offsets of one batch commit in one Kafka transaction, under the partition's
+ * transactional id. Whatever fails, the producer is abandoned and the partition's state restored again.
+ */
+import type { Decider } from "@a2a-ledger/core";
+import { sendByPartition, type Transaction } from "@a2a-ledger/kafka";
+import type { Logger } from "@a2a-ledger/logging";
+import type { Decision, Observation } from "@a2a-ledger/schemas";
+import type { Serde } from "@a2a-ledger/schemas/serde";
+import type { KafkaMessage } from "kafkajs";
+import { type BatchItem, processBatch } from "./batch.ts";
+import type { CapabilityFollower } from "./capability-follower.ts";
+import type { ReconcilerConfig } from "./config.ts";
+import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
+import type { GroupMembership } from "./group-membership.ts";
+import type { ReconcilerMetrics } from "./metrics.ts";
+import { classifyDecodeError, deadLetter } from "./poison.ts";
+import type { PartitionStore } from "./restore.ts";
+import type { StageClocks } from "./stage-clock.ts";
+
+export interface TransactionParts {
+  readonly config: ReconcilerConfig;
+  readonly serde: Serde;
+  readonly decider: Decider;
+  readonly capabilities: CapabilityFollower;
+  readonly group: GroupMembership;
+  readonly store: PartitionStore;
+  readonly clocks: StageClocks;
+  readonly metrics: ReconcilerMetrics;
+  readonly log: Logger;
+  /** Partitions of an output topic, as the topics are created in code. */
+  partitionsOf(topic: string): number;
+}
+
+export class PartitionTransactions {
+  constructor(private readonly parts: TransactionParts) {}
+
+  private async decode(message: KafkaMessage): Promise<Observation> {
+    if (message.value === null) throw new PoisonRecordError("RECONCILER_UNDECODABLE", "tombstone (null value)");
+    let decoded: Awaited<ReturnType<Serde["decode"]>>;
+    try {
+      decoded = await this.parts.serde.decode(message.value);
+    } catch (error) {
+      const poison = classifyDecodeError(error);
+      if (poison === undefined) throw error;
+      throw poison;
+    }
+    if (decoded.group !== "observations") throw new PoisonRecordError("RECONCILER_NOT_AN_OBSERVATION", `a ${decoded.typeName} record`);
+    const observation = decoded.record as Observation;
+    if (message.key?.toString("utf8") !== observation.correlationId) {
+      throw new PoisonRecordError("RECONCILER_KEY_MISMATCH", `key ${JSON.stringify(message.key?.toString("utf8") ?? null)}, correlationId ${JSON.stringify(observation.correlationId)}`);
+    }
+    return observation;
+  }
+
+  /**
+   * One transaction for a partition: `messages` folded (none for a re-examination only), blocked
+   * correlations re-examined when the capability table changed since their last look.
+   */
+  async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
+    const { config, serde, decider, capabilities, group, store, clocks, metrics, log } = this.parts;
+    const { topics, groupId } = config;
+    const stage = clocks.stageClock(partition);
+    const states = await store.statesOf(partition, heartbeat);
+    const producerPromise = group.producerFor(partition);
+    const producer = await producerPromise;
+    stage("restore");
+    // Decoding needs no capabilities: it runs while the capability table catches up (a round trip).
+    const caughtUp = capabilities.catchUp();
+    caughtUp.catch(() => undefined);
+    const items: BatchItem[] = [];
+    for (const message of messages) {
+      try {
+        items.push({ offset: message.offset, observation: await this.decode(message) });
+      } catch (error) {
+        if (!(error instanceof PoisonRecordError)) throw error;
+        items.push({ offset: message.offset, poison: error });
+      }
+    }
+    stage("decode");
+    await caughtUp;
+    stage("capabilities");
+    const version = capabilities.version;
+    const blocked = store.blocked.get(partition) ?? new Set<string>();
+    const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
+    const outcome = processBatch(items, { decider, policy: config.policy, capabilities: capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
+    const byOffset = new Map(messages.map((m) => [m.offset, m]));
+    const last = messages[messages.length - 1];
+    stage("rules");
+
+    // Decisions and snapshots come from the typed rules, so they fit their schemas: the direct encoder
+    // (avsc still refuses a wrong type) saves the registry client's per-record work.
+    const encoded = new Map<Decision, Buffer>();
+    for (const d of outcome.decisions) encoded.set(d, await serde.encodeValidated(d));
+    const decisions = outcome.decisions.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
+    const commands = outcome.commands.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
+    const snapshots: { key: string; value: Buffer }[] = [];
+    for (const s of outcome.capabilityUpdates) snapshots.push({ key: s.workerId, value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }) });
+    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength), partition }));
+    const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
+    stage("encode");
+
+    if (last === undefined && outcome.decisions.length === 0) {
+      store.recheckedAt.set(partition, version);
+      return;
+    }
+    const deadlineMs = config.transactionStepTimeoutMs;
+    let tx: Transaction | undefined;
+    try {
+      tx = await withinDeadline(producer.transaction(), "begin", deadlineMs);
+      const sends = [
+        { topic: topics.decisions, messages: decisions },
+        { topic: topics.commands, messages: commands },
+        { topic: topics.capabilities, messages: snapshots },
+        { topic: topics.changelog, messages: changelog },
+        { topic: topics.dlq, messages: dead },
+      ].filter((s) => s.messages.length > 0);
+      // One send per topic-partition, each acknowledgement checked: kafkajs's multi-partition send can
+      // drop or duplicate a partition's records when a leader moves (see @a2a-ledger/kafka partition-send).
+      const open = tx;
+      const sendAll = async () => {
+        for (const { topic, messages: records } of sends) await sendByPartition(open, topic, records, this.parts.partitionsOf(topic), { parallel: false });
+      };
+      if (sends.length > 0) await withinDeadline(sendAll(), "send", deadlineMs);
+      stage("send");
+      if (last !== undefined) await withinDeadline(tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] }), "offsets", deadlineMs);
+      stage("offsets");
+      await withinDeadline(tx.commit(), "commit", deadlineMs);
+      stage("commit");
+    } catch (error) {
+      // Whatever failed, the outcome may be unknown (a commit that timed out may still complete): the
+      // producer is never used again. The next try creates a new one under the same transactional id,
+      // which fences this one (and completes or aborts what it left open), and restores the state from
+      // the changelog as committed. An abort is attempted, but never waited for long.
+      if (tx !== undefined) await withinDeadline(tx.abort(), "abort", 5_000).catch(() => undefined);
+      metrics.aborts.inc();
+      if (error instanceof TransactionOutcomeUnknownError) metrics.unknownOutcomes.inc({ step: error.step });
+      // No producer is initialised again before the group has assigned the partition afresh.
+      group.abandon(partition, producerPromise);
+      store.dropState(partition);
+      void withinDeadline(producer.disconnect(), "disconnect", 5_000).catch(() => undefined);
+      log.error({ partition, firstOffset: messages[0]?.offset, err: error, code: (error as { code?: string }).code }, "transaction aborted");
+      throw new RejoinGroupError(`a transaction of partition ${partition} failed`, error);
+    }
+    for (const [correlationId, { state }] of outcome.states) {
+      states.set(correlationId, state);
+      if (decider.isBlocked(state)) blocked.add(correlationId);
+      else blocked.delete(correlationId);
+    }
+    store.blocked.set(partition, blocked);
+    store.recheckedAt.set(partition, version);
+    // What this transaction committed is visible to this partition's next batch at once: a read_committed
+    // reader of the topic may not reach it yet (another partition's open transaction holds the stable
+    // offset back). The follower skips it when it reads it.
+    capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards);
+    metrics.commits.inc();
+    log.debug({ partition, from: messages[0]?.offset, to: last?.offset, decisions: decisions.length, changelog: changelog.length }, "transaction committed");
+    metrics.observations.inc(items.length - outcome.poison.length);
+    for (const d of outcome.decisions) metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
+    for (const p of outcome.poison) metrics.deadLetters.inc({ reason: p.error.reason });
+  }
+}
