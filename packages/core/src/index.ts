@@ -7,7 +7,7 @@ export { mediaTypeAllowed } from "./media-type.ts";
 export { diffCards } from "./card-diff.ts";
 export type { PolicyConfig } from "./policy.ts";
 export { policyOf } from "./verification.ts";
-export { isPolicyHistory, nextPolicyVersion, noRecordedPolicy, policyAt, type PolicyHistory, type PolicySource, type PolicyVersion } from "./policy-history.ts";
+export { isPolicyHistory, nextPolicyVersion, noRecordedPolicy, policyAt, withPolicyVersion, type PolicyHistory, type PolicySource, type PolicyVersion } from "./policy-history.ts";
 export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
 export { createDecider, type Decider, type DecideContext, type Decided, type LedgerState, type StepResult } from "./decider.ts";
 export { dispatchTarget, isStatusDecision, lineageOf, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState, statusDecisions, type AttemptSlot, type DecidedStatus, type DispatchTarget, type LineageView, type StatusDecisionType } from "./lineage.ts";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentCard, events } from "../test/builders.ts";
 import { given } from "../test/given.ts";
 import { cardHash } from "./card-hash.ts";
-import { nextPolicyVersion, noRecordedPolicy, policyAt, type PolicyVersion } from "./policy-history.ts";
+import { nextPolicyVersion, noRecordedPolicy, policyAt, type PolicyVersion, withPolicyVersion } from "./policy-history.ts";
 
 const v = (version: number, validFrom: number, trustedVendors: string[] = []): PolicyVersion => ({ version, validFrom, trustedVendors });
 
@@ -36,6 +36,11 @@ describe("policyAt: the version in force at an event's time", () => {
     expect(policyAt(history, 99).version).toBe(0);
     expect(policyAt(history, 150).version).toBe(2);
     expect(policyAt(history, 250).version).toBe(2);
+  });
+
+  it("reads a second record of one version as the one compaction keeps: the last", () => {
+    const history = withPolicyVersion(withPolicyVersion(withPolicyVersion([], v(1, 0, ["A"])), v(2, 100)), v(1, 0, ["B"]));
+    expect(history.map((p) => [p.version, p.trustedVendors])).toEqual([[1, ["B"]], [2, []]]);
   });
 
   it("numbers the next version one above the highest recorded, whatever the order", () => {

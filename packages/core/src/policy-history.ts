@@ -34,6 +34,18 @@ export function policyAt<P extends PolicyVersion>(history: readonly P[], time: n
   return found ?? noRecordedPolicy;
 }
 
+/**
+ * The history with `record` read into it: a record of a version already known replaces it (the topic is
+ * keyed by version, and compaction keeps the last record of a key), any other is added.
+ */
+export function withPolicyVersion<P extends PolicyVersion>(history: readonly P[], record: P): P[] {
+  const i = history.findIndex((p) => p.version === record.version);
+  if (i < 0) return [...history, record];
+  const next = [...history];
+  next[i] = record;
+  return next;
+}
+
 /** The number the next version gets: the highest recorded plus one. */
 export function nextPolicyVersion(history: readonly PolicyVersion[]): number {
   let highest = 0;

@@ -13,6 +13,7 @@ import { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage, RetryOptions } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { CapabilityFollower } from "./capability-follower.ts";
+import { PolicyFollower } from "./policy-follower.ts";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
 import type { ReconcilerConfig } from "./config.ts";
 import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
@@ -46,6 +47,7 @@ export class Reconciler {
   private admin!: Admin;
   private consumer!: Consumer;
   private capabilities!: CapabilityFollower;
+  private policies!: PolicyFollower;
   /** One transactional producer per input partition, created once even when batches race for it. */
   private readonly producers = new Map<number, Promise<Producer>>();
   private states: PartitionStates = new Map();
@@ -97,6 +99,8 @@ export class Reconciler {
     await this.admin.connect();
     this.capabilities = new CapabilityFollower(this.kafka, this.admin, topics.capabilities, this.serde, groupId);
     await this.capabilities.start();
+    this.policies = new PolicyFollower(this.kafka, this.admin, topics.policy, this.serde, groupId, this.log);
+    await this.policies.start(this.config.policy.trustedVendors, this.config.instanceId);
     this.consumer = this.kafka.consumer({
       groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: this.config.heartbeatMs, rebalanceTimeout: 30_000,
       // kafkajs gives up on a consumer after an error it does not deem retriable (a fenced producer, an
@@ -281,7 +285,8 @@ export class Reconciler {
     const producer = await producerPromise;
     stage("restore");
     // Decoding needs no capabilities: it runs while the capability table catches up (a round trip).
-    const caughtUp = this.capabilities.catchUp();
+    // The trust policy too: a version committed before this batch began governs its events (DESIGN §4).
+    const caughtUp = Promise.all([this.capabilities.catchUp(), this.policies.catchUp()]);
     caughtUp.catch(() => undefined);
     const items: BatchItem[] = [];
     for (const message of messages) {
@@ -298,7 +303,7 @@ export class Reconciler {
     const version = this.capabilities.version;
     const blocked = this.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && this.recheckedAt.get(partition) !== version;
-    const outcome = processBatch(items, { decider: this.decider, policy: this.config.policy, capabilities: this.capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
+    const outcome = processBatch(items, { decider: this.decider, policy: this.policies.history, capabilities: this.capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
     const last = messages[messages.length - 1];
     stage("rules");
@@ -410,6 +415,7 @@ export class Reconciler {
     await Promise.all([...this.producers.values()].map((p) => p.then((producer) => producer.disconnect()).catch(() => undefined)));
     this.producers.clear();
     await this.capabilities.stop().catch(() => undefined);
+    await this.policies?.stop().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
     this.log.info("reconciler stopped");
   }
