@@ -22,6 +22,7 @@ import { lineage, observationsNdjson } from "./views/lineage.ts";
 import { a2aTimeline } from "./views/a2a-timeline.ts";
 import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList, waitingByStatus } from "./views/lists.ts";
 import { workerDetail, workerList } from "./views/workers.ts";
+import type { PolicySource } from "@a2a-ledger/core";
 
 export interface KafkaView {
   endOffsets(): Promise<PartitionEnd[]>;
@@ -33,7 +34,8 @@ export interface KafkaView {
 }
 
 export interface ServerDeps {
-  config: Pick<ProjectorConfig, "policy" | "cursorSecret" | "maxStreams"> & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen">>;
+  /** `policy`: the recorded trust policy (a2a.policy.v1, followed) or a fixed vendor list. */
+  config: Pick<ProjectorConfig, "cursorSecret" | "maxStreams"> & { policy: PolicySource } & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen">>;
   store: Store;
   stream: LiveStream;
   metrics: ProjectorMetrics;
