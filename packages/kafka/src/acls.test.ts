@@ -26,7 +26,7 @@ describe("the ledger's ACLs as code", () => {
       expect(serviceAcls(service).some((r) => r.operations.includes("Write")), service).toBe(false);
     }
     // The CLI writes one topic: a new version of the trust policy (policy set).
-    expect(serviceAcls("cli").filter((r) => r.operations.includes("Write")).map((r) => r.resource.name)).toEqual([topicNames.policy]);
+    expect(serviceAcls("cli").filter((r) => r.operations.includes("Write")).map((r) => r.resource)).toEqual([{ type: "topic", name: topicNames.policy, pattern: "literal" }]);
     for (const service of ledgerServices) expect(serviceAcls(service).some((r) => r.resource.type === "cluster"), service).toBe(false);
   });
 
