@@ -209,3 +209,15 @@ export function countByKind(decisions: readonly Decision[]): Record<string, numb
   }
   return counts;
 }
+
+/**
+ * A recorded decision that names no policy version (null: recorded before the trust policy was data)
+ * cannot be compared on it: the candidate's decision of the same decisionId is taken with no version
+ * either. Every other field, and the version of every decision that names one, is still compared.
+ */
+export function withRecordedPolicyVersions(recorded: readonly Decision[], candidate: readonly Decision[]): Decision[] {
+  const unnamed = new Set<string>();
+  for (const d of recorded) if (d.policyVersion === null) unnamed.add(d.decisionId);
+  if (unnamed.size === 0) return [...candidate];
+  return candidate.map((d) => (d.policyVersion !== null && unnamed.has(d.decisionId) ? { ...d, policyVersion: null } : d));
+}

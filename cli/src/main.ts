@@ -9,6 +9,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   acls: () => import("./commands/acls.ts"),
   projector: () => import("./commands/projector.ts"),
   replay: () => import("./commands/replay.ts"),
+  policy: () => import("./commands/policy.ts"),
   export: () => import("./commands/export.ts"),
   up: () => import("./commands/up.ts"),
 };

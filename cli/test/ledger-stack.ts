@@ -32,14 +32,15 @@ export async function createStack(admin: Admin, label: string): Promise<Stack> {
 }
 
 /** `services/reconciler/src/main.ts` as a child process on the stack's topics; resolves once it started. */
-export async function startReconciler(stack: Stack): Promise<void> {
-  const { child } = await spawnService("the reconciler", process.execPath, ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")], {
+export async function startReconciler(stack: Stack, env: NodeJS.ProcessEnv = {}): Promise<{ output: () => string }> {
+  const service = await spawnService("the reconciler", process.execPath, ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")], {
     cwd: repo,
-    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: stack.suffix, A2A_LEDGER_RECONCILER_GROUP: stack.groupId, A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000" },
+    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: stack.suffix, A2A_LEDGER_RECONCILER_GROUP: stack.groupId, A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000", ...env },
     startTimeoutMs: 90_000,
     ready: readyOnMessage("reconciler started"),
   });
-  stack.reconciler = child;
+  stack.reconciler = service.child;
+  return { output: () => service.output() };
 }
 
 export async function stopReconciler(stack: Stack): Promise<void> {

@@ -171,7 +171,7 @@ describe("Kafka out of reach", () => {
       const replayed = await run(["replay", "--kafka", "--json"]);
       expect(replayed.code).toBe(3);
       expect(replayed.stdout).toBe("");
-      expect(replayed.stderr).toMatch(/^a2a-ledger replay: cannot read a2a\.observations\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/);
+      expect(replayed.stderr).toMatch(/^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/);
       const out = join(dir, "never.avro");
       const exported = await run(["export", "--kafka", "--output", out]);
       expect(exported.code).toBe(3);

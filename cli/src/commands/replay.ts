@@ -6,14 +6,16 @@
  */
 import { rename, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ruleSetByName, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
+import { type PolicySource, ruleSetByName, type RuleSet } from "@a2a-ledger/core";
 import { accessFailureOf, endpointsFromEnv, processClientConfig } from "@a2a-ledger/kafka";
 import type { Decision } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
+import { withRecordedPolicyVersions } from "../decision-diff.ts";
 import { describeDecision } from "../describe-decision.ts";
 import { parseOptions } from "../parse-options.ts";
 import { exitCodes, UnavailableError, UsageError, type Io } from "../io.ts";
 import { clusterFromEnv, type Cluster } from "../kafka/cluster.ts";
+import { readPolicyHistory } from "../kafka/policy-topic.ts";
 import { readRecordedDecisions } from "../kafka/recorded-decisions.ts";
 import { TopicUnavailableError } from "../kafka/topic-stream.ts";
 import { checkWritable } from "../output-file.ts";
@@ -43,7 +45,11 @@ const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] 
                      default), or \`recorded\`: the decisions on a2a.decisions.v1 (--decisions-topic NAME),
                      of the one rulesVersion they hold or of \`recorded:VERSION\`. --rules is the same option
   --candidate        the rule set to compare; with a recorded baseline it defaults to the recorded version
-  --trusted-vendors  provider.organization values to trust (default: A2A_LEDGER_TRUSTED_VENDORS)
+  --trusted-vendors  a fixed list of provider.organization values to trust (a what-if: decisions name no
+                     policy version). Without it, --kafka judges each event by the trust policy recorded
+                     on a2a.policy.v1 (--policy-topic NAME) in force at its time, as the reconciler did,
+                     whatever A2A_LEDGER_TRUSTED_VENDORS says (so does a file against --baseline
+                     recorded); a file replay otherwise uses A2A_LEDGER_TRUSTED_VENDORS
   --json             decisions as JSON lines; when comparing, one JSON line per changed correlation and
                      a last line {"summary": …}
   --report           when comparing, also write a self-contained HTML report to FILE.html
@@ -67,6 +73,7 @@ function options(args: string[]) {
       rules: { type: "string" },
       candidate: { type: "string" },
       "trusted-vendors": { type: "string" },
+      "policy-topic": { type: "string" },
       json: { type: "boolean", default: false },
       report: { type: "string" },
       "fail-on-diff": { type: "boolean", default: false },
@@ -126,9 +133,23 @@ async function recordedBaseline(o: Options, cluster: Cluster, version: string | 
   return { label: `recorded ${chosen}`, rulesVersion: chosen, recorded: true, decisions: recorded.byVersion.get(chosen) ?? [] };
 }
 
-function policyFrom(o: Options): PolicyConfig {
-  const raw = o["trusted-vendors"] ?? process.env["A2A_LEDGER_TRUSTED_VENDORS"] ?? "";
-  return { trustedVendors: raw.split(",").map((v) => v.trim()).filter((v) => v !== "") };
+const vendorsOf = (raw: string) => raw.split(",").map((v) => v.trim()).filter((v) => v !== "");
+
+/**
+ * The policy a replay judges by. From Kafka: the versions recorded on the policy topic, each event by the
+ * one in force at its time, as the reconciler judged it (A2A_LEDGER_TRUSTED_VENDORS plays no part) — also
+ * for a file compared with the recorded decisions;
+ * `--trusted-vendors` instead is a what-if, one fixed list whose decisions name no version. From a file:
+ * `--trusted-vendors`, else A2A_LEDGER_TRUSTED_VENDORS, as one fixed list.
+ */
+async function policyFrom(o: Options, fromKafka: boolean, connect: () => Cluster, io: Io): Promise<PolicySource> {
+  const flag = o["trusted-vendors"];
+  if (flag !== undefined) return { trustedVendors: vendorsOf(flag) };
+  if (!fromKafka) return { trustedVendors: vendorsOf(process.env["A2A_LEDGER_TRUSTED_VENDORS"] ?? "") };
+  const cluster = connect();
+  const recorded = await readPolicyHistory(cluster, o["policy-topic"] ?? cluster.topics.policy);
+  if (recorded.skipped.length > 0) io.stderr(`a2a-ledger replay: ${recorded.skipped.length} record(s) of the policy topic are not trust policies and were skipped (first: ${recorded.skipped[0]?.where}: ${recorded.skipped[0]?.reason})\n`);
+  return { versions: recorded.versions };
 }
 
 /** Writes the report next to its final name first, so a failed run never leaves a report that looks complete. */
@@ -152,7 +173,6 @@ async function run(args: string[], io: Io): Promise<number> {
   if (o["fail-on-diff"] && !comparing) throw new UsageError("--fail-on-diff needs --candidate (or --baseline recorded)");
   if (o.report !== undefined && !comparing) throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
   const scope = scopeFromOptions(o);
-  const policy = policyFrom(o);
   if (o.report !== undefined) checkWritable(resolve(io.cwd, o.report), o.report);
 
   let cluster: Cluster | undefined;
@@ -165,6 +185,7 @@ async function run(args: string[], io: Io): Promise<number> {
       candidate = ruleSetByName(baseline.rulesVersion);
       if (candidate === undefined) throw new UsageError(`the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`);
     }
+    const policy = await policyFrom(o, o.kafka === true || recorded !== undefined, connect, io);
     const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o.format }, io, connect);
     const runs = [...(baseline.ruleSet ? [new RuleSetRun(baseline.ruleSet, policy, scope)] : []), ...(candidate ? [new RuleSetRun(candidate, policy, scope)] : [])];
     const bar = progressBar(io, "replay", opened.source.unit);
@@ -192,7 +213,7 @@ async function run(args: string[], io: Io): Promise<number> {
       events: counts.events,
       correlations: counts.correlations,
       baseline: { label: baseline.label, rulesVersion: baseline.rulesVersion, recorded: baseline.recorded, decisions: baseline.decisions ?? (runs[0] as RuleSetRun).decisions },
-      candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: candidateRun.decisions },
+      candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: baseline.decisions === undefined ? candidateRun.decisions : withRecordedPolicyVersions(baseline.decisions, candidateRun.decisions) },
       startedBefore: counts.startedBefore,
       skipped: opened.skipped,
       rejected: { baseline: baseline.recorded ? null : rejectionSummary((runs[0] as RuleSetRun).rulesVersion, (runs[0] as RuleSetRun).rejected), candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected) },

@@ -7,7 +7,7 @@
  * naming the observation (the reconciler could not encode it either): a partial result is never
  * presented as complete.
  */
-import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, type PolicyConfig, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
+import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, type PolicySource, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
 import { rulesRejectedReason } from "@a2a-ledger/kafka";
 import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
@@ -45,7 +45,7 @@ export class RuleSetRun {
   /** Decisions of modules are checked against their schemas; the shipped rule sets' are by their own tests. */
   private readonly checkDecisions: boolean;
 
-  constructor(readonly ruleSet: RuleSet, private readonly policy: PolicyConfig, private readonly scope: ReplayScope) {
+  constructor(readonly ruleSet: RuleSet, private readonly policy: PolicySource, private readonly scope: ReplayScope) {
     this.decider = createDecider(ruleSet);
     this.checkDecisions = ruleSetByName(ruleSet.rulesVersion) !== ruleSet;
   }

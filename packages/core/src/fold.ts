@@ -9,10 +9,15 @@ import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/sche
 import { type CapabilityTable, CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
 import type { Decider, LedgerState } from "./decider.ts";
 import type { PolicyConfig } from "./policy.ts";
+import { isPolicyHistory, policyAt, type PolicySource, type PolicyVersion } from "./policy-history.ts";
 
 export interface FoldInput {
   decider: Decider;
-  policy: PolicyConfig;
+  /**
+   * The trust policy: the recorded history (each observation judged by the version in force at its
+   * occurredAt, which its decisions name in `policyVersion`), or one fixed vendor list (decisions name none).
+   */
+  policy: PolicySource;
   /** The capability table before the batch. */
   capabilities: CapabilityView;
   /** A correlation's state before the batch; undefined for one never seen. */
@@ -53,9 +58,17 @@ export interface FoldOutcome {
  * and after each of its own observations that decided nothing (the rule set says whether that can lift it).
  */
 export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
-  const { decider, policy } = input;
+  const { decider } = input;
+  const history = isPolicyHistory(input.policy) ? input.policy.versions : undefined;
   const layer = new CapabilityLayer(input.capabilities);
-  const ctx = { capabilities: layer, policy };
+  const ctx: { capabilities: CapabilityLayer; policy: PolicyConfig } = { capabilities: layer, policy: history === undefined ? (input.policy as PolicyConfig) : policyAt(history, Number.NEGATIVE_INFINITY) };
+  /** The version in force at `time`, set as the context's policy (a history only). */
+  const judgeAt = (time: number): PolicyVersion | undefined => {
+    if (history === undefined) return undefined;
+    const version = policyAt(history, time);
+    ctx.policy = version;
+    return version;
+  };
   const out: FoldOutcome = { decisions: [], capabilityUpdates: [], cards: [], states: new Map(), rejected: [] };
   const blocked = new Set(input.blocked ?? []);
   const working = (id: string): LedgerState => {
@@ -70,7 +83,12 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     const result = decider.reexamine(ctx, working(id), trigger);
     if (result.decisions.length === 0) return;
     out.states.set(id, result.state);
-    for (const d of result.decisions) out.decisions.push(d);
+    for (const d of result.decisions) {
+      // A re-examination reads no policy; its decision names the version in force at its own time.
+      const version = judgeAt(d.decidedAt);
+      if (version !== undefined) d.policyVersion = version.version;
+      out.decisions.push(d);
+    }
     if (!decider.isBlocked(result.state)) blocked.delete(id);
   };
   const reexamine = () => {
@@ -83,6 +101,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     const id = observation.correlationId;
     const known = out.states.get(id);
     const state = known ?? working(id);
+    const version = judgeAt(observation.occurredAt);
     let result;
     try {
       result = decider.step(ctx, state, observation);
@@ -103,7 +122,10 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       }
     }
     if (result.decisions.length > 0) {
-      for (const d of result.decisions) out.decisions.push(d);
+      for (const d of result.decisions) {
+        if (version !== undefined) d.policyVersion = version.version;
+        out.decisions.push(d);
+      }
       // Only decisions block or unblock a correlation. One that blocks (ReconciliationBlocked) is
       // re-examined at once: the table may already hold a change from after its loss that rescues it
       // (another partition's probe processed first, or a probe whose clock runs ahead), and no further

@@ -7,6 +7,7 @@ export { mediaTypeAllowed } from "./media-type.ts";
 export { diffCards } from "./card-diff.ts";
 export type { PolicyConfig } from "./policy.ts";
 export { policyOf } from "./verification.ts";
+export { isPolicyHistory, nextPolicyVersion, noRecordedPolicy, policyAt, withPolicyVersion, type PolicyHistory, type PolicySource, type PolicyVersion } from "./policy-history.ts";
 export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
 export { route, routableState, RouteQueryError, routeVerdicts, type RouteAnswer, type RouteQuery, type RoutedWorker } from "./route.ts";
 export { earlierLosers, type LostTask, takeOverQuery, type TakeOverOptions } from "./rules/take-over.ts";

@@ -3,11 +3,13 @@ import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/sche
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
 import { createDecider, type LedgerState } from "./decider.ts";
 import { applyCapabilityUpdates, foldBatch, type RejectedObservation } from "./fold.ts";
-import { defaultPolicyConfig, type PolicyConfig } from "./policy.ts";
+import { defaultPolicyConfig } from "./policy.ts";
+import type { PolicySource } from "./policy-history.ts";
 import type { RuleSet } from "./rule-set.ts";
 
 export interface ReplayConfig {
-  policy?: PolicyConfig;
+  /** The recorded policy history, or a fixed vendor list (default: none trusted). */
+  policy?: PolicySource;
   /** Capability snapshots known before the log starts (e.g. read from a2a.capabilities.v1). */
   capabilities?: Iterable<CapabilitySnapshot>;
   cards?: Iterable<CardRecord>;

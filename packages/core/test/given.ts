@@ -1,14 +1,14 @@
 /** given(history).when(event).then(decisions): Emmett-style specs over the replay. */
 import { validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { expect } from "vitest";
-import type { PolicyConfig } from "../src/policy.ts";
+import type { PolicySource } from "../src/policy-history.ts";
 import { replay } from "../src/replay.ts";
 import type { RuleSet } from "../src/rule-set.ts";
 import { defaultRuleSet, defaultRuleSetV3 } from "../src/rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 
 export interface SpecOptions {
-  policy?: PolicyConfig;
+  policy?: PolicySource;
   ruleSet?: RuleSet;
 }
 

@@ -22,9 +22,11 @@ describe("the ledger's ACLs as code", () => {
     expect(serviceAcls("ingest")).toEqual([expect.objectContaining({ resource: { type: "topic", name: topicNames.observations, pattern: "literal" }, operations: ["Write", "Describe"] })]);
     const dispatcher = serviceAcls("dispatcher");
     expect(dispatcher.map((r) => r.resource)).toEqual([{ type: "topic", name: topicNames.commands, pattern: "literal" }, { type: "group", name: "a2a-ledger-dispatcher", pattern: "literal" }]);
-    for (const service of ["projector", "dispatcher", "cli"] as const) {
+    for (const service of ["projector", "dispatcher"] as const) {
       expect(serviceAcls(service).some((r) => r.operations.includes("Write")), service).toBe(false);
     }
+    // The CLI writes one topic: a new version of the trust policy (policy set).
+    expect(serviceAcls("cli").filter((r) => r.operations.includes("Write")).map((r) => r.resource)).toEqual([{ type: "topic", name: topicNames.policy, pattern: "literal" }]);
     for (const service of ledgerServices) expect(serviceAcls(service).some((r) => r.resource.type === "cluster"), service).toBe(false);
   });
 

@@ -23,6 +23,7 @@ export const topicNames = {
   capabilities: "a2a.capabilities.v1",
   changelog: "a2a.reconciler.changelog.v1",
   dlq: "a2a.observations.dlq.v1",
+  policy: "a2a.policy.v1",
 } as const;
 
 export type TopicNames = { readonly [K in keyof typeof topicNames]: string };
@@ -47,6 +48,8 @@ export function topicSpecs(names: TopicNames = topicNames): TopicSpec[] {
     { name: names.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
     // The broker's default record limit, made explicit: a correlation state is kept far below it (core: maxStateBytes).
     { name: names.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes }, purpose: "reconciler state per correlation, restored on assignment" },
+    // Keyed by the version (decimal): compaction keeps every version, so history replays across each change.
+    { name: names.policy, partitions: 1, configs: { "cleanup.policy": "compact" }, purpose: "the trust policy, one record per version with the time it is in force from; read whole by every reader" },
     { name: names.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
   ];
 }

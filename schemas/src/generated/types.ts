@@ -243,6 +243,8 @@ export interface CapabilitiesVerified {
   durable: null | boolean;
   /** V per skill of the card after this decision. */
   skills: VerifiedSkill[];
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** A worker card hash changed (R8). */
@@ -259,6 +261,8 @@ export interface CardChanged {
   previousCardHash: string;
   cardHash: string;
   changes: FieldChange[];
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** A worker did something its card or its verified capabilities do not allow (R1, R2, R3, R8, R9). */
@@ -287,6 +291,8 @@ export interface ContractViolation {
   output: null | string;
   /** Attempt numbers the violation concerns (R3: the two attempts compared). */
   attempts: number[];
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** Probe a worker before trusting its card (R7); also a command on a2a.commands.v1. */
@@ -304,6 +310,8 @@ export interface ProbeRequested {
   cardUrl: null | string;
   /** first-contact or card-changed. */
   reason: string;
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** No worker is eligible to take over an indeterminate task (R6): the operator alert. */
@@ -320,6 +328,8 @@ export interface ReconciliationBlocked {
   lastState: TaskState;
   reason: string;
   candidates: CandidateVerdict[];
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** Re-dispatch the logical task to a worker (R6); also a command on a2a.commands.v1. */
@@ -341,6 +351,8 @@ export interface RedispatchCommanded {
   resumeState: null | TaskState;
   acceptedOutputModes: string[];
   candidates: CandidateVerdict[];
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** A non-terminal task was lost on a trusted worker (R5, trust mode only). */
@@ -357,6 +369,8 @@ export interface TaskFailed {
   serverTaskId: string;
   lastState: TaskState;
   reason: string;
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** A non-terminal task was lost (TaskNotFound) under verify: neither terminal nor resumable until reconciled (R5). */
@@ -377,6 +391,8 @@ export interface TaskIndeterminate {
   reason: string;
   /** The attempt the lost server task belongs to. */
   attempt: null | number;
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** An indeterminate task reached a terminal state on a later attempt. */
@@ -395,6 +411,8 @@ export interface TaskReconciled {
   attempt: number;
   /** How the task was reconciled: a later attempt ended, or the lost task reappeared. */
   reason: string;
+  /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
+  policyVersion: null | number;
 }
 
 /** Advertised and verified capabilities of a worker from validFrom on (compacted topic a2a.capabilities.v1, key workerId). */
@@ -424,6 +442,21 @@ export interface CapabilitySnapshot {
   verifiedSkills: VerifiedSkill[];
 }
 
+/** One version of the trust policy (DESIGN §4, trust or verify), in force from validFrom on until a higher version's validFrom (compacted topic a2a.policy.v1, key = the version in decimal, so every version survives compaction). */
+export interface TrustPolicy {
+  /** 1, 2, 3, ...: each new version is the highest recorded plus one. */
+  version: number;
+  /** Events whose occurredAt is at or after this time are judged by this version (unless a higher version is in force by then). */
+  validFrom: number;
+  /** Vendors (provider.organization) trusted when their card claims a durable task store. */
+  trustedVendors: string[];
+  /** When the version was written (the writer's clock). */
+  setAt: number;
+  /** Who wrote it: a user and host for the CLI, the reconciler when it seeded version 1 from A2A_LEDGER_TRUSTED_VENDORS. */
+  setBy: string;
+  reason: null | string;
+}
+
 /** Per record type, the fields that have an Avro default: a writer may leave them out. */
 export interface DefaultedFields {
   ArtifactPart: "mediaType";
@@ -439,16 +472,17 @@ export interface DefaultedFields {
   TaskDispatched: "skillId" | "acceptedOutputModes" | "cardHash" | "cardFetchedAt" | "attempt";
   TaskNotFoundObserved: never;
   TaskStateObserved: "contextId";
-  CapabilitiesVerified: "workerId" | "durable" | "skills";
-  CardChanged: "workerId";
-  ContractViolation: "workerId" | "serverTaskId" | "allowed" | "cardHash" | "skillId" | "output" | "attempts";
-  ProbeRequested: "workerId" | "cardUrl";
-  ReconciliationBlocked: "workerId" | "candidates";
-  RedispatchCommanded: "workerId" | "fromServerTaskId" | "skillId" | "resumeState" | "acceptedOutputModes" | "candidates";
-  TaskFailed: "workerId";
-  TaskIndeterminate: "workerId" | "attempt";
-  TaskReconciled: "workerId" | "reason";
+  CapabilitiesVerified: "workerId" | "durable" | "skills" | "policyVersion";
+  CardChanged: "workerId" | "policyVersion";
+  ContractViolation: "workerId" | "serverTaskId" | "allowed" | "cardHash" | "skillId" | "output" | "attempts" | "policyVersion";
+  ProbeRequested: "workerId" | "cardUrl" | "policyVersion";
+  ReconciliationBlocked: "workerId" | "candidates" | "policyVersion";
+  RedispatchCommanded: "workerId" | "fromServerTaskId" | "skillId" | "resumeState" | "acceptedOutputModes" | "candidates" | "policyVersion";
+  TaskFailed: "workerId" | "policyVersion";
+  TaskIndeterminate: "workerId" | "attempt" | "policyVersion";
+  TaskReconciled: "workerId" | "reason" | "policyVersion";
   CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills";
+  TrustPolicy: "reason";
 }
 
 export type Observation =
@@ -480,8 +514,9 @@ export type DecisionType = Decision["type"];
 export const decisionTypes = ["CapabilitiesVerified", "CardChanged", "ContractViolation", "ProbeRequested", "ReconciliationBlocked", "RedispatchCommanded", "TaskFailed", "TaskIndeterminate", "TaskReconciled"] as const;
 
 export type StateRecord =
-  | ({ type: "CapabilitySnapshot" } & CapabilitySnapshot);
+  | ({ type: "CapabilitySnapshot" } & CapabilitySnapshot)
+  | ({ type: "TrustPolicy" } & TrustPolicy);
 
 export type StateRecordType = StateRecord["type"];
 
-export const stateRecordTypes = ["CapabilitySnapshot"] as const;
+export const stateRecordTypes = ["CapabilitySnapshot", "TrustPolicy"] as const;

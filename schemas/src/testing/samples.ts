@@ -5,7 +5,7 @@ import type { Decision, DecisionType, Observation, ObservationType, StateRecord,
 
 const at = Date.UTC(2026, 10, 30, 12, 0, 0);
 const observed = { correlationId: "corr-1", occurredAt: at, observer: "orchestrator-1", workerId: "worker-a" };
-const decided = { correlationId: "corr-1", causeEventIds: ["ev-9"], rulesVersion: "ledger-default@1", decidedAt: at, workerId: "worker-a" };
+const decided = { correlationId: "corr-1", causeEventIds: ["ev-9"], rulesVersion: "ledger-default@1", decidedAt: at, workerId: "worker-a", policyVersion: 1 };
 const card = { name: "Summarizer", provider: { organization: "VendorA" }, defaultOutputModes: ["text/markdown"], skills: [{ id: "summarize" }] };
 
 const observations: { [T in ObservationType]: Extract<Observation, { type: T }> } = {
@@ -32,6 +32,7 @@ const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {
 
 const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
   CapabilitySnapshot: { type: "CapabilitySnapshot", workerId: "worker-a", validFrom: at, causeEventId: "ev-1", cardHash: "a".repeat(64), vendor: "VendorA", taskStore: "ephemeral", advertisedStates: ["TASK_STATE_WORKING"], advertisedOutputModes: [{ skillId: "summarize", outputModes: ["text/markdown"] }], defaultOutputModes: ["text/markdown"], verified: true, verifiedStates: ["TASK_STATE_WORKING"], verifiedOutputModes: ["text/markdown"], durable: false, cardUrl: "http://127.0.0.1:4000/.well-known/agent-card.json", card: JSON.stringify(card), cacheMaxAgeSeconds: 3600, verifiedSkills: [{ skillId: "summarize", states: ["TASK_STATE_WORKING"], outputModes: ["text/markdown"] }] },
+  TrustPolicy: { type: "TrustPolicy", version: 1, validFrom: at, trustedVendors: ["VendorA"], setAt: at - 30_000, setBy: "ops@host-1", reason: "VendorA runs a durable task store" },
 };
 
 const clone = <T>(value: T): T => structuredClone(value);

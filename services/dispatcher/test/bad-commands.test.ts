@@ -39,7 +39,7 @@ const logLines = () =>
 describe("commands the dispatcher cannot carry out", () => {
   it("refuses poison records and a worker with no configuration with stable codes, keeps running, and carries out the next command", async () => {
     const id = randomUUID().slice(0, 8);
-    const base = { causeEventIds: [], rulesVersion: "default/2", decidedAt: Date.now(), workerId: "W1", fromServerTaskId: null, skillId: "answer", resumeState: null, acceptedOutputModes: [], candidates: [] };
+    const base = { causeEventIds: [], rulesVersion: "default/2", policyVersion: null, decidedAt: Date.now(), workerId: "W1", fromServerTaskId: null, skillId: "answer", resumeState: null, acceptedOutputModes: [], candidates: [] };
     const good = { type: "RedispatchCommanded" as const, decisionId: `good-${id}`, correlationId: `good-${id}`, targetWorkerId: "W3", attempt: 2, ...base };
     await mesh.raw([
       { key: "garbage", value: Buffer.from("not avro at all") },

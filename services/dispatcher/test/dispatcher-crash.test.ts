@@ -49,6 +49,7 @@ function command(label: string): Redispatch {
     correlationId: `order-${label}`,
     causeEventIds: [`lost-${label}`],
     rulesVersion: "default/2",
+    policyVersion: null,
     decidedAt: Date.now(),
     workerId: "W2",
     targetWorkerId: "W1",

@@ -48,6 +48,7 @@ function redispatch(overrides: Partial<Of<"RedispatchCommanded">> = {}): Of<"Red
     correlationId: `task-${id}`,
     causeEventIds: [`lost-${id}`],
     rulesVersion: "default/2",
+    policyVersion: null,
     decidedAt: Date.now(),
     workerId: "W1",
     targetWorkerId: "W3",

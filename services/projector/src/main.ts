@@ -12,6 +12,7 @@ import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { Projector } from "./projector.ts";
 import { rebuild } from "./rebuild.ts";
+import { PolicyFollower } from "./policy-follower.ts";
 import { buildServer } from "./server.ts";
 import { migrate } from "./store/generations.ts";
 import { openStore } from "./store/open-store.ts";
@@ -70,7 +71,10 @@ async function main(): Promise<number> {
   const metrics = createMetrics({ defaultMetrics: true });
   const projector = new Projector(config, store, log, metrics);
   const stream = new LiveStream(store);
-  const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: log });
+  // Trust or verify is judged by the recorded trust policy; the variable no longer decides.
+  const policy = new PolicyFollower(config, config.topics.policy, log);
+  if (config.policy.trustedVendors.length > 0) log.warn({ ignored: config.policy.trustedVendors }, "A2A_LEDGER_TRUSTED_VENDORS is ignored: the worker pages judge by the trust policy recorded on Kafka (a2a-ledger policy show)");
+  const server = buildServer({ config: { ...config, policy }, store, stream, metrics, kafka: projector, logger: log });
   const stopped = stopOnSignal({
     log,
     graceMs: 30_000,
@@ -78,6 +82,7 @@ async function main(): Promise<number> {
       await server.close().catch(() => undefined);
       stream.stop();
       await projector.stop();
+      await policy.stop();
       await store.close().catch(() => undefined);
     },
   });
@@ -92,6 +97,7 @@ async function main(): Promise<number> {
     });
   }
   if (refused !== undefined) projector.refusedBy(refused);
+  else await policy.start();
   const address = await server.listen({ host: config.host, port: config.port });
   log.info({ url: `${address}/`, api: `${address}/v1/tasks`, store: store.location }, "projector ready");
   return stopped;

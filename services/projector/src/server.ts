@@ -24,6 +24,7 @@ import { a2aTimeline } from "./views/a2a-timeline.ts";
 import { deadLetterList, type PartitionEnd, queue, staleness, taskList, violationList, waitingByStatus } from "./views/lists.ts";
 import { routeView } from "./views/route.ts";
 import { workerDetail, workerList, workerVerifiedCard } from "./views/workers.ts";
+import type { PolicySource } from "@a2a-ledger/core";
 
 export interface KafkaView {
   endOffsets(): Promise<PartitionEnd[]>;
@@ -35,7 +36,8 @@ export interface KafkaView {
 }
 
 export interface ServerDeps {
-  config: Pick<ProjectorConfig, "policy" | "cursorSecret" | "maxStreams"> & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen">>;
+  /** `policy`: the recorded trust policy (a2a.policy.v1, followed) or a fixed vendor list. */
+  config: Pick<ProjectorConfig, "cursorSecret" | "maxStreams"> & { policy: PolicySource } & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen">>;
   store: Store;
   stream: LiveStream;
   metrics: ProjectorMetrics;

@@ -3,7 +3,7 @@
  * (`foldBatch`) over the decodable observations, poison passed through. State changes are returned,
  * not applied, so an aborted transaction leaves the partition's state as it was.
  */
-import { type CapabilityView, type CardRecord, type Decider, foldBatch, type LedgerState, type PolicyConfig } from "@a2a-ledger/core";
+import { type CapabilityView, type CardRecord, type Decider, foldBatch, type LedgerState, type PolicySource } from "@a2a-ledger/core";
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { PoisonRecordError } from "./errors.ts";
 
@@ -25,7 +25,7 @@ export const isCommand = (d: Decision) => d.type === "RedispatchCommanded" || d.
 
 export function processBatch(
   items: readonly BatchItem[],
-  deps: { decider: Decider; policy: PolicyConfig; capabilities: CapabilityView; stateOf: (correlationId: string) => LedgerState | undefined; blocked?: Iterable<string>; recheck?: boolean },
+  deps: { decider: Decider; policy: PolicySource; capabilities: CapabilityView; stateOf: (correlationId: string) => LedgerState | undefined; blocked?: Iterable<string>; recheck?: boolean },
 ): BatchOutcome {
   const observations: Observation[] = [];
   const offsets: string[] = [];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardHash, defaultRuleSet, lifecycleExtensionUri, replay } from "@a2a-ledger/core";
 import { correlationPartitions, partitionOf } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
-import { byCorrelation, kafkaSuite, type Fixture, fixture, parseLines, produce, readDecisions, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { byCorrelation, seededPolicy, kafkaSuite, type Fixture, fixture, parseLines, produce, readDecisions, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -80,7 +80,7 @@ describe("blocked correlations recover on Kafka", () => {
     running.push(second);
     await produce(f.topics.observations, probe);
     await waitForGroupAtEnd(admin, f);
-    const expected = replay([...blocked, ...probe], defaultRuleSet);
+    const expected = replay([...blocked, ...probe], defaultRuleSet, { policy: seededPolicy() });
     const after = await committed(f, (ds) => redispatches(ds, ids.task).length > 0);
     expect(redispatches(after, ids.task)).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 2, causeEventIds: ["p3", "lost"] }]);
     const idsSeen = after.map((d) => d.decisionId);
@@ -107,8 +107,8 @@ describe("blocked correlations recover on Kafka", () => {
     expect(redispatches(decisions, ids.task)).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED" }]);
     // Whichever was processed first, the outcome is what a replay in that order decides: the same
     // decisions by id, the blocked alert listing the candidates the table knew at the time.
-    const lossFirst = byCorrelation(replay([...setup, loss, ...probe], defaultRuleSet));
-    const probeFirst = byCorrelation(replay([...setup, ...probe, loss], defaultRuleSet));
+    const lossFirst = byCorrelation(replay([...setup, loss, ...probe], defaultRuleSet, { policy: seededPolicy() }));
+    const probeFirst = byCorrelation(replay([...setup, ...probe, loss], defaultRuleSet, { policy: seededPolicy() }));
     expect([lossFirst, probeFirst]).toContainEqual(byCorrelation(decisions));
   }, 180_000);
 });

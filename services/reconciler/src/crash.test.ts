@@ -15,7 +15,7 @@ import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { Admin } from "@a2a-ledger/kafka";
 import { killHard } from "@a2a-ledger/env/testing";
-import { byCorrelation, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
+import { byCorrelation, seededPolicy, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);
@@ -80,7 +80,7 @@ async function streamWhile(f: Fixture, during: () => Promise<void>): Promise<voi
 /** The committed decisions equal the pure replay of what was produced: `extra` beyond the shared log. */
 async function expectReplayEquivalence(f: Fixture, extra: readonly Observation[] = []): Promise<void> {
   await waitForGroupAtEnd(admin, f, 180_000);
-  const expected = replay([...log, ...extra], defaultRuleSet);
+  const expected = replay([...log, ...extra], defaultRuleSet, { policy: seededPolicy() });
   const decisions = await readDecisions(f.topics.decisions);
   const ids = decisions.map((d) => d.decisionId);
   expect(new Set(ids).size, "no decision committed twice").toBe(ids.length);

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSetV3, replay } from "@a2a-ledger/core";
-import { byCorrelation, fixture, kafkaSuite, parseLines, produce, readDecisions, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { byCorrelation, seededPolicy, fixture, kafkaSuite, parseLines, produce, readDecisions, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 
 const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
 const lines = readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== "");
@@ -29,7 +29,7 @@ describe("the reconciler with A2A_LEDGER_RULES=default/3", () => {
     await produce(f.topics.observations, taskPhase);
     await waitForGroupAtEnd(admin, f);
 
-    const expected = replay([...story, ...probe], defaultRuleSetV3);
+    const expected = replay([...story, ...probe], defaultRuleSetV3, { policy: seededPolicy() });
     expect(expected.filter((d) => d.correlationId === "task-42").map((d) => (d.type === "ContractViolation" ? d.kind : d.type))).toEqual([
       "CapabilitiesVerified",
       "TaskIndeterminate",

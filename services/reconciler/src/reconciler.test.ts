@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { sampleDecision } from "@a2a-ledger/schemas/testing";
-import { byCorrelation, fixture, kafka, kafkaSuite, readAll, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import { byCorrelation, seededPolicy, fixture, kafka, kafkaSuite, readAll, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
 
@@ -24,7 +24,7 @@ describe("the reconciler on Kafka", () => {
     await produce(f.topics.observations, taskPhase);
     await waitForGroupAtEnd(admin, f);
 
-    const expected = replay(story, defaultRuleSet);
+    const expected = replay(story, defaultRuleSet, { policy: seededPolicy() });
     expect(expected.map((d) => d.type)).toContain("TaskIndeterminate");
     expect(expected.map((d) => d.type)).toContain("RedispatchCommanded");
     const decisions = await readDecisions(f.topics.decisions);
@@ -90,6 +90,6 @@ describe("the reconciler on Kafka", () => {
     const processed = (await second.metrics.observations.get()).values[0]?.value;
     expect(processed, "the restarted instance processed only what came after the restart").toBe(taskPhase.length - lostAt);
     const decisions = await readDecisions(f.topics.decisions);
-    expect(byCorrelation(decisions)).toEqual(byCorrelation(replay(story, defaultRuleSet)));
+    expect(byCorrelation(decisions)).toEqual(byCorrelation(replay(story, defaultRuleSet, { policy: seededPolicy() })));
   }, 120_000);
 });

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
 import { CapabilityFollower } from "./capability-follower.ts";
+import { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
 import { GroupMembership } from "./group-membership.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
@@ -31,6 +32,7 @@ export class Reconciler {
   private admin!: Admin;
   private consumer!: Consumer;
   private capabilities!: CapabilityFollower;
+  private policies!: PolicyFollower;
   private store!: PartitionStore;
   private transactions!: PartitionTransactions;
   private running = false;
@@ -67,9 +69,11 @@ export class Reconciler {
     await this.admin.connect();
     this.capabilities = new CapabilityFollower(this.kafka, this.admin, topics.capabilities, this.serde, groupId);
     await this.capabilities.start();
+    this.policies = new PolicyFollower(this.kafka, this.admin, topics.policy, this.serde, groupId, this.log);
+    await this.policies.start(this.config.policy.trustedVendors, this.config.instanceId);
     this.store = new PartitionStore(this.kafka, this.admin, this.config, this.decider, this.group, this.metrics, this.log);
     this.transactions = new PartitionTransactions({
-      config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log,
+      config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, policies: this.policies, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log,
       partitionsOf: (topic) => this.partitionsOf(topic),
     });
     this.consumer = this.kafka.consumer({
@@ -122,6 +126,7 @@ export class Reconciler {
     await this.consumer.disconnect().catch(() => undefined);
     await this.group.stop();
     await this.capabilities.stop().catch(() => undefined);
+    await this.policies?.stop().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
     this.log.info("reconciler stopped");
   }

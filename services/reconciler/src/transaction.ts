@@ -11,6 +11,7 @@ import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
 import type { CapabilityFollower } from "./capability-follower.ts";
+import type { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
 import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
 import type { GroupMembership } from "./group-membership.ts";
@@ -24,6 +25,7 @@ export interface TransactionParts {
   readonly serde: Serde;
   readonly decider: Decider;
   readonly capabilities: CapabilityFollower;
+  readonly policies: PolicyFollower;
   readonly group: GroupMembership;
   readonly store: PartitionStore;
   readonly clocks: StageClocks;
@@ -59,7 +61,7 @@ export class PartitionTransactions {
    * correlations re-examined when the capability table changed since their last look.
    */
   async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
-    const { config, serde, decider, capabilities, group, store, clocks, metrics, log } = this.parts;
+    const { config, serde, decider, capabilities, policies, group, store, clocks, metrics, log } = this.parts;
     const { topics, groupId } = config;
     const stage = clocks.stageClock(partition);
     const states = await store.statesOf(partition, heartbeat);
@@ -67,7 +69,8 @@ export class PartitionTransactions {
     const producer = await producerPromise;
     stage("restore");
     // Decoding needs no capabilities: it runs while the capability table catches up (a round trip).
-    const caughtUp = capabilities.catchUp();
+    // The trust policy too: a version committed before this batch began governs its events (DESIGN §4).
+    const caughtUp = Promise.all([capabilities.catchUp(), policies.catchUp()]);
     caughtUp.catch(() => undefined);
     const items: BatchItem[] = [];
     for (const message of messages) {
@@ -84,7 +87,7 @@ export class PartitionTransactions {
     const version = capabilities.version;
     const blocked = store.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
-    const outcome = processBatch(items, { decider, policy: config.policy, capabilities: capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
+    const outcome = processBatch(items, { decider, policy: policies.history, capabilities: capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
     const last = messages[messages.length - 1];
     stage("rules");

@@ -158,3 +158,10 @@ export function kafkaSuite(hooks: { beforeAll: (fn: () => Promise<void>) => void
   });
   return suite;
 }
+
+/**
+ * The trust policy a reconciler of these tests judges by: on a fixture's empty policy topic it seeds
+ * version 1 from A2A_LEDGER_TRUSTED_VENDORS (unset: no vendor), valid from the epoch; a replay that
+ * should agree with it judges by the same recorded history.
+ */
+export const seededPolicy = (trustedVendors: string[] = []) => ({ versions: [{ version: 1, validFrom: 0, trustedVendors }] });

@@ -154,7 +154,13 @@ describe.each(storeKinds)("views on %s", (kind) => {
     expect(acme?.trust.policy).toBe("verify");
     expect(acme?.cardHistory).toHaveLength(1);
     const gamma = await store.read((r) => workerDetail(r, t, { trustedVendors: ["Gamma"] }, "w-gamma"));
-    expect(gamma?.trust).toEqual({ policy: "trust", reasons: [expect.stringContaining("trusted")] });
+    expect(gamma?.trust).toEqual({ policy: "trust", policyVersion: null, reasons: [expect.stringContaining("trusted")] });
+    // A recorded history: the version in force now decides, and the verdict names it.
+    const versions = [{ version: 1, validFrom: 0, trustedVendors: ["Gamma"] }, { version: 2, validFrom: Date.now() + 3_600_000, trustedVendors: [] }];
+    const recorded = await store.read((r) => workerDetail(r, t, { versions }, "w-gamma"));
+    expect(recorded?.trust).toEqual({ policy: "trust", policyVersion: 1, reasons: [expect.stringContaining("trusted")] });
+    const later = await store.read((r) => workerDetail(r, t, { versions: [...versions, { version: 3, validFrom: 0, trustedVendors: [] }] }, "w-gamma"));
+    expect(later?.trust).toMatchObject({ policy: "verify", policyVersion: 3, reasons: [expect.stringContaining("not a trusted vendor (trust policy version 3)")] });
     expect(await store.read((r) => workerDetail(r, t, { trustedVendors: [] }, "nobody"))).toBeUndefined();
   });
 });

@@ -2,10 +2,11 @@
  * Workers: the card history with field-level diffs, advertised vs verified per skill (states, output
  * modes, durability), probes and parked canaries, and whether the ledger trusts or verifies the
  * worker, and why. The trust decision uses the same policy as the reconciler (`policyOf` with the
- * operator's trusted vendors) on the newest capability snapshot; a snapshot with durable = false means
- * verify whatever the vendor list says: trust is revoked by evidence.
+ * trust policy version in force now, `policyAt` over the versions recorded on a2a.policy.v1) on the
+ * newest capability snapshot, and names that version; a snapshot with durable = false means verify
+ * whatever the vendor list says: trust is revoked by evidence.
  */
-import { clientViolationKinds, diffCards, type PolicyConfig, policyOf } from "@a2a-ledger/core";
+import { clientViolationKinds, diffCards, isPolicyHistory, type PolicyConfig, policyAt, type PolicySource, policyOf } from "@a2a-ledger/core";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
@@ -17,21 +18,31 @@ import { type LostCanary, type LostTask, probed, type VerifiedCardView, verified
 
 export interface TrustVerdict {
   policy: "trust" | "verify";
+  /** The trust policy version judged by (null: a fixed vendor list, not a recorded policy). */
+  policyVersion: number | null;
   reasons: string[];
 }
 
-export function trustOf(config: PolicyConfig, snapshot: CapabilitySnapshot | null): TrustVerdict {
-  if (snapshot === null) return { policy: "verify", reasons: ["no capability snapshot yet: the reconciler has not seen a card of this worker"] };
+/** The vendor list in force at `now`, and its version: the recorded one, or the fixed list given. */
+export function policyInForce(source: PolicySource, now: number): { config: PolicyConfig; version: number | null } {
+  if (!isPolicyHistory(source)) return { config: source, version: null };
+  const p = policyAt(source.versions, now);
+  return { config: p, version: p.version };
+}
+
+export function trustOf(source: PolicySource, snapshot: CapabilitySnapshot | null, now: number = Date.now()): TrustVerdict {
+  const { config, version: policyVersion } = policyInForce(source, now);
+  if (snapshot === null) return { policy: "verify", policyVersion, reasons: ["no capability snapshot yet: the reconciler has not seen a card of this worker"] };
   if (snapshot.durable === false) {
-    return { policy: "verify", reasons: ["trust revoked by evidence: a probe or a lost parked canary showed that tasks do not survive (durable = false)"] };
+    return { policy: "verify", policyVersion, reasons: ["trust revoked by evidence: a probe or a lost parked canary showed that tasks do not survive (durable = false)"] };
   }
   const policy = policyOf(config, snapshot);
-  if (policy === "trust") return { policy, reasons: [`vendor ${JSON.stringify(snapshot.vendor)} is trusted and the card claims a durable task store`] };
+  if (policy === "trust") return { policy, policyVersion, reasons: [`vendor ${JSON.stringify(snapshot.vendor)} is trusted and the card claims a durable task store`] };
   const reasons: string[] = [];
   if (snapshot.vendor === null) reasons.push("the card names no provider.organization");
-  else if (!config.trustedVendors.includes(snapshot.vendor)) reasons.push(`vendor ${JSON.stringify(snapshot.vendor)} is not a trusted vendor (A2A_LEDGER_TRUSTED_VENDORS)`);
+  else if (!config.trustedVendors.includes(snapshot.vendor)) reasons.push(`vendor ${JSON.stringify(snapshot.vendor)} is not a trusted vendor (${policyVersion === null ? "the vendor list given" : `trust policy version ${policyVersion}`})`);
   if (snapshot.taskStore !== "durable") reasons.push(`the card claims taskStore ${JSON.stringify(snapshot.taskStore)}, not durable`);
-  return { policy, reasons };
+  return { policy, policyVersion, reasons };
 }
 
 const snapshotOf = (w: WorkerRow): CapabilitySnapshot | null => (w.snapshot === null ? null : (JSON.parse(w.snapshot) as CapabilitySnapshot));
@@ -57,7 +68,7 @@ export function skillComparison(s: CapabilitySnapshot | null) {
   });
 }
 
-function workerSummary(w: WorkerRow, config: PolicyConfig, violations: number) {
+function workerSummary(w: WorkerRow, config: PolicySource, violations: number) {
   const snapshot = snapshotOf(w);
   return {
     workerId: w.workerId,
@@ -85,7 +96,7 @@ async function violationCounts(r: Reader, t: Tables, workerIds: readonly string[
   return new Map(rows.map((row) => [String(row.worker_id), Number(row.n)]));
 }
 
-export async function workerList(r: Reader, t: Tables, cursors: Cursors, config: PolicyConfig, page: { limit: number; cursor?: string | undefined }) {
+export async function workerList(r: Reader, t: Tables, cursors: Cursors, config: PolicySource, page: { limit: number; cursor?: string | undefined }) {
   const after = page.cursor === undefined ? undefined : (cursors.decode("workers", page.cursor, ["string"])[0] as string);
   const rows = (await r.all(`SELECT * FROM ${t.worker}${after === undefined ? "" : " WHERE worker_id > ?"} ORDER BY worker_id LIMIT ?`, after === undefined ? [page.limit + 1] : [after, page.limit + 1])).map((row) => workerCodec.decode(row));
   const shown = rows.slice(0, page.limit);
@@ -96,7 +107,7 @@ export async function workerList(r: Reader, t: Tables, cursors: Cursors, config:
 
 const detailLimit = 200;
 
-export async function workerDetail(r: Reader, t: Tables, config: PolicyConfig, workerId: string) {
+export async function workerDetail(r: Reader, t: Tables, config: PolicySource, workerId: string) {
   const rows = await r.all(`SELECT * FROM ${t.worker} WHERE worker_id = ?`, [workerId]);
   if (rows[0] === undefined) return undefined;
   const worker = workerCodec.decode(rows[0]);

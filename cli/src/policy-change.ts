@@ -1,0 +1,66 @@
+/**
+ * A new version of the trust policy, as `a2a-ledger policy set` plans it from the recorded history:
+ * the next version number, and a validFrom late enough that every reconciler has read the version
+ * before any event it governs arrives. A reconciler reads the policy topic to its end before each batch,
+ * so a version written at time W governs correctly every event whose occurredAt is at least W plus the
+ * observers' clock skew; the default margin covers that skew, and a validFrom earlier than the minimum
+ * margin is refused (it would re-judge events that may already have been decided under the old version).
+ */
+import { nextPolicyVersion, toEpochMillis } from "@a2a-ledger/core";
+import type { TrustPolicy } from "@a2a-ledger/schemas";
+
+/** The default: validFrom = now + 60 s. */
+export const defaultValidFromMarginMs = 60_000;
+/** The least accepted: validFrom at least 5 s after now. */
+export const minimumValidFromMarginMs = 5_000;
+
+export type PolicyChangeErrorCode = "POLICY_BAD_VALID_FROM" | "POLICY_VALID_FROM_TOO_EARLY" | "POLICY_BAD_VENDOR";
+
+export class PolicyChangeError extends Error {
+  override name = "PolicyChangeError";
+  constructor(readonly code: PolicyChangeErrorCode, message: string) {
+    super(`${code}: ${message}`);
+  }
+}
+
+export interface PolicyChangeRequest {
+  /** The comma-separated vendor list as given (empty: trust no vendor). */
+  trustedVendors: string;
+  /** Epoch ms or ISO-8601 with an offset; default now + defaultValidFromMarginMs. */
+  validFrom?: string;
+  reason?: string;
+  setBy: string;
+  now: number;
+}
+
+export function vendorList(raw: string): string[] {
+  const vendors = [...new Set(raw.split(",").map((v) => v.trim()).filter((v) => v !== ""))].sort();
+  for (const v of vendors) if (v.length > 200 || /[\u0000-\u001f]/.test(v)) throw new PolicyChangeError("POLICY_BAD_VENDOR", `vendor ${JSON.stringify(v)}: at most 200 characters, no control characters`);
+  return vendors;
+}
+
+function validFromOf(given: string | undefined, now: number): number {
+  if (given === undefined) return now + defaultValidFromMarginMs;
+  const parsed = toEpochMillis(/^-?\d+$/.test(given.trim()) ? Number(given.trim()) : given.trim());
+  if (!parsed.ok) throw new PolicyChangeError("POLICY_BAD_VALID_FROM", `--valid-from ${JSON.stringify(given)}: ${parsed.message}`);
+  if (parsed.value < now + minimumValidFromMarginMs) {
+    throw new PolicyChangeError(
+      "POLICY_VALID_FROM_TOO_EARLY",
+      `--valid-from ${new Date(parsed.value).toISOString()} is before now + ${minimumValidFromMarginMs / 1000} s (${new Date(now + minimumValidFromMarginMs).toISOString()}): events before it may already have been decided under the version in force, and a replay would judge them otherwise`,
+    );
+  }
+  return parsed.value;
+}
+
+/** The record to write: the highest recorded version plus one. */
+export function planPolicyChange(history: readonly TrustPolicy[], request: PolicyChangeRequest): TrustPolicy {
+  const reason = request.reason?.trim();
+  return {
+    version: nextPolicyVersion(history),
+    validFrom: validFromOf(request.validFrom, request.now),
+    trustedVendors: vendorList(request.trustedVendors),
+    setAt: request.now,
+    setBy: request.setBy,
+    reason: reason === undefined || reason === "" ? null : reason,
+  };
+}
