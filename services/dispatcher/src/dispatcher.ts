@@ -159,7 +159,7 @@ export class Dispatcher {
       if (!(error instanceof PoisonCommandError)) throw error;
       this.journal.reject(source, error.reason, error.message, message.value);
       this.metrics.poison.inc({ reason: error.reason });
-      this.log.error({ code: error.reason, ...source, detail: error.message }, errorCatalogue[error.reason].summary);
+      this.log.error({ code: error.reason, ...source, detail: error.message }, errorCatalogue[error.reason].message);
       return;
     }
     await this.execute(command, source);
@@ -290,7 +290,7 @@ export class Dispatcher {
           this.journal.mark(decisionId, "failed", { detail: `DISPATCHER_RECORDING_REJECTED: ${error.message}` });
           this.metrics.alerts.inc({ code: "DISPATCHER_RECORDING_REJECTED" });
           this.metrics.commands.inc({ kind, outcome: "failed" });
-          this.log.error({ alert: "DISPATCHER_RECORDING_REJECTED", decisionId, details: error.details }, errorCatalogue.DISPATCHER_RECORDING_REJECTED.summary);
+          this.log.error({ alert: "DISPATCHER_RECORDING_REJECTED", decisionId, details: error.details }, errorCatalogue.DISPATCHER_RECORDING_REJECTED.message);
           return;
         }
         this.metrics.recordingFailures.inc();
@@ -314,6 +314,6 @@ export class Dispatcher {
   private alert(code: AlertCode, command: Command, detail: string): void {
     this.metrics.alerts.inc({ code });
     const workerId = command.type === "RedispatchCommanded" ? command.targetWorkerId : command.workerId;
-    this.log.error({ alert: code, kind: command.type, decisionId: command.decisionId, correlationId: command.correlationId, workerId, detail }, errorCatalogue[code].summary);
+    this.log.error({ alert: code, kind: command.type, decisionId: command.decisionId, correlationId: command.correlationId, workerId, detail }, errorCatalogue[code].message);
   }
 }

@@ -97,7 +97,7 @@ function baseDocument(): Json {
         Error: {
           type: "object",
           required: ["error", "code"],
-          properties: { error: text("What went wrong, for people."), code: { type: "string", enum: errorCodes, description: errorCodes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].summary}`).join("\n") }, parameter: text("The parameter at fault.") },
+          properties: { error: text("What went wrong, for people."), code: { type: "string", enum: errorCodes, description: errorCodes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].message}`).join("\n") }, parameter: text("The parameter at fault.") },
         },
       },
     },
