@@ -5,7 +5,7 @@
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
  * `@a2a-ledger/env/testing` (testing.ts).
  */
-export { envReader, type EnvReader } from "./env-reader.ts";
+export { envReader, sharedSettings, warnDeprecatedOnce, type DeprecatedName, type EnvReader, type EnvReaderOptions } from "./env-reader.ts";
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
 export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";
 export { routeMethods, type RouteMethods } from "./route-methods.ts";

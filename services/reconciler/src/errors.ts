@@ -32,9 +32,13 @@ rulesRejectedReason satisfies keyof typeof deadLetterReasons;
 
 export type DeadLetterReason = keyof typeof deadLetterReasons;
 
+/** The configuration is invalid; `problems` lists every bad setting, each naming its variable. */
 export class ReconcilerConfigError extends Error {
   override name = "ReconcilerConfigError";
   readonly code = "RECONCILER_CONFIG_INVALID" satisfies ServiceErrorCode;
+  constructor(readonly problems: string[]) {
+    super(`Invalid reconciler configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
 }
 
 /** A record the reconciler cannot process, with the reason it goes to the DLQ. */
