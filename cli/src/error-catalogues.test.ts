@@ -1,7 +1,9 @@
 /**
  * Every catalogue of stable error codes in the repository (each service's `src/errors.ts` and the
  * worker guard's) has the one shape of @a2a-ledger/env, lives in the workspace that owns its prefix, and
- * no code is listed twice — within a service or across services. The files are loaded by path, as the package-graph test reads them, so this test
+ * no code is listed twice — within a service or across services. Each README names codes of its
+ * workspace's catalogues only (settings are named `A2A_LEDGER_<SERVICE>_*`, so they never look like a
+ * code). The files are loaded by path, as the package-graph test reads them, so this test
  * adds no arrow to the graph.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -57,5 +59,16 @@ describe("the error catalogues", async () => {
     for (const place of codes) byCode.set(place.split(" ")[0] as string, [...(byCode.get(place.split(" ")[0] as string) ?? []), place]);
     expect([...byCode.values()].filter((places) => places.length > 1)).toEqual([]);
     expect(codes.length).toBeGreaterThan(60);
+  });
+
+  it("are what each README names: a code-like name in backticks is a code of its workspace's catalogues", () => {
+    for (const dir of owners) {
+      const readme = join(repoRoot, dir, "README.md");
+      const prefixes = [...new Set(all.filter((c) => c.dir === dir).map((c) => c.prefix))];
+      if (!existsSync(readme) || prefixes.length === 0) continue;
+      const known = new Set(all.filter((c) => c.dir === dir).flatMap((c) => Object.keys(c.entries)));
+      const named = [...readFileSync(readme, "utf8").matchAll(new RegExp(`\`(${prefixes.join("|")})_[A-Z0-9_]+\``, "g"))].map((m) => m[0].slice(1, -1));
+      expect(named.filter((code) => !known.has(code)), readme).toEqual([]);
+    }
   });
 });

@@ -176,7 +176,7 @@ export class Dispatcher {
     const stopTimer = this.metrics.commandSeconds.startTimer({ kind: command.type });
     try {
       const worker = workerId === null ? undefined : this.config.workers.workers.get(workerId);
-      if (worker === undefined) throw new DispatchAlert("DISPATCHER_WORKER_NOT_CONFIGURED", `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`);
+      if (worker === undefined) throw new DispatchAlert("DISPATCHER_WORKER_NOT_CONFIGURED", `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (A2A_LEDGER_DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`);
       const { observations, serverTaskIds } = command.type === "RedispatchCommanded" ? await this.redispatch(command, worker) : await this.probe(command, worker);
       await this.holdForTest("after-send", command);
       this.journal.mark(command.decisionId, "dispatched", { observations, serverTaskIds });
@@ -302,7 +302,7 @@ export class Dispatcher {
   }
 
   /**
-   * The fault tests' hook (DISPATCHER_TEST_HOLD_AT): at the configured point the process says so in a log
+   * The fault tests' hook (A2A_LEDGER_DISPATCHER_TEST_HOLD_AT): at the configured point the process says so in a log
    * line and waits until it is killed, so that a test kills it exactly there. Never set in a deployment.
    */
   private async holdForTest(point: TestHoldPoint, command: Command): Promise<void> {

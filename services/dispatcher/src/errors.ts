@@ -20,7 +20,7 @@ export const errorCatalogue = defineErrorCatalogue("DISPATCHER", {
   DISPATCHER_WORKER_NOT_CONFIGURED: { kind: "alert", status: null, message: "A command names a worker the configuration file does not list: nothing was sent (like ReconciliationBlocked, an operator must act)." },
   DISPATCHER_SKILL_NOT_CONFIGURED: { kind: "alert", status: null, message: "The worker is configured but has no message for the command's skill (nor a \"*\" entry): nothing was sent." },
   DISPATCHER_CARD_UNAVAILABLE: { kind: "alert", status: null, message: "The worker's Agent Card could not be fetched or read through its proxy: nothing was sent." },
-  DISPATCHER_INTERFACE_OUTSIDE_PROXY: { kind: "alert", status: null, message: "The card served through the proxy names an interface URL outside the proxy, so a client would bypass it: nothing was sent (run the proxy with PROXY_REWRITE_CARD_URLS=true)." },
+  DISPATCHER_INTERFACE_OUTSIDE_PROXY: { kind: "alert", status: null, message: "The card served through the proxy names an interface URL outside the proxy, so a client would bypass it: nothing was sent (run the proxy with A2A_LEDGER_PROXY_REWRITE_CARD_URLS=true)." },
   DISPATCHER_DISPATCH_REFUSED: { kind: "alert", status: null, message: "The worker (or its proxy) answered the re-dispatch with an error: the task was not taken." },
   DISPATCHER_OUTCOME_UNKNOWN: { kind: "alert", status: null, message: "The re-dispatch was sent but no answer was read (timeout, connection lost, or a crash while it was in flight): it is never sent again; check the ledger for the dispatch's messageId." },
   DISPATCHER_PROBE_FAILED: { kind: "alert", status: null, message: "A probe could not run any canary of the worker to its end: no ProbeCompleted was recorded." },

@@ -7,7 +7,7 @@
 import { CatalogueError, codesOf, defineErrorCatalogue, errorBody } from "@a2a-ledger/env";
 
 export const errorCatalogue = defineErrorCatalogue("PROJECTOR", {
-  PROJECTOR_UNAUTHORIZED: { status: 401, message: "Read tokens are configured (PROJECTOR_TOKENS) and the request carries no valid bearer token." },
+  PROJECTOR_UNAUTHORIZED: { status: 401, message: "Read tokens are configured (A2A_LEDGER_PROJECTOR_TOKENS) and the request carries no valid bearer token." },
   PROJECTOR_NOT_FOUND: { status: 404, message: "No such route." },
   PROJECTOR_UNKNOWN_TASK: { status: 404, message: "No correlation with this id is in the views." },
   PROJECTOR_UNKNOWN_WORKER: { status: 404, message: "No worker with this id is in the views." },

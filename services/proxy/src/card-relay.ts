@@ -49,7 +49,7 @@ export function relayCard(deps: CardRelayDeps, res: ServerResponse, upRes: Incom
   upRes.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size > config.maxRecordedBytes) {
-      upRes.destroy(new Error("card larger than PROXY_MAX_RECORDED_BYTES"));
+      upRes.destroy(new Error("card larger than A2A_LEDGER_PROXY_MAX_RECORDED_BYTES"));
       return;
     }
     chunks.push(chunk);

@@ -34,10 +34,10 @@ export const errorCatalogue = defineErrorCatalogue("PROXY", {
   PROXY_GRPC_UPSTREAM_UNKNOWN: {
     status: 502,
     rpcStatus: "UNAVAILABLE",
-    message: "The worker's gRPC endpoint is unknown: PROXY_GRPC_UPSTREAM is not set and the worker's card names no GRPC interface.",
+    message: "The worker's gRPC endpoint is unknown: A2A_LEDGER_PROXY_GRPC_UPSTREAM is not set and the worker's card names no GRPC interface.",
   },
   PROXY_METHOD_NOT_ALLOWED: { status: 405, rpcStatus: "UNIMPLEMENTED", message: "The path is one of the proxy's own (/metrics, /healthz, /readyz, /a2a-ledger/openapi.json) and takes GET and HEAD only; the Allow header says so." },
-  PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", message: "The request body is larger than the proxy accepts (PROXY_MAX_BODY_BYTES)." },
+  PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", message: "The request body is larger than the proxy accepts (A2A_LEDGER_PROXY_MAX_BODY_BYTES)." },
   PROXY_INTERNAL: { status: 500, rpcStatus: "INTERNAL", message: "An unexpected proxy error; reported in the logs with the request id." },
 } as const satisfies Record<string, CatalogueEntry>);
 
