@@ -133,7 +133,7 @@ try {
   stops.push(() => ingest.stop());
   const workerId = worker.toUpperCase();
   const proxy = await spawnListening("proxy", process.execPath, ["--import", "tsx", proxyMain], {
-    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: agent.url, PROXY_PORT: "0", PROXY_GRPC_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingest.url, PROXY_SPOOL_DIR: join(out, "spool"), PROXY_LOG_LEVEL: "info" },
+    env: { A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: agent.url, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_GRPC_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingest.url, A2A_LEDGER_PROXY_SPOOL_DIR: join(out, "spool"), A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
   });
   stops.unshift(() => proxy.stop());
   process.stdout.write(`${workerId} ${agent.url} (gRPC ${agent.grpcTarget}); proxy ${proxy.url} (gRPC ${proxy.grpcTarget})\n`);

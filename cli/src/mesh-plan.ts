@@ -53,7 +53,7 @@ export function newIngestTokens(): IngestTokens {
   return { dispatcher: token(), proxies: { W1: token(), W2: token(), W3: token() }, guard: token() };
 }
 
-/** INGEST_TOKENS entries for `tokens`, after the operator's own when INGEST_TOKENS is set. */
+/** A2A_LEDGER_INGEST_TOKENS entries for `tokens`, after the operator's own when A2A_LEDGER_INGEST_TOKENS (or the deprecated INGEST_TOKENS) is set. */
 export function ingestTokenEntries(tokens: IngestTokens, configured?: string): string {
   const ours = [`${tokens.dispatcher}=dispatcher`, ...proxyLabels.map((label) => `${tokens.proxies[label]}=proxy:${label}-*`), `${tokens.guard}=guard:${guardedLabel}-*`];
   return [configured?.trim(), ...ours].filter((e) => e !== undefined && e !== "").join(",");
@@ -78,7 +78,7 @@ export function ingestSpec(ctx: PlanContext): ProcessSpec {
     command: process.execPath,
     args: () => tsx(ctx.entries.ingest),
     cwd: ctx.root,
-    env: { ...ctx.env, INGEST_TOPIC: ctx.topics.observations, INGEST_TOKENS: ingestTokenEntries(ctx.tokens, ctx.env.INGEST_TOKENS) },
+    env: { ...ctx.env, A2A_LEDGER_INGEST_TOPIC: ctx.topics.observations, A2A_LEDGER_INGEST_TOKENS: ingestTokenEntries(ctx.tokens, ctx.env.A2A_LEDGER_INGEST_TOKENS ?? ctx.env.INGEST_TOKENS) },
     // fastify says where it listens; the service says when Kafka is connected.
     ready: readyOnMessages(["ingest ready for observations"], (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined)),
   };
@@ -101,9 +101,10 @@ export function projectorSpec(ctx: PlanContext): ProcessSpec {
 }
 
 export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile: string | undefined): ProcessSpec {
-  const env: NodeJS.ProcessEnv = { ...ctx.env, DISPATCHER_INGEST_URL: ingestUrl, DISPATCHER_INGEST_TOKEN: ctx.tokens.dispatcher };
-  if (workersFile !== undefined) env.DISPATCHER_WORKERS_FILE = workersFile;
-  env.DISPATCHER_CANARY_POLL_MS ??= "1000";
+  const env: NodeJS.ProcessEnv = { ...ctx.env, A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl, A2A_LEDGER_DISPATCHER_INGEST_TOKEN: ctx.tokens.dispatcher };
+  if (workersFile !== undefined) env.A2A_LEDGER_DISPATCHER_WORKERS_FILE = workersFile;
+  // The operator's value wins, also under its deprecated name.
+  if (env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS === undefined && env.DISPATCHER_CANARY_POLL_MS === undefined) env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS = "1000";
   return { name: "dispatcher", command: process.execPath, args: () => tsx(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
 }
 
@@ -142,7 +143,7 @@ export function proxySpec(ctx: PlanContext, workerId: string, label: ProxyLabel,
     command: process.execPath,
     args: () => tsx(ctx.entries.proxy),
     cwd: ctx.root,
-    env: { ...ctx.env, PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstreamUrl, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_INGEST_TOKEN: ctx.tokens.proxies[label], PROXY_LOG_LEVEL: "info" },
+    env: { ...ctx.env, A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: upstreamUrl, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_INGEST_TOKEN: ctx.tokens.proxies[label], A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
     ready: readyOnMessage("listening"),
   };
 }

@@ -2,9 +2,10 @@
  * The package graph of the whole repository points one way (docs/ARCHITECTURE.md §5): programs (the
  * CLI, the services, the demo mesh) sit above the libraries (packages/*, schemas, infra). No library
  * depends on a program, no service on another service, and `schemas` on no other workspace — neither as
- * a runtime dependency in package.json nor as an import in the code that ships. Test code (`*.test.ts`,
- * `test/`, `bench/`, a `testing` entry) and development scripts (`scripts/`) may compose programs, as the integration tests do, but nothing
- * closes a cycle, devDependencies included.
+ * a runtime dependency in package.json nor as an import in the code that ships; a library not even as a
+ * devDependency (its tests start a service as a process). Test code of a program (`*.test.ts`, `test/`,
+ * `bench/`, a `testing` entry) and development scripts (`scripts/`) may compose programs, as the
+ * integration tests do, but nothing closes a cycle, devDependencies included.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -69,22 +70,32 @@ function workspaces(root: string): Workspace[] {
     });
 }
 
+const devDependencies = "package.json devDependencies";
+
+const forbiddenForLibrary = (to: Workspace): string | undefined => (to.kind === "program" || to.kind === "service" ? "a library never depends on a program" : undefined);
+
 /** Why an arrow from `from` to `to` is forbidden, or undefined when it may exist. */
 function forbidden(from: Workspace, to: Workspace): string | undefined {
   if (from.dir === "schemas") return "schemas depends on no other workspace";
-  if (from.kind === "library" && (to.kind === "program" || to.kind === "service")) return "a library never depends on a program";
+  if (from.kind === "library" && forbiddenForLibrary(to) !== undefined) return forbiddenForLibrary(to);
   if (from.kind === "service" && to.kind === "service") return "a service never depends on another service";
   return undefined;
 }
 
-/** Every forbidden arrow: runtime dependencies and imports of shipped code. */
+/** Every forbidden arrow: runtime dependencies and imports of shipped code, and a library's devDependencies on a program. */
 function forbiddenArrows(all: readonly Workspace[]): (Arrow & { rule: string })[] {
   const byName = new Map(all.map((w) => [w.name, w]));
   return all.flatMap((from) => {
-    const arrows: Arrow[] = [...from.runtime.map((to) => ({ from: from.name, to, via: "package.json dependencies" })), ...from.imports.map((i) => ({ from: from.name, to: i.target, via: i.file }))];
+    const devOnly = from.all.filter((d) => !from.runtime.includes(d));
+    const arrows: Arrow[] = [
+      ...from.runtime.map((to) => ({ from: from.name, to, via: "package.json dependencies" })),
+      ...devOnly.map((to) => ({ from: from.name, to, via: devDependencies })),
+      ...from.imports.map((i) => ({ from: from.name, to: i.target, via: i.file })),
+    ];
     return arrows.flatMap((a) => {
       const to = byName.get(a.to);
-      const rule = to === undefined ? undefined : forbidden(from, to);
+      // Test code may compose programs, but a library's tests do not: a library → program arrow is forbidden in devDependencies too.
+      const rule = to === undefined ? undefined : a.via === devDependencies ? (from.kind === "library" ? forbiddenForLibrary(to) : undefined) : forbidden(from, to);
       return rule === undefined ? [] : [{ ...a, rule }];
     });
   });
@@ -95,7 +106,7 @@ function undeclared(all: readonly Workspace[]): Arrow[] {
   return all.flatMap((w) => w.imports.filter((i) => !w.runtime.includes(i.target)).map((i) => ({ from: w.name, to: i.target, via: i.file })));
 }
 
-const ws = (dir: string, runtime: string[] = [], imports: string[] = []): Workspace => ({ name: `@a2a-ledger/${dir.split("/").pop()}`, dir, kind: kindOf(dir), runtime: runtime.map((d) => `@a2a-ledger/${d}`), all: runtime.map((d) => `@a2a-ledger/${d}`), imports: imports.map((d) => ({ target: `@a2a-ledger/${d}`, file: `${dir}/src/x.ts` })) });
+const ws = (dir: string, runtime: string[] = [], imports: string[] = [], dev: string[] = []): Workspace => ({ name: `@a2a-ledger/${dir.split("/").pop()}`, dir, kind: kindOf(dir), runtime: runtime.map((d) => `@a2a-ledger/${d}`), all: [...runtime, ...dev].map((d) => `@a2a-ledger/${d}`), imports: imports.map((d) => ({ target: `@a2a-ledger/${d}`, file: `${dir}/src/x.ts` })) });
 
 describe("the package graph's rules", () => {
   it("forbid a library depending on a program, a service on another service, and schemas on anything", () => {
@@ -107,6 +118,11 @@ describe("the package graph's rules", () => {
       "@a2a-ledger/schemas -> @a2a-ledger/core (schemas/src/x.ts)",
       "@a2a-ledger/infra -> @a2a-ledger/cli (infra/src/x.ts)",
     ]);
+  });
+
+  it("forbid a library's devDependency on a service or program, and allow a service's or program's on another for its tests", () => {
+    const graph = [ws("packages/worker-guard", ["core"], [], ["ingest", "kafka"]), ws("packages/core"), ws("packages/kafka"), ws("services/ingest"), ws("services/projector", [], [], ["reconciler"]), ws("services/reconciler"), ws("cli", [], [], ["ingest"])];
+    expect(forbiddenArrows(graph).map((a) => `${a.from} -> ${a.to} (${a.via}): ${a.rule}`)).toEqual(["@a2a-ledger/worker-guard -> @a2a-ledger/ingest (package.json devDependencies): a library never depends on a program"]);
   });
 
   it("find an import of shipped code that is no runtime dependency, and every cycle", () => {

@@ -39,7 +39,7 @@ const lostTask = "task-42";
 /** The environment of a process that runs as `principal`: its client properties, nothing else about the cluster. */
 function envOf(principal: Principal, kind: "sasl" | "mtls", extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_CLIENT_CONFIG: stack.clientConfigs[principal][kind], ...extra };
-  for (const name of ["KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "A2A_LEDGER_TOPIC_SUFFIX", "INGEST_TOKENS"]) if (!(name in extra)) delete env[name];
+  for (const name of ["KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "A2A_LEDGER_TOPIC_SUFFIX", "A2A_LEDGER_INGEST_TOKENS"]) if (!(name in extra)) delete env[name];
   return env;
 }
 
@@ -147,11 +147,11 @@ describe("the ledger on a secured cluster, each service as its own principal", (
   let dispatcher: ChildService;
 
   it("runs the whole path: ingest → reconciler → projector → dispatcher, over SASL_SSL and mTLS", async () => {
-    ingest = await start("ingest", "services/ingest/src/main.ts", envOf("ingest", "sasl", { INGEST_PORT: "0", INGEST_LOG_LEVEL: "info" }), (e) => typeof e.msg === "string" && /^Server listening at/.test(e.msg));
+    ingest = await start("ingest", "services/ingest/src/main.ts", envOf("ingest", "sasl", { A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "info" }), (e) => typeof e.msg === "string" && /^Server listening at/.test(e.msg));
     const ingestUrl = /Server listening at (\S+)/.exec(String(ingest.readyEntry.msg))?.[1] as string;
     await start("reconciler", "services/reconciler/src/main.ts", envOf("reconciler", "mtls"), hasMsg("partitions assigned"));
-    projector = await start("projector", "services/projector/src/main.ts", envOf("projector", "sasl", { PROJECTOR_PORT: "0", PROJECTOR_SQLITE_PATH: join(dataDir, "projector.sqlite") }), hasMsg("projector ready"));
-    dispatcher = await start("dispatcher", "services/dispatcher/src/main.ts", envOf("dispatcher", "mtls", { DISPATCHER_PORT: "0", DISPATCHER_INGEST_URL: ingestUrl, DISPATCHER_JOURNAL_PATH: join(dataDir, "dispatcher.sqlite") }), hasMsg("listening"));
+    projector = await start("projector", "services/projector/src/main.ts", envOf("projector", "sasl", { A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dataDir, "projector.sqlite") }), hasMsg("projector ready"));
+    dispatcher = await start("dispatcher", "services/dispatcher/src/main.ts", envOf("dispatcher", "mtls", { A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl, A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dataDir, "dispatcher.sqlite") }), hasMsg("listening"));
 
     const ready = await (await fetch(`${ingestUrl}/readyz`)).json();
     expect(ready).toMatchObject({ status: "ready", kafka: true, registry: true });
@@ -222,7 +222,7 @@ describe("the ledger on a secured cluster, each service as its own principal", (
     });
 
     await without("projector", ruleOf("projector", (r) => r.resource.type === "group"), async () => {
-      const second = await start("projector-without-group", "services/projector/src/main.ts", envOf("projector", "mtls", { PROJECTOR_PORT: "0", PROJECTOR_SQLITE_PATH: join(dataDir, "projector-2.sqlite"), A2A_LEDGER_INSTANCE_ID: "denied" }), hasMsg("projector ready"));
+      const second = await start("projector-without-group", "services/projector/src/main.ts", envOf("projector", "mtls", { A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dataDir, "projector-2.sqlite"), A2A_LEDGER_INSTANCE_ID: "denied" }), hasMsg("projector ready"));
       const ready = await eventually("the projector's reason", async () => {
         const body = (await (await fetch(`${urlOf(second)}/readyz`)).json()) as { status: string; reason?: { code: string; resource: string; message: string } };
         return body.reason !== undefined ? body : undefined;
@@ -232,7 +232,7 @@ describe("the ledger on a secured cluster, each service as its own principal", (
     });
 
     await without("dispatcher", ruleOf("dispatcher", (r) => r.resource.type === "topic"), async () => {
-      const second = await start("dispatcher-without-topic", "services/dispatcher/src/main.ts", envOf("dispatcher", "sasl", { DISPATCHER_PORT: "0", DISPATCHER_JOURNAL_PATH: join(dataDir, "dispatcher-2.sqlite"), A2A_LEDGER_INSTANCE_ID: "denied" }), hasMsg("listening"));
+      const second = await start("dispatcher-without-topic", "services/dispatcher/src/main.ts", envOf("dispatcher", "sasl", { A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dataDir, "dispatcher-2.sqlite"), A2A_LEDGER_INSTANCE_ID: "denied" }), hasMsg("listening"));
       const health = await eventually("the dispatcher's reason", async () => {
         const response = await fetch(`${urlOf(second)}/healthz`);
         const body = (await response.json()) as { reason?: { code: string; resource: string } };
@@ -256,7 +256,7 @@ describe("the ledger on a secured cluster, each service as its own principal", (
     expect(noCert.code).toBe(3);
     expect(noCert.stderr).toMatch(/refused the TLS handshake/);
 
-    const badIngest = await start("ingest-wrong-password", "services/ingest/src/main.ts", envOf("ingest", "sasl", { INGEST_PORT: "0", KAFKA_SASL_PASSWORD: "not-the-password-of-ingest" }), (e) => typeof e.msg === "string" && /^Server listening at/.test(e.msg));
+    const badIngest = await start("ingest-wrong-password", "services/ingest/src/main.ts", envOf("ingest", "sasl", { A2A_LEDGER_INGEST_PORT: "0", KAFKA_SASL_PASSWORD: "not-the-password-of-ingest" }), (e) => typeof e.msg === "string" && /^Server listening at/.test(e.msg));
     const url = /Server listening at (\S+)/.exec(String(badIngest.readyEntry.msg))?.[1] as string;
     const ready = await (await fetch(`${url}/readyz`)).json();
     expect(ready).toMatchObject({ status: "not ready", kafka: false, reason: { code: "KAFKA_AUTHENTICATION_FAILED" } });

@@ -22,7 +22,7 @@ describe("a2a-ledger projector", () => {
     const suffix = `cli-rebuild-${randomUUID().slice(0, 8)}`;
     try {
       const { stdout } = await run(process.execPath, [bin, "projector", "rebuild"], {
-        env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"), A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
+        env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"), A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
         timeout: 150_000,
       });
       expect(stdout).toContain('"the rebuilt views are active"');

@@ -52,10 +52,10 @@ describe("the demo's files", () => {
 
   it("give each proxy, the dispatcher and the guarded worker its own ingest token, bound at ingest to the observer it writes as", () => {
     const tokens = newIngestTokens();
-    const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env: { INGEST_TOKENS: "operator-token-0123456789" }, topics: topicNames, tokens };
-    const entries = String(ingestSpec(ctx).env.INGEST_TOKENS).split(",").map((e) => e.split("="));
-    const proxies = proxyLabels.map((label) => String(proxySpec(ctx, `${label}-run1`, label, "http://127.0.0.1:1", "http://127.0.0.1:2").env.PROXY_INGEST_TOKEN));
-    const dispatcher = String(dispatcherSpec(ctx, "http://127.0.0.1:2", undefined).env.DISPATCHER_INGEST_TOKEN);
+    const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env: { A2A_LEDGER_INGEST_TOKENS: "operator-token-0123456789" }, topics: topicNames, tokens };
+    const entries = String(ingestSpec(ctx).env.A2A_LEDGER_INGEST_TOKENS).split(",").map((e) => e.split("="));
+    const proxies = proxyLabels.map((label) => String(proxySpec(ctx, `${label}-run1`, label, "http://127.0.0.1:1", "http://127.0.0.1:2").env.A2A_LEDGER_PROXY_INGEST_TOKEN));
+    const dispatcher = String(dispatcherSpec(ctx, "http://127.0.0.1:2", undefined).env.A2A_LEDGER_DISPATCHER_INGEST_TOKEN);
     expect(new Set([...proxies, dispatcher]).size).toBe(4);
     for (const token of [...proxies, dispatcher]) expect(token.length).toBeGreaterThanOrEqual(16);
     const guard = String(jsAgentSpec(ctx, "w2", undefined, { workerId: "W2-run1", ingestUrl: "http://127.0.0.1:2" }).env.GUARD_INGEST_TOKEN);
@@ -80,7 +80,7 @@ describe("a2a-ledger up on the real stack", () => {
     const suffix = `up-${randomUUID().slice(0, 8)}`;
     const operatorToken = `operator-${randomUUID()}`;
     const child = spawn(process.execPath, [bin, "up"], {
-      env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", INGEST_TOKENS: operatorToken },
+      env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_INGEST_TOKENS: operatorToken },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

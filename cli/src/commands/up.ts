@@ -272,9 +272,10 @@ export const command: Command = {
       announce(projector, `page ${projector.url}/, API ${projector.url}/v1/tasks`);
       const r: Running = { sup, ctx, ingest, projector, brokers: state.brokers, registryUrl: state.registryUrl, dataDir: stackConfig.dataDir };
       if (!values.demo) {
-        const workersFile = process.env.DISPATCHER_WORKERS_FILE?.trim() ? resolve(process.env.DISPATCHER_WORKERS_FILE.trim()) : undefined;
+        const workersFileSetting = (process.env.A2A_LEDGER_DISPATCHER_WORKERS_FILE ?? process.env.DISPATCHER_WORKERS_FILE)?.trim(); // the deprecated name is still read
+        const workersFile = workersFileSetting ? resolve(workersFileSetting) : undefined;
         const dispatcher = await sup.start(dispatcherSpec(ctx, ingest.url ?? "", workersFile));
-        announce(dispatcher, `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`);
+        announce(dispatcher, `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (A2A_LEDGER_DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`);
         io.stdout(`\nThe projector's page: ${projector.url}/\n`);
         return;
       }

@@ -29,10 +29,10 @@ const env: NodeJS.ProcessEnv = {
   A2A_LEDGER_TOPIC_SUFFIX: suffix,
   A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`,
   A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
-  PROJECTOR_GROUP: `projector-${suffix}`,
-  PROJECTOR_SESSION_TIMEOUT_MS: "6000",
-  PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
-  PROJECTOR_LOG_LEVEL: "warn",
+  A2A_LEDGER_PROJECTOR_GROUP: `projector-${suffix}`,
+  A2A_LEDGER_PROJECTOR_SESSION_TIMEOUT_MS: "6000",
+  A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
+  A2A_LEDGER_PROJECTOR_LOG_LEVEL: "warn",
 };
 const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "client-py-route-test" });
 const admin = kafka.admin();
@@ -70,13 +70,13 @@ async function until<T>(what: string, probeFn: () => Promise<T | undefined>, tim
 beforeAll(async () => {
   await admin.connect();
   await ensureTopics(admin, topicSpecs(topics));
-  const { server: ingest } = createIngestApp(loadIngestConfig({ ...env, INGEST_TOPIC: topics.observations, INGEST_PORT: "0", INGEST_LOG_LEVEL: "silent" }), { logger: false });
+  const { server: ingest } = createIngestApp(loadIngestConfig({ ...env, A2A_LEDGER_INGEST_TOPIC: topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "silent" }), { logger: false });
   const ingestUrl = await ingest.listen({ host: "127.0.0.1", port: 0 });
   stop.push(() => ingest.close());
   const reconciler = new Reconciler(loadReconcilerConfig(env), createLogger());
   await reconciler.start();
   stop.push(() => reconciler.stop());
-  const config = loadProjectorConfig({ ...env, PROJECTOR_PORT: "0" });
+  const config = loadProjectorConfig({ ...env, A2A_LEDGER_PROJECTOR_PORT: "0" });
   const store = openStore(config.store);
   await migrate(store);
   const metrics = createMetrics();

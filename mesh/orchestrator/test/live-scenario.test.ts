@@ -46,7 +46,7 @@ beforeAll(async () => {
   startedAt = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), "e2e-"));
   up = spawn(process.execPath, [bin, "up", "--demo"], {
-    env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, INGEST_PORT: "0", PROJECTOR_PORT: "0", DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
+    env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   exited = new Promise((resolve) => up.once("exit", (code) => resolve(code)));

@@ -62,7 +62,7 @@ export interface VerifiedCard {
 export interface LedgerRouteOptions {
   /** The projector, e.g. http://127.0.0.1:18095 */
   projectorUrl: string;
-  /** A read token of PROJECTOR_TOKENS, when the projector wants one. */
+  /** A read token of A2A_LEDGER_PROJECTOR_TOKENS, when the projector wants one. */
   token?: string;
   timeoutMs?: number;
   fetch?: typeof fetch;

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { envReader } from "./env-reader.ts";
+import { describe, expect, it, vi } from "vitest";
+import { envReader, type DeprecatedName } from "./env-reader.ts";
 
 describe("reading configuration from the environment", () => {
   it("trims values and takes an empty one for unset", () => {
@@ -24,5 +24,49 @@ describe("reading configuration from the environment", () => {
     const r = envReader({ T: "true", F: "false", Y: "yes" });
     expect([r.bool("T"), r.bool("F"), r.bool("Y"), r.bool("UNSET", true)]).toEqual([true, false, false, true]);
     expect(r.problems).toEqual(['Y="yes" must be true or false']);
+  });
+
+  describe("a service whose settings moved to A2A_LEDGER_<SERVICE>_*", () => {
+    const renamed = { from: "SVC_", to: "A2A_LEDGER_SVC_" };
+
+    it("given only the new name, reads it and reports nothing deprecated", () => {
+      const seen: DeprecatedName[] = [];
+      const r = envReader({ A2A_LEDGER_SVC_PORT: "80" }, { renamed, onDeprecated: (d) => seen.push(d) });
+      expect(r.int("A2A_LEDGER_SVC_PORT", 1, 1, 65535)).toBe(80);
+      expect([seen, r.deprecated]).toEqual([[], []]);
+    });
+
+    it("given only the old name, reads it and reports it once, naming old and new", () => {
+      const seen: DeprecatedName[] = [];
+      const r = envReader({ SVC_PORT: "81" }, { renamed, onDeprecated: (d) => seen.push(d) });
+      expect(r.int("A2A_LEDGER_SVC_PORT", 1, 1, 65535)).toBe(81);
+      expect(r.text("A2A_LEDGER_SVC_PORT")).toBe("81");
+      expect(seen).toEqual([{ old: "SVC_PORT", new: "A2A_LEDGER_SVC_PORT" }]);
+      expect(r.deprecated).toEqual(seen);
+    });
+
+    it("given both, takes the new name and still reports the old one", () => {
+      const seen: DeprecatedName[] = [];
+      const r = envReader({ SVC_PORT: "81", A2A_LEDGER_SVC_PORT: "82" }, { renamed, onDeprecated: (d) => seen.push(d) });
+      expect(r.int("A2A_LEDGER_SVC_PORT", 1, 1, 65535)).toBe(82);
+      expect(seen).toEqual([{ old: "SVC_PORT", new: "A2A_LEDGER_SVC_PORT" }]);
+    });
+
+    it("names a bad value under the new name, with every other problem", () => {
+      const r = envReader({ SVC_PORT: "x", A2A_LEDGER_SVC_DEBUG: "maybe" }, { renamed, onDeprecated: () => undefined });
+      r.int("A2A_LEDGER_SVC_PORT", 1, 1, 65535);
+      r.bool("A2A_LEDGER_SVC_DEBUG");
+      expect(r.problems).toEqual(['A2A_LEDGER_SVC_PORT="x" must be an integer from 1 to 65535', 'A2A_LEDGER_SVC_DEBUG="maybe" must be true or false']);
+    });
+
+    it("by default warns once per old name and process, through a DeprecationWarning", () => {
+      const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+      try {
+        for (let i = 0; i < 3; i++) envReader({ SVC_ONCE: "1" }, { renamed }).text("A2A_LEDGER_SVC_ONCE");
+        expect(emit.mock.calls).toEqual([["SVC_ONCE is deprecated: set A2A_LEDGER_SVC_ONCE instead (A2A_LEDGER_SVC_ONCE wins when both are set)", { type: "DeprecationWarning", code: "A2A_LEDGER_DEPRECATED_SETTING" }]]);
+      } finally {
+        emit.mockRestore();
+      }
+    });
   });
 });

@@ -1,11 +1,26 @@
 /**
- * What every service process shares: reading its configuration from environment variables
- * (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts), bearer tokens (bearer-tokens.ts)
+ * What every service process shares: its catalogue of stable error codes (error-catalogue.ts), reading
+ * its configuration from environment variables (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts), bearer tokens (bearer-tokens.ts)
  * and the methods each HTTP path takes, for 405 with Allow (route-methods.ts). Tests and benchmarks run
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
  * `@a2a-ledger/env/testing` (testing.ts).
  */
-export { envReader, type EnvReader } from "./env-reader.ts";
+export { envReader, sharedSettings, warnDeprecatedOnce, type DeprecatedName, type EnvReader, type EnvReaderOptions } from "./env-reader.ts";
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
 export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";
 export { routeMethods, type RouteMethods } from "./route-methods.ts";
+export {
+  CatalogueError,
+  catalogueProblems,
+  cataloguePrefix,
+  codesOf,
+  errorBody,
+  defineErrorCatalogue,
+  ErrorCatalogueInvalid,
+  errorCodePrefixes,
+  formatMessage,
+  isErrorCatalogue,
+  type ErrorBody,
+  type ErrorCodePrefix,
+  type ErrorEntry,
+} from "./error-catalogue.ts";

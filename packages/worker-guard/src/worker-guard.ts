@@ -173,7 +173,7 @@ export class WorkerGuard {
     try {
       card = AgentCard.toJSON(this.options.card());
     } catch (e) {
-      throw new EmissionRefusedError("GUARD_CARD_UNAVAILABLE", `${guardErrorCodes.GUARD_CARD_UNAVAILABLE}: ${(e as Error).message}`, null, emissions[0]?.serverTaskId ?? "");
+      throw new EmissionRefusedError("GUARD_CARD_UNAVAILABLE", `${guardErrorCodes.GUARD_CARD_UNAVAILABLE.message}: ${(e as Error).message}`, null, emissions[0]?.serverTaskId ?? "");
     }
     for (const emission of emissions) {
       const verdict = checkEmission(card, emission, scope.skillId);
@@ -202,9 +202,9 @@ export class WorkerGuard {
     this.pending.add(sent);
     void sent.finally(() => this.pending.delete(sent));
     if (verdict.kind === "STATE_NOT_ADVERTISED") {
-      throw new EmissionRefusedError("GUARD_STATE_NOT_ADVERTISED", `${verdict.rawState}: ${guardErrorCodes.GUARD_STATE_NOT_ADVERTISED} (advertised: ${verdict.allowedValues.join(", ")})`, verdict, emission.serverTaskId);
+      throw new EmissionRefusedError("GUARD_STATE_NOT_ADVERTISED", `${verdict.rawState}: ${guardErrorCodes.GUARD_STATE_NOT_ADVERTISED.message} (advertised: ${verdict.allowedValues.join(", ")})`, verdict, emission.serverTaskId);
     }
-    throw new EmissionRefusedError("GUARD_OUTPUT_MODE_NOT_ADVERTISED", `${verdict.refusedModes.join(", ")}: ${guardErrorCodes.GUARD_OUTPUT_MODE_NOT_ADVERTISED}${scope.skillId === null ? " (card defaults)" : ` ${scope.skillId}`} (advertised: ${verdict.allowedValues.join(", ")})`, verdict, emission.serverTaskId);
+    throw new EmissionRefusedError("GUARD_OUTPUT_MODE_NOT_ADVERTISED", `${verdict.refusedModes.join(", ")}: ${guardErrorCodes.GUARD_OUTPUT_MODE_NOT_ADVERTISED.message}${scope.skillId === null ? " (card defaults)" : ` ${scope.skillId}`} (advertised: ${verdict.allowedValues.join(", ")})`, verdict, emission.serverTaskId);
   }
 
   /** Resolves once every refusal recorded so far was handed to the sink and settled. */

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loadConfig } from "./config.ts";
 import { DispatcherConfigError } from "./errors.ts";
 
@@ -44,28 +44,28 @@ describe("dispatcher configuration", () => {
     const file = join(dir, "bad-workers.json");
     writeFileSync(file, JSON.stringify({ workers: { W1: { url: "not a url", skills: { answer: { canaries: [] } } } } }));
     const problems = problemsOf({
-      DISPATCHER_PORT: "70000",
-      DISPATCHER_CONCURRENCY: "0",
-      DISPATCHER_FROM_BEGINNING: "yes",
-      DISPATCHER_TEST_HOLD_AT: "somewhere",
-      DISPATCHER_INGEST_URL: "ftp://x",
-      DISPATCHER_INGEST_TOKEN: "short",
-      DISPATCHER_LOG_LEVEL: "loud",
+      A2A_LEDGER_DISPATCHER_PORT: "70000",
+      A2A_LEDGER_DISPATCHER_CONCURRENCY: "0",
+      A2A_LEDGER_DISPATCHER_FROM_BEGINNING: "yes",
+      A2A_LEDGER_DISPATCHER_TEST_HOLD_AT: "somewhere",
+      A2A_LEDGER_DISPATCHER_INGEST_URL: "ftp://x",
+      A2A_LEDGER_DISPATCHER_INGEST_TOKEN: "short",
+      A2A_LEDGER_DISPATCHER_LOG_LEVEL: "loud",
       A2A_LEDGER_TOPIC_SUFFIX: "a b",
       KAFKA_BROKERS: "nohost",
-      DISPATCHER_WORKERS_FILE: file,
+      A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
     });
     expect(problems).toEqual([
       'KAFKA_BROKERS entry "nohost" is not host:port',
       'A2A_LEDGER_TOPIC_SUFFIX="a b": letters, digits, \'.\', \'_\' and \'-\' only',
-      'DISPATCHER_INGEST_URL="ftp://x" is not an http(s) URL',
-      "DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
-      'DISPATCHER_LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
-      'DISPATCHER_TEST_HOLD_AT="somewhere" must be one of before-send, after-send, after-dispatched',
-      `DISPATCHER_WORKERS_FILE ${file}: workers.W1.url: "not a url" is not a URL`,
-      'DISPATCHER_FROM_BEGINNING="yes" must be true or false',
-      'DISPATCHER_CONCURRENCY="0" must be an integer from 1 to 64',
-      'DISPATCHER_PORT="70000" must be an integer from 0 to 65535',
+      'A2A_LEDGER_DISPATCHER_INGEST_URL="ftp://x" is not an http(s) URL',
+      "A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
+      'A2A_LEDGER_DISPATCHER_LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
+      'A2A_LEDGER_DISPATCHER_TEST_HOLD_AT="somewhere" must be one of before-send, after-send, after-dispatched',
+      `A2A_LEDGER_DISPATCHER_WORKERS_FILE ${file}: workers.W1.url: "not a url" is not a URL`,
+      'A2A_LEDGER_DISPATCHER_FROM_BEGINNING="yes" must be true or false',
+      'A2A_LEDGER_DISPATCHER_CONCURRENCY="0" must be an integer from 1 to 64',
+      'A2A_LEDGER_DISPATCHER_PORT="70000" must be an integer from 0 to 65535',
     ]);
     expect(problems.join("\n")).not.toContain("short");
   });
@@ -73,11 +73,50 @@ describe("dispatcher configuration", () => {
   it("as a process, a malformed workers file stops it at start with exit code 2 and the file's problems", async () => {
     const file = join(dir, "malformed.json");
     writeFileSync(file, '{"workers": {"W1": {"url": "http://127.0.0.1:1", "skills": {"answer": {"canaries": [{"message": "x", "park": "yes"}]}}}}}');
-    const failure = await run(process.execPath, ["--import", "tsx", main], { env: { ...process.env, DISPATCHER_WORKERS_FILE: file, A2A_LEDGER_DATA_DIR: dir }, timeout: 30_000 }).then(
+    const failure = await run(process.execPath, ["--import", "tsx", main], { env: { ...process.env, A2A_LEDGER_DISPATCHER_WORKERS_FILE: file, A2A_LEDGER_DATA_DIR: dir }, timeout: 30_000 }).then(
       () => undefined,
       (e: { code: number; stderr: string }) => e,
     );
     expect(failure?.code).toBe(2);
-    expect(failure?.stderr).toContain(`DISPATCHER_WORKERS_FILE ${file}: workers.W1.skills.answer.canaries[0].park: must be true or false`);
+    expect(failure?.stderr).toContain(`A2A_LEDGER_DISPATCHER_WORKERS_FILE ${file}: workers.W1.skills.answer.canaries[0].park: must be true or false`);
   }, 30_000);
+});
+
+describe("dispatcher settings under their deprecated names (DISPATCHER_*)", () => {
+  const warnings = (run: () => void): string[] => {
+    const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      run();
+      return emit.mock.calls.map((c) => String(c[0]));
+    } finally {
+      emit.mockRestore();
+    }
+  };
+
+  it("reads the old name, with one deprecation warning naming old and new", () => {
+    let port = 0;
+    const seen = warnings(() => {
+      port = loadConfig({ DISPATCHER_PORT: "9001" }).port;
+      loadConfig({ DISPATCHER_PORT: "9001" });
+    });
+    expect(port).toBe(9001);
+    expect(seen).toEqual(["DISPATCHER_PORT is deprecated: set A2A_LEDGER_DISPATCHER_PORT instead (A2A_LEDGER_DISPATCHER_PORT wins when both are set)"]);
+  });
+
+  it("reads the new name without a warning, and takes it when both are set", () => {
+    expect(warnings(() => expect(loadConfig({ A2A_LEDGER_DISPATCHER_PORT: "9002" }).port).toBe(9002))).toEqual([]);
+    expect(loadConfig({ DISPATCHER_PORT: "9001", A2A_LEDGER_DISPATCHER_PORT: "9002" }).port).toBe(9002);
+  });
+
+  it("lists every problem at once, also of values given under old names", () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ DISPATCHER_PORT: "none", A2A_LEDGER_DISPATCHER_LOG_LEVEL: "loud", KAFKA_BROKERS: "nohost" });
+    } catch (e) {
+      problems = (e as { problems: string[] }).problems;
+    }
+    expect(problems.some((p) => p.startsWith('A2A_LEDGER_DISPATCHER_PORT="none"'))).toBe(true);
+    expect(problems.some((p) => p.includes("A2A_LEDGER_DISPATCHER_LOG_LEVEL"))).toBe(true);
+    expect(problems.some((p) => p.includes("KAFKA_BROKERS"))).toBe(true);
+  });
 });

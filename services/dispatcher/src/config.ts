@@ -64,7 +64,7 @@ export const configDefaults = {
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
-  const reader = envReader(env);
+  const reader = envReader(env, { renamed: { from: "DISPATCHER_", to: "A2A_LEDGER_DISPATCHER_" } });
   const { problems, text, int } = reader;
   const bool = (name: string): boolean => reader.bool(name);
 
@@ -73,35 +73,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
 
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
-  const groupId = text("DISPATCHER_GROUP") ?? (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`);
-  if (text("DISPATCHER_GROUP") !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) problems.push(`DISPATCHER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
+  const groupId = text("A2A_LEDGER_DISPATCHER_GROUP") ?? (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`);
+  if (text("A2A_LEDGER_DISPATCHER_GROUP") !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) problems.push(`A2A_LEDGER_DISPATCHER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
 
-  const host = text("DISPATCHER_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`DISPATCHER_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  const host = text("A2A_LEDGER_DISPATCHER_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_DISPATCHER_HOST=${JSON.stringify(host)} is not a host name or IP address`);
 
-  const ingestUrl = (text("DISPATCHER_INGEST_URL") ?? configDefaults.ingestUrl).replace(/\/+$/, "");
-  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(ingestUrl)) problems.push(`DISPATCHER_INGEST_URL=${JSON.stringify(ingestUrl)} is not an http(s) URL`);
-  const ingestToken = text("DISPATCHER_INGEST_TOKEN") ?? null;
-  if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken))) problems.push("DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)");
+  const ingestUrl = (text("A2A_LEDGER_DISPATCHER_INGEST_URL") ?? configDefaults.ingestUrl).replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(ingestUrl)) problems.push(`A2A_LEDGER_DISPATCHER_INGEST_URL=${JSON.stringify(ingestUrl)} is not an http(s) URL`);
+  const ingestToken = text("A2A_LEDGER_DISPATCHER_INGEST_TOKEN") ?? null;
+  if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken))) problems.push("A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)");
 
   const dataDir = resolve(text("A2A_LEDGER_DATA_DIR") ?? ".a2a-ledger");
-  const journalPath = resolve(text("DISPATCHER_JOURNAL_PATH") ?? join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`));
+  const journalPath = resolve(text("A2A_LEDGER_DISPATCHER_JOURNAL_PATH") ?? join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`));
 
-  const logLevel = text("DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
-  if (!isLogLevel(logLevel)) problems.push(`DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+  const logLevel = text("A2A_LEDGER_DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
+  if (!isLogLevel(logLevel)) problems.push(`A2A_LEDGER_DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
-  const holdRaw = text("DISPATCHER_TEST_HOLD_AT");
+  const holdRaw = text("A2A_LEDGER_DISPATCHER_TEST_HOLD_AT");
   const holdAt = holdRaw === undefined ? null : (testHoldPoints as readonly string[]).includes(holdRaw) ? (holdRaw as TestHoldPoint) : null;
-  if (holdRaw !== undefined && holdAt === null) problems.push(`DISPATCHER_TEST_HOLD_AT=${JSON.stringify(holdRaw)} must be one of ${testHoldPoints.join(", ")}`);
+  if (holdRaw !== undefined && holdAt === null) problems.push(`A2A_LEDGER_DISPATCHER_TEST_HOLD_AT=${JSON.stringify(holdRaw)} must be one of ${testHoldPoints.join(", ")}`);
 
-  const workersFile = text("DISPATCHER_WORKERS_FILE") ?? null;
+  const workersFile = text("A2A_LEDGER_DISPATCHER_WORKERS_FILE") ?? null;
   let workers: WorkersConfig = { workers: new Map() };
   if (workersFile !== null) {
     try {
       workers = readWorkersConfig(resolve(workersFile));
     } catch (e) {
       if (!(e instanceof DispatcherConfigError)) throw e;
-      problems.push(...e.problems.map((p) => `DISPATCHER_WORKERS_FILE ${p}`));
+      problems.push(...e.problems.map((p) => `A2A_LEDGER_DISPATCHER_WORKERS_FILE ${p}`));
     }
   }
 
@@ -111,19 +111,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
     topics: suffix === undefined ? topicNames : suffixedTopicNames(suffix),
     groupId,
     instanceId: text("A2A_LEDGER_INSTANCE_ID") ?? `${hostname()}-${process.pid}`,
-    fromBeginning: reader.bool("DISPATCHER_FROM_BEGINNING", true),
-    concurrency: int("DISPATCHER_CONCURRENCY", configDefaults.concurrency, 1, 64),
-    sessionTimeoutMs: int("DISPATCHER_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
+    fromBeginning: reader.bool("A2A_LEDGER_DISPATCHER_FROM_BEGINNING", true),
+    concurrency: int("A2A_LEDGER_DISPATCHER_CONCURRENCY", configDefaults.concurrency, 1, 64),
+    sessionTimeoutMs: int("A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
     host,
-    port: int("DISPATCHER_PORT", configDefaults.port, 0, 65535),
+    port: int("A2A_LEDGER_DISPATCHER_PORT", configDefaults.port, 0, 65535),
     ingestUrl,
     ingestToken,
     journalPath,
     workersFile,
     workers,
-    canaryPollMs: int("DISPATCHER_CANARY_POLL_MS", configDefaults.canaryPollMs, 100, 3_600_000),
-    probeTimeoutMs: int("DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
-    dispatchTimeoutMs: int("DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
+    canaryPollMs: int("A2A_LEDGER_DISPATCHER_CANARY_POLL_MS", configDefaults.canaryPollMs, 100, 3_600_000),
+    probeTimeoutMs: int("A2A_LEDGER_DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
+    dispatchTimeoutMs: int("A2A_LEDGER_DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
     logLevel: logLevel as LogLevel,
     testHoldAt: holdAt,
   };

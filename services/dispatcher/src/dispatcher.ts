@@ -159,7 +159,7 @@ export class Dispatcher {
       if (!(error instanceof PoisonCommandError)) throw error;
       this.journal.reject(source, error.reason, error.message, message.value);
       this.metrics.poison.inc({ reason: error.reason });
-      this.log.error({ code: error.reason, ...source, detail: error.message }, errorCatalogue[error.reason].summary);
+      this.log.error({ code: error.reason, ...source, detail: error.message }, errorCatalogue[error.reason].message);
       return;
     }
     await this.execute(command, source);
@@ -176,7 +176,7 @@ export class Dispatcher {
     const stopTimer = this.metrics.commandSeconds.startTimer({ kind: command.type });
     try {
       const worker = workerId === null ? undefined : this.config.workers.workers.get(workerId);
-      if (worker === undefined) throw new DispatchAlert("DISPATCHER_WORKER_NOT_CONFIGURED", `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`);
+      if (worker === undefined) throw new DispatchAlert("DISPATCHER_WORKER_NOT_CONFIGURED", `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (A2A_LEDGER_DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`);
       const { observations, serverTaskIds } = command.type === "RedispatchCommanded" ? await this.redispatch(command, worker) : await this.probe(command, worker);
       await this.holdForTest("after-send", command);
       this.journal.mark(command.decisionId, "dispatched", { observations, serverTaskIds });
@@ -290,7 +290,7 @@ export class Dispatcher {
           this.journal.mark(decisionId, "failed", { detail: `DISPATCHER_RECORDING_REJECTED: ${error.message}` });
           this.metrics.alerts.inc({ code: "DISPATCHER_RECORDING_REJECTED" });
           this.metrics.commands.inc({ kind, outcome: "failed" });
-          this.log.error({ alert: "DISPATCHER_RECORDING_REJECTED", decisionId, details: error.details }, errorCatalogue.DISPATCHER_RECORDING_REJECTED.summary);
+          this.log.error({ alert: "DISPATCHER_RECORDING_REJECTED", decisionId, details: error.details }, errorCatalogue.DISPATCHER_RECORDING_REJECTED.message);
           return;
         }
         this.metrics.recordingFailures.inc();
@@ -302,7 +302,7 @@ export class Dispatcher {
   }
 
   /**
-   * The fault tests' hook (DISPATCHER_TEST_HOLD_AT): at the configured point the process says so in a log
+   * The fault tests' hook (A2A_LEDGER_DISPATCHER_TEST_HOLD_AT): at the configured point the process says so in a log
    * line and waits until it is killed, so that a test kills it exactly there. Never set in a deployment.
    */
   private async holdForTest(point: TestHoldPoint, command: Command): Promise<void> {
@@ -314,6 +314,6 @@ export class Dispatcher {
   private alert(code: AlertCode, command: Command, detail: string): void {
     this.metrics.alerts.inc({ code });
     const workerId = command.type === "RedispatchCommanded" ? command.targetWorkerId : command.workerId;
-    this.log.error({ alert: code, kind: command.type, decisionId: command.decisionId, correlationId: command.correlationId, workerId, detail }, errorCatalogue[code].summary);
+    this.log.error({ alert: code, kind: command.type, decisionId: command.decisionId, correlationId: command.correlationId, workerId, detail }, errorCatalogue[code].message);
   }
 }

@@ -23,7 +23,7 @@ async function main(): Promise<number> {
     throw e;
   }
   const log = createLogger("dispatcher", config.logLevel);
-  if (config.workers.workers.size === 0) log.warn("no worker is configured (DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED");
+  if (config.workers.workers.size === 0) log.warn("no worker is configured (A2A_LEDGER_DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED");
   const metrics = createMetrics({ defaultMetrics: true });
   const dispatcher = new Dispatcher(config, log, metrics);
   const server = buildServer({ metrics, logLevel: config.logLevel, health: () => {

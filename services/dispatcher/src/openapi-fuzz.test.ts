@@ -25,7 +25,7 @@ beforeAll(async () => {
   await admin.connect();
   await ensureTopics(admin, topicSpecs(topics));
   dispatcher = await spawnService("dispatcher", process.execPath, ["--import", "tsx", dispatcherMain], {
-    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, DISPATCHER_PORT: "0", DISPATCHER_JOURNAL_PATH: join(dir, "journal.sqlite"), DISPATCHER_LOG_LEVEL: "info", DISPATCHER_SESSION_TIMEOUT_MS: "6000" },
+    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "journal.sqlite"), A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info", A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS: "6000" },
     startTimeoutMs: 60_000,
     ready: readyOnMessage("listening"),
   });

@@ -4,7 +4,7 @@ import { errorCatalogue, type HttpCode } from "./errors.ts";
 type Json = Record<string, unknown>;
 
 const error = (...codes: HttpCode[]): Json => ({
-  description: codes.map((c) => `${c}: ${errorCatalogue[c].summary}`).join("\n"),
+  description: codes.map((c) => `${c}: ${errorCatalogue[c].message}`).join("\n"),
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
 const httpCodes = (Object.keys(errorCatalogue) as (keyof typeof errorCatalogue)[]).filter((c): c is HttpCode => errorCatalogue[c].kind === "http");

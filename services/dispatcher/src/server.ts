@@ -3,7 +3,7 @@
  * command consumer runs) and GET /openapi.json (openapi.ts). Every other request gets a stable code from
  * the catalogue: 405 with Allow for another method on one of these paths, else 404.
  */
-import { routeMethods } from "@a2a-ledger/env";
+import { errorBody, routeMethods } from "@a2a-ledger/env";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { loggerOptions, type LogLevel } from "@a2a-ledger/logging";
 import { errorCatalogue, type HttpCode } from "./errors.ts";
@@ -17,7 +17,7 @@ export interface ServerDeps {
   logLevel: LogLevel;
 }
 
-const answer = (code: HttpCode, message: string = errorCatalogue[code].summary) => ({ error: message, code });
+const answer = (code: HttpCode, message: string = errorCatalogue[code].message) => errorBody({ code, message });
 const openapiText = JSON.stringify(openApiDocument());
 
 export function buildServer(deps: ServerDeps): FastifyInstance {

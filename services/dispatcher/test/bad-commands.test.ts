@@ -17,7 +17,7 @@ let dispatcher: AgentProcess;
 
 beforeAll(async () => {
   mesh = await startMesh("bad-commands", ["W3"]);
-  dispatcher = await spawnListening("dispatcher", process.execPath, ["--import", "tsx", dispatcherMain], { env: mesh.env({ DISPATCHER_LOG_LEVEL: "info" }), startTimeoutMs: 60_000 });
+  dispatcher = await spawnListening("dispatcher", process.execPath, ["--import", "tsx", dispatcherMain], { env: mesh.env({ A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info" }), startTimeoutMs: 60_000 });
 });
 afterAll(async () => {
   await dispatcher?.stop();

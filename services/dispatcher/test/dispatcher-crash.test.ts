@@ -3,7 +3,7 @@
  * could make it send a re-dispatch twice — after its journal says "sending" and before the message
  * leaves, after the worker answered and before the journal says "dispatched", after "dispatched" and
  * before the ledger acknowledged its observations — and started again each time. The process is held at
- * each point by its test hook (DISPATCHER_TEST_HOLD_AT), which announces the point in a log line; the
+ * each point by its test hook (A2A_LEDGER_DISPATCHER_TEST_HOLD_AT), which announces the point in a log line; the
  * test kills it there. Every re-dispatch reaches the worker (a real @a2a-js/sdk worker behind a recording
  * proxy process) at most once, counted by the worker's received messages.
  *
@@ -95,12 +95,12 @@ async function startDispatcher(holdAt: string | null): Promise<ChildService> {
       ...process.env,
       A2A_LEDGER_TOPIC_SUFFIX: suffix,
       A2A_LEDGER_DATA_DIR: dir,
-      DISPATCHER_WORKERS_FILE: workersFile,
-      DISPATCHER_INGEST_URL: ingestUrl,
-      DISPATCHER_PORT: "0",
-      DISPATCHER_SESSION_TIMEOUT_MS: "6000",
-      DISPATCHER_LOG_LEVEL: "info",
-      ...(holdAt === null ? {} : { DISPATCHER_TEST_HOLD_AT: holdAt }),
+      A2A_LEDGER_DISPATCHER_WORKERS_FILE: workersFile,
+      A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+      A2A_LEDGER_DISPATCHER_PORT: "0",
+      A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS: "6000",
+      A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info",
+      ...(holdAt === null ? {} : { A2A_LEDGER_DISPATCHER_TEST_HOLD_AT: holdAt }),
     },
     ready: readyOnMessage("partitions assigned"),
     startTimeoutMs: 90_000,
@@ -131,7 +131,7 @@ beforeAll(async () => {
   ingestUrl = await ingest.server.listen({ host: "127.0.0.1", port: 0 });
   worker = await startTappedAgent("w1");
   proxy = await spawnService("proxy", process.execPath, ["--import", "tsx", proxyMain], {
-    env: { ...process.env, PROXY_WORKER_ID: "W1", PROXY_UPSTREAM_URL: worker.url, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_SPOOL_DIR: join(dir, "proxy-W1"), PROXY_FLUSH_DELAY_MS: "20", PROXY_LOG_LEVEL: "info" },
+    env: { ...process.env, A2A_LEDGER_PROXY_WORKER_ID: "W1", A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_SPOOL_DIR: join(dir, "proxy-W1"), A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "20", A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
     ready: readyOnMessage("listening"),
   });
   workersFile = join(dir, "workers.json");

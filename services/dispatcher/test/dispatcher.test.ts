@@ -143,7 +143,7 @@ describe("re-dispatch, once per decision", () => {
     await until(() => dispatcher.journal.get(command.decisionId)?.deliveries === 3, "three deliveries");
     // A restart, and a new group that replays the whole commands topic from its beginning.
     await dispatcher.stop();
-    dispatcher = await startDispatcher({ DISPATCHER_GROUP: `replay-${randomUUID().slice(0, 8)}` });
+    dispatcher = await startDispatcher({ A2A_LEDGER_DISPATCHER_GROUP: `replay-${randomUUID().slice(0, 8)}` });
     // The replay reads the command's three records again: six deliveries in all, one dispatch.
     await until(() => dispatcher.journal.get(command.decisionId)?.deliveries === 6, "the replayed deliveries", 60_000);
     await sleep(1_500);

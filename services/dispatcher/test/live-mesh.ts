@@ -93,7 +93,7 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
   const proxies = new Map<MeshWorkerName, AgentProcess>();
   const startProxy = (name: MeshWorkerName, upstream: string) =>
     spawnListening(`proxy-${name}`, process.execPath, ["--import", "tsx", proxyMain], {
-      env: { PROXY_WORKER_ID: name, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: ingestUrl, PROXY_SPOOL_DIR: join(dir, `proxy-${name}`), PROXY_FLUSH_DELAY_MS: "20", PROXY_LOG_LEVEL: "info" },
+      env: { A2A_LEDGER_PROXY_WORKER_ID: name, A2A_LEDGER_PROXY_UPSTREAM_URL: upstream, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_SPOOL_DIR: join(dir, `proxy-${name}`), A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "20", A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
     });
   for (const name of names) {
     const agent = name === "W1" ? await spawnJsAgent("w1", { configFile: w1Config }) : await spawnPyAgent({ db: join(dir, "w3.sqlite") });
@@ -107,11 +107,11 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
     ...process.env,
     A2A_LEDGER_TOPIC_SUFFIX: suffix,
     A2A_LEDGER_DATA_DIR: dir,
-    DISPATCHER_WORKERS_FILE: workersFile,
-    DISPATCHER_INGEST_URL: ingestUrl,
-    DISPATCHER_PORT: "0",
-    DISPATCHER_CANARY_POLL_MS: "400",
-    DISPATCHER_SESSION_TIMEOUT_MS: "6000",
+    A2A_LEDGER_DISPATCHER_WORKERS_FILE: workersFile,
+    A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+    A2A_LEDGER_DISPATCHER_PORT: "0",
+    A2A_LEDGER_DISPATCHER_CANARY_POLL_MS: "400",
+    A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS: "6000",
     ...extra,
   });
   return {

@@ -230,7 +230,7 @@ async function main(): Promise<void> {
 
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: serviceDir,
-    env: { ...process.env, INGEST_PORT: String(port), INGEST_HOST: "127.0.0.1", INGEST_TOPIC: ingestTopic, INGEST_LOG_LEVEL: "warn", INGEST_MAX_EVENTS: "1000", INGEST_MAX_QUEUED_RECORDS: "200000", KAFKA_BROKERS: brokers, SCHEMA_REGISTRY_URL: registryUrl },
+    env: { ...process.env, A2A_LEDGER_INGEST_PORT: String(port), A2A_LEDGER_INGEST_HOST: "127.0.0.1", A2A_LEDGER_INGEST_TOPIC: ingestTopic, A2A_LEDGER_INGEST_LOG_LEVEL: "warn", A2A_LEDGER_INGEST_MAX_EVENTS: "1000", A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "200000", KAFKA_BROKERS: brokers, SCHEMA_REGISTRY_URL: registryUrl },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const results: IngestResult[] = [];

@@ -45,7 +45,7 @@ describe("tokens bound to observers", () => {
 
   it("reads TOKEN=PATTERN|PATTERN entries and refuses malformed ones without quoting a token", () => {
     const problems: string[] = [];
-    const tokens = parseTokenEntries(["proxy-token-0123456789=proxy:*|dispatcher", "plain-token-0123456789", "short=x", "fine-token-0123456789=", "dup-token-01234567890=a", "dup-token-01234567890=b", "bad-token-0123456789=a b"], "INGEST_TOKENS", problems);
+    const tokens = parseTokenEntries(["proxy-token-0123456789=proxy:*|dispatcher", "plain-token-0123456789", "short=x", "fine-token-0123456789=", "dup-token-01234567890=a", "dup-token-01234567890=b", "bad-token-0123456789=a b"], "A2A_LEDGER_INGEST_TOKENS", problems);
     expect(tokens.map((t) => t.observers)).toEqual([["proxy:*", "dispatcher"], ["*"], ["a"], ["b"]]);
     expect(problems).toHaveLength(4);
     expect(problems.join("\n")).not.toMatch(/short|fine-token|dup-token|bad-token/);

@@ -56,7 +56,7 @@ export function tokenCheck(tokens: readonly (IngestToken | string)[]): TokenChec
 }
 
 /**
- * Token entries of INGEST_TOKENS (comma-separated) or of a tokens file (one a line, `#` comments):
+ * Token entries of A2A_LEDGER_INGEST_TOKENS (comma-separated) or of a tokens file (one a line, `#` comments):
  * `TOKEN` (may claim any observer, as tokens always could) or `TOKEN=PATTERN[|PATTERN…]`.
  * Problems name the entry by position, never by its token.
  */

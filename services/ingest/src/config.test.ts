@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { IngestConfigError, configDefaults, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
@@ -9,9 +9,9 @@ describe("loadConfig", () => {
 
   it("reads every variable", () => {
     const config = loadConfig({
-      INGEST_HOST: "0.0.0.0", INGEST_PORT: "9000", KAFKA_BROKERS: "k1:9092,k2:9092", SCHEMA_REGISTRY_URL: "http://r:8081/apis/ccompat/v7/",
-      INGEST_TOPIC: "obs", INGEST_MAX_BODY_BYTES: "2048", INGEST_MAX_EVENTS: "10", INGEST_MAX_QUEUED_RECORDS: "100", INGEST_TOKENS: "aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb",
-      INGEST_PRODUCE_TIMEOUT_MS: "1500", INGEST_RETRY_AFTER_SECONDS: "2", INGEST_LOG_LEVEL: "warn",
+      A2A_LEDGER_INGEST_HOST: "0.0.0.0", A2A_LEDGER_INGEST_PORT: "9000", KAFKA_BROKERS: "k1:9092,k2:9092", SCHEMA_REGISTRY_URL: "http://r:8081/apis/ccompat/v7/",
+      A2A_LEDGER_INGEST_TOPIC: "obs", A2A_LEDGER_INGEST_MAX_BODY_BYTES: "2048", A2A_LEDGER_INGEST_MAX_EVENTS: "10", A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "100", A2A_LEDGER_INGEST_TOKENS: "aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb",
+      A2A_LEDGER_INGEST_PRODUCE_TIMEOUT_MS: "1500", A2A_LEDGER_INGEST_RETRY_AFTER_SECONDS: "2", A2A_LEDGER_INGEST_LOG_LEVEL: "warn",
     });
     expect(config).toMatchObject({ host: "0.0.0.0", port: 9000, brokers: "k1:9092,k2:9092", registryUrl: "http://r:8081/apis/ccompat/v7", topic: "obs", maxBodyBytes: 2048, maxEvents: 10, maxQueuedRecords: 100, produceTimeoutMs: 1500, retryAfterSeconds: 2, logLevel: "warn" });
     expect(config.tokens).toEqual([{ token: "aaaaaaaaaaaaaaaa", observers: ["*"] }, { token: "bbbbbbbbbbbbbbbb", observers: ["*"] }]);
@@ -19,18 +19,57 @@ describe("loadConfig", () => {
 
   it("reports each bad value with its variable, all at once, and never echoes a token", () => {
     try {
-      loadConfig({ INGEST_PORT: "http", INGEST_MAX_EVENTS: "-3", KAFKA_BROKERS: "nohost", INGEST_LOG_LEVEL: "loud", INGEST_TOKENS: "short-secret", INGEST_TOPIC: "bad topic" });
+      loadConfig({ A2A_LEDGER_INGEST_PORT: "http", A2A_LEDGER_INGEST_MAX_EVENTS: "-3", KAFKA_BROKERS: "nohost", A2A_LEDGER_INGEST_LOG_LEVEL: "loud", A2A_LEDGER_INGEST_TOKENS: "short-secret", A2A_LEDGER_INGEST_TOPIC: "bad topic" });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(IngestConfigError);
       const error = e as IngestConfigError;
       expect(error.problems).toHaveLength(6);
-      for (const name of ["INGEST_PORT", "INGEST_MAX_EVENTS", "KAFKA_BROKERS", "INGEST_LOG_LEVEL", "INGEST_TOKENS", "INGEST_TOPIC"]) expect(error.message).toContain(name);
+      for (const name of ["A2A_LEDGER_INGEST_PORT", "A2A_LEDGER_INGEST_MAX_EVENTS", "KAFKA_BROKERS", "A2A_LEDGER_INGEST_LOG_LEVEL", "A2A_LEDGER_INGEST_TOKENS", "A2A_LEDGER_INGEST_TOPIC"]) expect(error.message).toContain(name);
       expect(error.message).not.toContain("short-secret");
     }
   });
 
   it("refuses a queue smaller than one full batch", () => {
-    expect(() => loadConfig({ INGEST_MAX_EVENTS: "100", INGEST_MAX_QUEUED_RECORDS: "50" })).toThrow(/INGEST_MAX_QUEUED_RECORDS/);
+    expect(() => loadConfig({ A2A_LEDGER_INGEST_MAX_EVENTS: "100", A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "50" })).toThrow(/A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS/);
+  });
+});
+
+describe("ingest settings under their deprecated names (INGEST_*)", () => {
+  const warnings = (run: () => void): string[] => {
+    const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      run();
+      return emit.mock.calls.map((c) => String(c[0]));
+    } finally {
+      emit.mockRestore();
+    }
+  };
+
+  it("reads the old name, with one deprecation warning naming old and new", () => {
+    let port = 0;
+    const seen = warnings(() => {
+      port = loadConfig({ INGEST_PORT: "9001" }).port;
+      loadConfig({ INGEST_PORT: "9001" });
+    });
+    expect(port).toBe(9001);
+    expect(seen).toEqual(["INGEST_PORT is deprecated: set A2A_LEDGER_INGEST_PORT instead (A2A_LEDGER_INGEST_PORT wins when both are set)"]);
+  });
+
+  it("reads the new name without a warning, and takes it when both are set", () => {
+    expect(warnings(() => expect(loadConfig({ A2A_LEDGER_INGEST_PORT: "9002" }).port).toBe(9002))).toEqual([]);
+    expect(loadConfig({ INGEST_PORT: "9001", A2A_LEDGER_INGEST_PORT: "9002" }).port).toBe(9002);
+  });
+
+  it("lists every problem at once, also of values given under old names", () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ INGEST_PORT: "none", A2A_LEDGER_INGEST_LOG_LEVEL: "loud", KAFKA_BROKERS: "nohost" });
+    } catch (e) {
+      problems = (e as { problems: string[] }).problems;
+    }
+    expect(problems.some((p) => p.startsWith('A2A_LEDGER_INGEST_PORT="none"'))).toBe(true);
+    expect(problems.some((p) => p.includes("A2A_LEDGER_INGEST_LOG_LEVEL"))).toBe(true);
+    expect(problems.some((p) => p.includes("KAFKA_BROKERS"))).toBe(true);
   });
 });

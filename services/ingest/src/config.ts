@@ -58,51 +58,51 @@ export const configDefaults = {
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
-  const reader = envReader(env);
+  const reader = envReader(env, { renamed: { from: "INGEST_", to: "A2A_LEDGER_INGEST_" } });
   const { problems, text, int } = reader;
 
-  const host = text("INGEST_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`INGEST_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  const host = text("A2A_LEDGER_INGEST_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_INGEST_HOST=${JSON.stringify(host)} is not a host name or IP address`);
 
   const endpoints = endpointsFromEnv(env);
   problems.push(...endpointProblems(endpoints));
 
-  const topic = text("INGEST_TOPIC") ?? topicNames.observations;
-  if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);
+  const topic = text("A2A_LEDGER_INGEST_TOPIC") ?? topicNames.observations;
+  if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`A2A_LEDGER_INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);
 
   // Tokens are secrets: no problem ever quotes one.
-  const tokens = parseTokenEntries((env.INGEST_TOKENS ?? "").split(",").map((t) => t.trim()).filter((t) => t !== ""), "INGEST_TOKENS", problems);
-  const tokensFile = text("INGEST_TOKENS_FILE");
+  const tokens = parseTokenEntries((text("A2A_LEDGER_INGEST_TOKENS") ?? "").split(",").map((t) => t.trim()).filter((t) => t !== ""), "A2A_LEDGER_INGEST_TOKENS", problems);
+  const tokensFile = text("A2A_LEDGER_INGEST_TOKENS_FILE");
   if (tokensFile !== undefined) {
     try {
       const lines = readFileSync(tokensFile, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
-      tokens.push(...parseTokenEntries(lines, `INGEST_TOKENS_FILE (${tokensFile})`, problems));
+      tokens.push(...parseTokenEntries(lines, `A2A_LEDGER_INGEST_TOKENS_FILE (${tokensFile})`, problems));
     } catch (e) {
-      problems.push(`INGEST_TOKENS_FILE=${JSON.stringify(tokensFile)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      problems.push(`A2A_LEDGER_INGEST_TOKENS_FILE=${JSON.stringify(tokensFile)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   }
 
-  const logLevel = (text("INGEST_LOG_LEVEL") ?? text("A2A_LEDGER_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
-  if (!isLogLevel(logLevel)) problems.push(`INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+  const logLevel = (text("A2A_LEDGER_INGEST_LOG_LEVEL") ?? text("A2A_LEDGER_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
+  if (!isLogLevel(logLevel)) problems.push(`A2A_LEDGER_INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
   const config: IngestConfig = {
     host,
-    port: int("INGEST_PORT", configDefaults.port, 0, 65535),
+    port: int("A2A_LEDGER_INGEST_PORT", configDefaults.port, 0, 65535),
     brokers: endpoints.brokers,
     registryUrl: endpoints.registryUrl,
     topic,
-    maxBodyBytes: int("INGEST_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
-    maxEvents: int("INGEST_MAX_EVENTS", configDefaults.maxEvents, 1, 1_000_000),
-    maxRecordBytes: int("INGEST_MAX_RECORD_BYTES", configDefaults.maxRecordBytes, 1024, 100 * 1024 * 1024),
-    maxDepth: int("INGEST_MAX_DEPTH", configDefaults.maxDepth, 2, 1000),
-    produceTimeoutMs: int("INGEST_PRODUCE_TIMEOUT_MS", configDefaults.produceTimeoutMs, 100, 600_000),
-    maxQueuedRecords: int("INGEST_MAX_QUEUED_RECORDS", configDefaults.maxQueuedRecords, 1, 10_000_000),
-    retryAfterSeconds: int("INGEST_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
+    maxBodyBytes: int("A2A_LEDGER_INGEST_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
+    maxEvents: int("A2A_LEDGER_INGEST_MAX_EVENTS", configDefaults.maxEvents, 1, 1_000_000),
+    maxRecordBytes: int("A2A_LEDGER_INGEST_MAX_RECORD_BYTES", configDefaults.maxRecordBytes, 1024, 100 * 1024 * 1024),
+    maxDepth: int("A2A_LEDGER_INGEST_MAX_DEPTH", configDefaults.maxDepth, 2, 1000),
+    produceTimeoutMs: int("A2A_LEDGER_INGEST_PRODUCE_TIMEOUT_MS", configDefaults.produceTimeoutMs, 100, 600_000),
+    maxQueuedRecords: int("A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS", configDefaults.maxQueuedRecords, 1, 10_000_000),
+    retryAfterSeconds: int("A2A_LEDGER_INGEST_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     tokens,
-    shutdownGraceMs: int("INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
+    shutdownGraceMs: int("A2A_LEDGER_INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
     logLevel,
   };
-  if (config.maxQueuedRecords < config.maxEvents) problems.push(`INGEST_MAX_QUEUED_RECORDS (${config.maxQueuedRecords}) must be at least INGEST_MAX_EVENTS (${config.maxEvents}), or no full batch could ever be queued`);
+  if (config.maxQueuedRecords < config.maxEvents) problems.push(`A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS (${config.maxQueuedRecords}) must be at least A2A_LEDGER_INGEST_MAX_EVENTS (${config.maxEvents}), or no full batch could ever be queued`);
   if (problems.length > 0) throw new IngestConfigError(problems);
   return config;
 }

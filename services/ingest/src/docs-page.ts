@@ -38,7 +38,7 @@ export function docsPage(openapi: JsonSchema): string {
   const endpoints = Object.entries(paths)
     .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => `<li><code>${method.toUpperCase()} ${escape(path)}</code> — ${escape(String(op["summary"] ?? ""))}</li>`))
     .join("\n");
-  const codes = errorCodes.map((c) => `<tr><td><code>${c}</code></td><td>${errorCatalogue[c].status}</td><td>${escape(errorCatalogue[c].summary)}</td></tr>`).join("\n");
+  const codes = errorCodes.map((c) => `<tr><td><code>${c}</code></td><td>${errorCatalogue[c].status}</td><td>${escape(errorCatalogue[c].message)}</td></tr>`).join("\n");
   const types = Object.entries(schemas)
     .filter(([name]) => name !== "Observation" && name !== "Error")
     .map(([name, schema]) => schemaTable(name, schema))

@@ -208,7 +208,7 @@ export interface ObservationSchemas {
 }
 
 export interface ObservationSchemaOptions {
-  /** INGEST_MAX_DEPTH: how deep the card may nest. */
+  /** A2A_LEDGER_INGEST_MAX_DEPTH: how deep the card may nest. */
   maxDepth: number;
   schemas?: typeof avroSchemas;
 }

@@ -5,7 +5,7 @@
  * with Allow (unsupported_method). fuzz/hooks.py states the two things JSON Schema cannot: a given
  * cardHash must be the card's, and the card's JSON text must satisfy its contentSchema.
  *
- * The server runs with INGEST_MAX_DEPTH=4: the document spells the card's depth limit as one schema
+ * The server runs with A2A_LEDGER_INGEST_MAX_DEPTH=4: the document spells the card's depth limit as one schema
  * per level, and schemathesis' coverage phase grows with that chain; 4 levels keep the run within a
  * minute or two here while exercising the same schema shape as the default 32.
  */

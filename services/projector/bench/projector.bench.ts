@@ -6,7 +6,7 @@
  *    snapshots written straight to a throwaway suffixed topic set. Then, in the same run: a consumer
  *    that only decodes every record of the five topics (the baseline), the projector into a fresh
  *    SQLite file, and the projector into a fresh PostgreSQL database (a throwaway server, or
- *    PROJECTOR_DATABASE_URL), each timed from its start until it has every record.
+ *    A2A_LEDGER_PROJECTOR_DATABASE_URL), each timed from its start until it has every record.
  * 2. Latency: with everything loaded, QUERIES requests each (default 1,000) over HTTP to the
  *    projector's API on each store: the lineage of a random task, the first page of the task list,
  *    the list by status, by worker, by server task id, and a second page by cursor; p50/p99/max.
@@ -123,7 +123,7 @@ function percentiles(samples: number[]) {
 }
 
 async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
-  const config = loadConfig({ ...process.env, ...env, A2A_LEDGER_TOPIC_SUFFIX: suffix, PROJECTOR_GROUP: `bench-projector-${kind}-${randomUUID().slice(0, 8)}`, PROJECTOR_PORT: "0" });
+  const config = loadConfig({ ...process.env, ...env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_PROJECTOR_GROUP: `bench-projector-${kind}-${randomUUID().slice(0, 8)}`, A2A_LEDGER_PROJECTOR_PORT: "0" });
   const store = openStore(config.store);
   await migrate(store);
   const metrics = createMetrics();
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     console.log(`decode only: ${fmt(total)} records in ${baseline.toFixed(1)} s = ${fmt(total / baseline)} records/s`);
     const results: { kind: string; seconds: number; latency: Record<string, ReturnType<typeof percentiles>> }[] = [];
     for (const kind of stores) {
-      const env = kind === "sqlite" ? { PROJECTOR_SQLITE_PATH: join(dir, "bench.sqlite") } : { PROJECTOR_DATABASE_URL: await freshDatabase((postgres as { url: string }).url) };
+      const env = kind === "sqlite" ? { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "bench.sqlite") } : { A2A_LEDGER_PROJECTOR_DATABASE_URL: await freshDatabase((postgres as { url: string }).url) };
       const r = await project(kind, env, total);
       results.push({ kind, ...r });
       console.log(`${kind}: ${fmt(total)} records in ${r.seconds.toFixed(1)} s = ${fmt(total / r.seconds)} records/s, ${((total / r.seconds) / (total / baseline)).toFixed(2)} of decode only`);

@@ -80,7 +80,7 @@ beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
   await serde.registerAll();
-  f = await fixture(admin, "projector-compacted", { PROJECTOR_SQLITE_PATH: file, PROJECTOR_MAX_BATCH: "10", PROJECTOR_CONCURRENCY: "1" });
+  f = await fixture(admin, "projector-compacted", { A2A_LEDGER_PROJECTOR_SQLITE_PATH: file, A2A_LEDGER_PROJECTOR_MAX_BATCH: "10", A2A_LEDGER_PROJECTOR_CONCURRENCY: "1" });
   // The cleaner may take any segment but the active one at once: tiny segments, no lag, any dirt.
   await admin.alterConfigs({
     validateOnly: false,

@@ -33,9 +33,9 @@ export interface ProjectorConfig {
   cursorSecret: string;
   /** Live streams (SSE) one instance serves at once. */
   maxStreams: number;
-  /** Read tokens (PROJECTOR_TOKENS): when set, the API, the live stream and /metrics need one. Never logged. */
+  /** Read tokens (A2A_LEDGER_PROJECTOR_TOKENS): when set, the API, the live stream and /metrics need one. Never logged. */
   tokens: string[];
-  /** PROJECTOR_METRICS_OPEN=true serves /metrics without a token even when tokens are set. */
+  /** A2A_LEDGER_PROJECTOR_METRICS_OPEN=true serves /metrics without a token even when tokens are set. */
   metricsOpen: boolean;
   logLevel: LogLevel;
 }
@@ -53,7 +53,7 @@ export const configDefaults = {
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfig {
-  const reader = envReader(env);
+  const reader = envReader(env, { renamed: { from: "PROJECTOR_", to: "A2A_LEDGER_PROJECTOR_" } });
   const { problems, text, int } = reader;
   const name = (variable: string, fallback: string): string => {
     const value = text(variable) ?? fallback;
@@ -61,47 +61,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfi
     return value;
   };
 
-  const host = text("PROJECTOR_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`PROJECTOR_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  const host = text("A2A_LEDGER_PROJECTOR_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_PROJECTOR_HOST=${JSON.stringify(host)} is not a host name or IP address`);
   const endpoints = endpointsFromEnv(env);
   problems.push(...endpointProblems(endpoints));
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
 
-  const url = text("PROJECTOR_DATABASE_URL");
+  const url = text("A2A_LEDGER_PROJECTOR_DATABASE_URL");
   let store: StoreConfig;
   if (url !== undefined) {
     // The value may hold a password: it is never echoed.
-    if (!/^postgres(ql)?:\/\/\S+$/.test(url)) problems.push("PROJECTOR_DATABASE_URL must be a postgres:// or postgresql:// URL (value not shown)");
+    if (!/^postgres(ql)?:\/\/\S+$/.test(url)) problems.push("A2A_LEDGER_PROJECTOR_DATABASE_URL must be a postgres:// or postgresql:// URL (value not shown)");
     store = { kind: "postgres", url };
   } else {
     // A side-by-side topic set (A2A_LEDGER_TOPIC_SUFFIX) gets its own file, so two sets never mix in one view.
     const file = suffix === undefined ? "projector.sqlite" : `projector.${suffix}.sqlite`;
-    store = { kind: "sqlite", path: text("PROJECTOR_SQLITE_PATH") ?? join(text("A2A_LEDGER_DATA_DIR") ?? configDefaults.dataDir, file) };
+    store = { kind: "sqlite", path: text("A2A_LEDGER_PROJECTOR_SQLITE_PATH") ?? join(text("A2A_LEDGER_DATA_DIR") ?? configDefaults.dataDir, file) };
   }
 
-  const logLevel = (text("PROJECTOR_LOG_LEVEL") ?? configDefaults.logLevel) as LogLevel;
-  if (!logLevels.includes(logLevel)) problems.push(`PROJECTOR_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
-  const cursorSecret = text("PROJECTOR_CURSOR_SECRET") ?? configDefaults.cursorSecret;
-  if (cursorSecret.length < 16) problems.push("PROJECTOR_CURSOR_SECRET must be at least 16 characters (value not shown)");
+  const logLevel = (text("A2A_LEDGER_PROJECTOR_LOG_LEVEL") ?? configDefaults.logLevel) as LogLevel;
+  if (!logLevels.includes(logLevel)) problems.push(`A2A_LEDGER_PROJECTOR_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+  const cursorSecret = text("A2A_LEDGER_PROJECTOR_CURSOR_SECRET") ?? configDefaults.cursorSecret;
+  if (cursorSecret.length < 16) problems.push("A2A_LEDGER_PROJECTOR_CURSOR_SECRET must be at least 16 characters (value not shown)");
 
   const config: ProjectorConfig = {
     host,
-    port: int("PROJECTOR_PORT", configDefaults.port, 0, 65535),
+    port: int("A2A_LEDGER_PROJECTOR_PORT", configDefaults.port, 0, 65535),
     brokers: endpoints.brokers,
     registryUrl: endpoints.registryUrl,
     topics: suffix === undefined ? topicNames : suffixedTopicNames(suffix),
     store,
-    groupId: name("PROJECTOR_GROUP", suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`),
+    groupId: name("A2A_LEDGER_PROJECTOR_GROUP", suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`),
     instanceId: name("A2A_LEDGER_INSTANCE_ID", `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, "-")),
     policy: { trustedVendors: (env.A2A_LEDGER_TRUSTED_VENDORS ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "") },
-    maxBatch: int("PROJECTOR_MAX_BATCH", configDefaults.maxBatch, 1, 10_000),
-    concurrency: int("PROJECTOR_CONCURRENCY", store.kind === "postgres" ? 4 : 2, 1, 32),
-    sessionTimeoutMs: int("PROJECTOR_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
+    maxBatch: int("A2A_LEDGER_PROJECTOR_MAX_BATCH", configDefaults.maxBatch, 1, 10_000),
+    concurrency: int("A2A_LEDGER_PROJECTOR_CONCURRENCY", store.kind === "postgres" ? 4 : 2, 1, 32),
+    sessionTimeoutMs: int("A2A_LEDGER_PROJECTOR_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
     cursorSecret,
-    maxStreams: int("PROJECTOR_MAX_STREAMS", configDefaults.maxStreams, 0, 10_000),
-    tokens: tokenList("PROJECTOR_TOKENS", env.PROJECTOR_TOKENS, problems),
-    metricsOpen: reader.bool("PROJECTOR_METRICS_OPEN", false),
+    maxStreams: int("A2A_LEDGER_PROJECTOR_MAX_STREAMS", configDefaults.maxStreams, 0, 10_000),
+    tokens: tokenList("A2A_LEDGER_PROJECTOR_TOKENS", reader.text("A2A_LEDGER_PROJECTOR_TOKENS"), problems),
+    metricsOpen: reader.bool("A2A_LEDGER_PROJECTOR_METRICS_OPEN", false),
     logLevel,
   };
   if (problems.length > 0) throw new ProjectorConfigError(problems);

@@ -1,33 +1,30 @@
 /**
  * The one catalogue of the projector's stable codes: HTTP errors (clients branch on `code`, humans
  * read `error`), the reasons a record of an input topic could not be projected (kept in the DLQ view),
- * and the configuration error. A code never changes meaning once released.
+ * and the configuration error. A code never changes meaning once released. Every entry has the shape of
+ * every service's catalogue (@a2a-ledger/env).
  */
+import { CatalogueError, codesOf, defineErrorCatalogue, errorBody } from "@a2a-ledger/env";
 
-interface CatalogueEntry {
-  status: number;
-  summary: string;
-}
-
-export const errorCatalogue = {
-  PROJECTOR_UNAUTHORIZED: { status: 401, summary: "Read tokens are configured (PROJECTOR_TOKENS) and the request carries no valid bearer token." },
-  PROJECTOR_NOT_FOUND: { status: 404, summary: "No such route." },
-  PROJECTOR_UNKNOWN_TASK: { status: 404, summary: "No correlation with this id is in the views." },
-  PROJECTOR_UNKNOWN_WORKER: { status: 404, summary: "No worker with this id is in the views." },
-  PROJECTOR_WORKER_NOT_VERIFIED: { status: 409, summary: "The worker is known, but no probe verified anything of its card in force yet: there is no verified card." },
-  PROJECTOR_BAD_ID: { status: 400, summary: "The id in the path is empty, longer than 512 characters, or holds control characters." },
-  PROJECTOR_BAD_FILTER: { status: 400, summary: "A query parameter has a value it cannot have (unknown status or kind, a malformed time, a limit out of range)." },
-  PROJECTOR_UNKNOWN_PARAMETER: { status: 400, summary: "A query parameter this route does not know, or one given twice." },
-  PROJECTOR_BAD_CURSOR: { status: 400, summary: "The cursor was not issued by this service for this query, or was altered." },
-  PROJECTOR_BAD_REQUEST: { status: 400, summary: "The HTTP request itself is malformed." },
-  PROJECTOR_METHOD_NOT_ALLOWED: { status: 405, summary: "The route exists but not for this method; the API is read-only." },
-  PROJECTOR_TOO_MANY_STREAMS: { status: 503, summary: "Too many live streams are open on this instance; retry later." },
-  PROJECTOR_UNAVAILABLE: { status: 503, summary: "The database did not answer; retry later." },
-  PROJECTOR_INTERNAL: { status: 500, summary: "An unexpected server error; reported in the logs with the request id." },
-} as const satisfies Record<string, CatalogueEntry>;
+export const errorCatalogue = defineErrorCatalogue("PROJECTOR", {
+  PROJECTOR_UNAUTHORIZED: { status: 401, message: "Read tokens are configured (A2A_LEDGER_PROJECTOR_TOKENS) and the request carries no valid bearer token." },
+  PROJECTOR_NOT_FOUND: { status: 404, message: "No such route." },
+  PROJECTOR_UNKNOWN_TASK: { status: 404, message: "No correlation with this id is in the views." },
+  PROJECTOR_UNKNOWN_WORKER: { status: 404, message: "No worker with this id is in the views." },
+  PROJECTOR_WORKER_NOT_VERIFIED: { status: 409, message: "The worker is known, but no probe verified anything of its card in force yet: there is no verified card." },
+  PROJECTOR_BAD_ID: { status: 400, message: "The id in the path is empty, longer than 512 characters, or holds control characters." },
+  PROJECTOR_BAD_FILTER: { status: 400, message: "A query parameter has a value it cannot have (unknown status or kind, a malformed time, a limit out of range)." },
+  PROJECTOR_UNKNOWN_PARAMETER: { status: 400, message: "A query parameter this route does not know, or one given twice." },
+  PROJECTOR_BAD_CURSOR: { status: 400, message: "The cursor was not issued by this service for this query, or was altered." },
+  PROJECTOR_BAD_REQUEST: { status: 400, message: "The HTTP request itself is malformed." },
+  PROJECTOR_METHOD_NOT_ALLOWED: { status: 405, message: "The route exists but not for this method; the API is read-only." },
+  PROJECTOR_TOO_MANY_STREAMS: { status: 503, message: "Too many live streams are open on this instance; retry later." },
+  PROJECTOR_UNAVAILABLE: { status: 503, message: "The database did not answer; retry later." },
+  PROJECTOR_INTERNAL: { status: 500, message: "An unexpected server error; reported in the logs with the request id." },
+});
 
 export type ErrorCode = keyof typeof errorCatalogue;
-export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
+export const errorCodes = codesOf(errorCatalogue);
 
 export interface ErrorBody {
   error: string;
@@ -37,32 +34,35 @@ export interface ErrorBody {
 }
 
 /** An error that becomes an HTTP answer with a stable code. */
-export class ProjectorError extends Error {
+export class ProjectorError extends CatalogueError<ErrorCode> {
   override name = "ProjectorError";
-  readonly status: number;
-  constructor(readonly code: ErrorCode, message: string = errorCatalogue[code].summary, readonly parameter?: string) {
-    super(message);
-    this.status = errorCatalogue[code].status;
+  constructor(code: ErrorCode, message: string = errorCatalogue[code].message, readonly parameter?: string) {
+    super(errorCatalogue, code, message);
   }
   body(): ErrorBody {
-    return this.parameter === undefined ? { error: this.message, code: this.code } : { error: this.message, code: this.code, parameter: this.parameter };
+    return this.parameter === undefined ? errorBody(this) : { ...errorBody(this), parameter: this.parameter };
   }
 }
 
 /** Why a record of an input topic could not be projected; it is kept in the DLQ view with the code. */
-export const poisonReasons = {
-  PROJECTOR_UNDECODABLE: "the value is not a Confluent wire-format Avro record (or is empty)",
-  PROJECTOR_UNKNOWN_SCHEMA: "the schema id is unknown or the bytes do not decode with it",
-  PROJECTOR_WRONG_TOPIC: "the record decodes, but is not a type this topic carries",
-  PROJECTOR_KEY_MISMATCH: "the record key is not the record's correlationId (or workerId on the capabilities topic)",
-  PROJECTOR_UNSTORABLE_TEXT: "a text field holds a NUL character, which PostgreSQL text cannot store (refused on every store, so both hold the same views)",
-} as const;
+export const poisonReasons = defineErrorCatalogue("PROJECTOR", {
+  PROJECTOR_UNDECODABLE: { status: null, message: "the value is not a Confluent wire-format Avro record (or is empty)" },
+  PROJECTOR_UNKNOWN_SCHEMA: { status: null, message: "the schema id is unknown or the bytes do not decode with it" },
+  PROJECTOR_WRONG_TOPIC: { status: null, message: "the record decodes, but is not a type this topic carries" },
+  PROJECTOR_KEY_MISMATCH: { status: null, message: "the record key is not the record's correlationId (or workerId on the capabilities topic)" },
+  PROJECTOR_UNSTORABLE_TEXT: { status: null, message: "a text field holds a NUL character, which PostgreSQL text cannot store (refused on every store, so both hold the same views)" },
+});
+
+/** Why the projector refused to start. */
+export const configErrors = defineErrorCatalogue("PROJECTOR", {
+  PROJECTOR_CONFIG_INVALID: { status: null, message: "An environment variable is invalid; every problem is listed." },
+});
 
 export type PoisonReason = keyof typeof poisonReasons;
 
 export class ProjectorConfigError extends Error {
   override name = "ProjectorConfigError";
-  readonly code = "PROJECTOR_CONFIG_INVALID";
+  readonly code = "PROJECTOR_CONFIG_INVALID" satisfies keyof typeof configErrors;
   constructor(readonly problems: string[]) {
     super(`Invalid projector configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
   }

@@ -114,7 +114,7 @@ export class InputDecoder {
       return await this.decodeTyped(role, source, raw);
     } catch (error) {
       if (!(error instanceof Poison)) throw error;
-      return { kind: "dead-letter", source, deadLetter: deadLetterOf(raw, "projector", error.reason, `${poisonReasons[error.reason]}: ${error.message}`, source) };
+      return { kind: "dead-letter", source, deadLetter: deadLetterOf(raw, "projector", error.reason, `${poisonReasons[error.reason].message}: ${error.message}`, source) };
     }
   }
 

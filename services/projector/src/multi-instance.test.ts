@@ -23,7 +23,7 @@ beforeAll(async () => {
   await admin.connect();
   await serde.registerAll();
   postgres = await startPostgres();
-  f = await fixture(admin, "projector-multi", { PROJECTOR_DATABASE_URL: await freshDatabase(postgres.url), PROJECTOR_MAX_BATCH: "50", PROJECTOR_CONCURRENCY: "3" });
+  f = await fixture(admin, "projector-multi", { A2A_LEDGER_PROJECTOR_DATABASE_URL: await freshDatabase(postgres.url), A2A_LEDGER_PROJECTOR_MAX_BATCH: "50", A2A_LEDGER_PROJECTOR_CONCURRENCY: "3" });
   reconciler = await startReconciler(f);
 });
 

@@ -34,7 +34,7 @@ beforeAll(async () => {
   pipeline = await storyPipeline("fuzz", dir);
   openUrl = await pipeline.projector.server.listen({ host: "127.0.0.1", port: 0 });
   // A second projector of the same topics, with read tokens.
-  guarded = await startProjector(pipeline.fixture, { PROJECTOR_SQLITE_PATH: join(dir, "guarded.sqlite"), PROJECTOR_GROUP: `projector-guarded-${pipeline.fixture.suffix}`, PROJECTOR_TOKENS: token });
+  guarded = await startProjector(pipeline.fixture, { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "guarded.sqlite"), A2A_LEDGER_PROJECTOR_GROUP: `projector-guarded-${pipeline.fixture.suffix}`, A2A_LEDGER_PROJECTOR_TOKENS: token });
   await guarded.projector.caughtUp(60_000);
   guardedUrl = await guarded.server.listen({ host: "127.0.0.1", port: 0 });
 }, 240_000);

@@ -32,7 +32,7 @@ const ok = (description: string, contentType = "application/json"): Json => ({ "
 const get = (summary: string, parameters: Json[], responses: Json): Json => ({ get: { summary, parameters, responses: { ...responses, ...errors("PROJECTOR_UNKNOWN_PARAMETER", "PROJECTOR_UNAVAILABLE", "PROJECTOR_INTERNAL") } } });
 
 export interface OpenApiOptions {
-  /** Read tokens are configured (PROJECTOR_TOKENS): the API, the stream and (unless open) /metrics need one. */
+  /** Read tokens are configured (A2A_LEDGER_PROJECTOR_TOKENS): the API, the stream and (unless open) /metrics need one. */
   authRequired?: boolean;
   metricsOpen?: boolean;
 }
@@ -107,12 +107,12 @@ function baseDocument(): Json {
       "/metrics": { get: { summary: "Prometheus metrics, including view lag per topic partition", responses: ok("text", "text/plain") } },
     },
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A read token of PROJECTOR_TOKENS. The page asks for it once and keeps it in sessionStorage; it is never put in a URL." } },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A read token of A2A_LEDGER_PROJECTOR_TOKENS. The page asks for it once and keeps it in sessionStorage; it is never put in a URL." } },
       schemas: {
         Error: {
           type: "object",
           required: ["error", "code"],
-          properties: { error: text("What went wrong, for people."), code: { type: "string", enum: errorCodes, description: errorCodes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].summary}`).join("\n") }, parameter: text("The parameter at fault.") },
+          properties: { error: text("What went wrong, for people."), code: { type: "string", enum: errorCodes, description: errorCodes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].message}`).join("\n") }, parameter: text("The parameter at fault.") },
         },
       },
     },

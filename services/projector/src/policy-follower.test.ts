@@ -29,7 +29,7 @@ beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
   await serde.registerAll();
-  f = await fixture(admin, "projector-policy", { PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"), A2A_LEDGER_TRUSTED_VENDORS: "Other" });
+  f = await fixture(admin, "projector-policy", { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"), A2A_LEDGER_TRUSTED_VENDORS: "Other" });
   await record({ version: 1, validFrom: 0, trustedVendors: ["Acme"], setAt: 1, setBy: "test", reason: null });
   reconciler = await startReconciler(f);
   const e = events("pp-");

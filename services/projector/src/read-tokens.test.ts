@@ -1,6 +1,6 @@
 /**
- * Read tokens (PROJECTOR_TOKENS): the API, the live stream and /metrics need one; the page's files,
- * /healthz and /readyz stay open; PROJECTOR_METRICS_OPEN leaves /metrics open; OpenAPI says which.
+ * Read tokens (A2A_LEDGER_PROJECTOR_TOKENS): the API, the live stream and /metrics need one; the page's files,
+ * /healthz and /readyz stay open; A2A_LEDGER_PROJECTOR_METRICS_OPEN leaves /metrics open; OpenAPI says which.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "./config.ts";
@@ -54,7 +54,7 @@ describe("a projector with read tokens", () => {
     expect((await server.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
   });
 
-  it("keeps the page's files and the health checks open, and /metrics when PROJECTOR_METRICS_OPEN says so", async () => {
+  it("keeps the page's files and the health checks open, and /metrics when A2A_LEDGER_PROJECTOR_METRICS_OPEN says so", async () => {
     const server = serve(true);
     for (const url of ["/", "/app.js", "/api.js", "/task-page.js", "/app.css", "/healthz", "/readyz", "/openapi.json", "/metrics"]) expect((await server.inject({ method: "GET", url })).statusCode, url).toBe(200);
     expect((await server.inject({ method: "GET", url: "/v1/tasks" })).statusCode).toBe(401);
@@ -73,17 +73,17 @@ describe("a projector with read tokens", () => {
   });
 });
 
-describe("PROJECTOR_TOKENS", () => {
+describe("A2A_LEDGER_PROJECTOR_TOKENS", () => {
   it("is read as a comma-separated list, and a short token is refused without being shown", () => {
-    expect(loadConfig({ PROJECTOR_TOKENS: `${token}, other-read-token-01234567`, PROJECTOR_METRICS_OPEN: "true" })).toMatchObject({ tokens: [token, "other-read-token-01234567"], metricsOpen: true });
+    expect(loadConfig({ A2A_LEDGER_PROJECTOR_TOKENS: `${token}, other-read-token-01234567`, A2A_LEDGER_PROJECTOR_METRICS_OPEN: "true" })).toMatchObject({ tokens: [token, "other-read-token-01234567"], metricsOpen: true });
     expect(loadConfig({}).tokens).toEqual([]);
     try {
-      loadConfig({ PROJECTOR_TOKENS: "short-secret", PROJECTOR_METRICS_OPEN: "maybe" });
+      loadConfig({ A2A_LEDGER_PROJECTOR_TOKENS: "short-secret", A2A_LEDGER_PROJECTOR_METRICS_OPEN: "maybe" });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(ProjectorConfigError);
-      expect((e as Error).message).toMatch(/PROJECTOR_TOKENS/);
-      expect((e as Error).message).toMatch(/PROJECTOR_METRICS_OPEN/);
+      expect((e as Error).message).toMatch(/A2A_LEDGER_PROJECTOR_TOKENS/);
+      expect((e as Error).message).toMatch(/A2A_LEDGER_PROJECTOR_METRICS_OPEN/);
       expect((e as Error).message).not.toContain("short-secret");
     }
   });

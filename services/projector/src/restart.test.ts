@@ -25,7 +25,7 @@ beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
   await serde.registerAll();
-  f = await fixture(admin, "projector-restart", { PROJECTOR_SQLITE_PATH: file, PROJECTOR_MAX_BATCH: "25", PROJECTOR_CONCURRENCY: "1" });
+  f = await fixture(admin, "projector-restart", { A2A_LEDGER_PROJECTOR_SQLITE_PATH: file, A2A_LEDGER_PROJECTOR_MAX_BATCH: "25", A2A_LEDGER_PROJECTOR_CONCURRENCY: "1" });
   reconciler = await startReconciler(f);
 });
 

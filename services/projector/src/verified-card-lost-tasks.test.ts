@@ -56,7 +56,7 @@ async function verifiedCardUnder(rules: string, log: readonly Observation[]) {
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   const reconciler = await startReconciler(f);
   cleanups.push(() => reconciler.stop());
-  const projector = await startProjector(f, { PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
+  const projector = await startProjector(f, { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
   cleanups.push(() => projector.stop());
   // Probes before tasks, as a mesh runs them: the capabilities they verify are decided first (another partition).
   const group = `reconciler-${f.suffix}`;

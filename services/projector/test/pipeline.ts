@@ -48,9 +48,9 @@ export async function fixture(admin: Admin, label: string, extraEnv: NodeJS.Proc
     A2A_LEDGER_TOPIC_SUFFIX: suffix,
     A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`,
     A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
-    PROJECTOR_GROUP: `projector-${suffix}`,
-    PROJECTOR_SESSION_TIMEOUT_MS: "6000",
-    PROJECTOR_LOG_LEVEL: "warn",
+    A2A_LEDGER_PROJECTOR_GROUP: `projector-${suffix}`,
+    A2A_LEDGER_PROJECTOR_SESSION_TIMEOUT_MS: "6000",
+    A2A_LEDGER_PROJECTOR_LOG_LEVEL: "warn",
     ...extraEnv,
   };
   return { suffix, topics, env };
@@ -76,7 +76,7 @@ export interface RunningIngest {
 
 /** The ingest API on a free loopback port, writing to the fixture's observations topic. */
 export async function startIngest(f: Fixture): Promise<RunningIngest> {
-  const config = loadIngestConfig({ ...f.env, INGEST_TOPIC: f.topics.observations, INGEST_PORT: "0", INGEST_LOG_LEVEL: "silent" });
+  const config = loadIngestConfig({ ...f.env, A2A_LEDGER_INGEST_TOPIC: f.topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "silent" });
   const { server } = createIngestApp(config, { logger: false });
   const url = await server.listen({ host: "127.0.0.1", port: 0 });
   return {
@@ -135,7 +135,7 @@ const mainFile = new URL("../src/main.ts", import.meta.url).pathname;
 /** The projector as its own process (`src/main.ts serve`); resolves with its URL once it logged that it is ready. */
 export async function startProjectorProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const { child, readyEntry } = await spawnService("projector", process.execPath, ["--import", "tsx", mainFile, "serve"], {
-    env: { ...env, PROJECTOR_LOG_LEVEL: "info", PROJECTOR_PORT: "0" },
+    env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info", A2A_LEDGER_PROJECTOR_PORT: "0" },
     startTimeoutMs: 60_000,
     ready: readyOnMessage("projector ready"),
   });
@@ -144,7 +144,7 @@ export async function startProjectorProcess(env: NodeJS.ProcessEnv): Promise<{ c
 
 /** Runs `src/main.ts rebuild` to completion; its exit code and output. */
 export function runRebuildProcess(env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "rebuild"], { env: { ...env, PROJECTOR_LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "rebuild"], { env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
@@ -201,7 +201,7 @@ export async function storyPipeline(label: string, dir: string): Promise<StoryPi
   const f = await fixture(admin, label);
   const ingest = await startIngest(f);
   const reconciler = await startReconciler(f);
-  const projector = await startProjector(f, { PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
+  const projector = await startProjector(f, { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
   const reconcilerGroup = `reconciler-${f.suffix}`;
   // Probes run before tasks are dispatched: the capabilities they verify are committed first.
   await ingest.post(probes);

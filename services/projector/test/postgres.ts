@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL for tests: PROJECTOR_DATABASE_URL when it names one, otherwise a throwaway server
+ * A real PostgreSQL for tests: A2A_LEDGER_PROJECTOR_DATABASE_URL when it names one, otherwise a throwaway server
  * started with the machine's initdb and pg_ctl in a temporary data directory on a free loopback port
  * (as the `postgres` user when running as root: PostgreSQL refuses root), stopped afterwards. Each
  * caller gets its own fresh database on that server.
@@ -52,7 +52,7 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
-  const given = process.env.PROJECTOR_DATABASE_URL?.trim();
+  const given = process.env.A2A_LEDGER_PROJECTOR_DATABASE_URL?.trim();
   if (given) return { url: given, stop: async () => undefined };
   const dir = mkdtempSync(join(tmpdir(), "projector-pg-"));
   const data = join(dir, "data");

@@ -83,7 +83,7 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, ["--import", "tsx", ingestMain], {
     stdio: "ignore",
-    env: { ...process.env, INGEST_PORT: String(port), INGEST_TOPIC: topic, INGEST_LOG_LEVEL: "warn" },
+    env: { ...process.env, A2A_LEDGER_INGEST_PORT: String(port), A2A_LEDGER_INGEST_TOPIC: topic, A2A_LEDGER_INGEST_LOG_LEVEL: "warn" },
   });
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -107,7 +107,7 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
 /** A proxy process; its spool in a fresh directory under `spoolRoot` (what an earlier run left must not reach this run's topic). */
 function startProxy(upstream: string, ingestUrl: string, workerId: string, spoolRoot = tmpdir()): Promise<AgentProcess> {
   return spawnListening(`proxy ${workerId}`, process.execPath, ["--import", "tsx", proxyMain], {
-    env: { PROXY_WORKER_ID: workerId, PROXY_UPSTREAM_URL: upstream, PROXY_PORT: "0", PROXY_INGEST_URL: ingestUrl, PROXY_LOG_LEVEL: "info", PROXY_SHUTDOWN_GRACE_MS: "2000", PROXY_SPOOL_DIR: mkdtempSync(join(spoolRoot, `bench-spool-${workerId}-`)) },
+    env: { A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: upstream, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_LOG_LEVEL: "info", A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS: "2000", A2A_LEDGER_PROXY_SPOOL_DIR: mkdtempSync(join(spoolRoot, `bench-spool-${workerId}-`)) },
   });
 }
 

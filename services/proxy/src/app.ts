@@ -1,7 +1,7 @@
 /**
  * One proxy from its configuration: the spool and the buffer with its ingest client, the correlation
  * memory (both in the spool directory, read back at start), metrics, the HTTP server and, with
- * PROXY_GRPC_PORT, the gRPC relay. `listen()` starts it; `close()` stops taking requests, lets the
+ * A2A_LEDGER_PROXY_GRPC_PORT, the gRPC relay. `listen()` starts it; `close()` stops taking requests, lets the
  * buffer drain for the shutdown grace (what is left stays in the spool) and closes.
  */
 import type { AddressInfo } from "node:net";

@@ -4,7 +4,7 @@
  * under the proxy's public URL when configured (card-rewrite.ts; its GRPC one to the gRPC relay's,
  * grpc/grpc-card.ts), every other byte, `ETag` and `Cache-Control` as they were.
  *
- * In verified mode (PROXY_CARD=verified) the card served in its place is the one verified-card.ts
+ * In verified mode (A2A_LEDGER_PROXY_CARD=verified) the card served in its place is the one verified-card.ts
  * chooses from the worker's card and the projector's verified card: the verified card (its own weak
  * `ETag`, the projector's `Cache-Control`, `A2A-Ledger-Card: verified`), or the worker's card as above
  * with `A2A-Ledger-Card: advertised; reason=<why>` (and `Cache-Control: no-cache` when the reason passes
@@ -72,7 +72,7 @@ export function relayCard(deps: CardRelayDeps, res: ServerResponse, upRes: Incom
   upRes.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size > config.maxRecordedBytes) {
-      upRes.destroy(new Error("card larger than PROXY_MAX_RECORDED_BYTES"));
+      upRes.destroy(new Error("card larger than A2A_LEDGER_PROXY_MAX_RECORDED_BYTES"));
       return;
     }
     chunks.push(chunk);

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { baseUrl, configDefaults, loadConfig, ProxyConfigError } from "./config.ts";
 
-const minimal = { PROXY_WORKER_ID: "W1", PROXY_UPSTREAM_URL: "http://127.0.0.1:4001/" };
+const minimal = { A2A_LEDGER_PROXY_WORKER_ID: "W1", A2A_LEDGER_PROXY_UPSTREAM_URL: "http://127.0.0.1:4001/" };
 
 describe("loadConfig", () => {
   it("fills defaults around the two required values", () => {
@@ -23,46 +23,46 @@ describe("loadConfig", () => {
   it("puts the spool under the data directory, one directory per worker (and topic suffix), safe as a path", () => {
     expect(loadConfig({ ...minimal, A2A_LEDGER_DATA_DIR: "/var/lib/ledger" }).spoolDir).toBe("/var/lib/ledger/proxy/W1");
     expect(loadConfig({ ...minimal, A2A_LEDGER_DATA_DIR: "/var/lib/ledger", A2A_LEDGER_TOPIC_SUFFIX: "e2e-1" }).spoolDir).toBe("/var/lib/ledger/proxy/W1.e2e-1");
-    expect(loadConfig({ ...minimal, PROXY_WORKER_ID: "../../etc", A2A_LEDGER_DATA_DIR: "/d" }).spoolDir).toBe("/d/proxy/%2E%2E%2F%2E%2E%2Fetc");
-    expect(loadConfig({ ...minimal, PROXY_SPOOL_DIR: "/tmp/spool-x/" }).spoolDir).toBe("/tmp/spool-x");
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_WORKER_ID: "../../etc", A2A_LEDGER_DATA_DIR: "/d" }).spoolDir).toBe("/d/proxy/%2E%2E%2F%2E%2E%2Fetc");
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_SPOOL_DIR: "/tmp/spool-x/" }).spoolDir).toBe("/tmp/spool-x");
     expect(loadConfig(minimal).spoolMaxBytes).toBe(configDefaults.spoolMaxBytes);
-    expect(loadConfig({ ...minimal, PROXY_SPOOL_MAX_BYTES: "1048576" }).spoolMaxBytes).toBe(1_048_576);
-    for (const bad of ["0", "1000", "-5", "12MB", "1e9"]) expect(() => loadConfig({ ...minimal, PROXY_SPOOL_MAX_BYTES: bad })).toThrow(/PROXY_SPOOL_MAX_BYTES/);
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_SPOOL_MAX_BYTES: "1048576" }).spoolMaxBytes).toBe(1_048_576);
+    for (const bad of ["0", "1000", "-5", "12MB", "1e9"]) expect(() => loadConfig({ ...minimal, A2A_LEDGER_PROXY_SPOOL_MAX_BYTES: bad })).toThrow(/A2A_LEDGER_PROXY_SPOOL_MAX_BYTES/);
   });
 
   it("reads every setting", () => {
     const config = loadConfig({
       ...minimal,
-      PROXY_PORT: "0",
-      PROXY_PUBLIC_URL: "http://proxy.example:8080/",
-      PROXY_REWRITE_CARD_URLS: "true",
-      PROXY_CARD_URL_ALIASES: "http://localhost:4001, http://w1.internal",
-      PROXY_INGEST_URL: "http://127.0.0.1:9/",
-      PROXY_INGEST_TOKEN: "s3cret-token-value",
-      PROXY_FAIL_MODE: "open",
-      PROXY_BUFFER_MAX: "7",
-      PROXY_UPSTREAM_TIMEOUT_MS: "250",
+      A2A_LEDGER_PROXY_PORT: "0",
+      A2A_LEDGER_PROXY_PUBLIC_URL: "http://proxy.example:8080/",
+      A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+      A2A_LEDGER_PROXY_CARD_URL_ALIASES: "http://localhost:4001, http://w1.internal",
+      A2A_LEDGER_PROXY_INGEST_URL: "http://127.0.0.1:9/",
+      A2A_LEDGER_PROXY_INGEST_TOKEN: "s3cret-token-value",
+      A2A_LEDGER_PROXY_FAIL_MODE: "open",
+      A2A_LEDGER_PROXY_BUFFER_MAX: "7",
+      A2A_LEDGER_PROXY_UPSTREAM_TIMEOUT_MS: "250",
     });
     expect(config).toMatchObject({ port: 0, publicUrl: "http://proxy.example:8080", rewriteCardUrls: true, cardUrlAliases: ["http://localhost:4001", "http://w1.internal"], ingestUrl: "http://127.0.0.1:9", failMode: "open", bufferMax: 7, upstreamTimeoutMs: 250 });
   });
 
   it("reports every bad value at once, by name, without echoing the token", () => {
     try {
-      loadConfig({ PROXY_UPSTREAM_URL: "ftp://x", PROXY_PORT: "70000", PROXY_FAIL_MODE: "maybe", PROXY_REWRITE_CARD_URLS: "perhaps", PROXY_INGEST_TOKEN: "has space", PROXY_BUFFER_MAX: "0", PROXY_LOG_LEVEL: "loud" });
+      loadConfig({ A2A_LEDGER_PROXY_UPSTREAM_URL: "ftp://x", A2A_LEDGER_PROXY_PORT: "70000", A2A_LEDGER_PROXY_FAIL_MODE: "maybe", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "perhaps", A2A_LEDGER_PROXY_INGEST_TOKEN: "has space", A2A_LEDGER_PROXY_BUFFER_MAX: "0", A2A_LEDGER_PROXY_LOG_LEVEL: "loud" });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(ProxyConfigError);
       const problems = (e as ProxyConfigError).problems.join("\n");
-      for (const name of ["PROXY_WORKER_ID is required", "PROXY_UPSTREAM_URL", "PROXY_PORT", "PROXY_FAIL_MODE", "PROXY_REWRITE_CARD_URLS", "PROXY_INGEST_TOKEN", "PROXY_BUFFER_MAX", "PROXY_LOG_LEVEL"]) expect(problems).toContain(name);
+      for (const name of ["A2A_LEDGER_PROXY_WORKER_ID is required", "A2A_LEDGER_PROXY_UPSTREAM_URL", "A2A_LEDGER_PROXY_PORT", "A2A_LEDGER_PROXY_FAIL_MODE", "A2A_LEDGER_PROXY_REWRITE_CARD_URLS", "A2A_LEDGER_PROXY_INGEST_TOKEN", "A2A_LEDGER_PROXY_BUFFER_MAX", "A2A_LEDGER_PROXY_LOG_LEVEL"]) expect(problems).toContain(name);
       expect(problems).not.toContain("has space");
     }
   });
 });
 
 describe("loadConfig: the card served", () => {
-  it("serves the advertised card by default, and the verified one with PROXY_CARD=verified and the projector's URL and token", () => {
+  it("serves the advertised card by default, and the verified one with A2A_LEDGER_PROXY_CARD=verified and the projector's URL and token", () => {
     expect(loadConfig(minimal)).toMatchObject({ cardMode: "advertised", projectorUrl: null, projectorToken: null, projectorTimeoutMs: configDefaults.projectorTimeoutMs });
-    expect(loadConfig({ ...minimal, PROXY_CARD: "verified", PROXY_PROJECTOR_URL: "http://127.0.0.1:18110/", PROXY_PROJECTOR_TOKEN: "read-token", PROXY_PROJECTOR_TIMEOUT_MS: "500" })).toMatchObject({
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_CARD: "verified", A2A_LEDGER_PROXY_PROJECTOR_URL: "http://127.0.0.1:18110/", A2A_LEDGER_PROXY_PROJECTOR_TOKEN: "read-token", A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS: "500" })).toMatchObject({
       cardMode: "verified",
       projectorUrl: "http://127.0.0.1:18110",
       projectorToken: "read-token",
@@ -71,25 +71,25 @@ describe("loadConfig: the card served", () => {
   });
 
   it("reports a bad mode, a verified mode without projector, a bad URL and a token with whitespace (not shown)", () => {
-    expect(() => loadConfig({ ...minimal, PROXY_CARD: "both" })).toThrow(/PROXY_CARD="both" must be advertised or verified/);
-    expect(() => loadConfig({ ...minimal, PROXY_CARD: "verified" })).toThrow(/PROXY_CARD=verified needs PROXY_PROJECTOR_URL/);
-    expect(() => loadConfig({ ...minimal, PROXY_CARD: "verified", PROXY_PROJECTOR_URL: "http://p/?x=1" })).toThrow(/PROXY_PROJECTOR_URL/);
-    expect(() => loadConfig({ ...minimal, PROXY_PROJECTOR_TIMEOUT_MS: "10" })).toThrow(/PROXY_PROJECTOR_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...minimal, A2A_LEDGER_PROXY_CARD: "both" })).toThrow(/A2A_LEDGER_PROXY_CARD="both" must be advertised or verified/);
+    expect(() => loadConfig({ ...minimal, A2A_LEDGER_PROXY_CARD: "verified" })).toThrow(/A2A_LEDGER_PROXY_CARD=verified needs A2A_LEDGER_PROXY_PROJECTOR_URL/);
+    expect(() => loadConfig({ ...minimal, A2A_LEDGER_PROXY_CARD: "verified", A2A_LEDGER_PROXY_PROJECTOR_URL: "http://p/?x=1" })).toThrow(/A2A_LEDGER_PROXY_PROJECTOR_URL/);
+    expect(() => loadConfig({ ...minimal, A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS: "10" })).toThrow(/A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS/);
     try {
-      loadConfig({ ...minimal, PROXY_PROJECTOR_TOKEN: "two words" });
+      loadConfig({ ...minimal, A2A_LEDGER_PROXY_PROJECTOR_TOKEN: "two words" });
       expect.unreachable();
     } catch (e) {
-      expect((e as ProxyConfigError).problems.join("\n")).toContain("PROXY_PROJECTOR_TOKEN must not contain whitespace");
+      expect((e as ProxyConfigError).problems.join("\n")).toContain("A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace");
       expect((e as ProxyConfigError).problems.join("\n")).not.toContain("two words");
     }
   });
 });
 
 describe("loadConfig: the gRPC relay", () => {
-  it("is off without PROXY_GRPC_PORT, and reads its port, upstream and public target", () => {
+  it("is off without A2A_LEDGER_PROXY_GRPC_PORT, and reads its port, upstream and public target", () => {
     expect(loadConfig(minimal)).toMatchObject({ grpcPort: null, grpcUpstream: null, grpcPublicTarget: null });
-    expect(loadConfig({ ...minimal, PROXY_GRPC_PORT: "0" })).toMatchObject({ grpcPort: 0, grpcUpstream: null });
-    expect(loadConfig({ ...minimal, PROXY_GRPC_PORT: "42101", PROXY_GRPC_UPSTREAM: "grpcs://w1.internal:443", PROXY_GRPC_PUBLIC_TARGET: "proxy.example:8443" })).toMatchObject({
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_GRPC_PORT: "0" })).toMatchObject({ grpcPort: 0, grpcUpstream: null });
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_GRPC_PORT: "42101", A2A_LEDGER_PROXY_GRPC_UPSTREAM: "grpcs://w1.internal:443", A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET: "proxy.example:8443" })).toMatchObject({
       grpcPort: 42101,
       grpcUpstream: { target: "w1.internal:443", origin: "https://w1.internal:443" },
       grpcPublicTarget: "proxy.example:8443",
@@ -105,10 +105,10 @@ describe("loadConfig: the gRPC relay", () => {
         return (e as ProxyConfigError).problems.join("\n");
       }
     };
-    expect(problems({ PROXY_GRPC_PORT: "70000" })).toContain("PROXY_GRPC_PORT");
-    expect(problems({ PROXY_GRPC_PORT: "0", PROXY_GRPC_UPSTREAM: "http://w1/a2a" })).toContain("PROXY_GRPC_UPSTREAM");
-    expect(problems({ PROXY_GRPC_PORT: "0", PROXY_GRPC_PUBLIC_TARGET: "no-port" })).toContain("PROXY_GRPC_PUBLIC_TARGET");
-    expect(problems({ PROXY_GRPC_UPSTREAM: "127.0.0.1:41101" })).toContain("need PROXY_GRPC_PORT");
+    expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "70000" })).toContain("A2A_LEDGER_PROXY_GRPC_PORT");
+    expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "0", A2A_LEDGER_PROXY_GRPC_UPSTREAM: "http://w1/a2a" })).toContain("A2A_LEDGER_PROXY_GRPC_UPSTREAM");
+    expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "0", A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET: "no-port" })).toContain("A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET");
+    expect(problems({ A2A_LEDGER_PROXY_GRPC_UPSTREAM: "127.0.0.1:41101" })).toContain("need A2A_LEDGER_PROXY_GRPC_PORT");
   });
 });
 
@@ -116,5 +116,44 @@ describe("baseUrl", () => {
   it("keeps scheme, host, port and path without trailing slashes, and refuses the rest", () => {
     expect(baseUrl("https://w.example:8443/a2a/")).toBe("https://w.example:8443/a2a");
     for (const bad of ["w.example", "ftp://w.example", "http://w.example/?q=1", "http://user:pw@w.example", "http://w.example/#x"]) expect(baseUrl(bad)).toBeNull();
+  });
+});
+
+describe("proxy settings under their deprecated names (PROXY_*)", () => {
+  const warnings = (run: () => void): string[] => {
+    const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      run();
+      return emit.mock.calls.map((c) => String(c[0]));
+    } finally {
+      emit.mockRestore();
+    }
+  };
+
+  it("reads the old name, with one deprecation warning naming old and new", () => {
+    let port = 0;
+    const seen = warnings(() => {
+      port = loadConfig({ ...minimal, PROXY_PORT: "9001" }).port;
+      loadConfig({ ...minimal, PROXY_PORT: "9001" });
+    });
+    expect(port).toBe(9001);
+    expect(seen).toEqual(["PROXY_PORT is deprecated: set A2A_LEDGER_PROXY_PORT instead (A2A_LEDGER_PROXY_PORT wins when both are set)"]);
+  });
+
+  it("reads the new name without a warning, and takes it when both are set", () => {
+    expect(warnings(() => expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_PORT: "9002" }).port).toBe(9002))).toEqual([]);
+    expect(loadConfig({ ...minimal, PROXY_PORT: "9001", A2A_LEDGER_PROXY_PORT: "9002" }).port).toBe(9002);
+  });
+
+  it("lists every problem at once, also of values given under old names", () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...minimal, PROXY_PORT: "none", A2A_LEDGER_PROXY_LOG_LEVEL: "loud", PROXY_FAIL_MODE: "maybe" });
+    } catch (e) {
+      problems = (e as { problems: string[] }).problems;
+    }
+    expect(problems.some((p) => p.startsWith('A2A_LEDGER_PROXY_PORT="none"'))).toBe(true);
+    expect(problems.some((p) => p.includes("A2A_LEDGER_PROXY_LOG_LEVEL"))).toBe(true);
+    expect(problems.some((p) => p.includes("A2A_LEDGER_PROXY_FAIL_MODE"))).toBe(true);
   });
 });

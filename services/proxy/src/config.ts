@@ -54,9 +54,9 @@ export interface ProxyConfig {
    * `verified` (the projector's verified card of this worker, card-source.ts; the worker's when there is none).
    */
   cardMode: CardMode;
-  /** The projector's base URL (PROXY_PROJECTOR_URL); required with PROXY_CARD=verified, else null. */
+  /** The projector's base URL (A2A_LEDGER_PROXY_PROJECTOR_URL); required with A2A_LEDGER_PROXY_CARD=verified, else null. */
   projectorUrl: string | null;
-  /** A read token of the projector's API (PROXY_PROJECTOR_TOKEN); never logged. */
+  /** A read token of the projector's API (A2A_LEDGER_PROXY_PROJECTOR_TOKEN); never logged. */
   projectorToken: string | null;
   /** How long the projector may take to answer a verified-card request, whole, before the worker's card is served. */
   projectorTimeoutMs: number;
@@ -120,7 +120,7 @@ export function baseUrl(raw: string): string | null {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
-  const reader = envReader(env);
+  const reader = envReader(env, { renamed: { from: "PROXY_", to: "A2A_LEDGER_PROXY_" } });
   const { problems, text, int } = reader;
   const url = (name: string, fallback?: string): string => {
     const raw = text(name) ?? fallback;
@@ -140,19 +140,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     return false;
   };
 
-  const workerId = text("PROXY_WORKER_ID") ?? "";
-  if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) problems.push(workerId === "" ? "PROXY_WORKER_ID is required" : `PROXY_WORKER_ID=${JSON.stringify(workerId)} must be 1–200 visible ASCII characters`);
-  const host = text("PROXY_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`PROXY_HOST=${JSON.stringify(host)} is not a host name or IP address`);
-  const publicRaw = text("PROXY_PUBLIC_URL");
-  const publicUrl = publicRaw === undefined ? null : url("PROXY_PUBLIC_URL");
-  const aliases = (text("PROXY_CARD_URL_ALIASES") ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const workerId = text("A2A_LEDGER_PROXY_WORKER_ID") ?? "";
+  if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) problems.push(workerId === "" ? "A2A_LEDGER_PROXY_WORKER_ID is required" : `A2A_LEDGER_PROXY_WORKER_ID=${JSON.stringify(workerId)} must be 1–200 visible ASCII characters`);
+  const host = text("A2A_LEDGER_PROXY_HOST") ?? configDefaults.host;
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_PROXY_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  const publicRaw = text("A2A_LEDGER_PROXY_PUBLIC_URL");
+  const publicUrl = publicRaw === undefined ? null : url("A2A_LEDGER_PROXY_PUBLIC_URL");
+  const aliases = (text("A2A_LEDGER_PROXY_CARD_URL_ALIASES") ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
   const cardUrlAliases = aliases.map((a) => {
     const b = baseUrl(a);
-    if (b === null) problems.push(`PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
+    if (b === null) problems.push(`A2A_LEDGER_PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
     return b ?? "";
   });
-  const grpcPort = text("PROXY_GRPC_PORT") === undefined ? null : int("PROXY_GRPC_PORT", 0, 0, 65535);
+  const grpcPort = text("A2A_LEDGER_PROXY_GRPC_PORT") === undefined ? null : int("A2A_LEDGER_PROXY_GRPC_PORT", 0, 0, 65535);
   const grpcTarget = (name: string): GrpcTarget | null => {
     const raw = text(name);
     if (raw === undefined) return null;
@@ -160,54 +160,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     if (target === null) problems.push(`${name}=${JSON.stringify(raw)} must be host:port (or http://, https://, grpc://, grpcs:// host:port)`);
     return target;
   };
-  const grpcUpstream = grpcTarget("PROXY_GRPC_UPSTREAM");
-  const grpcPublicTarget = grpcTarget("PROXY_GRPC_PUBLIC_TARGET")?.target ?? null;
-  if (grpcPort === null && (grpcUpstream !== null || grpcPublicTarget !== null)) problems.push("PROXY_GRPC_UPSTREAM and PROXY_GRPC_PUBLIC_TARGET need PROXY_GRPC_PORT (the gRPC relay is off without it)");
-  const ingestToken = text("PROXY_INGEST_TOKEN") ?? null;
-  if (ingestToken !== null && /\s/.test(ingestToken)) problems.push("PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
-  const failMode = (text("PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
-  if (failMode !== "closed" && failMode !== "open") problems.push(`PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
-  const logLevelRaw = text("PROXY_LOG_LEVEL") ?? levelFromEnv(env, configDefaults.logLevel);
-  if (!isLogLevel(logLevelRaw)) problems.push(`PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
+  const grpcUpstream = grpcTarget("A2A_LEDGER_PROXY_GRPC_UPSTREAM");
+  const grpcPublicTarget = grpcTarget("A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET")?.target ?? null;
+  if (grpcPort === null && (grpcUpstream !== null || grpcPublicTarget !== null)) problems.push("A2A_LEDGER_PROXY_GRPC_UPSTREAM and A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET need A2A_LEDGER_PROXY_GRPC_PORT (the gRPC relay is off without it)");
+  const ingestToken = text("A2A_LEDGER_PROXY_INGEST_TOKEN") ?? null;
+  if (ingestToken !== null && /\s/.test(ingestToken)) problems.push("A2A_LEDGER_PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
+  const failMode = (text("A2A_LEDGER_PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
+  if (failMode !== "closed" && failMode !== "open") problems.push(`A2A_LEDGER_PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
+  const logLevelRaw = text("A2A_LEDGER_PROXY_LOG_LEVEL") ?? levelFromEnv(env, configDefaults.logLevel);
+  if (!isLogLevel(logLevelRaw)) problems.push(`A2A_LEDGER_PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
   const logLevel: LogLevel = isLogLevel(logLevelRaw) ? logLevelRaw : configDefaults.logLevel;
-  const cardMode = (text("PROXY_CARD")?.toLowerCase() ?? configDefaults.cardMode) as CardMode;
-  if (cardMode !== "advertised" && cardMode !== "verified") problems.push(`PROXY_CARD=${JSON.stringify(cardMode)} must be advertised or verified`);
-  const projectorUrl = text("PROXY_PROJECTOR_URL") === undefined ? null : url("PROXY_PROJECTOR_URL");
-  if (cardMode === "verified" && projectorUrl === null) problems.push("PROXY_CARD=verified needs PROXY_PROJECTOR_URL (where the projector's API is)");
-  const projectorToken = text("PROXY_PROJECTOR_TOKEN") ?? null;
-  if (projectorToken !== null && /\s/.test(projectorToken)) problems.push("PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
+  const cardMode = (text("A2A_LEDGER_PROXY_CARD")?.toLowerCase() ?? configDefaults.cardMode) as CardMode;
+  if (cardMode !== "advertised" && cardMode !== "verified") problems.push(`A2A_LEDGER_PROXY_CARD=${JSON.stringify(cardMode)} must be advertised or verified`);
+  const projectorUrl = text("A2A_LEDGER_PROXY_PROJECTOR_URL") === undefined ? null : url("A2A_LEDGER_PROXY_PROJECTOR_URL");
+  if (cardMode === "verified" && projectorUrl === null) problems.push("A2A_LEDGER_PROXY_CARD=verified needs A2A_LEDGER_PROXY_PROJECTOR_URL (where the projector's API is)");
+  const projectorToken = text("A2A_LEDGER_PROXY_PROJECTOR_TOKEN") ?? null;
+  if (projectorToken !== null && /\s/.test(projectorToken)) problems.push("A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
 
   const config: ProxyConfig = {
     workerId,
-    upstreamUrl: url("PROXY_UPSTREAM_URL"),
+    upstreamUrl: url("A2A_LEDGER_PROXY_UPSTREAM_URL"),
     host,
-    port: int("PROXY_PORT", configDefaults.port, 0, 65535),
+    port: int("A2A_LEDGER_PROXY_PORT", configDefaults.port, 0, 65535),
     publicUrl,
-    rewriteCardUrls: bool("PROXY_REWRITE_CARD_URLS"),
+    rewriteCardUrls: bool("A2A_LEDGER_PROXY_REWRITE_CARD_URLS"),
     cardUrlAliases,
     grpcPort,
     grpcUpstream,
     grpcPublicTarget,
-    ingestUrl: url("PROXY_INGEST_URL", configDefaults.ingestUrl),
+    ingestUrl: url("A2A_LEDGER_PROXY_INGEST_URL", configDefaults.ingestUrl),
     ingestToken,
-    observer: text("PROXY_OBSERVER") ?? `proxy:${workerId}`,
+    observer: text("A2A_LEDGER_PROXY_OBSERVER") ?? `proxy:${workerId}`,
     failMode,
-    bufferMax: int("PROXY_BUFFER_MAX", configDefaults.bufferMax, 1, 10_000_000),
-    spoolDir: resolve(text("PROXY_SPOOL_DIR") ?? defaultSpoolDir(env, workerId === "" ? "_" : workerId)),
-    spoolMaxBytes: int("PROXY_SPOOL_MAX_BYTES", configDefaults.spoolMaxBytes, 64 * 1024, 1024 * 1024 * 1024 * 1024),
-    batchMax: int("PROXY_BATCH_MAX", configDefaults.batchMax, 1, 5_000),
-    flushDelayMs: int("PROXY_FLUSH_DELAY_MS", configDefaults.flushDelayMs, 0, 60_000),
-    upstreamTimeoutMs: int("PROXY_UPSTREAM_TIMEOUT_MS", configDefaults.upstreamTimeoutMs, 100, 3_600_000),
-    maxBodyBytes: int("PROXY_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
-    maxRecordedBytes: int("PROXY_MAX_RECORDED_BYTES", configDefaults.maxRecordedBytes, 1024, 1024 * 1024 * 1024),
-    correlationMemory: int("PROXY_CORRELATION_MEMORY", configDefaults.correlationMemory, 1, 100_000_000),
-    shutdownGraceMs: int("PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
-    retryAfterSeconds: int("PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
+    bufferMax: int("A2A_LEDGER_PROXY_BUFFER_MAX", configDefaults.bufferMax, 1, 10_000_000),
+    spoolDir: resolve(text("A2A_LEDGER_PROXY_SPOOL_DIR") ?? defaultSpoolDir(env, workerId === "" ? "_" : workerId)),
+    spoolMaxBytes: int("A2A_LEDGER_PROXY_SPOOL_MAX_BYTES", configDefaults.spoolMaxBytes, 64 * 1024, 1024 * 1024 * 1024 * 1024),
+    batchMax: int("A2A_LEDGER_PROXY_BATCH_MAX", configDefaults.batchMax, 1, 5_000),
+    flushDelayMs: int("A2A_LEDGER_PROXY_FLUSH_DELAY_MS", configDefaults.flushDelayMs, 0, 60_000),
+    upstreamTimeoutMs: int("A2A_LEDGER_PROXY_UPSTREAM_TIMEOUT_MS", configDefaults.upstreamTimeoutMs, 100, 3_600_000),
+    maxBodyBytes: int("A2A_LEDGER_PROXY_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
+    maxRecordedBytes: int("A2A_LEDGER_PROXY_MAX_RECORDED_BYTES", configDefaults.maxRecordedBytes, 1024, 1024 * 1024 * 1024),
+    correlationMemory: int("A2A_LEDGER_PROXY_CORRELATION_MEMORY", configDefaults.correlationMemory, 1, 100_000_000),
+    shutdownGraceMs: int("A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
+    retryAfterSeconds: int("A2A_LEDGER_PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     logLevel,
     cardMode,
     projectorUrl,
     projectorToken,
-    projectorTimeoutMs: int("PROXY_PROJECTOR_TIMEOUT_MS", configDefaults.projectorTimeoutMs, 50, 60_000),
+    projectorTimeoutMs: int("A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS", configDefaults.projectorTimeoutMs, 50, 60_000),
   };
   if (problems.length > 0) throw new ProxyConfigError(problems);
   return config;

@@ -11,7 +11,7 @@ describe("renderError", () => {
       id: 42,
       error: {
         code: -32603,
-        message: errorCatalogue.PROXY_UPSTREAM_TIMEOUT.summary,
+        message: errorCatalogue.PROXY_UPSTREAM_TIMEOUT.message,
         data: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "PROXY_UPSTREAM_TIMEOUT", domain: "a2a-ledger.proxy", metadata: { status: "504" } }],
       },
     });

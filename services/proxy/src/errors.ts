@@ -13,54 +13,53 @@
  *   for A2A v1.0 clients and `application/json` for v0.3 ones (no `A2A-Version` header).
  */
 
-interface CatalogueEntry {
+import { CatalogueError, codesOf, defineErrorCatalogue, type ErrorEntry } from "@a2a-ledger/env";
+
+/** Every service's entry shape (@a2a-ledger/env), and the google.rpc.Code name for the HTTP+JSON `status` field. */
+interface CatalogueEntry extends ErrorEntry {
   status: number;
-  /** google.rpc.Code name for the HTTP+JSON `status` field. */
   rpcStatus: string;
-  summary: string;
 }
 
-export const errorCatalogue = {
-  PROXY_UPSTREAM_UNREACHABLE: { status: 502, rpcStatus: "UNAVAILABLE", summary: "The worker could not be reached (connection refused or reset before it answered)." },
-  PROXY_UPSTREAM_BAD_RESPONSE: { status: 502, rpcStatus: "UNAVAILABLE", summary: "The worker answered with something that is not HTTP." },
-  PROXY_UPSTREAM_TIMEOUT: { status: 504, rpcStatus: "DEADLINE_EXCEEDED", summary: "The worker did not begin its answer within the proxy's upstream timeout." },
+export const errorCatalogue = defineErrorCatalogue("PROXY", {
+  PROXY_UPSTREAM_UNREACHABLE: { status: 502, rpcStatus: "UNAVAILABLE", message: "The worker could not be reached (connection refused or reset before it answered)." },
+  PROXY_UPSTREAM_BAD_RESPONSE: { status: 502, rpcStatus: "UNAVAILABLE", message: "The worker answered with something that is not HTTP." },
+  PROXY_UPSTREAM_TIMEOUT: { status: 504, rpcStatus: "DEADLINE_EXCEEDED", message: "The worker did not begin its answer within the proxy's upstream timeout." },
   PROXY_LEDGER_UNAVAILABLE: {
     status: 503,
     rpcStatus: "UNAVAILABLE",
-    summary: "The ledger has been unreachable for longer than the observation buffer holds; new dispatches are refused (fail-closed) until it is back. Retry later.",
+    message: "The ledger has been unreachable for longer than the observation buffer holds; new dispatches are refused (fail-closed) until it is back. Retry later.",
   },
-  PROXY_SHUTTING_DOWN: { status: 503, rpcStatus: "UNAVAILABLE", summary: "The proxy is draining before it stops." },
+  PROXY_SHUTTING_DOWN: { status: 503, rpcStatus: "UNAVAILABLE", message: "The proxy is draining before it stops." },
   PROXY_GRPC_UPSTREAM_UNKNOWN: {
     status: 502,
     rpcStatus: "UNAVAILABLE",
-    summary: "The worker's gRPC endpoint is unknown: PROXY_GRPC_UPSTREAM is not set and the worker's card names no GRPC interface.",
+    message: "The worker's gRPC endpoint is unknown: A2A_LEDGER_PROXY_GRPC_UPSTREAM is not set and the worker's card names no GRPC interface.",
   },
-  PROXY_METHOD_NOT_ALLOWED: { status: 405, rpcStatus: "UNIMPLEMENTED", summary: "The path is one of the proxy's own (/metrics, /healthz, /readyz, /a2a-ledger/openapi.json) and takes GET and HEAD only; the Allow header says so." },
-  PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", summary: "The request body is larger than the proxy accepts (PROXY_MAX_BODY_BYTES)." },
-  PROXY_INTERNAL: { status: 500, rpcStatus: "INTERNAL", summary: "An unexpected proxy error; reported in the logs with the request id." },
-} as const satisfies Record<string, CatalogueEntry>;
+  PROXY_METHOD_NOT_ALLOWED: { status: 405, rpcStatus: "UNIMPLEMENTED", message: "The path is one of the proxy's own (/metrics, /healthz, /readyz, /a2a-ledger/openapi.json) and takes GET and HEAD only; the Allow header says so." },
+  PROXY_BODY_TOO_LARGE: { status: 413, rpcStatus: "RESOURCE_EXHAUSTED", message: "The request body is larger than the proxy accepts (A2A_LEDGER_PROXY_MAX_BODY_BYTES)." },
+  PROXY_INTERNAL: { status: 500, rpcStatus: "INTERNAL", message: "An unexpected proxy error; reported in the logs with the request id." },
+} as const satisfies Record<string, CatalogueEntry>);
 
 export type ProxyErrorCode = keyof typeof errorCatalogue;
 
-export const errorCodes = Object.keys(errorCatalogue) as ProxyErrorCode[];
+export const errorCodes = codesOf(errorCatalogue);
 
 export const errorDomain = "a2a-ledger.proxy";
 
 /** JSON-RPC code of every proxy answer to a JSON-RPC request. */
 export const jsonRpcInternalError = -32603;
 
-export class ProxyError extends Error {
+export class ProxyError extends CatalogueError<ProxyErrorCode> {
   override name = "ProxyError";
-  readonly status: number;
 
   constructor(
-    readonly code: ProxyErrorCode,
-    message: string = errorCatalogue[code].summary,
+    code: ProxyErrorCode,
+    message: string = errorCatalogue[code].message,
     /** Sent as Retry-After. */
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
-    this.status = errorCatalogue[code].status;
+    super(errorCatalogue, code, message);
   }
 }
 

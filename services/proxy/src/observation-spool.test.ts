@@ -172,7 +172,7 @@ describe("ObservationSpool", () => {
     const file = join(freshDir(), "not-a-dir");
     writeFileSync(file, "x");
     expect(() => open(file)).toThrow(SpoolUnavailableError);
-    expect(() => open(join(file, "below"))).toThrow(/cannot be used \(PROXY_SPOOL_DIR\)/);
+    expect(() => open(join(file, "below"))).toThrow(/cannot be used \(A2A_LEDGER_PROXY_SPOOL_DIR\)/);
   });
 
   it("refuses a directory a live process holds, and takes over the lock of one that is gone", () => {

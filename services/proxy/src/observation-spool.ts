@@ -99,7 +99,7 @@ function lock(dir: string): void {
   }
   const holder = Number(readFileSync(path, "utf8").trim());
   if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-    throw new SpoolLockedError(`the spool ${dir} is in use by process ${holder}: each proxy needs its own PROXY_SPOOL_DIR`);
+    throw new SpoolLockedError(`the spool ${dir} is in use by process ${holder}: each proxy needs its own A2A_LEDGER_PROXY_SPOOL_DIR`);
   }
   // A lock left by a process that is gone (a crash): taken over.
   writeFileSync(path, String(process.pid));
@@ -129,7 +129,7 @@ export class ObservationSpool {
       names = readdirSync(options.dir);
     } catch (e) {
       if (e instanceof SpoolUnavailableError) throw e;
-      throw new SpoolUnavailableError(`the spool directory ${options.dir} cannot be used (PROXY_SPOOL_DIR): ${(e as Error).message}`);
+      throw new SpoolUnavailableError(`the spool directory ${options.dir} cannot be used (A2A_LEDGER_PROXY_SPOOL_DIR): ${(e as Error).message}`);
     }
     const found = names
       .map((name) => segmentPattern.exec(name))

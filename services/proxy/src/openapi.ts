@@ -20,7 +20,7 @@ const status: Json = {
   },
 };
 const json = (description: string, schema: Json): Json => ({ description, content: { "application/json": { schema } } });
-const describe = (codes: readonly ProxyErrorCode[]): string => codes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].summary}`).join("\n");
+const describe = (codes: readonly ProxyErrorCode[]): string => codes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].message}`).join("\n");
 
 export function openApiDocument(): Json {
   return {

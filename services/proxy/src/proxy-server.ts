@@ -34,7 +34,7 @@ export interface ProxyServerDeps {
   now?: () => number;
   /** With the gRPC relay: learns its upstream from each card relayed and rewrites the card's GRPC URL. */
   grpcCard?: GrpcCardRewrite;
-  /** With PROXY_CARD=verified: the projector's verified cards. */
+  /** With A2A_LEDGER_PROXY_CARD=verified: the projector's verified cards. */
   verifiedCards?: VerifiedCardSource;
 }
 

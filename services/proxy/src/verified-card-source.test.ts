@@ -13,7 +13,7 @@ describe("readProjectorAnswer", () => {
   it("names 404 and 409 only when the projector's own error codes say so", () => {
     expect(readProjectorAnswer(404, JSON.stringify({ code: "PROJECTOR_UNKNOWN_WORKER" }), undefined, "W1")).toMatchObject({ ok: false, reason: "unknown-worker" });
     expect(readProjectorAnswer(409, JSON.stringify({ code: "PROJECTOR_WORKER_NOT_VERIFIED" }), undefined, "W1")).toMatchObject({ ok: false, reason: "not-verified" });
-    // A 404 of something else (a wrong PROXY_PROJECTOR_URL) is not an unknown worker.
+    // A 404 of something else (a wrong A2A_LEDGER_PROXY_PROJECTOR_URL) is not an unknown worker.
     expect(readProjectorAnswer(404, "<html>Not Found</html>", undefined, "W1")).toMatchObject({ ok: false, reason: "projector-bad-answer" });
     expect(readProjectorAnswer(409, "{}", undefined, "W1")).toMatchObject({ ok: false, reason: "projector-bad-answer" });
   });

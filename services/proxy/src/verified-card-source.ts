@@ -13,7 +13,7 @@ import https from "node:https";
 export type FallbackReason =
   /** The card carries A2A signatures: served exactly as the worker sent it. */
   | "signed"
-  /** No connection, no complete answer within PROXY_PROJECTOR_TIMEOUT_MS, or a 5xx. */
+  /** No connection, no complete answer within A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS, or a 5xx. */
   | "projector-unreachable"
   /** 401/403: the projector refused the read token. */
   | "projector-refused"
@@ -72,7 +72,7 @@ function errorCode(body: string): string | null {
 export function readProjectorAnswer(status: number, body: string, cacheControl: string | undefined, workerId: string): VerifiedCardResult {
   if (status === 404 && errorCode(body) === "PROJECTOR_UNKNOWN_WORKER") return fail("unknown-worker", "the projector knows no card of this worker");
   if (status === 409 && errorCode(body) === "PROJECTOR_WORKER_NOT_VERIFIED") return fail("not-verified", "no probe verified the worker's card in force");
-  if (status === 401 || status === 403) return fail("projector-refused", `the projector answered ${status} (PROXY_PROJECTOR_TOKEN)`);
+  if (status === 401 || status === 403) return fail("projector-refused", `the projector answered ${status} (A2A_LEDGER_PROXY_PROJECTOR_TOKEN)`);
   if (status >= 500) return fail("projector-unreachable", `the projector answered ${status}`);
   if (status !== 200) return fail("projector-bad-answer", `the projector answered ${status}`);
   let parsed: unknown;

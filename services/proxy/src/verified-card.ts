@@ -1,5 +1,5 @@
 /**
- * The card the proxy serves in verified mode (PROXY_CARD=verified), chosen from the worker's card as it
+ * The card the proxy serves in verified mode (A2A_LEDGER_PROXY_CARD=verified), chosen from the worker's card as it
  * came and the projector's verified card (verified-card-source.ts). Pure.
  *
  * - A signed card (A2A `signatures`) is never altered: the worker's card is served (`signed`).

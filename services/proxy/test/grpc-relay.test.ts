@@ -141,7 +141,7 @@ describe("answers relayed byte for byte", () => {
     expect(seen.every((o) => o.correlationId === "corr-stream")).toBe(true);
   });
 
-  it("an answer larger than PROXY_MAX_RECORDED_BYTES: relayed whole, not recorded, counted", async () => {
+  it("an answer larger than A2A_LEDGER_PROXY_MAX_RECORDED_BYTES: relayed whole, not recorded, counted", async () => {
     const id = await newTask(`need-input ${"x".repeat(6000)}`);
     const before = sender.sent.length;
     const unrecorded = await metric(proxy.url, "a2a_proxy_unrecorded_total", { reason: "body_too_large" });
@@ -186,7 +186,7 @@ describe("hostile input", () => {
     expect(recordedSince(before)).toEqual([]);
   });
 
-  it("a request over PROXY_MAX_BODY_BYTES: refused RESOURCE_EXHAUSTED (PROXY_BODY_TOO_LARGE) before the worker sees it", async () => {
+  it("a request over A2A_LEDGER_PROXY_MAX_BODY_BYTES: refused RESOURCE_EXHAUSTED (PROXY_BODY_TOO_LARGE) before the worker sees it", async () => {
     const before = sender.sent.length;
     const tasks = await w1Tasks();
     const answer = await rawCall(relay, path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest(`hello ${"y".repeat(70 * 1024)}`))));

@@ -33,14 +33,14 @@ async function startProxy(): Promise<{ service: ChildService; url: string }> {
   const service = await spawnService("proxy", process.execPath, ["--import", "tsx", proxyMain], {
     env: {
       ...process.env,
-      PROXY_WORKER_ID: "W1",
-      PROXY_UPSTREAM_URL: agent.url,
-      PROXY_PORT: "0",
-      PROXY_REWRITE_CARD_URLS: "true",
-      PROXY_INGEST_URL: `http://127.0.0.1:${ingestPort}`,
-      PROXY_SPOOL_DIR: spoolDir,
-      PROXY_FLUSH_DELAY_MS: "0",
-      PROXY_LOG_LEVEL: "info",
+      A2A_LEDGER_PROXY_WORKER_ID: "W1",
+      A2A_LEDGER_PROXY_UPSTREAM_URL: agent.url,
+      A2A_LEDGER_PROXY_PORT: "0",
+      A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+      A2A_LEDGER_PROXY_INGEST_URL: `http://127.0.0.1:${ingestPort}`,
+      A2A_LEDGER_PROXY_SPOOL_DIR: spoolDir,
+      A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "0",
+      A2A_LEDGER_PROXY_LOG_LEVEL: "info",
     },
     ready: readyOnMessage("listening"),
   });

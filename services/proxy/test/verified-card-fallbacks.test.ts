@@ -1,5 +1,5 @@
 /**
- * PROXY_CARD=verified when there is no verified card to serve, or one that must not be served: a
+ * A2A_LEDGER_PROXY_CARD=verified when there is no verified card to serve, or one that must not be served: a
  * signed card (a real @a2a-js/sdk worker serving a card signed with a JWS over its RFC 8785 form), a
  * projector that is down or never answers, and a projector URL that answers like a hostile server
  * (oversized, dripping, not JSON, a redirect, another worker, compressed, nested 20,000 deep, and a
@@ -153,7 +153,7 @@ describe("a projector that is down or never answers", () => {
     expect(sender.ofType("AgentCardObserved")).toHaveLength(0);
   });
 
-  it("never answers: W1's card is served once PROXY_PROJECTOR_TIMEOUT_MS passed", async () => {
+  it("never answers: W1's card is served once A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS passed", async () => {
     const hanging = await started(hangingWorker());
     const proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, cardMode: "verified", projectorUrl: hanging.url, projectorTimeoutMs: 300 }), new CapturingSender()));
     const before = Date.now();

@@ -1,5 +1,5 @@
 /**
- * PROXY_CARD=verified against the real ledger: a real @a2a-js/sdk worker (W1) behind the proxy, the
+ * A2A_LEDGER_PROXY_CARD=verified against the real ledger: a real @a2a-js/sdk worker (W1) behind the proxy, the
  * proxy recording through the real ingest service onto a private suffixed topic set on the running
  * Kafka cluster, the real reconciler deciding, and the real projector (in this process, with a read
  * token) answering the proxy's verified-card requests. The orchestrator is the SDK's client resolving
@@ -60,13 +60,13 @@ beforeAll(async () => {
     A2A_LEDGER_TOPIC_SUFFIX: suffix,
     A2A_LEDGER_RECONCILER_GROUP: reconcilerGroup,
     A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
-    PROJECTOR_GROUP: `projector-${suffix}`,
-    PROJECTOR_SESSION_TIMEOUT_MS: "6000",
-    PROJECTOR_LOG_LEVEL: "warn",
-    PROJECTOR_TOKENS: token,
-    PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
+    A2A_LEDGER_PROJECTOR_GROUP: `projector-${suffix}`,
+    A2A_LEDGER_PROJECTOR_SESSION_TIMEOUT_MS: "6000",
+    A2A_LEDGER_PROJECTOR_LOG_LEVEL: "warn",
+    A2A_LEDGER_PROJECTOR_TOKENS: token,
+    A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
   };
-  const ingestApp = createIngestApp(loadIngestConfig({ ...env, INGEST_TOPIC: topics.observations, INGEST_PORT: "0", INGEST_LOG_LEVEL: "silent" }), { logger: false });
+  const ingestApp = createIngestApp(loadIngestConfig({ ...env, A2A_LEDGER_INGEST_TOPIC: topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "silent" }), { logger: false });
   ingest = { url: await ingestApp.server.listen({ host: "127.0.0.1", port: 0 }), close: () => ingestApp.server.close() };
   reconciler = new Reconciler(loadReconcilerConfig(env), projectorLogger("silent", "reconciler"));
   await reconciler.start();
@@ -127,7 +127,7 @@ async function waitForStatus(status: number, timeoutMs = 60_000): Promise<void> 
   }
 }
 
-describe("PROXY_CARD=verified with the real ledger", () => {
+describe("A2A_LEDGER_PROXY_CARD=verified with the real ledger", () => {
   it("serves W1's card, saying why, while the ledger does not know W1 (404) or never probed it (409)", async () => {
     expect(await projectorStatus()).toBe(404);
     const first = await rawRequest(`${proxy.url}${cardPath}`, { headers: v1 });

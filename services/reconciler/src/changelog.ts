@@ -1,7 +1,9 @@
 /**
  * Per-correlation state lives in the compacted changelog, one record per correlation on the same
- * partition number as its observations (written there explicitly), as JSON text. On assignment the
- * reconciler reads the changelog up to its end and keeps the partitions it now owns.
+ * partition number as its observations (written there explicitly), encoded by the rule set's model
+ * (`decider.serialize`: a format byte and Avro binary since default/2, see core's correlation/codec.ts;
+ * the frozen default/1 writes JSON text). On assignment the reconciler reads the changelog up to its end,
+ * decodes each value with `decider.deserialize` and keeps the partitions it now owns.
  */
 import type { Decider, LedgerState } from "@a2a-ledger/core";
 import { type Admin, type Kafka, TopicReader } from "@a2a-ledger/kafka";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ruleSetNames } from "@a2a-ledger/core";
 import { loadReconcilerConfig } from "./config.ts";
 import { ReconcilerConfigError } from "./errors.ts";
 
@@ -29,5 +30,25 @@ describe("loadReconcilerConfig", () => {
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "100" })).toThrow(/SESSION_TIMEOUT_MS/);
     expect(() => loadReconcilerConfig({ A2A_LEDGER_TOPIC_SUFFIX: "a b" })).toThrow(/TOPIC_SUFFIX/);
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_GROUP: "g/1" })).toThrow(/RECONCILER_GROUP/);
+  });
+  it("lists every problem at once, each naming its variable", () => {
+    let error: unknown;
+    try {
+      loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient", A2A_LEDGER_RECONCILER_MAX_BATCH: "0", A2A_LEDGER_RECONCILER_METRICS_PORT: "80", A2A_LEDGER_TOPIC_SUFFIX: "a b", KAFKA_BROKERS: "nohost" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ReconcilerConfigError);
+    expect((error as ReconcilerConfigError).problems).toEqual([
+      'KAFKA_BROKERS entry "nohost" is not host:port',
+      `A2A_LEDGER_RULES="lenient": expected one of ${ruleSetNames.join(", ")}`,
+      "A2A_LEDGER_TOPIC_SUFFIX=\"a b\": letters, digits, '.', '_' and '-' only",
+      'A2A_LEDGER_RECONCILER_METRICS_PORT="80" must be an integer from 1024 to 65535',
+      'A2A_LEDGER_RECONCILER_MAX_BATCH="0" must be an integer from 1 to 100000',
+    ]);
+  });
+  it("reads a metrics port only when one is set", () => {
+    expect(loadReconcilerConfig({}).metricsPort).toBeUndefined();
+    expect(loadReconcilerConfig({ A2A_LEDGER_RECONCILER_METRICS_PORT: "9464" }).metricsPort).toBe(9464);
   });
 });

@@ -1,9 +1,12 @@
 /**
- * Reconciler configuration from environment variables; each bad value is a clear error.
+ * Reconciler configuration from environment variables (envReader): every bad value is collected, and
+ * the service refuses to start with all of them listed at once. Its own settings are
+ * `A2A_LEDGER_RECONCILER_*`; the others are shared by every process (sharedSettings in @a2a-ledger/env).
  */
 import { hostname } from "node:os";
 import { ruleSetByName, ruleSetNames, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
-import { correlationPartitions, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { envReader } from "@a2a-ledger/env";
+import { correlationPartitions, endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { ReconcilerConfigError } from "./errors.ts";
 
 export interface ReconcilerConfig {
@@ -30,40 +33,35 @@ export interface ReconcilerConfig {
   recheckMs: number;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === "") return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ReconcilerConfigError(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
-  return value;
-}
-
 export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): ReconcilerConfig {
-  const { brokers, registryUrl } = endpointsFromEnv(env);
-  const rulesName = env.A2A_LEDGER_RULES?.trim() || "default";
+  const reader = envReader(env);
+  const { problems, text, int } = reader;
+  const endpoints = endpointsFromEnv(env);
+  problems.push(...endpointProblems(endpoints));
+  const rulesName = text("A2A_LEDGER_RULES") ?? "default";
   const ruleSet = ruleSetByName(rulesName);
-  if (ruleSet === undefined) throw new ReconcilerConfigError(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${ruleSetNames.join(", ")}`);
-  const suffix = env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
-  if (suffix !== undefined && suffix !== "" && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) {
-    throw new ReconcilerConfigError(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
-  }
-  const groupId = env.A2A_LEDGER_RECONCILER_GROUP?.trim() || "a2a-ledger-reconciler";
-  if (!/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) throw new ReconcilerConfigError(`A2A_LEDGER_RECONCILER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
-  const trustedVendors = (env.A2A_LEDGER_TRUSTED_VENDORS ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
-  return {
-    brokers,
-    registryUrl,
+  if (ruleSet === undefined) problems.push(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${ruleSetNames.join(", ")}`);
+  const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
+  if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
+  const groupId = text("A2A_LEDGER_RECONCILER_GROUP") ?? "a2a-ledger-reconciler";
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) problems.push(`A2A_LEDGER_RECONCILER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
+  const trustedVendors = (text("A2A_LEDGER_TRUSTED_VENDORS") ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+  const metricsPort = text("A2A_LEDGER_RECONCILER_METRICS_PORT") === undefined ? undefined : int("A2A_LEDGER_RECONCILER_METRICS_PORT", 0, 1024, 65535);
+  const config = {
+    brokers: endpoints.brokers,
+    registryUrl: endpoints.registryUrl,
     groupId,
-    instanceId: env.A2A_LEDGER_INSTANCE_ID?.trim() || `${hostname()}-${process.pid}`,
+    instanceId: text("A2A_LEDGER_INSTANCE_ID") ?? `${hostname()}-${process.pid}`,
     topics: suffix ? suffixedTopicNames(suffix) : topicNames,
-    ruleSet,
     policy: { trustedVendors },
-    metricsPort: integer(env, "A2A_LEDGER_RECONCILER_METRICS_PORT", 1024, 65535),
-    maxBatch: integer(env, "A2A_LEDGER_RECONCILER_MAX_BATCH", 1, 100_000) ?? 2_000,
-    sessionTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 6_000, 300_000) ?? 10_000,
+    metricsPort,
+    maxBatch: int("A2A_LEDGER_RECONCILER_MAX_BATCH", 2_000, 1, 100_000),
+    sessionTimeoutMs: int("A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 10_000, 6_000, 300_000),
     heartbeatMs: 1_000,
-    transactionStepTimeoutMs: integer(env, "A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 1_000, 600_000) ?? 30_000,
-    concurrency: integer(env, "A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 64) ?? correlationPartitions,
-    recheckMs: integer(env, "A2A_LEDGER_RECONCILER_RECHECK_MS", 50, 600_000) ?? 500,
+    transactionStepTimeoutMs: int("A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 30_000, 1_000, 600_000),
+    concurrency: int("A2A_LEDGER_RECONCILER_CONCURRENCY", correlationPartitions, 1, 64),
+    recheckMs: int("A2A_LEDGER_RECONCILER_RECHECK_MS", 500, 50, 600_000),
   };
+  if (problems.length > 0 || ruleSet === undefined) throw new ReconcilerConfigError(problems);
+  return { ...config, ruleSet };
 }

@@ -1,29 +1,44 @@
 /**
  * The reconciler's stable codes: why a record went to the dead-letter topic, and why the service
- * refused to start. Operators alert and filter on these; never rename one.
+ * refused to start. Operators alert and filter on these; never rename one. Every entry has the shape of
+ * every service's catalogue (@a2a-ledger/env).
  */
+import { defineErrorCatalogue } from "@a2a-ledger/env";
 import { rulesRejectedReason } from "@a2a-ledger/kafka";
-export const deadLetterReasons = {
+export const deadLetterReasons = defineErrorCatalogue("RECONCILER", {
   /** The bytes are not Confluent wire format (no magic byte and schema id). */
-  RECONCILER_UNDECODABLE: "the value is not a Confluent wire-format Avro record",
+  RECONCILER_UNDECODABLE: { status: null, message: "the value is not a Confluent wire-format Avro record" },
   /** The schema id is unknown to the registry, or the bytes do not match the schema. */
-  RECONCILER_UNKNOWN_SCHEMA: "the schema id is unknown or the bytes do not decode with it",
+  RECONCILER_UNKNOWN_SCHEMA: { status: null, message: "the schema id is unknown or the bytes do not decode with it" },
   /** A decodable record that is not an observation (a decision, or a foreign record type). */
-  RECONCILER_NOT_AN_OBSERVATION: "the record is not an observation of the catalogue",
+  RECONCILER_NOT_AN_OBSERVATION: { status: null, message: "the record is not an observation of the catalogue" },
   /** The record key differs from its correlationId, so its state would live on the wrong partition. */
-  RECONCILER_KEY_MISMATCH: "the record key is not the observation's correlationId",
+  RECONCILER_KEY_MISMATCH: { status: null, message: "the record key is not the observation's correlationId" },
   /** The rules threw on the observation. */
-  RECONCILER_RULES_REJECTED: "the rules could not process the observation",
-} as const;
+  RECONCILER_RULES_REJECTED: { status: null, message: "the rules could not process the observation" },
+});
+
+/** The codes of the reconciler's own errors: why it refused to start, and what a transaction step reports. */
+export const serviceErrors = defineErrorCatalogue("RECONCILER", {
+  RECONCILER_CONFIG_INVALID: { status: null, message: "An environment variable is invalid; every problem is listed." },
+  RECONCILER_TRANSACTION_OUTCOME_UNKNOWN: { status: null, message: "A step of a transaction did not finish in time: its outcome is unknown." },
+  RECONCILER_REJOIN: { status: null, message: "The instance rejoins its consumer group after a failed transaction or before initialising a producer." },
+});
+
+type ServiceErrorCode = keyof typeof serviceErrors;
 
 // replay reports rejections under the code of @a2a-ledger/kafka: it must stay one of this catalogue's.
 rulesRejectedReason satisfies keyof typeof deadLetterReasons;
 
 export type DeadLetterReason = keyof typeof deadLetterReasons;
 
+/** The configuration is invalid; `problems` lists every bad setting, each naming its variable. */
 export class ReconcilerConfigError extends Error {
   override name = "ReconcilerConfigError";
-  readonly code = "RECONCILER_CONFIG_INVALID";
+  readonly code = "RECONCILER_CONFIG_INVALID" satisfies ServiceErrorCode;
+  constructor(readonly problems: string[]) {
+    super(`Invalid reconciler configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
 }
 
 /** A record the reconciler cannot process, with the reason it goes to the DLQ. */
@@ -41,7 +56,7 @@ export class PoisonRecordError extends Error {
  */
 export class TransactionOutcomeUnknownError extends Error {
   override name = "TransactionOutcomeUnknownError";
-  readonly code = "RECONCILER_TRANSACTION_OUTCOME_UNKNOWN";
+  readonly code = "RECONCILER_TRANSACTION_OUTCOME_UNKNOWN" satisfies ServiceErrorCode;
   constructor(readonly step: string, readonly afterMs: number) {
     super(`the transaction's ${step} did not finish within ${afterMs} ms: its outcome is unknown`);
   }
@@ -67,7 +82,7 @@ export class RejoinGroupError extends Error {
   override name = "RejoinGroupError";
   readonly type = "REBALANCE_IN_PROGRESS";
   readonly retriable = true;
-  readonly code = "RECONCILER_REJOIN";
+  readonly code = "RECONCILER_REJOIN" satisfies ServiceErrorCode;
   constructor(reason: string, override readonly cause?: unknown) {
     super(`rejoining the consumer group: ${reason}`);
   }

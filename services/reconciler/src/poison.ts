@@ -30,7 +30,7 @@ export function deadLetter(source: { topic: string; partition: number }, message
     headers: {
       ...(message.headers ?? {}),
       [dlqHeader.reason]: error.reason,
-      [dlqHeader.detail]: `${deadLetterReasons[error.reason as DeadLetterReason]}: ${error.message}`.slice(0, 2_000),
+      [dlqHeader.detail]: `${deadLetterReasons[error.reason as DeadLetterReason].message}: ${error.message}`.slice(0, 2_000),
       [dlqHeader.topic]: source.topic,
       [dlqHeader.partition]: String(source.partition),
       [dlqHeader.offset]: message.offset,

@@ -141,7 +141,7 @@ function decisionIdsOfProjector(file: string): Set<string> {
 
 function runRebuild(ledger: Ledger, cluster: ClusterUnderTest): Promise<string> {
   const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "services/projector/src/main.ts"), "rebuild"], {
-    env: { ...process.env, KAFKA_BROKERS: cluster.brokers, SCHEMA_REGISTRY_URL: cluster.registryUrl, A2A_LEDGER_TOPIC_SUFFIX: ledger.suffix, PROJECTOR_SQLITE_PATH: ledger.projectorDb, PROJECTOR_GROUP: `projector-${ledger.suffix}`, PROJECTOR_LOG_LEVEL: "info" },
+    env: { ...process.env, KAFKA_BROKERS: cluster.brokers, SCHEMA_REGISTRY_URL: cluster.registryUrl, A2A_LEDGER_TOPIC_SUFFIX: ledger.suffix, A2A_LEDGER_PROJECTOR_SQLITE_PATH: ledger.projectorDb, A2A_LEDGER_PROJECTOR_GROUP: `projector-${ledger.suffix}`, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

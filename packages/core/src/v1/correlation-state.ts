@@ -98,7 +98,7 @@ export function initialCorrelationState(): CorrelationState {
   };
 }
 
-/** JSON text for the changelog topic. */
+/** JSON text, the changelog value of the frozen default/1 rule set (default/2 and later write Avro: correlation/codec.ts). */
 export function serializeCorrelationState(state: CorrelationState): string {
   return JSON.stringify(state);
 }

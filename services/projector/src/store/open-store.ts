@@ -1,4 +1,4 @@
-/** The store a configuration names: PostgreSQL when PROJECTOR_DATABASE_URL is set, else the SQLite file. */
+/** The store a configuration names: PostgreSQL when A2A_LEDGER_PROJECTOR_DATABASE_URL is set, else the SQLite file. */
 import type { StoreConfig } from "../config.ts";
 import { PostgresStore } from "./postgres-store.ts";
 import { SqliteStore } from "./sqlite-store.ts";

@@ -1,4 +1,4 @@
-// The projector's API as the page calls it: JSON with the read token (PROJECTOR_TOKENS), asked for once
+// The projector's API as the page calls it: JSON with the read token (A2A_LEDGER_PROJECTOR_TOKENS), asked for once
 // and kept for this tab only; never put in a URL.
 import { h, show } from "./dom.js";
 
@@ -17,7 +17,7 @@ export function askToken(rejected) {
     const input = h("input", { id: "token-input", type: "password", autocomplete: "current-password", required: true, "aria-label": "Read token" });
     const form = h("form", { id: "token-form", class: "card" },
       h("h1", {}, "Read token"),
-      h("p", {}, rejected ? "That token was refused. Enter a read token of this projector (PROJECTOR_TOKENS)." : "This projector needs a read token (PROJECTOR_TOKENS). It is kept for this tab only."),
+      h("p", {}, rejected ? "That token was refused. Enter a read token of this projector (A2A_LEDGER_PROJECTOR_TOKENS)." : "This projector needs a read token (A2A_LEDGER_PROJECTOR_TOKENS). It is kept for this tab only."),
       input,
       h("button", { type: "submit" }, "Continue"));
     form.addEventListener("submit", (e) => {

@@ -1,6 +1,6 @@
 /**
  * What the gRPC relay does with the cards the proxy relays: it learns the worker's gRPC endpoint from
- * each (when PROXY_GRPC_UPSTREAM does not name it) and, with PROXY_REWRITE_CARD_URLS, rewrites the
+ * each (when A2A_LEDGER_PROXY_GRPC_UPSTREAM does not name it) and, with A2A_LEDGER_PROXY_REWRITE_CARD_URLS, rewrites the
  * card's GRPC interface URL that names that endpoint to the relay's, so a client that reads the card
  * keeps talking through the proxy on gRPC too.
  */

@@ -6,7 +6,7 @@
  * `grpc-status-details-bin`, custom metadata) come back unchanged, message data as it arrives.
  *
  * Calls of `lf.a2a.v1.A2AService` (grpc-calls.ts) are recorded as the JSON bindings are: the request
- * message (one, as every A2A method takes) is read whole first, bounded by PROXY_MAX_BODY_BYTES, so that
+ * message (one, as every A2A method takes) is read whole first, bounded by A2A_LEDGER_PROXY_MAX_BODY_BYTES, so that
  * fail-closed can refuse a new dispatch before the worker sees it; a copy of each answer message and the
  * final status is read for observations by the exchange's recorder. Every other path (another service,
  * an unknown method, client streaming) is streamed through without being read or recorded.

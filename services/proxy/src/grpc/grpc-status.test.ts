@@ -32,7 +32,7 @@ describe("errorTrailers", () => {
       expect(trailers[":status"]).toBe(200);
       expect(trailers["content-type"]).toBe("application/grpc");
       expect(grpcCodeName(Number(trailers["grpc-status"]))).toBe(errorCatalogue[code].rpcStatus);
-      expect(statusOf(trailers as Record<string, string>)).toEqual({ code: grpcCodes[errorCatalogue[code].rpcStatus], message: `${code}: ${errorCatalogue[code].summary}`, reasons: [code] });
+      expect(statusOf(trailers as Record<string, string>)).toEqual({ code: grpcCodes[errorCatalogue[code].rpcStatus], message: `${code}: ${errorCatalogue[code].message}`, reasons: [code] });
     }
   });
 

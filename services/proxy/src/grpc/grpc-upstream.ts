@@ -1,7 +1,7 @@
 /**
- * The worker's gRPC endpoint, for the relay: the configured one (`PROXY_GRPC_UPSTREAM`), else the one
+ * The worker's gRPC endpoint, for the relay: the configured one (`A2A_LEDGER_PROXY_GRPC_UPSTREAM`), else the one
  * the worker's own card names. The card's is learned from every card the proxy relays and, when the relay
- * needs it before any, fetched from the worker (`<PROXY_UPSTREAM_URL>/.well-known/agent-card.json`,
+ * needs it before any, fetched from the worker (`<A2A_LEDGER_PROXY_UPSTREAM_URL>/.well-known/agent-card.json`,
  * with `A2A-Version: 1.0`). A learned endpoint that stops answering is forgotten, so the next call reads
  * the card again (a worker restarted on another port is found). An endpoint that is the proxy's own
  * gRPC address is never taken: that would be a loop.
@@ -9,15 +9,15 @@
 import { grpcTargetOfCard, type GrpcTarget } from "./grpc-target.ts";
 
 export interface GrpcUpstreamOptions {
-  /** PROXY_GRPC_UPSTREAM, parsed; null: from the card. */
+  /** A2A_LEDGER_PROXY_GRPC_UPSTREAM, parsed; null: from the card. */
   configured: GrpcTarget | null;
-  /** The worker's base URL (PROXY_UPSTREAM_URL). */
+  /** The worker's base URL (A2A_LEDGER_PROXY_UPSTREAM_URL). */
   upstreamUrl: string;
   /** The proxy's own gRPC target(s), never taken from a card. */
   ownTargets: () => readonly string[];
   /** How long the card fetch may take. */
   timeoutMs: number;
-  /** Largest card read (PROXY_MAX_RECORDED_BYTES). */
+  /** Largest card read (A2A_LEDGER_PROXY_MAX_RECORDED_BYTES). */
   maxCardBytes: number;
   fetch?: typeof fetch;
 }

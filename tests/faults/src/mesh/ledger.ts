@@ -74,14 +74,14 @@ export class Ledger {
     await ensureTopics(admin, topicSpecs(this.topics)).finally(() => admin.disconnect());
 
     const ingestReady = readyWithUrl("ingest ready for observations", (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined));
-    this.ingest = this.track("ingest", await spawnService("ingest", process.execPath, tsx(entry("ingest")), { env: { ...this.env, INGEST_TOPIC: this.topics.observations, INGEST_PORT: "0", INGEST_LOG_LEVEL: "info" }, ready: ingestReady.ready, startTimeoutMs: 90_000 }));
+    this.ingest = this.track("ingest", await spawnService("ingest", process.execPath, tsx(entry("ingest")), { env: { ...this.env, A2A_LEDGER_INGEST_TOPIC: this.topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "info" }, ready: ingestReady.ready, startTimeoutMs: 90_000 }));
     this.ingestUrl = ingestReady.url();
 
     for (const id of reconcilerIds) await this.startReconciler(id);
 
     const projectorReady = readyWithUrl("projector ready");
     this.projector = this.track("projector", await spawnService("projector", process.execPath, tsx(entry("projector"), "serve"), {
-      env: { ...this.env, PROJECTOR_SQLITE_PATH: this.projectorDb, PROJECTOR_PORT: "0", PROJECTOR_GROUP: `projector-${this.suffix}`, PROJECTOR_LOG_LEVEL: "info" },
+      env: { ...this.env, A2A_LEDGER_PROJECTOR_SQLITE_PATH: this.projectorDb, A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_PROJECTOR_GROUP: `projector-${this.suffix}`, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
       ready: projectorReady.ready,
       startTimeoutMs: 120_000,
     }));
@@ -91,7 +91,7 @@ export class Ledger {
     for (const [label, worker] of Object.entries(this.workers)) {
       const ready = readyWithUrl("listening");
       const proxy = await spawnService(`proxy-${label}`, process.execPath, tsx(entry("proxy")), {
-        env: { ...this.env, PROXY_WORKER_ID: `w-${label}`, PROXY_UPSTREAM_URL: worker.url, PROXY_PORT: "0", PROXY_REWRITE_CARD_URLS: "true", PROXY_INGEST_URL: this.ingestUrl, PROXY_LOG_LEVEL: "info" },
+        env: { ...this.env, A2A_LEDGER_PROXY_WORKER_ID: `w-${label}`, A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: this.ingestUrl, A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
         ready: ready.ready,
         startTimeoutMs: 90_000,
       });
@@ -109,7 +109,7 @@ export class Ledger {
     writeFileSync(workersFile, JSON.stringify({ workers: Object.fromEntries(Object.entries(this.workers).map(([label, w]) => [`w-${label}`, { url: this.proxyUrls[`w-${label}`], workerUrl: w.url, skills }])) }));
     const dispatcherReady = readyWithUrl("partitions assigned", (e) => (e.msg === "listening" && typeof e.url === "string" ? e.url : undefined));
     this.dispatcher = this.track("dispatcher", await spawnService("dispatcher", process.execPath, tsx(entry("dispatcher")), {
-      env: { ...this.env, DISPATCHER_WORKERS_FILE: workersFile, DISPATCHER_INGEST_URL: this.ingestUrl, DISPATCHER_JOURNAL_PATH: join(this.dir, "journal.sqlite"), DISPATCHER_GROUP: `dispatcher-${this.suffix}`, DISPATCHER_PORT: "0", DISPATCHER_FROM_BEGINNING: "true", DISPATCHER_CANARY_POLL_MS: "2000", DISPATCHER_LOG_LEVEL: "info" },
+      env: { ...this.env, A2A_LEDGER_DISPATCHER_WORKERS_FILE: workersFile, A2A_LEDGER_DISPATCHER_INGEST_URL: this.ingestUrl, A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(this.dir, "journal.sqlite"), A2A_LEDGER_DISPATCHER_GROUP: `dispatcher-${this.suffix}`, A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_DISPATCHER_FROM_BEGINNING: "true", A2A_LEDGER_DISPATCHER_CANARY_POLL_MS: "2000", A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info" },
       ready: dispatcherReady.ready,
       startTimeoutMs: 120_000,
     }));
