@@ -8,7 +8,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { withoutSourceCondition } from "@a2a-ledger/env";
 import type { TopicNames } from "@a2a-ledger/kafka";
 import { correlationsOf } from "@a2a-ledger/orchestrator";
 import { readyOnMessage, readyOnMessages, type LogEntry, type ProcessSpec } from "./supervisor.ts";
@@ -64,7 +63,7 @@ export function ingestTokenEntries(tokens: IngestTokens, configured?: string): s
 export interface PlanContext {
   root: string;
   entries: EntryPoints;
-  /** The environment every process gets (the stack's endpoints, the topic suffix, the data directory); see `compiledEnv`. */
+  /** The environment every process gets (the stack's endpoints, the topic suffix, the data directory), for compiled programs (`compiledEnv` of @a2a-ledger/env). */
   env: NodeJS.ProcessEnv;
   topics: TopicNames;
   /** The tokens with which the proxies and the dispatcher write to ingest. */
@@ -74,16 +73,6 @@ export interface PlanContext {
 /** A compiled entry point run by plain node. */
 const compiled = (entry: string, ...args: string[]) => [entry, ...args];
 const serverUrl = (entry: LogEntry): string | undefined => (typeof entry.url === "string" ? entry.url.replace(/\/+$/, "") : undefined);
-
-/**
- * The environment of a compiled program: `env` without the `development` export condition in
- * NODE_OPTIONS (the tests run with it), which would make the build import the other workspaces' sources.
- */
-export function compiledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const nodeOptions = withoutSourceCondition(env.NODE_OPTIONS);
-  const { NODE_OPTIONS: _dropped, ...rest } = env;
-  return nodeOptions === undefined ? rest : { ...rest, NODE_OPTIONS: nodeOptions };
-}
 
 export function ingestSpec(ctx: PlanContext): ProcessSpec {
   return {

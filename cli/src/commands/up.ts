@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
+import { compiledEnv } from "@a2a-ledger/env";
 import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
 import { createKafka, ensureTopics, suffixedTopicNames, topicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { LedgerFeed, serveChaos, type StoryReport } from "@a2a-ledger/orchestrator";
@@ -31,7 +32,6 @@ import {
   demoIds,
   demoStory,
   demoWorkersFile,
-  compiledEnv,
   dispatcherSpec,
   entryPoints,
   ingestSpec,

@@ -10,4 +10,4 @@ export { envReader, type EnvReader } from "./env-reader.ts";
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
 export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";
 export { routeMethods, type RouteMethods } from "./route-methods.ts";
-export { siblingNodeArgs, sourceCondition, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";
+export { compiledEnv, siblingNodeArgs, sourceCondition, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { siblingNodeArgs, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";
+import { compiledEnv, siblingNodeArgs, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";
 
 describe("siblingNodeArgs", () => {
   it("runs a sibling of TypeScript source through tsx, as TypeScript", () => {
@@ -27,5 +27,13 @@ describe("the source condition in NODE_OPTIONS", () => {
     expect(withoutSourceCondition("--max-old-space-size=512 -C development --conditions development --enable-source-maps")).toBe("--max-old-space-size=512 --enable-source-maps");
     expect(withoutSourceCondition("--conditions=other")).toBe("--conditions=other");
     expect(withoutSourceCondition(undefined)).toBeUndefined();
+  });
+});
+
+describe("compiledEnv", () => {
+  it("keeps every variable and every other node option, and drops NODE_OPTIONS when only the condition was in it", () => {
+    expect(compiledEnv({ A: "1", NODE_OPTIONS: "--conditions=development" })).toEqual({ A: "1" });
+    expect(compiledEnv({ A: "1", NODE_OPTIONS: "--enable-source-maps --conditions=development" })).toEqual({ A: "1", NODE_OPTIONS: "--enable-source-maps" });
+    expect(compiledEnv({ A: "1" })).toEqual({ A: "1" });
   });
 });

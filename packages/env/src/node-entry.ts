@@ -43,3 +43,10 @@ export function withoutSourceCondition(nodeOptions: string | undefined): string 
   }
   return kept.length > 0 ? kept.join(" ") : undefined;
 }
+
+/** `env` for a compiled program: its NODE_OPTIONS without the source condition (left out when nothing else is in it). */
+export function compiledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: nodeOptions, ...rest } = env;
+  const kept = withoutSourceCondition(nodeOptions);
+  return kept === undefined ? rest : { ...rest, NODE_OPTIONS: kept };
+}

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { withoutSourceCondition } from "@a2a-ledger/env";
+import { compiledEnv } from "@a2a-ledger/env";
 import { spawnService, stopChild } from "@a2a-ledger/env/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { observation } from "./observations.ts";
@@ -18,11 +18,8 @@ describe("ingest from its build", () => {
     expect(existsSync(main), `${main} is missing: run \`npm run build\` first`).toBe(true);
     const kafka = kafkaAt();
     const topic = await withAdmin(kafka, (admin) => createTopic(admin, "compiled", 1));
-    const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-    const nodeOptions = withoutSourceCondition(process.env.NODE_OPTIONS);
     const env: NodeJS.ProcessEnv = {
-      ...inherited,
-      ...(nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions }),
+      ...compiledEnv(process.env),
       KAFKA_BROKERS: endpoints.brokers,
       SCHEMA_REGISTRY_URL: endpoints.registryUrl,
       INGEST_TOPIC: topic,
