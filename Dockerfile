@@ -13,7 +13,7 @@ FROM node:20-bookworm-slim AS build
 # better-sqlite3 (dispatcher, projector, proxy) compiles from source when no prebuilt binary fits.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json turbo.json tsconfig.base.json tsconfig.build.json vitest.source.ts ./
+COPY package.json package-lock.json turbo.json tsconfig.base.json tsconfig.build.json ./
 COPY scripts/build-workspace.ts scripts/
 COPY packages packages
 COPY schemas schemas
@@ -24,7 +24,7 @@ COPY mesh mesh
 COPY tests tests
 COPY ops ops
 RUN npm ci --no-audit --no-fund
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund && rm -rf .turbo
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
