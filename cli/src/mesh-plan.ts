@@ -1,9 +1,10 @@
 /**
  * What `a2a-ledger up` runs, as process specifications: the ledger's services (ingest, reconciler,
  * projector, dispatcher), and for the demo the three workers, one recording proxy per worker and the
- * orchestrator — each its own process, started from its entry point in this checkout (the CLI imports
- * none of their code). Also the files the demo hands them: W1's configuration, the dispatcher's workers
- * file and the orchestrator's story.
+ * orchestrator — each its own process, started from its compiled entry point in this checkout
+ * (`node <workspace>/dist/main.js`, made by `npm run build`; no TypeScript loader), and the CLI imports none
+ * of their code. Also the files the demo hands them: W1's configuration, the dispatcher's workers file and
+ * the orchestrator's story.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -17,13 +18,13 @@ export const acceptedOutputModes = ["application/json", "text/plain"];
 
 export function entryPoints(root: string) {
   return {
-    ingest: join(root, "services/ingest/src/main.ts"),
-    reconciler: join(root, "services/reconciler/src/main.ts"),
-    projector: join(root, "services/projector/src/main.ts"),
-    dispatcher: join(root, "services/dispatcher/src/main.ts"),
-    proxy: join(root, "services/proxy/src/main.ts"),
-    jsAgent: join(root, "mesh/agents-js/src/main.ts"),
-    orchestrator: join(root, "mesh/orchestrator/src/main.ts"),
+    ingest: join(root, "services/ingest/dist/main.js"),
+    reconciler: join(root, "services/reconciler/dist/main.js"),
+    projector: join(root, "services/projector/dist/main.js"),
+    dispatcher: join(root, "services/dispatcher/dist/main.js"),
+    proxy: join(root, "services/proxy/dist/main.js"),
+    jsAgent: join(root, "mesh/agents-js/dist/main.js"),
+    orchestrator: join(root, "mesh/orchestrator/dist/main.js"),
     agentPy: join(root, "mesh/agent-py"),
   };
 }
@@ -62,21 +63,22 @@ export function ingestTokenEntries(tokens: IngestTokens, configured?: string): s
 export interface PlanContext {
   root: string;
   entries: EntryPoints;
-  /** The environment every process gets (the stack's endpoints, the topic suffix, the data directory). */
+  /** The environment every process gets (the stack's endpoints, the topic suffix, the data directory), for compiled programs (`compiledEnv` of @a2a-ledger/env). */
   env: NodeJS.ProcessEnv;
   topics: TopicNames;
   /** The tokens with which the proxies and the dispatcher write to ingest. */
   tokens: IngestTokens;
 }
 
-const tsx = (entry: string, ...args: string[]) => ["--import", "tsx", entry, ...args];
+/** A compiled entry point run by plain node. */
+const compiled = (entry: string, ...args: string[]) => [entry, ...args];
 const serverUrl = (entry: LogEntry): string | undefined => (typeof entry.url === "string" ? entry.url.replace(/\/+$/, "") : undefined);
 
 export function ingestSpec(ctx: PlanContext): ProcessSpec {
   return {
     name: "ingest",
     command: process.execPath,
-    args: () => tsx(ctx.entries.ingest),
+    args: () => compiled(ctx.entries.ingest),
     cwd: ctx.root,
     env: { ...ctx.env, A2A_LEDGER_INGEST_TOPIC: ctx.topics.observations, A2A_LEDGER_INGEST_TOKENS: ingestTokenEntries(ctx.tokens, ctx.env.A2A_LEDGER_INGEST_TOKENS ?? ctx.env.INGEST_TOKENS) },
     // fastify says where it listens; the service says when Kafka is connected.
@@ -85,14 +87,14 @@ export function ingestSpec(ctx: PlanContext): ProcessSpec {
 }
 
 export function reconcilerSpec(ctx: PlanContext): ProcessSpec {
-  return { name: "reconciler", command: process.execPath, args: () => tsx(ctx.entries.reconciler), cwd: ctx.root, env: ctx.env, ready: readyOnMessage("partitions assigned") };
+  return { name: "reconciler", command: process.execPath, args: () => compiled(ctx.entries.reconciler), cwd: ctx.root, env: ctx.env, ready: readyOnMessage("partitions assigned") };
 }
 
 export function projectorSpec(ctx: PlanContext): ProcessSpec {
   return {
     name: "projector",
     command: process.execPath,
-    args: () => tsx(ctx.entries.projector),
+    args: () => compiled(ctx.entries.projector),
     cwd: ctx.root,
     env: ctx.env,
     ready: () => (e) => ({ ready: e.msg === "projector ready", url: serverUrl(e) }),
@@ -105,7 +107,7 @@ export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile:
   if (workersFile !== undefined) env.A2A_LEDGER_DISPATCHER_WORKERS_FILE = workersFile;
   // The operator's value wins, also under its deprecated name.
   if (env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS === undefined && env.DISPATCHER_CANARY_POLL_MS === undefined) env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS = "1000";
-  return { name: "dispatcher", command: process.execPath, args: () => tsx(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
+  return { name: "dispatcher", command: process.execPath, args: () => compiled(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
 }
 
 /**
@@ -117,7 +119,7 @@ export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: st
   return {
     name: kind.toUpperCase(),
     command: process.execPath,
-    args: (port) => tsx(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile]), ...guardArgs),
+    args: (port) => compiled(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile]), ...guardArgs),
     cwd: ctx.root,
     env: guard === undefined ? ctx.env : { ...ctx.env, GUARD_INGEST_TOKEN: ctx.tokens.guard },
     ready: readyOnMessage("listening"),
@@ -141,7 +143,7 @@ export function proxySpec(ctx: PlanContext, workerId: string, label: ProxyLabel,
   return {
     name: `proxy-${label}`,
     command: process.execPath,
-    args: () => tsx(ctx.entries.proxy),
+    args: () => compiled(ctx.entries.proxy),
     cwd: ctx.root,
     env: { ...ctx.env, A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: upstreamUrl, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_INGEST_TOKEN: ctx.tokens.proxies[label], A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
     ready: readyOnMessage("listening"),
@@ -153,7 +155,7 @@ export function orchestratorSpec(ctx: PlanContext, storyFile: string, onLine?: P
     onLine,
     name: "orchestrator",
     command: process.execPath,
-    args: () => tsx(ctx.entries.orchestrator, "--story", storyFile),
+    args: () => compiled(ctx.entries.orchestrator, "--story", storyFile),
     cwd: ctx.root,
     env: ctx.env,
     // Not a server: it runs the story and exits.

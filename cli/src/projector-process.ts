@@ -1,12 +1,16 @@
 /**
- * The projector runs as its own process: its entry point in this checkout (`services/projector/src/main.ts`)
- * is started with tsx, never imported, so the CLI carries no service code and has no dependency on it.
+ * The projector runs as its own process: its compiled entry point in this checkout
+ * (`services/projector/dist/main.js`, made by `npm run build`) is started with plain node, never
+ * imported, so the CLI carries no service code and has no dependency on it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { compiledEnv } from "@a2a-ledger/env";
 import { repoRoot } from "@a2a-ledger/infra";
+import { assertBuilt } from "./build-output.ts";
 import { entryPoints } from "./mesh-plan.ts";
 
-/** `node --import tsx <projector>/src/main.ts <args…>` with `env`; stdout and stderr piped. */
+/** `node <projector>/dist/main.js <args…>` with `env`; stdout and stderr piped. Throws when the build is not current. */
 export function spawnProjector(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--import", import.meta.resolve("tsx"), entryPoints(repoRoot).projector, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  assertBuilt(repoRoot, "a2a-ledger projector");
+  return spawn(process.execPath, [entryPoints(repoRoot).projector, ...args], { env: compiledEnv(env), stdio: ["ignore", "pipe", "pipe"] });
 }

@@ -2,6 +2,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { tsImport } from "tsx/esm/api";
 import { ruleModels, ruleSetByName, ruleSetNames, type RuleSet } from "@a2a-ledger/core";
 import { UsageError } from "./io.ts";
 
@@ -27,7 +28,8 @@ export async function loadRuleSet(spec: string, cwd: string): Promise<RuleSet> {
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    // A TypeScript module goes through tsx, also when the CLI itself runs compiled.
+    mod = (/\.[cm]?ts$/.test(path) ? await tsImport(pathToFileURL(path).href, import.meta.url) : await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (e) {
     throw new UsageError(`cannot load the rules module ${spec}: ${(e as Error).message.split("\n")[0]}`);
   }

@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { siblingNodeArgs } from "@a2a-ledger/env";
 import { applyAcls, type ClientConfig, createKafka, ledgerServices, loadClientConfig, logLevel, type AclRule, defaultAclNames, serviceAcls, defaultPrincipal, type AclNames } from "@a2a-ledger/kafka";
 import { repoRoot, type StackConfig } from "./config.ts";
 import { type ProcessFiles, runningPid, startDetached, stopProcess, tail } from "./jvm-process.ts";
@@ -72,7 +73,8 @@ async function startFront(config: StackConfig, secretsDir: string): Promise<void
   if (runningPid(files) === undefined) {
     const settings = join(secretsDir, "registry-front.json");
     writeFileSync(settings, JSON.stringify({ port: frontPort(config), upstreamPort: config.registryPort, certFile: join(secretsDir, "server.pem"), keyFile: join(secretsDir, "server.key"), passwordsFile: join(secretsDir, "passwords.json") }), { mode: 0o600 });
-    startDetached(process.execPath, ["--import", "tsx", join(repoRoot, "infra/src/registry-front.ts"), settings], files, process.env, repoRoot);
+    // From the sources through tsx, from the build as plain JavaScript: the same form as this module.
+    startDetached(process.execPath, [...siblingNodeArgs(import.meta.url, "./registry-front"), settings], files, process.env, repoRoot);
   }
 }
 

@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
+import { fromSource } from "../../vitest.source.ts";
 
 export default defineConfig({
   test: {
+    ...fromSource,
     // Integration files share the broker, a PostgreSQL server and Chromium on two cores: one file at a time.
     fileParallelism: false,
     testTimeout: 120_000,

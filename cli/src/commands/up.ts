@@ -8,6 +8,10 @@
  * the DESIGN §1 story through the proxies while this command restarts and reloads W1 when the story asks.
  * The ledger's decisions are printed as they are committed; at the end, the projector page's URL and what
  * to look at on it. Ctrl-C stops every process, in the reverse order of their start.
+ *
+ * Every process runs compiled (`node <workspace>/dist/main.js`): `up` refuses to start when a workspace's
+ * build is missing or was made from other sources than its src/ holds now, and says to run
+ * `npm run build` (`npm start` builds first).
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -15,10 +19,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
+import { compiledEnv } from "@a2a-ledger/env";
 import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
 import { createKafka, ensureTopics, suffixedTopicNames, topicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { LedgerFeed, serveChaos, type StoryReport } from "@a2a-ledger/orchestrator";
 import type { Decision } from "@a2a-ledger/schemas";
+import { assertBuilt, BuildMissingError } from "../build-output.ts";
 import type { Command } from "../command.ts";
 import { describeDecision } from "../describe-decision.ts";
 import { exitCodes, UsageError, type Io } from "../io.ts";
@@ -221,6 +227,13 @@ export const command: Command = {
   usage,
   async run(args, io) {
     const values = parseUpArgs(args);
+    try {
+      assertBuilt(repoRoot, "a2a-ledger up");
+    } catch (e) {
+      if (!(e instanceof BuildMissingError)) throw e;
+      io.stderr(`a2a-ledger up: ${e.message}\n`);
+      return exitCodes.checkFailed;
+    }
     const stackConfig = loadStackConfig();
     const logsDir = join(stackConfig.dataDir, "logs");
     const sup = new Supervisor(logsDir, { onStart: (m) => io.stdout(`process ${m.spec.name}: pid ${m.child.pid}${m.url === undefined ? "" : `, ${m.url}`}, log ${m.logFile}\n`) });
@@ -261,7 +274,7 @@ export const command: Command = {
       const admin = createKafka({ brokers: state.brokers, clientId: "a2a-ledger-up" }).admin();
       await admin.connect();
       await ensureTopics(admin, topicSpecs(topics)).finally(() => admin.disconnect());
-      const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl, A2A_LEDGER_DATA_DIR: stackConfig.dataDir };
+      const env: NodeJS.ProcessEnv = { ...compiledEnv(process.env), KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl, A2A_LEDGER_DATA_DIR: stackConfig.dataDir };
       const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env, topics, tokens: newIngestTokens() };
       io.stdout(`logs: ${logsDir}/<process>.log\n`);
       const announce = (m: Managed, what: string) => io.stdout(`${m.spec.name}: ${what}\n`);

@@ -1,5 +1,6 @@
 /**
- * Mesh services as processes, the way a deployment runs them: W1 and W2 (`node --import tsx src/main.ts`)
+ * Mesh services as processes, the way a deployment runs them: W1 and W2 (`node --import tsx src/main.ts`
+ * from the sources, `node dist/main.js` from the build)
  * and W3 (`.venv/bin/python -m w3` in mesh/agent-py, after `mesh/agent-py/setup.sh`). Each resolves once
  * the worker logged its `listening` line, with the URL it serves; `stop()` sends SIGTERM and waits
  * (SIGKILL after a grace), so a restart is `stop()` and a new spawn on the same port.
@@ -7,6 +8,7 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { siblingNodeArgs } from "@a2a-ledger/env";
 import { spawnService, stopChild } from "@a2a-ledger/env/testing";
 import type { JsWorkerKind } from "./cards.ts";
 
@@ -33,7 +35,7 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const jsMain = fileURLToPath(new URL("./main.ts", import.meta.url));
+const jsMain = siblingNodeArgs(import.meta.url, "./main");
 export const agentPyDir = fileURLToPath(new URL("../../agent-py/", import.meta.url));
 export const agentPyPython = `${agentPyDir}.venv/bin/python`;
 
@@ -54,7 +56,7 @@ export async function spawnListening(name: string, command: string, args: string
 }
 
 export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { configFile?: string } = {}): Promise<AgentProcess> {
-  const args = ["--import", "tsx", jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
+  const args = [...jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
   if (options.configFile !== undefined) args.push("--config", options.configFile);
   if (options.grpcPort !== undefined) args.push("--grpc-port", String(options.grpcPort));
   if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));

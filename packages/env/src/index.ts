@@ -1,7 +1,8 @@
 /**
  * What every service process shares: its catalogue of stable error codes (error-catalogue.ts), reading
- * its configuration from environment variables (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts), bearer tokens (bearer-tokens.ts)
- * and the methods each HTTP path takes, for 405 with Allow (route-methods.ts). Tests and benchmarks run
+ * its configuration from environment variables (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts),
+ * bearer tokens (bearer-tokens.ts), the methods each HTTP path takes, for 405 with Allow (route-methods.ts),
+ * and the node arguments that start a sibling module as a process, from source or from the build (node-entry.ts). Tests and benchmarks run
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
  * `@a2a-ledger/env/testing` (testing.ts).
  */
@@ -24,3 +25,4 @@ export {
   type ErrorCodePrefix,
   type ErrorEntry,
 } from "./error-catalogue.ts";
+export { compiledEnv, siblingNodeArgs, sourceCondition, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";
