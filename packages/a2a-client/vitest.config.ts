@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
+import { fromSource } from "../../vitest.source.ts";
 
 export default defineConfig({
   test: {
+    ...fromSource,
     // Integration files share the broker and start workers: one file at a time on a 2-core machine.
     fileParallelism: false,
     testTimeout: 60_000,
