@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { describeRenamedSettings } from "@a2a-ledger/env/testing";
 import { baseUrl, configDefaults, loadConfig, ProxyConfigError } from "./config.ts";
 
 const minimal = { A2A_LEDGER_PROXY_WORKER_ID: "W1", A2A_LEDGER_PROXY_UPSTREAM_URL: "http://127.0.0.1:4001/" };
@@ -119,41 +120,4 @@ describe("baseUrl", () => {
   });
 });
 
-describe("proxy settings under their deprecated names (PROXY_*)", () => {
-  const warnings = (run: () => void): string[] => {
-    const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
-    try {
-      run();
-      return emit.mock.calls.map((c) => String(c[0]));
-    } finally {
-      emit.mockRestore();
-    }
-  };
-
-  it("reads the old name, with one deprecation warning naming old and new", () => {
-    let port = 0;
-    const seen = warnings(() => {
-      port = loadConfig({ ...minimal, PROXY_PORT: "9001" }).port;
-      loadConfig({ ...minimal, PROXY_PORT: "9001" });
-    });
-    expect(port).toBe(9001);
-    expect(seen).toEqual(["PROXY_PORT is deprecated: set A2A_LEDGER_PROXY_PORT instead (A2A_LEDGER_PROXY_PORT wins when both are set)"]);
-  });
-
-  it("reads the new name without a warning, and takes it when both are set", () => {
-    expect(warnings(() => expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_PORT: "9002" }).port).toBe(9002))).toEqual([]);
-    expect(loadConfig({ ...minimal, PROXY_PORT: "9001", A2A_LEDGER_PROXY_PORT: "9002" }).port).toBe(9002);
-  });
-
-  it("lists every problem at once, also of values given under old names", () => {
-    let problems: string[] = [];
-    try {
-      loadConfig({ ...minimal, PROXY_PORT: "none", A2A_LEDGER_PROXY_LOG_LEVEL: "loud", PROXY_FAIL_MODE: "maybe" });
-    } catch (e) {
-      problems = (e as { problems: string[] }).problems;
-    }
-    expect(problems.some((p) => p.startsWith('A2A_LEDGER_PROXY_PORT="none"'))).toBe(true);
-    expect(problems.some((p) => p.includes("A2A_LEDGER_PROXY_LOG_LEVEL"))).toBe(true);
-    expect(problems.some((p) => p.includes("A2A_LEDGER_PROXY_FAIL_MODE"))).toBe(true);
-  });
-});
+describeRenamedSettings({ service: "PROXY", load: loadConfig, required: minimal, alsoBad: { env: { A2A_LEDGER_PROXY_FAIL_MODE: "maybe" }, mentions: "A2A_LEDGER_PROXY_FAIL_MODE" } });
