@@ -1,5 +1,5 @@
 /**
- * Every catalogue of stable error codes in the repository (each service's `src/errors.ts` and the
+ * Every catalogue of stable error codes in the repository (each service's `src/errors.ts`, the TypeScript client's and the
  * worker guard's) has the one shape of @a2a-ledger/env, lives in the workspace that owns its prefix, and
  * no code is listed twice — within a service or across services. Each README names codes of its
  * workspace's catalogues only (settings are named `A2A_LEDGER_<SERVICE>_*`, so they never look like a
@@ -42,7 +42,7 @@ async function catalogues(): Promise<Found[]> {
 describe("the error catalogues", async () => {
   const all = await catalogues();
 
-  it("are found in every service and in the worker guard", () => {
+  it("are found in every service, the worker guard and the TypeScript client", () => {
     expect(new Set(all.map((c) => c.workspace))).toEqual(new Set(Object.values(errorCodePrefixes)));
   });
 

@@ -1,13 +1,11 @@
 import { defineConfig } from "vitest/config";
 import { fromSource } from "../../vitest.source.ts";
 
+// Unit tests only (stub servers, no broker): the live tests against the ledger and the mesh are in tests/clients.
 export default defineConfig({
   test: {
     ...fromSource,
-    // Integration files share the broker and start workers: one file at a time on a 2-core machine.
-    fileParallelism: false,
     testTimeout: 60_000,
-    hookTimeout: 120_000,
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
   },
 });

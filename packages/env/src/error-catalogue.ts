@@ -17,7 +17,7 @@ export interface ErrorEntry {
   readonly message: string;
 }
 
-/** Every service's prefix and the workspace that owns it: a code starts with its owner's prefix, so no two services share one. */
+/** Every prefix (the services', the worker guard's, the TypeScript client's) and the workspace that owns it: a code starts with its owner's prefix, so no two workspaces share one. */
 export const errorCodePrefixes = {
   INGEST: "@a2a-ledger/ingest",
   PROJECTOR: "@a2a-ledger/projector",
@@ -25,6 +25,7 @@ export const errorCodePrefixes = {
   PROXY: "@a2a-ledger/proxy",
   RECONCILER: "@a2a-ledger/reconciler",
   GUARD: "@a2a-ledger/worker-guard",
+  A2A_CLIENT: "@a2a-ledger/a2a-client",
 } as const;
 
 export type ErrorCodePrefix = keyof typeof errorCodePrefixes;

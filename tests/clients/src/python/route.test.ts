@@ -2,7 +2,7 @@
  * `LedgerRoute` of the Python client on the real pipeline: the client's card fetches and a probe of each
  * worker (recorded as the dispatcher records one) go through the real ingest service to a private topic set,
  * the real reconciler folds them into capability snapshots, and the real projector answers `route` and the
- * verified card (tests/live_route.py asks, picks, and dispatches to the chosen worker).
+ * verified card (clients/python/tests/live_route.py asks, picks, and dispatches to the chosen worker).
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -20,7 +20,8 @@ import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 process.env.A2A_LEDGER_KAFKA_LOG_LEVEL ??= "nothing";
-const root = fileURLToPath(new URL("..", import.meta.url));
+/** The Python client (clients/python): its venv and its `tests` package of live scripts. */
+const root = fileURLToPath(new URL("../../../../clients/python/", import.meta.url));
 const suffix = `client-py-route-${randomUUID().slice(0, 8)}`;
 const topics = suffixedTopicNames(suffix);
 const dir = mkdtempSync(join(tmpdir(), "client-py-route-"));

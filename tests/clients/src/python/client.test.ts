@@ -1,5 +1,5 @@
 /**
- * The Python orchestrator client against the live mesh (tests/live_client.py): the real a2a-sdk client of
+ * The Python orchestrator client against the live mesh (clients/python/tests/live_client.py): the real a2a-sdk client of
  * the package talking to W1 (@a2a-js/sdk, in-memory store, restarted here mid-run so it loses a waiting
  * task), W3 (the Python a2a-sdk worker, as its own process) and a hostile worker, recording through the real
  * ingest service to Kafka; then what the caller got and what reached the topic.
@@ -16,7 +16,8 @@ import type { Observation } from "@a2a-ledger/schemas";
 import { startLedger, type TestLedger } from "@a2a-ledger/worker-guard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+/** The Python client (clients/python): its venv and its `tests` package of live scripts. */
+const root = fileURLToPath(new URL("../../../../clients/python/", import.meta.url));
 type Case = Record<string, unknown> & { case: string };
 let ledger: TestLedger;
 let w1: RunningJsAgent;

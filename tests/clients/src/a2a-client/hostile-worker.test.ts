@@ -12,7 +12,7 @@ import { jsWorkerCard } from "@a2a-ledger/mesh-agents";
 import type { Observation } from "@a2a-ledger/schemas";
 import { AgentCard } from "@a2a-js/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { A2AClientError, LedgerA2AClient, ObservationRecorder } from "../src/index.ts";
+import { A2AClientError, LedgerA2AClient, ObservationRecorder } from "@a2a-ledger/a2a-client";
 import { ledgerTopic, type Ingest, type LedgerTopic } from "./ledger.ts";
 
 let topic: LedgerTopic;

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { startJsAgent, type RunningJsAgent } from "@a2a-ledger/mesh-agents";
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { A2AClientError, LedgerA2AClient, ObservationRecorder, correlationMetadataKey } from "../src/index.ts";
+import { A2AClientError, LedgerA2AClient, ObservationRecorder, correlationMetadataKey } from "@a2a-ledger/a2a-client";
 import { ledgerTopic, type Ingest, type LedgerTopic } from "./ledger.ts";
 
 let topic: LedgerTopic;

@@ -1,5 +1,5 @@
 /**
- * The real ledger for the client's tests: the ingest service (in this process, as its own tests start it)
+ * The real ledger for the TypeScript client's live tests: the ingest service (in this process, as its own tests start it)
  * writing to a throwaway topic on the running Kafka cluster, and a reader that decodes what landed there.
  */
 import { randomUUID } from "node:crypto";
