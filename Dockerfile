@@ -19,6 +19,7 @@ COPY packages packages
 COPY schemas schemas
 COPY infra infra
 COPY cli cli
+COPY clients clients
 COPY services services
 COPY mesh mesh
 COPY tests tests

@@ -5,7 +5,7 @@ export { cardHash } from "./card-hash.ts";
 export { interpretCard, lifecycleExtensionUri } from "./card.ts";
 export { mediaTypeAllowed } from "./media-type.ts";
 export { diffCards } from "./card-diff.ts";
-export type { PolicyConfig } from "./policy.ts";
+export type { Policy, PolicyConfig } from "./policy.ts";
 export { policyOf } from "./verification.ts";
 export { isPolicyHistory, nextPolicyVersion, noRecordedPolicy, policyAt, withPolicyVersion, type PolicyHistory, type PolicySource, type PolicyVersion } from "./policy-history.ts";
 export { CapabilityTable, type CapabilityView, type CardRecord } from "./capabilities.ts";
