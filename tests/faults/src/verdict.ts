@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import type avsc from "avsc";
-import { defaultRuleSet, parseObservation, replay } from "@a2a-ledger/core";
+import { defaultRuleSet, parseObservation, type PolicyVersion, replay, withPolicyVersion } from "@a2a-ledger/core";
 import { repoRoot } from "@a2a-ledger/infra";
 import { endOffsets } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
@@ -160,7 +160,7 @@ function runRebuild(ledger: Ledger, cluster: ClusterUnderTest): Promise<string> 
 export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: LoadResult): Promise<Findings> {
   const decoder = new WireDecoder(cluster.registryUrl);
   const t = ledger.topics;
-  const committed = await readWithJava(cluster.brokers, "read_committed", [t.observations, t.decisions, t.commands, t.changelog, t.capabilities]);
+  const committed = await readWithJava(cluster.brokers, "read_committed", [t.observations, t.decisions, t.commands, t.changelog, t.capabilities, t.policy]);
   const uncommitted = await readWithJava(cluster.brokers, "read_uncommitted", [t.decisions, t.commands, t.changelog, t.capabilities]);
   const of = (topic: string) => committed.filter((r) => r.topic === topic);
 
@@ -190,13 +190,20 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
   const dup = (list: string[]) => [...new Set(list.filter((id, i) => list.indexOf(id) !== i))];
   const decided = new Set(ids);
 
-  // The replay oracle: the observations topic, merged by record time, through the rules.
+  // The replay oracle: the observations topic, merged by record time, through the rules, judged by the
+  // trust policy versions recorded on the policy topic (as the reconciler judges them).
   const log: Observation[] = mergeByTimestamp(observations).map(({ decoded }) => {
     const parsed = parseObservation({ type: decoded.type, ...decoded.fields });
     if (!parsed.ok) throw new Error(`an observation on the topic does not parse: ${JSON.stringify(parsed.issues)}`);
     return parsed.observation;
   });
-  const expected: Decision[] = replay(log, defaultRuleSet);
+  let versions: PolicyVersion[] = [];
+  for (const { decoded } of await decodeAll(decoder, of(t.policy))) {
+    if (decoded.type !== "TrustPolicy") continue;
+    const f = decoded.fields as { version: number; validFrom: number; trustedVendors: string[] };
+    versions = withPolicyVersion(versions, { version: Number(f.version), validFrom: Number(f.validFrom), trustedVendors: [...f.trustedVendors] });
+  }
+  const expected: Decision[] = replay(log, defaultRuleSet, { policy: { versions } });
   for (const d of decisions) typeOfDecision.set(d.decoded.type, await decoder.schema(d.decoded.schemaId));
   const byCorrelation = (list: { correlationId: string; json: string }[]) => {
     const out = new Map<string, string[]>();
