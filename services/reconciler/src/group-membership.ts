@@ -68,8 +68,16 @@ export class GroupMembership {
       if (!this.mayInitialise || !this.assigned.has(partition)) return Promise.reject(new RejoinGroupError(`partition ${partition} has no producer and its assignment is not fresh`));
       const { groupId, topics } = this.config;
       const created = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
-      // Connecting initialises the transactional id: a zombie's open transaction is aborted here.
-      producer = withinDeadline(created.connect(), "producer initialisation", this.config.transactionStepTimeoutMs).then(() => created, (error: unknown) => {
+      // kafkajs's connect() initialises only an idempotent producer id; the transactional id is initialised
+      // (InitProducerId: a zombie's open transaction aborted, or its commit in flight completed, and its
+      // epoch fenced) at the first transaction(). So one is begun and aborted here, before anything reads
+      // the changelog: restored before that, a zombie's commit landing in between would be missing from
+      // the state and its batch decided a second time. (Aborting a transaction that holds nothing sends nothing.)
+      const fenced = async (): Promise<void> => {
+        await created.connect();
+        await (await created.transaction()).abort();
+      };
+      producer = withinDeadline(fenced(), "producer initialisation", this.config.transactionStepTimeoutMs).then(() => created, (error: unknown) => {
         void created.disconnect().catch(() => undefined);
         throw error;
       });

@@ -18,7 +18,8 @@ async function record(topic: string, p: TrustPolicy): Promise<void> {
   await producer.disconnect();
 }
 
-const lossesOf = (decisions: Decision[]) => decisions.filter((d) => d.type === "TaskFailed" || d.type === "TaskIndeterminate").map((d) => [d.correlationId, d.type, d.policyVersion]);
+/** The losses decided, by correlation (c1 and c2 may sit on different partitions: no order between them). */
+const lossesOf = (decisions: Decision[]) => decisions.filter((d) => d.type === "TaskFailed" || d.type === "TaskIndeterminate").map((d) => [d.correlationId, d.type, d.policyVersion]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 describe("the recorded trust policy", () => {
   it("decides instead of A2A_LEDGER_TRUSTED_VENDORS once a version is recorded, and a new version governs from its validFrom", async () => {
