@@ -122,5 +122,18 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
 export function createDecider(ruleSet: RuleSet): Decider {
   if (ruleSet.model === "correlation/1") return engine(ruleSet, ruleSet.rules, v1Model, undefined);
   const recover = ruleSet.recover;
-  return engine(ruleSet, ruleSet.rules, correlationModel, recover === undefined ? undefined : (state, capabilities, trigger) => recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) }));
+  return engine(
+    ruleSet,
+    ruleSet.rules,
+    correlationModel,
+    recover === undefined
+      ? undefined
+      : (state, capabilities, trigger) => {
+          const found = recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) });
+          if (found === undefined || !("stillBlockedAsOf" in found)) return found;
+          // The block stands examined as of the observation the state now holds (see recoverBlocked).
+          if (state.blockedAt !== null && found.stillBlockedAsOf > state.blockedAt) state.blockedAt = found.stillBlockedAsOf;
+          return undefined;
+        },
+  );
 }

@@ -55,7 +55,7 @@ export interface FoldOutcome {
  * an eligible worker gets its RedispatchCommanded right there, as in a replay of the whole log. A
  * correlation is also re-examined the moment it blocks, against the changes the table already holds from
  * after its loss, so the order in which a loss and its rescuing probe are processed does not matter,
- * and after each of its own observations that decided nothing (the rule set says whether that can lift it).
+ * and after each of its own observations that did not block it anew (the rule set says whether that can lift it).
  */
 export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
   const { decider } = input;
@@ -133,6 +133,9 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       if (decider.isBlocked(result.state)) {
         blocked.add(id);
         if (result.decisions.some((d) => d.type === "ReconciliationBlocked")) reexamineOne(id);
+        // Still blocked by an earlier block, and the observation decided something else (a violation):
+        // it is one of the correlation's own observations all the same (below).
+        else reexamineOne(id, observation);
       } else blocked.delete(id);
     } else if (decider.isBlocked(result.state)) {
       // The correlation's own observation may lift its block (default/3: a lost task seen again no longer

@@ -105,7 +105,7 @@ interface Checked {
 
 /**
  * Every R6 decision of the log, checked against route asked as of that moment: the log is replayed up to
- * the decision's last cause, and route reads that replay's capability table; R6's own query for the lost
+ * the observation whose fold emitted the decision, and route reads that replay's capability table; R6's own query for the lost
  * task (`takeOverQuery` over that replay's correlation state: the lost attempt's skill and accepted modes,
  * the worker that lost it and, under default/3, the workers that lost earlier) is what route is asked.
  */
@@ -120,9 +120,20 @@ function check(s: Scenario, ruleSet: RuleSetV2, seen: Checked): void {
     // The loss decided on: a command names its task; a block is decided in the step of its loss (same cause).
     const loss = [...losses].reverse().find((l) => l.correlationId === d.correlationId && l.workerId === d.workerId && (d.type === "RedispatchCommanded" ? l.serverTaskId === d.fromServerTaskId : l.causeEventIds[0] === d.causeEventIds[0]));
     if (loss === undefined) throw new Error(`${d.type} ${d.decisionId} without a loss before it`);
-    const last = Math.max(...d.causeEventIds.map((id) => position.get(id) ?? -1));
-    const then = replayLog(log.slice(0, last + 1), ruleSet);
+    // The moment R6 decided: the observation being folded when the decision was emitted (a re-examination
+    // is triggered by an observation its causes need not name).
+    const decidedIn = processedAt(log, ruleSet, d.decisionId);
+    const then = replayLog(log.slice(0, decidedIn + 1), ruleSet);
     const state = then.correlations.get(d.correlationId) as CorrelationState;
+    if (ruleSet === defaultRuleSetV3) {
+      // default/3 never dates a decision before the state it read: its last cause is no earlier than the
+      // correlation's latest observation folded by then (default/2 and restart-from-scratch/2, frozen,
+      // date a capability-triggered re-examination at the change even when a later observation of the
+      // correlation shaped it: their seam, kept for replays of their history).
+      const last = Math.max(...d.causeEventIds.map((id) => position.get(id) ?? -1));
+      const own = log.slice(0, decidedIn + 1).findLastIndex((o) => o.correlationId === d.correlationId);
+      expect(last, `${d.decisionId} dated before the state it read`).toBeGreaterThanOrEqual(own);
+    }
     // R6's own query for the lost task, from the correlation as of that moment.
     const query = takeOverQuery(state, { workerId: d.workerId ?? "", serverTaskId: loss.serverTaskId, lastState: loss.lastState }, d.decidedAt, ruleSet.takeOver);
     if (d.type === "RedispatchCommanded") {
@@ -145,6 +156,18 @@ function check(s: Scenario, ruleSet: RuleSetV2, seen: Checked): void {
       }
     }
   }
+}
+
+/** The index of the log entry whose fold emitted `decisionId` (replays of prefixes only grow, so a binary search finds it). */
+function processedAt(log: Observation[], ruleSet: RuleSetV2, decisionId: string): number {
+  let lo = 0;
+  let hi = log.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (replayLog(log.slice(0, mid + 1), ruleSet).decisions.some((x) => x.decisionId === decisionId)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** FAST_CHECK_SEED replays a reported run; FAST_CHECK_RUNS widens the search (default 400). */

@@ -106,6 +106,22 @@ describe("default/3: loss chains", () => {
     // default/2 never blocked on w1 (it went straight back to it): nothing to lift there.
     expect(replay([...history, sighting], defaultRuleSet).filter((d) => d.correlationId === "t" && d.type === "ReconciliationBlocked")).toEqual([]);
   });
+
+  it("lifts it at the sighting also when the sighting decides a violation, and a later capability change does not date the command back at an older probe", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt } }), ...lostThenRedispatched(e, "working"), e.notFound("t", "w2", "a2", { at: 150 })];
+    // w1's task a1 answers again, in a state w1's probe never verified: a violation, and w1 lost nothing after all.
+    const sighting = e.state("t", "w1", "a1", "input-required", { at: 160 });
+    const w3 = agentCard({ org: "Three", states: lifecycle, skills });
+    const later = [e.card("w3", w3, { at: 200 }), e.probe("w3", cardHash(w3), { at: 210, states: [], modes: ["text/plain"] })];
+    const before = new Set(replay(history, defaultRuleSetV3).map((d) => d.decisionId));
+    const decisions = replay([...history, sighting, ...later], defaultRuleSetV3).filter((d) => d.correlationId === "t" && !before.has(d.decisionId));
+    expect(decisions).toMatchObject([
+      { type: "ContractViolation", kind: "STATE_NOT_VERIFIED", workerId: "w1", decidedAt: 160 },
+      { type: "RedispatchCommanded", workerId: "w2", targetWorkerId: "w1", attempt: 3, decidedAt: 160, causeEventIds: [sighting.eventId, expect.any(String)] },
+    ]);
+    expect(decisions).toHaveLength(2);
+  });
 });
 
 describe("default/3: a real task lost in an interrupted state is evidence against the worker's V", () => {

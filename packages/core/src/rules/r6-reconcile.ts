@@ -90,8 +90,13 @@ export interface RecoveryInput {
   trigger?: Observation;
 }
 
-/** A re-dispatch for a blocked correlation, with the capability change (or the observation) that made it possible. */
-export type Recovery = (input: RecoveryInput) => { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft } | undefined;
+/**
+ * A re-dispatch for a blocked correlation, with the capability change (or the observation) that made it
+ * possible; or, when the correlation's own observation was examined and lifts nothing, the moment as of
+ * which the block now stands examined (`stillBlockedAsOf`: the state holds that observation, so no
+ * later re-examination may date a command before it).
+ */
+export type Recovery = (input: RecoveryInput) => { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft } | { stillBlockedAsOf: number } | undefined;
 
 /** Capability changes from `from` on, in time order (ties: workerId, then cause event). */
 function changesSince(capabilities: CapabilityView, from: number): CapabilitySnapshot[] {
@@ -105,8 +110,10 @@ function changesSince(capabilities: CapabilityView, from: number): CapabilitySna
  * task seen again no longer stands lost, so its worker may be a target again) and the lost attempt's
  * terms (a dispatch observed for a planned attempt brings the orchestrator's accepted modes). With
  * `reexamineOnObservation` (default/3) each of the correlation's own observations is therefore a moment
- * the block is re-examined — as of its time, and the re-dispatch it allows names it as its cause — so a
- * command is never dated before the state it was decided on.
+ * the block is re-examined — as of its time, and the re-dispatch it allows names it as its cause — and,
+ * when it lifts nothing, the block stands examined as of that time (`blockedAt` moves to it): a later
+ * capability change re-examines the state from there on, so a command is never dated before the state
+ * it was decided on (one dated at an earlier probe, for a worker that was a loser then, would be).
  */
 export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOptions = {}): Recovery {
   return ({ state, capabilities, trigger }) => {
@@ -116,7 +123,7 @@ export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOpt
     if (trigger !== undefined) {
       if (options.reexamineOnObservation !== true) return undefined;
       const { command } = resolve(state, capabilities, lost, trigger.occurredAt, onNoResume, options);
-      if (command === undefined || command.type !== "RedispatchCommanded") return undefined;
+      if (command === undefined || command.type !== "RedispatchCommanded") return { stillBlockedAsOf: trigger.occurredAt };
       return { cause: { eventId: trigger.eventId, occurredAt: trigger.occurredAt }, decision: { ...command, causeEventIds: [loss.eventId] } };
     }
     for (const at of [state.blockedAt, ...changesSince(capabilities, state.blockedAt).map((s) => s.validFrom)]) {
