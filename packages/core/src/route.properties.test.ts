@@ -131,7 +131,8 @@ function check(s: Scenario, ruleSet: RuleSetV2, seen: Checked): void {
       // date a capability-triggered re-examination at the change even when a later observation of the
       // correlation shaped it: their seam, kept for replays of their history).
       const last = Math.max(...d.causeEventIds.map((id) => position.get(id) ?? -1));
-      const own = log.slice(0, decidedIn + 1).findLastIndex((o) => o.correlationId === d.correlationId);
+      let own = decidedIn;
+      while (own >= 0 && log[own]?.correlationId !== d.correlationId) own--;
       expect(last, `${d.decisionId} dated before the state it read`).toBeGreaterThanOrEqual(own);
     }
     // R6's own query for the lost task, from the correlation as of that moment.
