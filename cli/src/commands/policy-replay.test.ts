@@ -35,8 +35,11 @@ beforeAll(async () => {
   ({ output: reconcilerOutput } = await startReconciler(stack, { A2A_LEDGER_TRUSTED_VENDORS: "" }));
 
   const t0 = Date.now() - 120_000;
+  // The card lands before the task it governs: they sit on different partitions, and the order in which
+  // the reconciler reads two partitions is not what this test is about.
+  await produce(stack.topics.observations, [e.card("w1", acme, { at: t0 })]);
+  await waitForReconciler(admin, stack);
   await produce(stack.topics.observations, [
-    e.card("w1", acme, { at: t0 }),
     e.dispatch("before", "w1", { at: t0 + 1_000 }),
     e.state("before", "w1", "task-1", "working", { at: t0 + 2_000 }),
     e.notFound("before", "w1", "task-1", { at: t0 + 3_000 }),

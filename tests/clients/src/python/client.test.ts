@@ -100,6 +100,7 @@ function runLive(env: NodeJS.ProcessEnv): Promise<string> {
     });
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
+    child.on("error", reject);
     child.on("exit", (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);

@@ -105,6 +105,14 @@ beforeAll(async () => {
       text += d.toString();
       if (d.toString().includes('"await": "probes"')) {
         void (async () => {
+          // A probe judges the card in force: as the dispatcher does (it probes on ProbeRequested), post the
+          // probes only once the cards the client recorded are folded (both workers known to route),
+          // or a probe folded before its card verifies nothing.
+          const known = async () => {
+            const body = (await (await fetch(`${projectorUrl}/v1/route?skill=answer`)).json()) as { workers: { workerId: string }[]; ineligible: { workerId: string }[] };
+            return body.workers.length + body.ineligible.length;
+          };
+          await until("the cards the client recorded", async () => ((await known()) === 2 ? true : undefined));
           await post(ingestUrl, [
             probe("W3", hashes.W3, ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], ["text/plain"], true),
             probe("W1", hashes.W1, ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], ["application/json"], false),
@@ -123,6 +131,7 @@ beforeAll(async () => {
     });
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
+    child.on("error", reject);
     child.on("exit", (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(text);
