@@ -98,7 +98,7 @@ async function replayFile(ruleSets: typeof defaultRuleSet[], diff: boolean): Pro
   let diffMs = 0;
   if (diff) {
     const t = cpuNow();
-    const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [], rejected: { baseline: rejectionSummary(runs[0]?.rulesVersion as string, runs[0]?.rejected ?? []), candidate: rejectionSummary(runs[1]?.rulesVersion as string, runs[1]?.rejected ?? []) } });
+    const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [], order: { kind: "event-time", reason: null }, rejected: { baseline: rejectionSummary(runs[0]?.rulesVersion as string, runs[0]?.rejected ?? []), candidate: rejectionSummary(runs[1]?.rulesVersion as string, runs[1]?.rejected ?? []) } });
     diffMs = cpuNow() - t;
     if (report.diffs.length === 0) throw new Error("the two rule sets should differ on the generated log");
   }

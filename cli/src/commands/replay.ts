@@ -33,11 +33,16 @@ import { openSource } from "../sources/open-source.ts";
 
 const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] [--until TIME] [--correlation ID]
                          [--baseline NAME|PATH|recorded[:VERSION]] [--candidate NAME|PATH]
-                         [--trusted-vendors a,b] [--json] [--report FILE.html] [--fail-on-diff]
+                         [--trusted-vendors a,b] [--order recorded|event-time] [--json]
+                         [--report FILE.html] [--fail-on-diff]
   --input            observations: NDJSON in the ingest JSON shape, or an Avro object container file
                      (as \`a2a-ledger export\` writes; recognised by its magic bytes, or --format ndjson|avro)
   --kafka            read the observations topic instead (all partitions, read_committed, from the
-                     beginning; KAFKA_BROKERS, SCHEMA_REGISTRY_URL, A2A_LEDGER_TOPIC_SUFFIX; --topic NAME)
+                     beginning; KAFKA_BROKERS, SCHEMA_REGISTRY_URL, A2A_LEDGER_TOPIC_SUFFIX; --topic NAME),
+                     in the order the reconciler read it: batch by batch as a2a.reconciler.batches.v1
+                     recorded them, each judged by the capability table it was judged by live, then what
+                     it has not read yet by event time. Without batch records covering the topic (or with
+                     --order event-time) the partitions are merged by event time, and the summary says so
   --since, --until   only observations with since <= occurredAt < until (ISO-8601 with offset, or epoch
                      ms); cards, probes and lost canaries before the window still build the capabilities
   --correlation      only this correlation's observations and decisions
@@ -74,6 +79,7 @@ function options(args: string[]) {
       candidate: { type: "string" },
       "trusted-vendors": { type: "string" },
       "policy-topic": { type: "string" },
+      order: { type: "string" },
       json: { type: "boolean", default: false },
       report: { type: "string" },
       "fail-on-diff": { type: "boolean", default: false },
@@ -186,7 +192,9 @@ async function run(args: string[], io: Io): Promise<number> {
       if (candidate === undefined) throw new UsageError(`the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`);
     }
     const policy = await policyFrom(o, o.kafka === true || recorded !== undefined, connect, io);
-    const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o.format }, io, connect);
+    if (o.order !== undefined && o.order !== "recorded" && o.order !== "event-time") throw new UsageError(`--order ${o.order}: expected recorded or event-time`);
+    const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o.format, recordedOrder: o.kafka && o.order !== "event-time" }, io, connect);
+    if (opened.order.kind === "event-time" && opened.order.reason !== null) io.stderr(`a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`);
     const runs = [...(baseline.ruleSet ? [new RuleSetRun(baseline.ruleSet, policy, scope)] : []), ...(candidate ? [new RuleSetRun(candidate, policy, scope)] : [])];
     const bar = progressBar(io, "replay", opened.source.unit);
     let counts;
@@ -216,6 +224,7 @@ async function run(args: string[], io: Io): Promise<number> {
       candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: baseline.decisions === undefined ? candidateRun.decisions : withRecordedPolicyVersions(baseline.decisions, candidateRun.decisions) },
       startedBefore: counts.startedBefore,
       skipped: opened.skipped,
+      order: opened.order,
       rejected: { baseline: baseline.recorded ? null : rejectionSummary((runs[0] as RuleSetRun).rulesVersion, (runs[0] as RuleSetRun).rejected), candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected) },
     });
     if (o.report !== undefined) await writeReport(resolve(io.cwd, o.report), renderHtml(report));

@@ -26,6 +26,7 @@ function report(baseline: Decision[], candidate: Decision[], recorded = false): 
     candidate: { label: "restart-from-scratch/2", rulesVersion: recorded ? "default/2" : "restart-from-scratch/2", decisions: candidate },
     startedBefore: new Set(),
     skipped: [],
+    order: { kind: "event-time", reason: null },
     rejected: { baseline: recorded ? null : rejectionSummary("default/2", []), candidate: rejectionSummary(recorded ? "default/2" : "restart-from-scratch/2", []) },
   });
 }

@@ -7,6 +7,7 @@
 import type { Decision } from "@a2a-ledger/schemas";
 import { countByKind, type CorrelationDiff, diffDecisions } from "../decision-diff.ts";
 import type { SkippedRecord } from "../kafka/observation-topic.ts";
+import type { SourceOrder } from "../sources/open-source.ts";
 import type { RejectionSummary } from "./rejections.ts";
 import type { ReplayScope } from "./replay-scope.ts";
 
@@ -40,6 +41,11 @@ export interface ReplaySummary {
   /** Records of the source that are not observations (as the reconciler dead-letters them). */
   skipped: SkippedRecord[];
   /**
+   * The order the observations were folded in: as the reconciler read them (`batches` records of
+   * a2a.reconciler.batches.v1), or merged by event time (`reason`: why not recorded, null when not asked).
+   */
+  order: SourceOrder;
+  /**
    * Observations each side's rules threw on (the reconciler dead-letters them as RECONCILER_RULES_REJECTED
    * and goes on; so does replay). The baseline's is null when it is recorded decisions.
    */
@@ -60,6 +66,7 @@ export interface ReportInput {
   candidate: { label: string; rulesVersion: string; decisions: readonly Decision[] };
   startedBefore: ReadonlySet<string>;
   skipped: SkippedRecord[];
+  order: SourceOrder;
   rejected: ReplaySummary["rejected"];
 }
 
@@ -82,6 +89,7 @@ export function buildReport(input: ReportInput): ReplayReport {
       correlationsChanged: diffs.length,
       determinism: input.baseline.recorded && input.baseline.rulesVersion === input.candidate.rulesVersion ? { rulesVersion: input.candidate.rulesVersion, reproduced: diffs.length === 0 } : null,
       skipped: input.skipped,
+      order: input.order,
       rejected: input.rejected,
     },
     diffs,

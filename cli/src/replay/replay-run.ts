@@ -55,7 +55,7 @@ export async function runReplay(source: ObservationSource, runs: readonly RuleSe
     }
     read += all.length;
     const where = (i: number) => chunk.where(index[i] as number);
-    for (const run of runs) run.fold(folded, where);
+    for (const run of runs) run.fold(folded, where, chunk.batch);
     onProgress?.({ done: chunk.progress, total: source.total, observations: read });
   }
   const startedBefore = new Set([...before].filter((id) => correlations.has(id)));

@@ -7,7 +7,7 @@
  * naming the observation (the reconciler could not encode it either): a partial result is never
  * presented as complete.
  */
-import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, type PolicySource, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
+import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, policyRead, type PolicySource, type RecordedBatch, type RuleSet, ruleSetByName, RulesFailedError, SourcedCapabilities } from "@a2a-ledger/core";
 import { rulesRejectedReason } from "@a2a-ledger/kafka";
 import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
@@ -34,10 +34,18 @@ export interface Rejection {
 
 const rulesRejected = rulesRejectedReason;
 
+/** The blocked set of an event-time replay: every blocked correlation, whatever its partition. */
+const allPartitions = -1;
+
 export class RuleSetRun {
   readonly decider: Decider;
-  readonly table = new CapabilityTable();
+  table = new CapabilityTable();
+  /** What batches in recorded order derived, by source: each batch is judged by the part its reads reach. */
+  private readonly sourced = new SourcedCapabilities();
+  private recordedOrder = false;
   readonly states = new Map<string, LedgerState>();
+  /** Blocked correlations, by observation partition (recorded order) or all together: what each fold re-examines. */
+  private readonly blocked = new Map<number, Set<string>>();
   /** Decisions in scope, in the order the fold took them. */
   readonly decisions: Decision[] = [];
   /** Observations the rules threw on, in log order. */
@@ -54,12 +62,39 @@ export class RuleSetRun {
     return this.ruleSet.rulesVersion;
   }
 
-  /** Folds a chunk; `where(i)` names the source position of `observations[i]`. */
-  fold(observations: readonly Observation[], where: (i: number) => string): void {
+  /**
+   * Folds a chunk; `where(i)` names the source position of `observations[i]`. With `batch` the chunk is
+   * one reconciler transaction's batch, folded as it was live: against the capability table and the
+   * policy versions it read, re-examining its partition's blocked correlations when it did. Chunks
+   * without one after such batches (observations the reconciler has not read yet) see every snapshot.
+   */
+  fold(observations: readonly Observation[], where: (i: number) => string, batch?: RecordedBatch): void {
+    if (batch !== undefined) this.recordedOrder = true;
+    else if (this.recordedOrder) {
+      this.recordedOrder = false;
+      this.table = this.sourced.all();
+      const all = new Set([...this.blocked.values()].flatMap((ids) => [...ids]));
+      this.blocked.clear();
+      this.blocked.set(allPartitions, all);
+    }
+    const partition = batch?.partition ?? allPartitions;
+    const blocked = this.blocked.get(partition) ?? new Set<string>();
+    this.blocked.set(partition, blocked);
     let outcome: ReturnType<typeof foldBatch>;
     try {
       // The run keeps only the newest state of each correlation: the fold may update them in place.
-      outcome = foldBatch({ decider: this.decider, policy: this.policy, capabilities: this.table, stateOf: (id) => this.states.get(id), inPlace: true }, observations);
+      outcome = foldBatch(
+        {
+          decider: this.decider,
+          policy: batch === undefined ? this.policy : policyRead(this.policy, batch.policyVersions),
+          capabilities: batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads),
+          stateOf: (id) => this.states.get(id),
+          inPlace: true,
+          blocked,
+          ...(batch === undefined ? {} : { recheck: batch.recheck }),
+        },
+        observations,
+      );
     } catch (e) {
       // A rule set can also fail outside a step (e.g. a decision of a type the catalogue does not have).
       const error = e instanceof RulesFailedError ? e.cause : (e as Error);
@@ -68,8 +103,13 @@ export class RuleSetRun {
     for (const r of outcome.rejected) {
       this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
     }
-    applyCapabilityUpdates(this.table, outcome);
-    for (const [id, state] of outcome.states) this.states.set(id, state);
+    if (batch === undefined) applyCapabilityUpdates(this.table, outcome);
+    else this.sourced.add(outcome, { partition: batch.partition, offset: batch.toOffset ?? -1 });
+    for (const [id, state] of outcome.states) {
+      this.states.set(id, state);
+      if (this.decider.isBlocked(state)) blocked.add(id);
+      else blocked.delete(id);
+    }
     for (const d of outcome.decisions) {
       if (this.checkDecisions) this.check(d, observations, where);
       if (decisionInScope(this.scope, d)) this.decisions.push(d);

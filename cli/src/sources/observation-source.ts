@@ -2,10 +2,13 @@
  * Where a replay's observations come from — an NDJSON file, an Avro object container file, the
  * observations topic — as chunks, so a long source streams through the fold and the progress bar moves.
  */
+import type { RecordedBatch } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 
 export interface ObservationChunk {
   observations: Observation[];
+  /** The reconciler transaction these observations were folded in (a topic read in recorded order). */
+  batch?: RecordedBatch;
   /** Where observation `i` of the chunk came from, for messages: `FILE:LINE`, `FILE: byte N`, `TOPIC[P]@OFFSET`. */
   where(i: number): string;
   /** Progress units consumed up to the end of this chunk. */

@@ -59,14 +59,14 @@ export function serviceAcls(service: LedgerService, names: AclNames = defaultAcl
         topic(t.changelog, ["Read", "Write", "Describe"], "writes and restores its state per correlation"),
         topic(t.capabilities, ["Read", "Write", "Describe"], "follows and writes the capability table"),
         topic(t.policy, ["Read", "Write", "Describe"], "follows the trust policy; seeds version 1 from A2A_LEDGER_TRUSTED_VENDORS when none is recorded"),
-        ...[t.decisions, t.commands, t.dlq].map((name) => topic(name, ["Write", "Describe"], "writes decisions, commands and dead letters in its transactions")),
+        ...[t.decisions, t.commands, t.dlq, t.batches].map((name) => topic(name, ["Write", "Describe"], "writes decisions, commands, dead letters and what each batch read in its transactions")),
         group(names.reconcilerGroup, "prefixed", "its consumer group and the throwaway groups of its changelog and capability readers"),
         { resource: { type: "transactional-id", name: `${names.reconcilerGroup}.${t.observations}.`, pattern: "prefixed" }, operations: ["Write", "Describe"], why: "one transactional producer per input partition" },
       ];
     case "projector":
       return [
         ...[t.observations, t.decisions, t.commands, t.capabilities, t.dlq, t.policy].map((name) => topic(name, ["Read", "Describe", "DescribeConfigs"], "consumes it into the views (and checks it is as code says)")),
-        topic(t.changelog, ["Describe", "DescribeConfigs"], "checks the topic is as code says"),
+        ...[t.changelog, t.batches].map((name) => topic(name, ["Describe", "DescribeConfigs"], "checks the topic is as code says")),
         group(names.projectorGroup, "prefixed", "its consumer group and the groups of rebuilds"),
       ];
     case "dispatcher":

@@ -62,6 +62,8 @@ export interface ProduceOptions<T> {
   key(item: T): string;
   /** The record value of an item (a Serde's encode). */
   encode(item: T): Promise<Buffer>;
+  /** The record's CreateTime (epoch ms) of an item; the producer's clock unless told. */
+  timestamp?(item: T): number;
   /** Items per send; 500 unless told. */
   chunk?: number;
   /** Records sent as they are after the items (bad bytes, foreign records). */
@@ -75,7 +77,7 @@ export async function produceAll<T>(kafka: Kafka, topic: string, items: readonly
   await producer.connect();
   try {
     for (let i = 0; i < items.length; i += chunk) {
-      const messages = await Promise.all(items.slice(i, i + chunk).map(async (item) => ({ key: options.key(item), value: await options.encode(item) })));
+      const messages = await Promise.all(items.slice(i, i + chunk).map(async (item) => ({ key: options.key(item), value: await options.encode(item), ...(options.timestamp === undefined ? {} : { timestamp: String(options.timestamp(item)) }) })));
       await producer.send({ topic, acks: -1, messages });
     }
     if (options.raw !== undefined && options.raw.length > 0) await producer.send({ topic, acks: -1, messages: [...options.raw] });

@@ -24,6 +24,7 @@ export const topicNames = {
   changelog: "a2a.reconciler.changelog.v1",
   dlq: "a2a.observations.dlq.v1",
   policy: "a2a.policy.v1",
+  batches: "a2a.reconciler.batches.v1",
 } as const;
 
 export type TopicNames = { readonly [K in keyof typeof topicNames]: string };
@@ -50,6 +51,8 @@ export function topicSpecs(names: TopicNames = topicNames): TopicSpec[] {
     { name: names.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes }, purpose: "reconciler state per correlation, restored on assignment" },
     // Keyed by the version (decimal): compaction keeps every version, so history replays across each change.
     { name: names.policy, partitions: 1, configs: { "cleanup.policy": "compact" }, purpose: "the trust policy, one record per version with the time it is in force from; read whole by every reader" },
+    // One partition: the records of every reconciler transaction in one order, consistent with what each read.
+    { name: names.batches, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what each reconciler transaction read (observation offsets, capability table reach), kept as long as the observations: replay follows it to reproduce live decisions" },
     { name: names.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
   ];
 }

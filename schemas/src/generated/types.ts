@@ -42,6 +42,12 @@ export interface ParkedCanary {
 export type PartKind = "TEXT" | "RAW" | "URL" | "DATA" | "OTHER";
 export const PartKindSymbols = ["TEXT", "RAW", "URL", "DATA", "OTHER"] as const;
 
+/** An offset of one partition of a topic. */
+export interface PartitionOffset {
+  partition: number;
+  offset: number;
+}
+
 export interface SkillOutputModes {
   skillId: string;
   outputModes: string[];
@@ -442,6 +448,25 @@ export interface CapabilitySnapshot {
   verifiedSkills: VerifiedSkill[];
 }
 
+/** What one reconciler transaction read (topic a2a.reconciler.batches.v1, one partition, key = the observation partition in decimal), committed in that transaction: the observation offsets it folded, whether it re-examined blocked correlations, and how far its capability table reached. Replay follows these records to fold each batch against the table it was judged by live, so two partitions read in either order replay to the same decisions. */
+export interface ReconcilerBatch {
+  /** The observation partition the transaction folded. */
+  partition: number;
+  /** First observation offset folded; null for a transaction that only re-examined blocked correlations. */
+  fromOffset: null | number;
+  /** Last observation offset folded (inclusive); null with fromOffset. */
+  toOffset: null | number;
+  /** Blocked correlations of the partition were re-examined before the batch (the capability table changed since their last look). */
+  recheck: boolean;
+  /** Per observation partition, the offset below which every capability snapshot derived from that partition was in the table the batch was judged by (a snapshot carries its source partition and its batch's last offset in record headers). Partitions absent: none of their snapshots. */
+  capabilityReads: PartitionOffset[];
+  /** The highest trust-policy version the reconciler had read (0: none). */
+  policyVersions: number;
+  rulesVersion: string;
+  /** The reconciler's clock when it sent the record (information only; replay never reads it). */
+  committedAt: number;
+}
+
 /** One version of the trust policy (DESIGN §4, trust or verify), in force from validFrom on until a higher version's validFrom (compacted topic a2a.policy.v1, key = the version in decimal, so every version survives compaction). */
 export interface TrustPolicy {
   /** 1, 2, 3, ...: each new version is the highest recorded plus one. */
@@ -463,6 +488,7 @@ export interface DefaultedFields {
   CandidateVerdict: never;
   FieldChange: "before" | "after";
   ParkedCanary: never;
+  PartitionOffset: never;
   SkillOutputModes: never;
   VerifiedSkill: "skillId";
   AgentCardObserved: "cacheMaxAgeSeconds" | "etag";
@@ -482,6 +508,7 @@ export interface DefaultedFields {
   TaskIndeterminate: "workerId" | "attempt" | "policyVersion";
   TaskReconciled: "workerId" | "reason" | "policyVersion";
   CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills";
+  ReconcilerBatch: "fromOffset" | "toOffset";
   TrustPolicy: "reason";
 }
 
@@ -515,8 +542,9 @@ export const decisionTypes = ["CapabilitiesVerified", "CardChanged", "ContractVi
 
 export type StateRecord =
   | ({ type: "CapabilitySnapshot" } & CapabilitySnapshot)
+  | ({ type: "ReconcilerBatch" } & ReconcilerBatch)
   | ({ type: "TrustPolicy" } & TrustPolicy);
 
 export type StateRecordType = StateRecord["type"];
 
-export const stateRecordTypes = ["CapabilitySnapshot", "TrustPolicy"] as const;
+export const stateRecordTypes = ["CapabilitySnapshot", "ReconcilerBatch", "TrustPolicy"] as const;

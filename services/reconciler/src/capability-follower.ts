@@ -1,11 +1,38 @@
 /**
  * The global capability table: every instance reads a2a.capabilities.v1 whole and keeps following it,
  * so the rules see every worker's advertised and verified snapshots whichever partition produced them.
+ *
+ * Each snapshot record names its source in headers: the observation partition whose transaction derived
+ * it and that batch's last offset. The follower keeps, per source partition, how far the table reaches
+ * (`reads`): what a batch records on a2a.reconciler.batches.v1, so replay judges it by the same table.
  */
-import { CapabilityTable, type CardRecord } from "@a2a-ledger/core";
+import { CapabilityTable, type CardRecord, type PartitionReads, type SnapshotSource } from "@a2a-ledger/core";
 import { type Admin, type Kafka, TopicReader } from "@a2a-ledger/kafka";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
+import type { IHeaders } from "kafkajs";
+
+
+const partitionHeader = "a2a-source-partition";
+const offsetHeader = "a2a-source-offset";
+
+/** The headers a snapshot record carries its source in. */
+export function sourceHeaders(source: SnapshotSource): Record<string, string> {
+  return { [partitionHeader]: String(source.partition), [offsetHeader]: String(source.offset) };
+}
+
+const header = (headers: IHeaders | undefined, name: string): number | undefined => {
+  const value = headers?.[name];
+  const text = Buffer.isBuffer(value) ? value.toString("utf8") : typeof value === "string" ? value : undefined;
+  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+};
+
+/** The source a snapshot record names, if it names one (records written before sources were recorded do not). */
+export function sourceOf(headers: IHeaders | undefined): SnapshotSource | undefined {
+  const partition = header(headers, partitionHeader);
+  const offset = header(headers, offsetHeader);
+  return partition === undefined || offset === undefined ? undefined : { partition, offset };
+}
 
 export class CapabilityFollower {
   readonly table = new CapabilityTable();
@@ -14,6 +41,8 @@ export class CapabilityFollower {
   private readonly reader: TopicReader;
   /** Snapshots already applied, by worker, cause and time: the topic may hold one twice (compaction lag, replays). */
   private readonly applied = new Set<string>();
+  /** Per source partition, one past the highest batch offset whose snapshots are in the table. */
+  private readonly reach = new Map<number, number>();
 
   constructor(kafka: Kafka, admin: Admin, topic: string, private readonly serde: Serde, groupPrefix: string) {
     this.reader = new TopicReader(kafka, admin, topic, async (_partition, message) => {
@@ -21,22 +50,28 @@ export class CapabilityFollower {
       const { record } = await this.serde.decode(message.value);
       if (record.type !== "CapabilitySnapshot") return;
       const { type: _type, ...snapshot } = record;
-      this.apply(snapshot);
+      this.apply(snapshot, sourceOf(message.headers));
     }, `${groupPrefix}-capabilities`);
   }
 
-  /** Snapshots and cards a transaction of this instance committed. */
-  applyCommitted(snapshots: readonly CapabilitySnapshot[], cards: readonly CardRecord[]): void {
+  /** Snapshots and cards a transaction of this instance committed, from the batch `source` names. */
+  applyCommitted(snapshots: readonly CapabilitySnapshot[], cards: readonly CardRecord[], source: SnapshotSource): void {
     for (const c of cards) this.table.rememberCard(c);
-    for (const s of snapshots) this.apply(s);
+    for (const s of snapshots) this.apply(s, source);
   }
 
-  apply(snapshot: CapabilitySnapshot): void {
+  apply(snapshot: CapabilitySnapshot, source?: SnapshotSource): void {
     const id = `${snapshot.workerId}\u0000${snapshot.causeEventId}\u0000${snapshot.validFrom}`;
     if (this.applied.has(id)) return;
     this.applied.add(id);
     this.table.apply(snapshot);
+    if (source !== undefined && (this.reach.get(source.partition) ?? 0) <= source.offset) this.reach.set(source.partition, source.offset + 1);
     this.version++;
+  }
+
+  /** How far the table reaches now, per source partition (what a batch judged by it records). */
+  reads(): PartitionReads {
+    return [...this.reach].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset }));
   }
 
   async start(): Promise<void> {

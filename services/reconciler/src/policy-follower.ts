@@ -40,6 +40,13 @@ export class PolicyFollower {
     return { versions: this.versions };
   }
 
+  /** The highest version read so far (0: none): what a batch records it was judged by. */
+  get highestVersion(): number {
+    let highest = 0;
+    for (const v of this.versions) if (v.version > highest) highest = v.version;
+    return highest;
+  }
+
   /** Reads the topic to its end; seeds version 1 from `envVendors` when it holds none. */
   async start(envVendors: readonly string[], instanceId: string): Promise<void> {
     await this.reader.start();

@@ -1,7 +1,7 @@
 /**
  * One transaction of a partition: decisions, commands, capability snapshots, changelog updates, dead
- * letters and the consumed offsets of one batch commit in one Kafka transaction, under the partition's
- * transactional id. Whatever fails, the producer is abandoned and the partition's state restored again.
+ * letters, the record of what the batch read (a2a.reconciler.batches.v1) and the consumed offsets of one
+ * batch commit in one Kafka transaction, under the partition's transactional id. Whatever fails, the producer is abandoned and the partition's state restored again.
  */
 import type { Decider } from "@a2a-ledger/core";
 import { sendByPartition, type Transaction } from "@a2a-ledger/kafka";
@@ -10,7 +10,7 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
-import type { CapabilityFollower } from "./capability-follower.ts";
+import { type CapabilityFollower, sourceHeaders } from "./capability-follower.ts";
 import type { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
 import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
@@ -85,6 +85,8 @@ export class PartitionTransactions {
     await caughtUp;
     stage("capabilities");
     const version = capabilities.version;
+    // What the batch is judged by, recorded with it: replay folds it against the same table (batch-order.ts in the core).
+    const reads = capabilities.reads();
     const blocked = store.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
     const outcome = processBatch(items, { decider, policy: policies.history, capabilities: capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
@@ -98,8 +100,21 @@ export class PartitionTransactions {
     for (const d of outcome.decisions) encoded.set(d, await serde.encodeValidated(d));
     const decisions = outcome.decisions.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
     const commands = outcome.commands.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
-    const snapshots: { key: string; value: Buffer }[] = [];
-    for (const s of outcome.capabilityUpdates) snapshots.push({ key: s.workerId, value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }) });
+    const first = messages[0];
+    const source = { partition, offset: last === undefined ? -1 : Number(last.offset) };
+    const snapshots: { key: string; value: Buffer; headers: Record<string, string> }[] = [];
+    for (const s of outcome.capabilityUpdates) snapshots.push({ key: s.workerId, value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }), headers: sourceHeaders(source) });
+    const batch = await serde.encodeValidated({
+      type: "ReconcilerBatch",
+      partition,
+      fromOffset: first === undefined ? null : Number(first.offset),
+      toOffset: last === undefined ? null : Number(last.offset),
+      recheck,
+      capabilityReads: [...reads],
+      policyVersions: policies.highestVersion,
+      rulesVersion: decider.ruleSet.rulesVersion,
+      committedAt: Date.now(),
+    });
     const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength), partition }));
     const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
     stage("encode");
@@ -118,6 +133,7 @@ export class PartitionTransactions {
         { topic: topics.capabilities, messages: snapshots },
         { topic: topics.changelog, messages: changelog },
         { topic: topics.dlq, messages: dead },
+        { topic: topics.batches, messages: [{ key: String(partition), value: batch }] },
       ].filter((s) => s.messages.length > 0);
       // One send per topic-partition, each acknowledgement checked: kafkajs's multi-partition send can
       // drop or duplicate a partition's records when a leader moves (see @a2a-ledger/kafka partition-send).
@@ -156,7 +172,7 @@ export class PartitionTransactions {
     // What this transaction committed is visible to this partition's next batch at once: a read_committed
     // reader of the topic may not reach it yet (another partition's open transaction holds the stable
     // offset back). The follower skips it when it reads it.
-    capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards);
+    capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards, source);
     metrics.commits.inc();
     log.debug({ partition, from: messages[0]?.offset, to: last?.offset, decisions: decisions.length, changelog: changelog.length }, "transaction committed");
     metrics.observations.inc(items.length - outcome.poison.length);

@@ -1,0 +1,122 @@
+/**
+ * The observations topic in the order the reconciler read it. Every reconciler transaction records
+ * what it folded on a2a.reconciler.batches.v1 (one partition: the commit order); this source hands the
+ * observations over batch by batch in that order, each with its record, so the replay judges every
+ * batch against the capability table and policy versions it was judged by live (core: batch-order.ts).
+ * Observations no batch holds yet (the reconciler has not read them) follow, merged by event time.
+ *
+ * When the records cannot order the topic — no batch topic, no records, or observations below a
+ * partition's recorded end that no batch holds (history written before batches were recorded) — the
+ * caller replays in event-time order and says why.
+ */
+import type { RecordedBatch } from "@a2a-ledger/core";
+import type { Kafka } from "@a2a-ledger/kafka";
+import type { Observation, ReconcilerBatch } from "@a2a-ledger/schemas";
+import type { Serde } from "@a2a-ledger/schemas/serde";
+import { chunkSize, type ObservationChunk, type ObservationSource } from "../sources/observation-source.ts";
+import { decodeRecord } from "./decode-record.ts";
+import { decodeObservation, type SkippedRecord } from "./observation-topic.ts";
+import { streamTopic, type TopicRecord, TopicUnavailableError } from "./topic-stream.ts";
+
+export type RecordedOrder = { source: ObservationSource; batches: number } | { unavailable: string };
+
+async function readBatches(kafka: Kafka, serde: Serde, topic: string): Promise<RecordedBatch[] | string> {
+  const batches: RecordedBatch[] = [];
+  try {
+    for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay-batches" })) {
+      for (const record of slice) {
+        const decoded = await decodeRecord(serde, record);
+        if (typeof decoded === "string" || decoded.typeName !== "ReconcilerBatch") return `${topic}[${record.partition}]@${record.offset} is not a batch record (${typeof decoded === "string" ? decoded : decoded.typeName})`;
+        const b = decoded.record as ReconcilerBatch;
+        batches.push({ partition: b.partition, fromOffset: b.fromOffset, toOffset: b.toOffset, recheck: b.recheck, capabilityReads: b.capabilityReads, policyVersions: b.policyVersions });
+      }
+    }
+  } catch (e) {
+    if (e instanceof TopicUnavailableError) return e.message;
+    throw e;
+  }
+  return batches.length === 0 ? `${topic} holds no batch records` : batches;
+}
+
+async function readPartitions(kafka: Kafka, topic: string): Promise<Map<number, TopicRecord[]>> {
+  const byPartition = new Map<number, TopicRecord[]>();
+  for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay" })) {
+    for (const record of slice) {
+      let list = byPartition.get(record.partition);
+      if (list === undefined) byPartition.set(record.partition, (list = []));
+      list.push(record);
+    }
+  }
+  for (const list of byPartition.values()) list.sort((a, b) => (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
+  return byPartition;
+}
+
+/** The records of `list` with offsets in [from, to], from position `at` on: their end position. */
+function takeRange(list: readonly TopicRecord[], at: number, from: number, to: number): { records: TopicRecord[]; next: number; below: boolean } {
+  let i = at;
+  let below = false;
+  while (i < list.length && Number((list[i] as TopicRecord).offset) < from) {
+    below = true;
+    i++;
+  }
+  const start = i;
+  while (i < list.length && Number((list[i] as TopicRecord).offset) <= to) i++;
+  return { records: list.slice(start, i), next: i, below };
+}
+
+export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: string, batchesTopic: string, skipped: SkippedRecord[]): Promise<RecordedOrder> {
+  const batches = await readBatches(kafka, serde, batchesTopic);
+  if (typeof batches === "string") return { unavailable: batches };
+  const partitions = await readPartitions(kafka, topic);
+  // Every batch's records, and the check that no observation below a recorded end escaped every batch.
+  const position = new Map<number, number>();
+  const planned: { batch: RecordedBatch; records: TopicRecord[] }[] = [];
+  for (const batch of batches) {
+    if (batch.fromOffset === null || batch.toOffset === null) {
+      planned.push({ batch, records: [] });
+      continue;
+    }
+    const list = partitions.get(batch.partition) ?? [];
+    const taken = takeRange(list, position.get(batch.partition) ?? 0, batch.fromOffset, batch.toOffset);
+    if (taken.below) return { unavailable: `observations of partition ${batch.partition} below offset ${batch.fromOffset} are in no batch record (read before batches were recorded)` };
+    position.set(batch.partition, taken.next);
+    planned.push({ batch, records: taken.records });
+  }
+  const tail: TopicRecord[] = [];
+  for (const [p, list] of partitions) tail.push(...list.slice(position.get(p) ?? 0));
+  // The rest as the event-time merge orders it (timestamp, then partition, then offset).
+  tail.sort((a, b) => a.timestamp - b.timestamp || a.partition - b.partition || (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
+  const total = [...partitions.values()].reduce((n, l) => n + l.length, 0);
+
+  const decode = async (records: readonly TopicRecord[]) => {
+    const observations: Observation[] = [];
+    const from: TopicRecord[] = [];
+    for (const record of records) {
+      const decoded = await decodeObservation(serde, record);
+      if (typeof decoded === "string") skipped.push({ where: `${topic}[${record.partition}]@${record.offset}`, reason: decoded });
+      else {
+        observations.push(decoded);
+        from.push(record);
+      }
+    }
+    return { observations, where: (i: number) => `${topic}[${from[i]?.partition}]@${from[i]?.offset}` };
+  };
+  const source: ObservationSource = {
+    label: topic,
+    total,
+    unit: "records",
+    async *chunks(): AsyncGenerator<ObservationChunk> {
+      let progress = 0;
+      for (const { batch, records } of planned) {
+        progress += records.length;
+        yield { ...(await decode(records)), batch, progress };
+      }
+      for (let i = 0; i < tail.length; i += chunkSize) {
+        const slice = tail.slice(i, i + chunkSize);
+        progress += slice.length;
+        yield { ...(await decode(slice)), progress };
+      }
+    },
+  };
+  return { source, batches: batches.length };
+}

@@ -1,0 +1,87 @@
+/**
+ * Replaying in the order the reconciler read. Each reconciler transaction folds a batch of one
+ * observation partition against the capability table it holds at that moment, which the other
+ * partitions' transactions keep extending; two partitions read in the other order are judged against
+ * another table. A replay merged by event time cannot know which order happened, so every transaction
+ * records what it read (a2a.reconciler.batches.v1): its offsets, whether it re-examined blocked
+ * correlations, the trust-policy versions it had, and how far its table reached per source partition
+ * (`PartitionReads`: a snapshot's source is the observation partition that derived it and that batch's
+ * last offset). Replay folds the same batches in the records' order, each against `SourcedCapabilities`
+ * restricted to what that batch's table held — the same decisions, under any rule set.
+ */
+import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
+import { CapabilityTable, type CardRecord } from "./capabilities.ts";
+import { isPolicyHistory, type PolicySource } from "./policy-history.ts";
+
+/** Per source partition, one past the last batch offset whose snapshots a table holds (absent: none of them). */
+export type PartitionReads = readonly { readonly partition: number; readonly offset: number }[];
+
+/** What one reconciler transaction read: the fields of a ReconcilerBatch record replay needs. */
+export interface RecordedBatch {
+  partition: number;
+  /** First and last observation offset folded; both null for a transaction that only re-examined. */
+  fromOffset: number | null;
+  toOffset: number | null;
+  recheck: boolean;
+  capabilityReads: PartitionReads;
+  /** The highest trust-policy version read (0: none). */
+  policyVersions: number;
+}
+
+/** Where a derived snapshot or card came from: the partition whose batch derived it, and that batch's last offset. */
+export interface SnapshotSource {
+  partition: number;
+  offset: number;
+}
+
+interface Entry {
+  snapshot?: CapabilitySnapshot;
+  card?: CardRecord;
+  source: SnapshotSource;
+}
+
+const readsKey = (reads: PartitionReads): string => reads.map((r) => `${r.partition}:${r.offset}`).join(",");
+
+/**
+ * Every snapshot and card a replay derived, each with its source, in the order derived; `viewFor` is
+ * the table a batch with those reads was judged by. A batch's reads only name batches the replay
+ * folded before it (the records' order is the commit order), so a view never misses a snapshot.
+ */
+export class SourcedCapabilities {
+  private readonly entries: Entry[] = [];
+  private last: { key: string; size: number; table: CapabilityTable } | undefined;
+
+  /** What one batch derived (applied in the order the fold derived it). */
+  add(derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] }, source: SnapshotSource): void {
+    for (const card of derived.cards) this.entries.push({ card, source });
+    for (const snapshot of derived.capabilityUpdates) this.entries.push({ snapshot, source });
+  }
+
+  /** Every snapshot and card derived so far: the table of what comes after the recorded batches. */
+  all(): CapabilityTable {
+    return this.viewFor([...new Set(this.entries.map((e) => e.source.partition))].map((partition) => ({ partition, offset: Number.MAX_SAFE_INTEGER })));
+  }
+
+  /** The table of the snapshots and cards whose source the reads reach, in the order they were derived. */
+  viewFor(reads: PartitionReads): CapabilityTable {
+    const key = readsKey(reads);
+    // Entries added since cannot be visible under the same reads (see the class comment), but a table is
+    // rebuilt when they are, so a caller that breaks that order still gets the truth.
+    if (this.last !== undefined && this.last.key === key && this.last.size === this.entries.length) return this.last.table;
+    const reach = new Map(reads.map((r) => [r.partition, r.offset]));
+    const table = new CapabilityTable();
+    for (const e of this.entries) {
+      if (e.source.offset >= (reach.get(e.source.partition) ?? 0)) continue;
+      if (e.card !== undefined) table.rememberCard(e.card);
+      if (e.snapshot !== undefined) table.apply(e.snapshot);
+    }
+    this.last = { key, size: this.entries.length, table };
+    return table;
+  }
+}
+
+/** The policy a batch was judged by: a recorded history up to the versions it had read; a fixed policy as it is. */
+export function policyRead(policy: PolicySource, versions: number): PolicySource {
+  if (!isPolicyHistory(policy)) return policy;
+  return { versions: policy.versions.filter((v) => v.version <= versions) };
+}
