@@ -1,5 +1,6 @@
 /**
- * One rule set over a streamed log: the core's one fold (`foldBatch`) chunk after chunk, carrying the
+ * One rule set over a streamed log: the core's one fold chunk after chunk (`BatchOrderFold`: by time, or batch by
+ * batch as the reconciler recorded them), carrying the
  * correlation states and the capability table across chunks. An observation the rules throw on is
  * rejected as the reconciler rejects it (it dead-letters it with RECONCILER_RULES_REJECTED and goes
  * on): listed with where it came from, its correlation left as it was, and the rest still decided.
@@ -7,7 +8,7 @@
  * naming the observation (the reconciler could not encode it either): a partial result is never
  * presented as complete.
  */
-import { applyCapabilityUpdates, CapabilityTable, createDecider, type Decider, foldBatch, type LedgerState, policyRead, type PolicySource, type RecordedBatch, type RuleSet, ruleSetByName, RulesFailedError, SourcedCapabilities } from "@a2a-ledger/core";
+import { BatchOrderFold, createDecider, type Decider, type PolicySource, type RecordedBatch, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
 import { rulesRejectedReason } from "@a2a-ledger/kafka";
 import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
@@ -34,18 +35,9 @@ export interface Rejection {
 
 const rulesRejected = rulesRejectedReason;
 
-/** The blocked set of an event-time replay: every blocked correlation, whatever its partition. */
-const allPartitions = -1;
-
 export class RuleSetRun {
   readonly decider: Decider;
-  table = new CapabilityTable();
-  /** What batches in recorded order derived, by source: each batch is judged by the part its reads reach. */
-  private readonly sourced = new SourcedCapabilities();
-  private recordedOrder = false;
-  readonly states = new Map<string, LedgerState>();
-  /** Blocked correlations, by observation partition (recorded order) or all together: what each fold re-examines. */
-  private readonly blocked = new Map<number, Set<string>>();
+  private readonly folder: BatchOrderFold;
   /** Decisions in scope, in the order the fold took them. */
   readonly decisions: Decision[] = [];
   /** Observations the rules threw on, in log order. */
@@ -53,8 +45,9 @@ export class RuleSetRun {
   /** Decisions of modules are checked against their schemas; the shipped rule sets' are by their own tests. */
   private readonly checkDecisions: boolean;
 
-  constructor(readonly ruleSet: RuleSet, private readonly policy: PolicySource, private readonly scope: ReplayScope) {
+  constructor(readonly ruleSet: RuleSet, policy: PolicySource, private readonly scope: ReplayScope) {
     this.decider = createDecider(ruleSet);
+    this.folder = new BatchOrderFold(this.decider, policy);
     this.checkDecisions = ruleSetByName(ruleSet.rulesVersion) !== ruleSet;
   }
 
@@ -69,32 +62,9 @@ export class RuleSetRun {
    * without one after such batches (observations the reconciler has not read yet) see every snapshot.
    */
   fold(observations: readonly Observation[], where: (i: number) => string, batch?: RecordedBatch): void {
-    if (batch !== undefined) this.recordedOrder = true;
-    else if (this.recordedOrder) {
-      this.recordedOrder = false;
-      this.table = this.sourced.all();
-      const all = new Set([...this.blocked.values()].flatMap((ids) => [...ids]));
-      this.blocked.clear();
-      this.blocked.set(allPartitions, all);
-    }
-    const partition = batch?.partition ?? allPartitions;
-    const blocked = this.blocked.get(partition) ?? new Set<string>();
-    this.blocked.set(partition, blocked);
-    let outcome: ReturnType<typeof foldBatch>;
+    let outcome: ReturnType<BatchOrderFold["fold"]>;
     try {
-      // The run keeps only the newest state of each correlation: the fold may update them in place.
-      outcome = foldBatch(
-        {
-          decider: this.decider,
-          policy: batch === undefined ? this.policy : policyRead(this.policy, batch.policyVersions),
-          capabilities: batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads),
-          stateOf: (id) => this.states.get(id),
-          inPlace: true,
-          blocked,
-          ...(batch === undefined ? {} : { recheck: batch.recheck }),
-        },
-        observations,
-      );
+      outcome = this.folder.fold(observations, batch);
     } catch (e) {
       // A rule set can also fail outside a step (e.g. a decision of a type the catalogue does not have).
       const error = e instanceof RulesFailedError ? e.cause : (e as Error);
@@ -102,13 +72,6 @@ export class RuleSetRun {
     }
     for (const r of outcome.rejected) {
       this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
-    }
-    if (batch === undefined) applyCapabilityUpdates(this.table, outcome);
-    else this.sourced.add(outcome, { partition: batch.partition, offset: batch.toOffset ?? -1 });
-    for (const [id, state] of outcome.states) {
-      this.states.set(id, state);
-      if (this.decider.isBlocked(state)) blocked.add(id);
-      else blocked.delete(id);
     }
     for (const d of outcome.decisions) {
       if (this.checkDecisions) this.check(d, observations, where);

@@ -1,7 +1,9 @@
-/** SourcedCapabilities: a batch sees exactly the snapshots and cards its reads reach, in the order derived. */
+/** Folding in the order the reconciler read: each batch sees exactly the snapshots its reads reach. */
 import { describe, expect, it } from "vitest";
 import { agentCard, events } from "../test/builders.ts";
-import { policyRead, SourcedCapabilities } from "./batch-order.ts";
+import { BatchOrderFold, policyRead, SourcedCapabilities } from "./batch-order.ts";
+import { cardHash } from "./card-hash.ts";
+import { replay } from "./replay.ts";
 import { CapabilityTable } from "./capabilities.ts";
 import { foldBatch } from "./fold.ts";
 import { createDecider } from "./decider.ts";
@@ -46,5 +48,33 @@ describe("policyRead", () => {
     expect(policyRead(history, 2)).toEqual(history);
     expect(policyRead(history, 0)).toEqual({ versions: [] });
     expect(policyRead({ trustedVendors: ["Acme"] }, 0)).toEqual({ trustedVendors: ["Acme"] });
+  });
+});
+
+describe("BatchOrderFold", () => {
+  const lifecycle = ["submitted", "working", "input-required", "completed", "failed"];
+  const o = events("f-");
+  const card = agentCard({ org: "Org", states: lifecycle, taskStore: "durable" });
+  const task = [o.dispatch("t", "w", { at: 1_000 }), o.state("t", "w", "t-1", "input-required", { at: 2_000 })];
+  const governing = [o.card("w", card, { at: 10 }), o.probe("w", cardHash(card), { at: 20, states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], modes: ["text/plain"] })];
+  const kinds = (ds: readonly { type: string; correlationId: string }[]) => ds.map((d) => `${d.correlationId}:${d.type}`);
+
+  it("folds each recorded batch against the table it read: a task read before its worker's card is judged without it, as live", () => {
+    const fold = new BatchOrderFold(createDecider(defaultRuleSet), { trustedVendors: [] });
+    // Live: partition 1's batch (the task) first, with nothing in its table; then partition 0's (the card).
+    const first = fold.fold(task, { partition: 1, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [], policyVersions: 0 });
+    const second = fold.fold(governing, { partition: 0, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [], policyVersions: 0 });
+    expect(kinds([...first.decisions, ...second.decisions])).toEqual(["probe-w:ProbeRequested", "probe-w:CapabilitiesVerified"]);
+    // By time the card comes first and the state is a violation: the order the reconciler read is what decides.
+    expect(kinds(replay([...governing, ...task], defaultRuleSet))).toContain("t:ContractViolation");
+  });
+
+  it("lets a later batch see the earlier batch its reads reach, and folds what follows the batches against everything", () => {
+    const fold = new BatchOrderFold(createDecider(defaultRuleSet), { trustedVendors: [] });
+    fold.fold(governing, { partition: 0, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [], policyVersions: 0 });
+    const reached = fold.fold(task, { partition: 1, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [{ partition: 0, offset: 2 }], policyVersions: 0 });
+    expect(kinds(reached.decisions)).toEqual(["t:ContractViolation"]);
+    const after = fold.fold([o.state("t", "w", "t-1", "auth-required", { at: 3_000 })]);
+    expect(kinds(after.decisions)).toEqual(["t:ContractViolation"]);
   });
 });

@@ -9,8 +9,10 @@
  * last offset). Replay folds the same batches in the records' order, each against `SourcedCapabilities`
  * restricted to what that batch's table held — the same decisions, under any rule set.
  */
-import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
+import type { CapabilitySnapshot, Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
+import type { Decider, LedgerState } from "./decider.ts";
+import { applyCapabilityUpdates, foldBatch, type FoldOutcome } from "./fold.ts";
 import { isPolicyHistory, type PolicySource } from "./policy-history.ts";
 
 /** Per source partition, one past the last batch offset whose snapshots a table holds (absent: none of them). */
@@ -84,4 +86,61 @@ export class SourcedCapabilities {
 export function policyRead(policy: PolicySource, versions: number): PolicySource {
   if (!isPolicyHistory(policy)) return policy;
   return { versions: policy.versions.filter((v) => v.version <= versions) };
+}
+
+/** The blocked set of a fold by time: every blocked correlation, whatever its partition. */
+const allPartitions = -1;
+
+/**
+ * A whole log folded chunk after chunk, as the reconciler folded it: a chunk with its batch record is
+ * that batch, judged against the snapshots and policy versions its transaction read, re-examining its
+ * partition's blocked correlations when it did; a chunk without one is folded by time against every
+ * snapshot derived so far (a log without batch records, or what follows the recorded batches).
+ * Correlation states are kept across chunks and updated in place.
+ */
+export class BatchOrderFold {
+  readonly states = new Map<string, LedgerState>();
+  private table = new CapabilityTable();
+  private readonly sourced = new SourcedCapabilities();
+  private recorded = false;
+  /** Blocked correlations by observation partition (recorded batches) or all together: what each fold may re-examine. */
+  private readonly blocked = new Map<number, Set<string>>();
+
+  constructor(private readonly decider: Decider, private readonly policy: PolicySource) {}
+
+  fold(observations: readonly Observation[], batch?: RecordedBatch): FoldOutcome {
+    if (batch !== undefined) this.recorded = true;
+    else if (this.recorded) {
+      // Past the recorded batches: every snapshot derived so far, every blocked correlation together.
+      this.recorded = false;
+      this.table = this.sourced.all();
+      const all = new Set([...this.blocked.values()].flatMap((ids) => [...ids]));
+      this.blocked.clear();
+      this.blocked.set(allPartitions, all);
+    }
+    const partition = batch?.partition ?? allPartitions;
+    const blocked = this.blocked.get(partition) ?? new Set<string>();
+    this.blocked.set(partition, blocked);
+    const outcome = foldBatch(
+      {
+        decider: this.decider,
+        policy: batch === undefined ? this.policy : policyRead(this.policy, batch.policyVersions),
+        capabilities: batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads),
+        stateOf: (id) => this.states.get(id),
+        // Only the newest state of each correlation is kept: the fold may update them in place.
+        inPlace: true,
+        blocked,
+        ...(batch === undefined ? {} : { recheck: batch.recheck }),
+      },
+      observations,
+    );
+    if (batch === undefined) applyCapabilityUpdates(this.table, outcome);
+    else this.sourced.add(outcome, { partition: batch.partition, offset: batch.toOffset ?? -1 });
+    for (const [id, state] of outcome.states) {
+      this.states.set(id, state);
+      if (this.decider.isBlocked(state)) blocked.add(id);
+      else blocked.delete(id);
+    }
+    return outcome;
+  }
 }
