@@ -89,6 +89,9 @@ export async function expectNothingLost(run: ScenarioRun): Promise<void> {
   expect(findings.duplicateDecisionIds, "decisionIds twice on the decisions topic").toEqual([]);
   expect(findings.duplicateCommandIds, "decisionIds twice on the commands topic").toEqual([]);
   expect(findings.commandsNotDecided, "commands that are not committed decisions").toEqual([]);
+  // The oracle folded the reconciler's recorded batches, every observation in one (the ledger is at rest).
+  expect(findings.replayOrder.batches, "batch records on a2a.reconciler.batches.v1").toBeGreaterThan(0);
+  expect(findings.replayOrder.observationsAfterBatches, "observations in no batch record").toBe(0);
   expect(findings.replayDiffers.slice(0, 3), `${findings.replayDiffers.length} correlations whose committed decisions differ from the replay oracle`).toEqual([]);
   expect(findings.decisions).toBe(findings.expectedDecisions);
   expect(findings.redispatches, "re-dispatches commanded").toBeGreaterThan(0);

@@ -3,7 +3,8 @@
  *
  * - every observation acknowledged with 202 is on the observations topic; the copies of one eventId
  *   are no more than the requests that carried it, and never carry two payloads;
- * - the committed decisions equal the replay of the observations topic through the rules; no
+ * - the committed decisions equal the replay of the observations topic through the rules, in the order
+ *   the reconciler's batch records say it read them; no
  *   decisionId twice on the decisions topic, nor on the commands topic;
  * - the ledger's own read_committed readers saw exactly what Java's read_committed reader sees (the
  *   projector's decisions), and how many records of aborted transactions read_uncommitted sees;
@@ -14,7 +15,7 @@
 import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import type avsc from "avsc";
-import { defaultRuleSet, parseObservation, type PolicyVersion, replay, withPolicyVersion } from "@a2a-ledger/core";
+import { BatchOrderFold, createDecider, defaultRuleSet, parseObservation, type PolicyVersion, type RecordedBatch, withPolicyVersion } from "@a2a-ledger/core";
 import { repoRoot } from "@a2a-ledger/infra";
 import { endOffsets } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
@@ -39,6 +40,8 @@ export interface Findings {
   commandsNotDecided: string[];
   /** Per correlation, the committed decisions and the oracle's, where they differ. */
   replayDiffers: { correlationId: string; committed: string[]; expected: string[] }[];
+  /** The oracle's order: recorded batches folded, and observations after them (by record time). */
+  replayOrder: { batches: number; observationsAfterBatches: number };
   expectedDecisions: number;
   redispatches: number;
   /** Re-dispatch decision ids and how often the target worker got each (only those not exactly 1). */
@@ -93,6 +96,21 @@ export async function settle(cluster: ClusterUnderTest, ledger: Ledger, load: Lo
   } finally {
     await admin.disconnect();
   }
+}
+
+/** A long as the decoder gives it (a number, or a union branch wrapped as {long}). */
+const long = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "object" ? Number((v as { long: unknown }).long) : Number(v));
+
+/** A ReconcilerBatch record's fields as the fold takes them. */
+function batchOf(f: Record<string, unknown>): RecordedBatch {
+  return {
+    partition: Number(f.partition),
+    fromOffset: long(f.fromOffset),
+    toOffset: long(f.toOffset),
+    recheck: f.recheck === true,
+    capabilityReads: (f.capabilityReads as { partition: unknown; offset: unknown }[]).map((r) => ({ partition: Number(r.partition), offset: Number(r.offset) })),
+    policyVersions: Number(f.policyVersions),
+  };
 }
 
 function decodeAll(decoder: WireDecoder, records: readonly OracleRecord[]) {
@@ -160,7 +178,7 @@ function runRebuild(ledger: Ledger, cluster: ClusterUnderTest): Promise<string> 
 export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: LoadResult): Promise<Findings> {
   const decoder = new WireDecoder(cluster.registryUrl);
   const t = ledger.topics;
-  const committed = await readWithJava(cluster.brokers, "read_committed", [t.observations, t.decisions, t.commands, t.changelog, t.capabilities, t.policy]);
+  const committed = await readWithJava(cluster.brokers, "read_committed", [t.observations, t.decisions, t.commands, t.changelog, t.capabilities, t.policy, t.batches]);
   const uncommitted = await readWithJava(cluster.brokers, "read_uncommitted", [t.decisions, t.commands, t.changelog, t.capabilities]);
   const of = (topic: string) => committed.filter((r) => r.topic === topic);
 
@@ -190,20 +208,35 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
   const dup = (list: string[]) => [...new Set(list.filter((id, i) => list.indexOf(id) !== i))];
   const decided = new Set(ids);
 
-  // The replay oracle: the observations topic, merged by record time, through the rules, judged by the
-  // trust policy versions recorded on the policy topic (as the reconciler judges them).
-  const log: Observation[] = mergeByTimestamp(observations).map(({ decoded }) => {
+  // The replay oracle: the observations topic through the rules, judged by the trust policy versions
+  // recorded on the policy topic (as the reconciler judges them), batch by batch in the order the
+  // reconciler's transactions recorded what they read (a2a.reconciler.batches.v1, as Java read it),
+  // each against the capability table it read; what no batch holds, after them by record time.
+  const parse = ({ decoded }: { decoded: { type: string; fields: Record<string, unknown> } }): Observation => {
     const parsed = parseObservation({ type: decoded.type, ...decoded.fields });
     if (!parsed.ok) throw new Error(`an observation on the topic does not parse: ${JSON.stringify(parsed.issues)}`);
     return parsed.observation;
+  };
+  const batches = (await decodeAll(decoder, of(t.batches))).sort((a, b) => a.record.offset - b.record.offset).map(({ decoded }) => batchOf(decoded.fields));
+  const byPartition = new Map<number, typeof observations>();
+  for (const o of observations) (byPartition.get(o.record.partition) ?? byPartition.set(o.record.partition, []).get(o.record.partition))?.push(o);
+  for (const list of byPartition.values()) list.sort((a, b) => a.record.offset - b.record.offset);
+  const inBatches = new Set<(typeof observations)[number]>();
+  const steps: { batch?: RecordedBatch; log: Observation[] }[] = batches.map((batch) => {
+    const held = (byPartition.get(batch.partition) ?? []).filter((o) => batch.fromOffset !== null && batch.toOffset !== null && o.record.offset >= batch.fromOffset && o.record.offset <= batch.toOffset);
+    for (const o of held) inBatches.add(o);
+    return { batch, log: held.map(parse) };
   });
+  steps.push({ log: mergeByTimestamp(observations.filter((o) => !inBatches.has(o))).map(parse) });
   let versions: PolicyVersion[] = [];
   for (const { decoded } of await decodeAll(decoder, of(t.policy))) {
     if (decoded.type !== "TrustPolicy") continue;
     const f = decoded.fields as { version: number; validFrom: number; trustedVendors: string[] };
     versions = withPolicyVersion(versions, { version: Number(f.version), validFrom: Number(f.validFrom), trustedVendors: [...f.trustedVendors] });
   }
-  const expected: Decision[] = replay(log, defaultRuleSet, { policy: { versions } });
+  const folder = new BatchOrderFold(createDecider(defaultRuleSet), { versions });
+  const expected: Decision[] = steps.flatMap((step) => folder.fold(step.log, step.batch).decisions);
+  const replayOrder = { batches: batches.length, observationsAfterBatches: steps.at(-1)?.log.length ?? 0 };
   for (const d of decisions) typeOfDecision.set(d.decoded.type, await decoder.schema(d.decoded.schemaId));
   const byCorrelation = (list: { correlationId: string; json: string }[]) => {
     const out = new Map<string, string[]>();
@@ -255,6 +288,7 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
     duplicateCommandIds: dup(commandIds),
     commandsNotDecided: commandIds.filter((id) => !decided.has(id)),
     replayDiffers,
+    replayOrder,
     expectedDecisions: expected.length,
     redispatches: redispatchIds.length,
     deliveries,
