@@ -112,12 +112,13 @@ function group(decisions: readonly Decision[]): Map<string, Decision[]> {
   return m;
 }
 
-/** Every correlation whose decisions differ, in order of first appearance (baseline first). */
+/** Every correlation whose decisions differ, in correlation id order. */
 export function diffDecisions(baseline: readonly Decision[], candidate: readonly Decision[]): CorrelationDiff[] {
   const keys = new Keys();
   const b = group(baseline);
   const c = group(candidate);
-  const ids = new Set([...b.keys(), ...c.keys()]);
+  // In correlation id order: the same diff whatever order the two sides were folded or read in.
+  const ids = [...new Set([...b.keys(), ...c.keys()])].sort();
   const diffs: CorrelationDiff[] = [];
   for (const id of ids) {
     const diff = diffCorrelation(id, b.get(id) ?? [], c.get(id) ?? [], keys);
