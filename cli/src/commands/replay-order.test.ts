@@ -73,4 +73,22 @@ describe("replay in the order the reconciler read", () => {
     // And the recorded order reproduces every live decision, every round.
     expect(outcomes.map((o) => ({ round: o.round, ...o.recorded }))).toEqual(outcomes.map((o) => ({ round: o.round, code: 0, changed: [], order: { kind: "recorded", batches: expect.any(Number) } })));
   }, 900_000);
+
+  it("falls back to the time-merged order, and says why, when the batch topic holds a record that is not a batch record", async () => {
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: stack.topics.batches, acks: -1, messages: [{ key: "0", value: Buffer.from("not a batch record") }] });
+    await producer.disconnect();
+    const { code, stdout, stderr } = await run(["replay", "--kafka", "--baseline", "recorded", "--json"]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/^a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: .*a2a\.reconciler\.batches\.v1.* is not a batch record/);
+    expect(parse(stdout).summary.order).toMatchObject({ kind: "event-time", reason: expect.stringContaining("is not a batch record") });
+    expect(parse(stdout).summary.events).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("refuses an unknown --order with exit code 2", async () => {
+    const { code, stderr } = await run(["replay", "--kafka", "--order", "sideways"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--order sideways: expected recorded or event-time");
+  });
 });

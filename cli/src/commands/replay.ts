@@ -173,6 +173,7 @@ async function run(args: string[], io: Io): Promise<number> {
   }
   if (o.input === undefined && !o.kafka) throw new UsageError(`--input is required (or --kafka to read the observations topic)\n${usage}`);
   if (o.baseline !== undefined && o.rules !== undefined) throw new UsageError("--rules and --baseline name the same thing: give one");
+  if (o.order !== undefined && o.order !== "recorded" && o.order !== "event-time") throw new UsageError(`--order ${o.order}: expected recorded or event-time`);
   const baselineSpec = o.baseline ?? o.rules ?? "default";
   const recorded = recordedSpec(baselineSpec);
   const comparing = o.candidate !== undefined || recorded !== undefined;
@@ -192,7 +193,6 @@ async function run(args: string[], io: Io): Promise<number> {
       if (candidate === undefined) throw new UsageError(`the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`);
     }
     const policy = await policyFrom(o, o.kafka === true || recorded !== undefined, connect, io);
-    if (o.order !== undefined && o.order !== "recorded" && o.order !== "event-time") throw new UsageError(`--order ${o.order}: expected recorded or event-time`);
     const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o.format, recordedOrder: o.kafka && o.order !== "event-time" }, io, connect);
     if (opened.order.kind === "event-time" && opened.order.reason !== null) io.stderr(`a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`);
     const runs = [...(baseline.ruleSet ? [new RuleSetRun(baseline.ruleSet, policy, scope)] : []), ...(candidate ? [new RuleSetRun(candidate, policy, scope)] : [])];
