@@ -28,6 +28,21 @@ export async function decodeObservation(serde: Serde, record: TopicRecord): Prom
   return observation;
 }
 
+/** A slice of records as a chunk's observations (where each came from), the others listed in `skipped`. */
+export async function decodeObservations(serde: Serde, topic: string, records: readonly TopicRecord[], skipped: SkippedRecord[]): Promise<Pick<ObservationChunk, "observations" | "where">> {
+  const observations: Observation[] = [];
+  const from: TopicRecord[] = [];
+  for (const record of records) {
+    const decoded = await decodeObservation(serde, record);
+    if (typeof decoded === "string") skipped.push({ where: `${topic}[${record.partition}]@${record.offset}`, reason: decoded });
+    else {
+      observations.push(decoded);
+      from.push(record);
+    }
+  }
+  return { observations, where: (i) => `${topic}[${from[i]?.partition}]@${from[i]?.offset}` };
+}
+
 export function topicSource(kafka: Kafka, serde: Serde, topic: string, skipped: SkippedRecord[]): ObservationSource {
   const source: ObservationSource = {
     label: topic,
@@ -36,18 +51,8 @@ export function topicSource(kafka: Kafka, serde: Serde, topic: string, skipped: 
     async *chunks(): AsyncGenerator<ObservationChunk> {
       let progress = 0;
       for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay", onStart: (total) => (source.total = total) })) {
-        const observations: Observation[] = [];
-        const from: TopicRecord[] = [];
-        for (const record of slice) {
-          const decoded = await decodeObservation(serde, record);
-          if (typeof decoded === "string") skipped.push({ where: `${topic}[${record.partition}]@${record.offset}`, reason: decoded });
-          else {
-            observations.push(decoded);
-            from.push(record);
-          }
-        }
         progress += slice.length;
-        yield { observations, where: (i) => `${topic}[${from[i]?.partition}]@${from[i]?.offset}`, progress };
+        yield { ...(await decodeObservations(serde, topic, slice, skipped)), progress };
       }
     },
   };

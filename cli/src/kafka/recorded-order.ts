@@ -11,11 +11,11 @@
  */
 import type { RecordedBatch } from "@a2a-ledger/core";
 import type { Kafka } from "@a2a-ledger/kafka";
-import type { Observation, ReconcilerBatch } from "@a2a-ledger/schemas";
+import type { ReconcilerBatch } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
 import { chunkSize, type ObservationChunk, type ObservationSource } from "../sources/observation-source.ts";
 import { decodeRecord } from "./decode-record.ts";
-import { decodeObservation, type SkippedRecord } from "./observation-topic.ts";
+import { decodeObservations, type SkippedRecord } from "./observation-topic.ts";
 import { streamTopic, type TopicRecord, TopicUnavailableError } from "./topic-stream.ts";
 
 export type RecordedOrder = { source: ObservationSource; batches: number } | { unavailable: string };
@@ -88,19 +88,7 @@ export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: str
   tail.sort((a, b) => a.timestamp - b.timestamp || a.partition - b.partition || (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
   const total = [...partitions.values()].reduce((n, l) => n + l.length, 0);
 
-  const decode = async (records: readonly TopicRecord[]) => {
-    const observations: Observation[] = [];
-    const from: TopicRecord[] = [];
-    for (const record of records) {
-      const decoded = await decodeObservation(serde, record);
-      if (typeof decoded === "string") skipped.push({ where: `${topic}[${record.partition}]@${record.offset}`, reason: decoded });
-      else {
-        observations.push(decoded);
-        from.push(record);
-      }
-    }
-    return { observations, where: (i: number) => `${topic}[${from[i]?.partition}]@${from[i]?.offset}` };
-  };
+  const decode = (records: readonly TopicRecord[]) => decodeObservations(serde, topic, records, skipped);
   const source: ObservationSource = {
     label: topic,
     total,
