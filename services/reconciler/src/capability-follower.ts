@@ -12,7 +12,6 @@ import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { IHeaders } from "kafkajs";
 
-
 const partitionHeader = "a2a-source-partition";
 const offsetHeader = "a2a-source-offset";
 

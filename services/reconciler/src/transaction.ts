@@ -1,7 +1,8 @@
 /**
  * One transaction of a partition: decisions, commands, capability snapshots, changelog updates, dead
  * letters, the record of what the batch read (a2a.reconciler.batches.v1) and the consumed offsets of one
- * batch commit in one Kafka transaction, under the partition's transactional id. Whatever fails, the producer is abandoned and the partition's state restored again.
+ * batch commit in one Kafka transaction, under the partition's transactional id. Whatever fails, the
+ * producer is abandoned and the partition's state restored again.
  */
 import type { Decider } from "@a2a-ledger/core";
 import { sendByPartition, type Transaction } from "@a2a-ledger/kafka";
@@ -87,6 +88,7 @@ export class PartitionTransactions {
     const version = capabilities.version;
     // What the batch is judged by, recorded with it: replay folds it against the same table (batch-order.ts in the core).
     const reads = capabilities.reads();
+    const policyVersions = policies.highestVersion;
     const blocked = store.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
     const outcome = processBatch(items, { decider, policy: policies.history, capabilities: capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
@@ -111,7 +113,7 @@ export class PartitionTransactions {
       toOffset: last === undefined ? null : Number(last.offset),
       recheck,
       capabilityReads: [...reads],
-      policyVersions: policies.highestVersion,
+      policyVersions,
       rulesVersion: decider.ruleSet.rulesVersion,
       committedAt: Date.now(),
     });
