@@ -20,22 +20,42 @@ import { streamTopic, type TopicRecord, TopicUnavailableError } from "./topic-st
 
 export type RecordedOrder = { source: ObservationSource; batches: number } | { unavailable: string };
 
-async function readBatches(kafka: Kafka, serde: Serde, topic: string): Promise<RecordedBatch[] | string> {
+/** Partitions merged as the time-merged read merges them: by the heads' timestamps (then partition), each in its own order. */
+function mergeHeads(lists: readonly TopicRecord[][]): TopicRecord[] {
+  const heads = lists.map(() => 0);
+  const out: TopicRecord[] = [];
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const r = (lists[i] as TopicRecord[])[heads[i] as number];
+      if (r === undefined) continue;
+      const b = best === -1 ? undefined : (lists[best] as TopicRecord[])[heads[best] as number];
+      if (b === undefined || r.timestamp < b.timestamp || (r.timestamp === b.timestamp && r.partition < b.partition)) best = i;
+    }
+    if (best === -1) return out;
+    out.push((lists[best] as TopicRecord[])[heads[best] as number] as TopicRecord);
+    heads[best] = (heads[best] as number) + 1;
+  }
+}
+
+async function readBatches(kafka: Kafka, serde: Serde, topic: string): Promise<{ batches: RecordedBatch[]; firstAt: number } | string> {
   const batches: RecordedBatch[] = [];
+  let firstAt = Number.POSITIVE_INFINITY;
   try {
     for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay-batches" })) {
       for (const record of slice) {
         const decoded = await decodeRecord(serde, record);
         if (typeof decoded === "string" || decoded.typeName !== "ReconcilerBatch") return `${topic}[${record.partition}]@${record.offset} is not a batch record (${typeof decoded === "string" ? decoded : decoded.typeName})`;
         const b = decoded.record as ReconcilerBatch;
-        batches.push({ partition: b.partition, fromOffset: b.fromOffset, toOffset: b.toOffset, recheck: b.recheck, capabilityReads: b.capabilityReads, policyVersions: b.policyVersions });
+        if (record.timestamp < firstAt) firstAt = record.timestamp;
+        batches.push({ partition: b.partition, fromOffset: b.fromOffset, toOffset: b.toOffset, recheck: b.recheck, capabilityReads: b.capabilityReads, capabilityOwnBatches: b.capabilityOwnBatches, policyVersions: b.policyVersions });
       }
     }
   } catch (e) {
     if (e instanceof TopicUnavailableError) return e.message;
     throw e;
   }
-  return batches.length === 0 ? `${topic} holds no batch records` : batches;
+  return batches.length === 0 ? `${topic} holds no batch records` : { batches, firstAt };
 }
 
 async function readPartitions(kafka: Kafka, topic: string): Promise<Map<number, TopicRecord[]>> {
@@ -65,8 +85,9 @@ function takeRange(list: readonly TopicRecord[], at: number, from: number, to: n
 }
 
 export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: string, batchesTopic: string, skipped: SkippedRecord[]): Promise<RecordedOrder> {
-  const batches = await readBatches(kafka, serde, batchesTopic);
-  if (typeof batches === "string") return { unavailable: batches };
+  const read = await readBatches(kafka, serde, batchesTopic);
+  if (typeof read === "string") return { unavailable: read };
+  const { batches, firstAt: firstBatchAt } = read;
   const partitions = await readPartitions(kafka, topic);
   // Every batch's records, and the check that no observation below a recorded end escaped every batch.
   const position = new Map<number, number>();
@@ -82,10 +103,13 @@ export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: str
     position.set(batch.partition, taken.next);
     planned.push({ batch, records: taken.records });
   }
-  const tail: TopicRecord[] = [];
-  for (const [p, list] of partitions) tail.push(...list.slice(position.get(p) ?? 0));
-  // The rest as the event-time merge orders it (timestamp, then partition, then offset).
-  tail.sort((a, b) => a.timestamp - b.timestamp || a.partition - b.partition || (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
+  // A partition no batch names holds history from before batches were recorded, unless all of it came
+  // after the first batch record (the reconciler has not read it yet).
+  for (const [p, list] of partitions) {
+    const first = list[0];
+    if (!position.has(p) && first !== undefined && first.timestamp < firstBatchAt) return { unavailable: `observations of partition ${p} from before the first batch record are in no batch record (read before batches were recorded)` };
+  }
+  const tail = mergeHeads([...partitions].map(([p, list]) => list.slice(position.get(p) ?? 0)));
   const total = [...partitions.values()].reduce((n, l) => n + l.length, 0);
 
   const decode = (records: readonly TopicRecord[]) => decodeObservations(serde, topic, records, skipped);

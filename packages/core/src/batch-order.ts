@@ -26,6 +26,8 @@ export interface RecordedBatch {
   toOffset: number | null;
   recheck: boolean;
   capabilityReads: PartitionReads;
+  /** Batches (partition, last offset) whose snapshots the table held beyond the reads (its instance's own commits). */
+  capabilityOwnBatches?: PartitionReads;
   /** The highest trust-policy version read (0: none). */
   policyVersions: number;
 }
@@ -64,18 +66,28 @@ export class SourcedCapabilities {
     return this.viewFor([...new Set(this.entries.map((e) => e.source.partition))].map((partition) => ({ partition, offset: Number.MAX_SAFE_INTEGER })));
   }
 
-  /** The table of the snapshots and cards whose source the reads reach, in the order they were derived. */
-  viewFor(reads: PartitionReads): CapabilityTable {
-    const key = readsKey(reads);
+  /**
+   * The table of the snapshots and cards whose source the reads reach, or that come from one of `own`'s
+   * batches, in the order they were derived; a snapshot derived twice (same worker, cause and time) once,
+   * as the reconciler's follower applies it once.
+   */
+  viewFor(reads: PartitionReads, own: PartitionReads = []): CapabilityTable {
+    const key = `${readsKey(reads)}|${readsKey(own)}`;
     // Entries added since cannot be visible under the same reads (see the class comment), but a table is
     // rebuilt when they are, so a caller that breaks that order still gets the truth.
     if (this.last !== undefined && this.last.key === key && this.last.size === this.entries.length) return this.last.table;
     const reach = new Map(reads.map((r) => [r.partition, r.offset]));
+    const ownBatches = new Set(own.map((b) => `${b.partition}:${b.offset}`));
     const table = new CapabilityTable();
+    const applied = new Set<string>();
     for (const e of this.entries) {
-      if (e.source.offset >= (reach.get(e.source.partition) ?? 0)) continue;
+      if (e.source.offset >= (reach.get(e.source.partition) ?? 0) && !ownBatches.has(`${e.source.partition}:${e.source.offset}`)) continue;
       if (e.card !== undefined) table.rememberCard(e.card);
-      if (e.snapshot !== undefined) table.apply(e.snapshot);
+      if (e.snapshot === undefined) continue;
+      const id = `${e.snapshot.workerId}\u0000${e.snapshot.causeEventId}\u0000${e.snapshot.validFrom}`;
+      if (applied.has(id)) continue;
+      applied.add(id);
+      table.apply(e.snapshot);
     }
     this.last = { key, size: this.entries.length, table };
     return table;
@@ -125,7 +137,7 @@ export class BatchOrderFold {
       {
         decider: this.decider,
         policy: batch === undefined ? this.policy : policyRead(this.policy, batch.policyVersions),
-        capabilities: batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads),
+        capabilities: batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads, batch.capabilityOwnBatches),
         stateOf: (id) => this.states.get(id),
         // Only the newest state of each correlation is kept: the fold may update them in place.
         inPlace: true,

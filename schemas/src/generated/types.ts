@@ -458,8 +458,10 @@ export interface ReconcilerBatch {
   toOffset: null | number;
   /** Blocked correlations of the partition were re-examined before the batch (the capability table changed since their last look). */
   recheck: boolean;
-  /** Per observation partition, the offset below which every capability snapshot derived from that partition was in the table the batch was judged by (a snapshot carries its source partition and its batch's last offset in record headers). Partitions absent: none of their snapshots. */
+  /** Per observation partition, the offset below which every capability snapshot derived from that partition and read back from a2a.capabilities.v1 was in the table the batch was judged by (a snapshot carries its source partition and its batch's last offset in record headers). Partitions absent: none of their snapshots. */
   capabilityReads: PartitionOffset[];
+  /** Batches (observation partition, last offset) this instance committed and whose snapshots it applied at once, beyond capabilityReads: also in the table. */
+  capabilityOwnBatches: PartitionOffset[];
   /** The highest trust-policy version the reconciler had read (0: none). */
   policyVersions: number;
   rulesVersion: string;
@@ -508,7 +510,7 @@ export interface DefaultedFields {
   TaskIndeterminate: "workerId" | "attempt" | "policyVersion";
   TaskReconciled: "workerId" | "reason" | "policyVersion";
   CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills";
-  ReconcilerBatch: "fromOffset" | "toOffset";
+  ReconcilerBatch: "fromOffset" | "toOffset" | "capabilityOwnBatches";
   TrustPolicy: "reason";
 }
 

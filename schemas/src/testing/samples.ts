@@ -33,7 +33,7 @@ const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {
 const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
   CapabilitySnapshot: { type: "CapabilitySnapshot", workerId: "worker-a", validFrom: at, causeEventId: "ev-1", cardHash: "a".repeat(64), vendor: "VendorA", taskStore: "ephemeral", advertisedStates: ["TASK_STATE_WORKING"], advertisedOutputModes: [{ skillId: "summarize", outputModes: ["text/markdown"] }], defaultOutputModes: ["text/markdown"], verified: true, verifiedStates: ["TASK_STATE_WORKING"], verifiedOutputModes: ["text/markdown"], durable: false, cardUrl: "http://127.0.0.1:4000/.well-known/agent-card.json", card: JSON.stringify(card), cacheMaxAgeSeconds: 3600, verifiedSkills: [{ skillId: "summarize", states: ["TASK_STATE_WORKING"], outputModes: ["text/markdown"] }] },
   TrustPolicy: { type: "TrustPolicy", version: 1, validFrom: at, trustedVendors: ["VendorA"], setAt: at - 30_000, setBy: "ops@host-1", reason: "VendorA runs a durable task store" },
-  ReconcilerBatch: { type: "ReconcilerBatch", partition: 2, fromOffset: 120, toOffset: 131, recheck: false, capabilityReads: [{ partition: 0, offset: 42 }, { partition: 2, offset: 119 }], policyVersions: 1, rulesVersion: "default/3", committedAt: at + 5 },
+  ReconcilerBatch: { type: "ReconcilerBatch", partition: 2, fromOffset: 120, toOffset: 131, recheck: false, capabilityReads: [{ partition: 0, offset: 42 }, { partition: 2, offset: 119 }], capabilityOwnBatches: [{ partition: 2, offset: 125 }], policyVersions: 1, rulesVersion: "default/3", committedAt: at + 5 },
 };
 
 const clone = <T>(value: T): T => structuredClone(value);

@@ -40,8 +40,17 @@ export class CapabilityFollower {
   private readonly reader: TopicReader;
   /** Snapshots already applied, by worker, cause and time: the topic may hold one twice (compaction lag, replays). */
   private readonly applied = new Set<string>();
-  /** Per source partition, one past the highest batch offset whose snapshots are in the table. */
+  /**
+   * Per source partition, one past the highest batch offset whose snapshots were read back from the
+   * topic: the topic is one partition and a source partition commits one transaction at a time, so every
+   * snapshot of that source below it is in the table.
+   */
   private readonly reach = new Map<number, number>();
+  /**
+   * Batches this instance committed whose snapshots it applied at once, not read back yet: beyond the
+   * reach (a previous owner's snapshots of that partition may still be unread below them).
+   */
+  private readonly own = new Map<number, Set<number>>();
 
   constructor(kafka: Kafka, admin: Admin, topic: string, private readonly serde: Serde, groupPrefix: string) {
     this.reader = new TopicReader(kafka, admin, topic, async (_partition, message) => {
@@ -49,28 +58,49 @@ export class CapabilityFollower {
       const { record } = await this.serde.decode(message.value);
       if (record.type !== "CapabilitySnapshot") return;
       const { type: _type, ...snapshot } = record;
-      this.apply(snapshot, sourceOf(message.headers));
+      const source = sourceOf(message.headers);
+      if (source !== undefined) this.readBack(source);
+      this.apply(snapshot);
     }, `${groupPrefix}-capabilities`);
   }
 
   /** Snapshots and cards a transaction of this instance committed, from the batch `source` names. */
   applyCommitted(snapshots: readonly CapabilitySnapshot[], cards: readonly CardRecord[], source: SnapshotSource): void {
     for (const c of cards) this.table.rememberCard(c);
-    for (const s of snapshots) this.apply(s, source);
+    if (snapshots.length > 0 && source.offset >= (this.reach.get(source.partition) ?? 0)) {
+      const batches = this.own.get(source.partition) ?? new Set<number>();
+      batches.add(source.offset);
+      this.own.set(source.partition, batches);
+    }
+    for (const s of snapshots) this.apply(s);
   }
 
-  apply(snapshot: CapabilitySnapshot, source?: SnapshotSource): void {
+  apply(snapshot: CapabilitySnapshot): void {
     const id = `${snapshot.workerId}\u0000${snapshot.causeEventId}\u0000${snapshot.validFrom}`;
     if (this.applied.has(id)) return;
     this.applied.add(id);
     this.table.apply(snapshot);
-    if (source !== undefined && (this.reach.get(source.partition) ?? 0) <= source.offset) this.reach.set(source.partition, source.offset + 1);
     this.version++;
+  }
+
+  /** A snapshot of `source` read back from the topic: the reach grows to it, own batches below it are covered. */
+  private readBack(source: SnapshotSource): void {
+    if ((this.reach.get(source.partition) ?? 0) > source.offset) return;
+    this.reach.set(source.partition, source.offset + 1);
+    const batches = this.own.get(source.partition);
+    if (batches === undefined) return;
+    for (const o of batches) if (o <= source.offset) batches.delete(o);
+    if (batches.size === 0) this.own.delete(source.partition);
   }
 
   /** How far the table reaches now, per source partition (what a batch judged by it records). */
   reads(): PartitionReads {
     return [...this.reach].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset }));
+  }
+
+  /** This instance's own batches whose snapshots are in the table beyond `reads()`. */
+  ownBatches(): PartitionReads {
+    return [...this.own].sort(([a], [b]) => a - b).flatMap(([partition, offsets]) => [...offsets].sort((x, y) => x - y).map((offset) => ({ partition, offset })));
   }
 
   async start(): Promise<void> {

@@ -88,6 +88,7 @@ export class PartitionTransactions {
     const version = capabilities.version;
     // What the batch is judged by, recorded with it: replay folds it against the same table (batch-order.ts in the core).
     const reads = capabilities.reads();
+    const ownBatches = capabilities.ownBatches();
     const policyVersions = policies.highestVersion;
     const blocked = store.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
@@ -113,6 +114,7 @@ export class PartitionTransactions {
       toOffset: last === undefined ? null : Number(last.offset),
       recheck,
       capabilityReads: [...reads],
+      capabilityOwnBatches: [...ownBatches],
       policyVersions,
       rulesVersion: decider.ruleSet.rulesVersion,
       committedAt: Date.now(),

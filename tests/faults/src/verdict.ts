@@ -109,6 +109,7 @@ function batchOf(f: Record<string, unknown>): RecordedBatch {
     toOffset: long(f.toOffset),
     recheck: f.recheck === true,
     capabilityReads: (f.capabilityReads as { partition: unknown; offset: unknown }[]).map((r) => ({ partition: Number(r.partition), offset: Number(r.offset) })),
+    capabilityOwnBatches: ((f.capabilityOwnBatches ?? []) as { partition: unknown; offset: unknown }[]).map((r) => ({ partition: Number(r.partition), offset: Number(r.offset) })),
     policyVersions: Number(f.policyVersions),
   };
 }

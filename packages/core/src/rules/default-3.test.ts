@@ -124,6 +124,19 @@ describe("default/3: loss chains", () => {
   });
 });
 
+describe("default/3: a block lifted by a snapshot read late", () => {
+  it("dates the re-dispatch no earlier than the correlation's latest observation, when the rescuing probe from before it is read after it", () => {
+    const e = events();
+    const history = [...probed(e, { w1: { states: noInterrupt }, w2: { states: noInterrupt } }), ...lostThenRedispatched(e, "working"), e.notFound("t", "w2", "a2", { at: 150 })];
+    // The correlation's own observation at 170 lifts nothing; w4's card and probe (160, 165) arrive after it.
+    const own = e.artifact("t", "w1", "a1", { at: 170, mediaTypes: ["text/plain"] });
+    const w4 = agentCard({ org: "Four", states: lifecycle, skills });
+    const late = [e.card("w4", w4, { at: 160 }), e.probe("w4", cardHash(w4), { at: 165, states: noInterrupt, modes: ["text/plain"] })];
+    const commands = replay([...history, own, ...late], defaultRuleSetV3).filter((d) => d.correlationId === "t" && d.type === "RedispatchCommanded");
+    expect(commands).toMatchObject([{ targetWorkerId: "w2", attempt: 2 }, { targetWorkerId: "w4", attempt: 3, decidedAt: 170 }]);
+  });
+});
+
 describe("default/3: a real task lost in an interrupted state is evidence against the worker's V", () => {
   it("revokes the interrupted states of the worker that lost it, so another correlation's loss is no longer resumed there", () => {
     const e = events();

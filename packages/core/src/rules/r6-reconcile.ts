@@ -130,7 +130,10 @@ export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOpt
       const { command } = resolve(state, capabilities, lost, at, onNoResume, options);
       if (command === undefined || command.type !== "RedispatchCommanded") continue;
       const snapshot = capabilities.asOf(command.targetWorkerId, at) as CapabilitySnapshot;
-      return { cause: { eventId: snapshot.causeEventId, occurredAt: snapshot.validFrom }, decision: { ...command, causeEventIds: [loss.eventId] } };
+      // Under default/3 `at` is never before the state read (blockedAt follows the correlation's own
+      // observations): a snapshot from before it, read late from another partition, dates the command at `at`.
+      const occurredAt = options.reexamineOnObservation === true ? Math.max(snapshot.validFrom, at) : snapshot.validFrom;
+      return { cause: { eventId: snapshot.causeEventId, occurredAt }, decision: { ...command, causeEventIds: [loss.eventId] } };
     }
     return undefined;
   };
