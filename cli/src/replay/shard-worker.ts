@@ -25,7 +25,12 @@ async function work(task: ShardTask): Promise<ShardAnswer> {
     return new RuleSetRun(ruleSet, task.policy, task.scope, (id) => ownedBy(shard, id));
   });
   const counts = await runReplay(opened.source, runs, task.scope, undefined, shard);
-  return { ok: true, read: counts.read, runs: runs.map((r) => ({ decisions: r.decisions, keys: r.keys, rejected: r.rejected, rejectedKeys: r.rejectedKeys })) };
+  return { ok: true, read: counts.read, runs: runs.map((r) => ({ decisions: r.decisions, keys: r.keys, rejected: r.rejected, rejectedKeys: r.rejectedKeys })), cpuMs: cpuMs() };
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 function failure(e: unknown): ShardAnswer {

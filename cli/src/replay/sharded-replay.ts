@@ -35,7 +35,7 @@ export interface ShardRun {
 }
 
 /** What a worker answers: its runs, and how many observations it read (every shard reads the whole source). */
-export type ShardAnswer = { ok: true; read: number; runs: ShardRun[] } | { ok: false; kind: "usage" | "unavailable" | "crash"; message: string };
+export type ShardAnswer = { ok: true; read: number; runs: ShardRun[]; /** CPU time of the shard's process, start-up included. */ cpuMs: number } | { ok: false; kind: "usage" | "unavailable" | "crash"; message: string };
 
 /** One rule set's merged result: what the one-shard `RuleSetRun` holds after the replay. */
 export interface MergedRun {
@@ -92,13 +92,14 @@ function runShard(task: ShardTask): Promise<ShardAnswer> {
 }
 
 /** Runs the shards side by side and merges their runs; `read` is what the caller's own pass read. */
-export async function runSharded(task: Omit<ShardTask, "shard">, ruleSets: readonly RuleSet[], count: number, shared: ReadonlySet<string>, read: number): Promise<MergedRun[]> {
+export async function runSharded(task: Omit<ShardTask, "shard">, ruleSets: readonly RuleSet[], count: number, shared: ReadonlySet<string>, read: number, onShard?: (s: { index: number; cpuMs: number }) => void): Promise<MergedRun[]> {
   const sharedIds = [...shared];
   const answers = await Promise.all(Array.from({ length: count }, (_, index) => runShard({ ...task, shard: { index, count, shared: sharedIds } })));
   const runs: ShardRun[][] = [];
   for (const a of answers) {
     if (!a.ok) throw a.kind === "usage" ? new UsageError(a.message) : a.kind === "unavailable" ? new UnavailableError(a.message) : new Error(a.message);
     if (a.read !== read) throw new UsageError(`the source changed during the replay: one pass read ${read} observations, a shard ${a.read} (a topic still written to: replay with --shards 1)`);
+    onShard?.({ index: runs.length, cpuMs: a.cpuMs });
     runs.push(a.runs);
   }
   return ruleSets.map((ruleSet, r) => {
