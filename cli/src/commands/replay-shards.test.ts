@@ -36,10 +36,11 @@ async function byShards(args: string[], counts = [1, 2, 3]): Promise<{ shards: n
   return out;
 }
 
-function expectSame(results: { shards: number; code: number; stdout: string; stderr: string }[]): void {
+/** `atLeast`: the one-shard output is that long (the comparison is not of two empty outputs). */
+function expectSame(results: { shards: number; code: number; stdout: string; stderr: string }[], atLeast = 1_000): void {
   const [one, ...others] = results;
   expect(one?.code).toBe(0);
-  expect(one?.stdout.length).toBeGreaterThan(1_000);
+  expect(one?.stdout.length).toBeGreaterThan(atLeast);
   for (const r of others) {
     expect({ shards: r.shards, code: r.code, stderr: r.stderr }).toEqual({ shards: r.shards, code: one?.code, stderr: one?.stderr });
     // toBe on the whole text: byte equality, and vitest shows the first line that differs.
@@ -79,6 +80,15 @@ describe("replay --shards N from a file", () => {
       expectSame(await byShards(["--input", input, "--baseline", rules, "--candidate", "restart-from-scratch"], [1, 2]));
     }, 300_000);
   }
+
+  it("cuts a window and one correlation as one shard does", async () => {
+    const times = parseLines(lines).map((o) => o.occurredAt).sort((x, y) => x - y);
+    const since = String(times[Math.floor(times.length / 3)]);
+    const until = String(times[Math.floor((2 * times.length) / 3)]);
+    expectSame(await byShards(["--input", input, "--since", since, "--until", until, "--baseline", "default/2", "--candidate", "default/3", "--json"]));
+    const lost = await byShards(["--input", input, "--rules", "default/3", "--correlation", "task-196", "--json"], [1, 2]);
+    expectSame(lost, 100);
+  }, 300_000);
 
   it("refuses a shard count that is not a whole number from 1 to 6, and a rules module, with exit 2", async () => {
     for (const bad of ["0", "7", "two", "1.5", "-1", ""]) {
