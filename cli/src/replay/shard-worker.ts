@@ -41,6 +41,9 @@ function failure(e: unknown): ShardAnswer {
   return { ok: false, kind: "crash", message: error instanceof Error ? (error.stack ?? message) : message };
 }
 
+// The replay that started this shard is gone (interrupted, or another shard failed): nobody waits for the answer.
+process.once("disconnect", () => process.exit(1));
+
 process.once("message", (task: ShardTask) => {
   work(task)
     .catch(failure)

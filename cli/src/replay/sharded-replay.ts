@@ -5,7 +5,7 @@
  * the one-shard run emits them. Processes rather than threads: each has its own heap and event loop,
  * and the same entry runs compiled (`dist/replay/shard-worker.js`) or from source under tsx.
  */
-import { fork } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -74,10 +74,11 @@ function workerEntry(): { path: string; execArgv: string[] } {
   return { path, execArgv: ["--conditions=development", "--import", pathToFileURL(tsx).href] };
 }
 
-function runShard(task: ShardTask): Promise<ShardAnswer> {
+function runShard(task: ShardTask, children: ChildProcess[]): Promise<ShardAnswer> {
   const { path, execArgv } = workerEntry();
   return new Promise((resolve, reject) => {
     const child = fork(path, [], { execArgv, serialization: "advanced", stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    children.push(child);
     let stderr = "";
     let answer: ShardAnswer | undefined;
     child.stderr?.on("data", (b: Buffer) => void (stderr += b.toString()));
@@ -94,10 +95,31 @@ function runShard(task: ShardTask): Promise<ShardAnswer> {
 /** Runs the shards side by side and merges their runs; `read` is what the caller's own pass read. */
 export async function runSharded(task: Omit<ShardTask, "shard">, ruleSets: readonly RuleSet[], count: number, shared: ReadonlySet<string>, read: number, onShard?: (s: { index: number; cpuMs: number }) => void): Promise<MergedRun[]> {
   const sharedIds = [...shared];
-  const answers = await Promise.all(Array.from({ length: count }, (_, index) => runShard({ ...task, shard: { index, count, shared: sharedIds } })));
+  const children: ChildProcess[] = [];
+  // The first shard that fails ends the replay with its error; the others are stopped, not left to finish unread.
+  let failure: unknown;
+  const fail = (e: unknown) => {
+    failure ??= e;
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill();
+  };
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      runShard({ ...task, shard: { index, count, shared: sharedIds } }, children).then(
+        (a) => {
+          if (!a.ok) fail(a.kind === "usage" ? new UsageError(a.message) : a.kind === "unavailable" ? new UnavailableError(a.message) : new Error(a.message));
+          return a;
+        },
+        (e: unknown) => {
+          fail(e);
+          return undefined;
+        },
+      ),
+    ),
+  );
+  if (failure !== undefined) throw failure;
   const runs: ShardRun[][] = [];
   for (const a of answers) {
-    if (!a.ok) throw a.kind === "usage" ? new UsageError(a.message) : a.kind === "unavailable" ? new UnavailableError(a.message) : new Error(a.message);
+    if (a === undefined || !a.ok) throw new Error("a replay shard gave no answer");
     if (a.read !== read) throw new UsageError(`the source changed during the replay: one pass read ${read} observations, a shard ${a.read} (a topic still written to: replay with --shards 1)`);
     onShard?.({ index: runs.length, cpuMs: a.cpuMs });
     runs.push(a.runs);
