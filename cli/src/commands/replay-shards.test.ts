@@ -7,7 +7,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cardHash } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
+import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Admin } from "@a2a-ledger/kafka";
 import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -89,6 +91,41 @@ describe("replay --shards N from a file", () => {
     const lost = await byShards(["--input", input, "--rules", "default/3", "--correlation", "task-196", "--json"], [1, 2]);
     expectSame(lost, 100);
   }, 300_000);
+
+  it("orders the re-dispatches one probe's sweep emits for correlations of different shards as one shard does", async () => {
+    // Given two tasks lost in input-required on an ephemeral worker, blocked (no other worker can resume
+    // them), the one of shard 1 first in id order; then a durable worker's card and probe: one sweep
+    // re-dispatches both at the probe.
+    const e = events("sweep-");
+    const acme = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "completed", "failed"], taskStore: "ephemeral", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
+    const gamma = agentCard({ org: "Gamma", states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED"], taskStore: "durable", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
+    const ids: string[] = [];
+    for (let k = 0; ids.length < 4; k++) {
+      const id = `task-${k}`;
+      const want = ids.length % 2 === 0 ? 1 : 0;
+      if (shardOf(id, 2) === want) ids.push(id);
+    }
+    const states = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
+    const log = [
+      e.card("w-acme", acme, { at: 1_000, maxAge: 3600 }),
+      e.probe("w-acme", cardHash(acme), { at: 2_000, states, modes: ["text/plain"] }),
+      ...ids.flatMap((id, i) => [
+        e.dispatch(id, "w-acme", { at: 10_000 + i * 100, accepted: ["text/plain"], cardHash: cardHash(acme), cardFetchedAt: 1_000 }),
+        e.state(id, "w-acme", `${id}-t`, "working", { at: 10_010 + i * 100, observer: "proxy", via: "stream" }),
+        e.state(id, "w-acme", `${id}-t`, "input-required", { at: 10_020 + i * 100, observer: "proxy", via: "stream" }),
+        e.notFound(id, "w-acme", `${id}-t`, { at: 20_000 + i * 100 }),
+      ]),
+      e.card("w-gamma", gamma, { at: 30_000, maxAge: 3600 }),
+      e.probe("w-gamma", cardHash(gamma), { at: 30_010, states, modes: ["text/plain"], durable: true }),
+    ];
+    const file = join(dir, "sweep.ndjson");
+    writeFileSync(file, `${log.map((o) => JSON.stringify(o)).join("\n")}\n`);
+    // When replayed with one and with two shards, then the same lines
+    const results = await byShards(["--input", file, "--rules", "default/2", "--json"], [1, 2]);
+    expectSame(results, 100);
+    const redispatched = decisionsOf(results[0]?.stdout ?? "").filter((d) => d.type === "RedispatchCommanded").map((d) => d.correlationId);
+    expect(redispatched).toEqual(ids);
+  }, 120_000);
 
   it("refuses a shard count that is not a whole number from 1 to 6, and a rules module, with exit 2", async () => {
     for (const bad of ["0", "7", "two", "1.5", "-1", ""]) {
