@@ -11,7 +11,7 @@ import { cardHash } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Admin } from "@a2a-ledger/kafka";
-import type { Decision } from "@a2a-ledger/schemas";
+import type { Decision, TaskState } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStack, deleteStack, kafka, produce, serde, type Stack, startReconciler, waitForReconciler } from "../../test/ledger-stack.ts";
 import { parseLines } from "../../test/observations.ts";
@@ -105,7 +105,7 @@ describe("replay --shards N from a file", () => {
       const want = ids.length % 2 === 0 ? 1 : 0;
       if (shardOf(id, 2) === want) ids.push(id);
     }
-    const states = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
+    const states: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
     const log = [
       e.card("w-acme", acme, { at: 1_000, maxAge: 3600 }),
       e.probe("w-acme", cardHash(acme), { at: 2_000, states, modes: ["text/plain"] }),
