@@ -26,6 +26,8 @@ import { rejectionLines, rejectionSummary } from "../replay/rejections.ts";
 import { buildReport, type ReplayReport } from "../replay/replay-report.ts";
 import { runReplay } from "../replay/replay-run.ts";
 import { scopeFromOptions, type ReplayScope } from "../replay/replay-scope.ts";
+import { shardsFromOption } from "../replay/replay-shard.ts";
+import { type MergedRun, runSharded } from "../replay/sharded-replay.ts";
 import { RulesError, RuleSetRun } from "../replay/rule-set-run.ts";
 import { loadRuleSet } from "../rules-loader.ts";
 import { InputError } from "../sources/observation-source.ts";
@@ -34,7 +36,7 @@ import { openSource } from "../sources/open-source.ts";
 const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] [--until TIME] [--correlation ID]
                          [--baseline NAME|PATH|recorded[:VERSION]] [--candidate NAME|PATH]
                          [--trusted-vendors a,b] [--order recorded|event-time] [--json]
-                         [--report FILE.html] [--fail-on-diff]
+                         [--report FILE.html] [--fail-on-diff] [--shards N]
   --input            observations: NDJSON in the ingest JSON shape, or an Avro object container file
                      (as \`a2a-ledger export\` writes; recognised by its magic bytes, or --format ndjson|avro)
   --kafka            read the observations topic instead (all partitions, read_committed, from the
@@ -59,6 +61,9 @@ const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] 
                      a last line {"summary": …}
   --report           when comparing, also write a self-contained HTML report to FILE.html
   --fail-on-diff     exit 1 when the candidate decides differently from the baseline
+  --shards           fold in N worker processes (1 to 6; default 1), each owning the correlations of
+                     whole observation partitions (partition % N); the output is the same as with 1.
+                     Shipped rule sets only
 exit codes: 0 ok, 1 differences with --fail-on-diff, 2 bad usage, a malformed input or a failing rules
 module (named by file and line or byte offset), 3 Kafka or the registry cannot be reached`;
 
@@ -83,6 +88,7 @@ function options(args: string[]) {
       json: { type: "boolean", default: false },
       report: { type: "string" },
       "fail-on-diff": { type: "boolean", default: false },
+      shards: { type: "string" },
       help: { type: "boolean", default: false },
     },
     usage,
@@ -180,6 +186,7 @@ async function run(args: string[], io: Io): Promise<number> {
   if (o["fail-on-diff"] && !comparing) throw new UsageError("--fail-on-diff needs --candidate (or --baseline recorded)");
   if (o.report !== undefined && !comparing) throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
   const scope = scopeFromOptions(o);
+  const shards = shardsFromOption(o.shards);
   if (o.report !== undefined) checkWritable(resolve(io.cwd, o.report), o.report);
 
   let cluster: Cluster | undefined;
@@ -193,20 +200,29 @@ async function run(args: string[], io: Io): Promise<number> {
       if (candidate === undefined) throw new UsageError(`the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`);
     }
     const policy = await policyFrom(o, o.kafka === true || recorded !== undefined, connect, io);
-    const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o.format, recordedOrder: o.kafka && o.order !== "event-time" }, io, connect);
+    const ruleSets = [...(baseline.ruleSet ? [baseline.ruleSet] : []), ...(candidate ? [candidate] : [])];
+    if (shards > 1) {
+      const module = ruleSets.find((r) => ruleSetByName(r.rulesVersion) !== r);
+      // A module may derive capabilities from any observation: the shards' tables could part from the one-shard table.
+      if (module !== undefined) throw new UsageError(`--shards ${shards} needs shipped rule sets: ${module.name} (${module.rulesVersion}) is a rules module; replay it with --shards 1`);
+    }
+    const sourceOptions = { input: o.input, kafka: o.kafka, topic: o.topic, format: o.format, recordedOrder: o.kafka && o.order !== "event-time" };
+    const opened = await openSource(sourceOptions, io, connect);
     if (opened.order.kind === "event-time" && opened.order.reason !== null) io.stderr(`a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`);
-    const runs = [...(baseline.ruleSet ? [new RuleSetRun(baseline.ruleSet, policy, scope)] : []), ...(candidate ? [new RuleSetRun(candidate, policy, scope)] : [])];
+    const single = shards === 1 ? ruleSets.map((r) => new RuleSetRun(r, policy, scope)) : [];
     const bar = progressBar(io, "replay", opened.source.unit);
     let counts;
     try {
-      counts = await runReplay(opened.source, runs, scope, (p) => bar.update(p.done, p.total, p.observations));
+      // Sharded: this pass only counts and names the shared correlations (the bar shows it); the shards fold.
+      counts = await runReplay(opened.source, single, scope, (p) => bar.update(p.done, p.total, p.observations));
     } finally {
       bar.stop();
     }
+    const runs: readonly (RuleSetRun | MergedRun)[] = shards === 1 ? single : await runSharded({ source: sourceOptions, cwd: io.cwd, rulesVersions: ruleSets.map((r) => r.rulesVersion), policy, scope }, ruleSets, shards, counts.shared, counts.read);
     if (opened.skipped.length > 0 && !comparing) io.stderr(`a2a-ledger replay: ${opened.skipped.length} record(s) of ${opened.source.label} are not observations and were skipped, as the reconciler dead-letters them (first: ${opened.skipped[0]?.where}: ${opened.skipped[0]?.reason})\n`);
 
     if (!comparing) {
-      const only = runs[0] as RuleSetRun;
+      const only = runs[0] as RuleSetRun | MergedRun;
       printDecisions(io, only.decisions, o.json);
       // stdout stays the decisions alone; the rejections go to stderr, as one JSON line with --json.
       const rejected = rejectionSummary(only.rulesVersion, only.rejected);
@@ -214,18 +230,18 @@ async function run(args: string[], io: Io): Promise<number> {
       if (!o.json) io.stderr(`${counts.events} observations, ${only.decisions.length} decisions${rejected.count > 0 ? `, ${rejected.count} rejected` : ""} (rules ${only.rulesVersion})\n`);
       return exitCodes.ok;
     }
-    const candidateRun = runs[runs.length - 1] as RuleSetRun;
+    const candidateRun = runs[runs.length - 1] as RuleSetRun | MergedRun;
     const report: ReplayReport = buildReport({
       source: opened.source.label,
       scope,
       events: counts.events,
       correlations: counts.correlations,
-      baseline: { label: baseline.label, rulesVersion: baseline.rulesVersion, recorded: baseline.recorded, decisions: baseline.decisions ?? (runs[0] as RuleSetRun).decisions },
+      baseline: { label: baseline.label, rulesVersion: baseline.rulesVersion, recorded: baseline.recorded, decisions: baseline.decisions ?? (runs[0] as RuleSetRun | MergedRun).decisions },
       candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: baseline.decisions === undefined ? candidateRun.decisions : withRecordedPolicyVersions(baseline.decisions, candidateRun.decisions) },
       startedBefore: counts.startedBefore,
       skipped: opened.skipped,
       order: opened.order,
-      rejected: { baseline: baseline.recorded ? null : rejectionSummary((runs[0] as RuleSetRun).rulesVersion, (runs[0] as RuleSetRun).rejected), candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected) },
+      rejected: { baseline: baseline.recorded ? null : rejectionSummary((runs[0] as RuleSetRun | MergedRun).rulesVersion, (runs[0] as RuleSetRun | MergedRun).rejected), candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected) },
     });
     if (o.report !== undefined) await writeReport(resolve(io.cwd, o.report), renderHtml(report));
     if (o.json) {

@@ -3,12 +3,14 @@
  * outside it that shape the capability table (CapabilityScope: cards, probes, lost canaries), are
  * folded in log order by every rule set. So a windowed replay (`--since`) starts from the capability
  * table the log built before the window; a correlation that started before the window is judged
- * without its earlier observations (`startedBefore` names those).
+ * without its earlier observations (`startedBefore` names those). A shard of a sharded replay folds
+ * only its own correlations and the shared ones of those in scope (replay-shard.ts).
  */
 import { CapabilityScope } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { ObservationSource } from "../sources/observation-source.ts";
 import { observationInScope, type ReplayScope } from "./replay-scope.ts";
+import { ownedBy, type ReplayShard, sharesCapabilities } from "./replay-shard.ts";
 import type { RuleSetRun } from "./rule-set-run.ts";
 
 export interface ReplayProgress {
@@ -28,14 +30,19 @@ export interface ReplayCounts {
   correlations: number;
   /** Correlations in scope that also have observations before the window. */
   startedBefore: ReadonlySet<string>;
+  /** Correlations in the source with a card fetch, a probe or a TaskNotFound: what every shard folds whole. */
+  shared: ReadonlySet<string>;
 }
 
-export async function runReplay(source: ObservationSource, runs: readonly RuleSetRun[], scope: ReplayScope, onProgress?: (p: ReplayProgress) => void): Promise<ReplayCounts> {
+export async function runReplay(source: ObservationSource, runs: readonly RuleSetRun[], scope: ReplayScope, onProgress?: (p: ReplayProgress) => void, shard?: ReplayShard): Promise<ReplayCounts> {
   const capabilityScope = new CapabilityScope();
   const correlations = new Set<string>();
   const before = new Set<string>();
+  const shared = new Set<string>();
+  const folds = (id: string) => shard === undefined || shard.shared.has(id) || ownedBy(shard, id);
   let read = 0;
   let events = 0;
+  let chunkNumber = 0;
   for await (const chunk of source.chunks()) {
     const folded: Observation[] = [];
     const index: number[] = [];
@@ -44,20 +51,22 @@ export async function runReplay(source: ObservationSource, runs: readonly RuleSe
       const o = all[i] as Observation;
       const shapes = capabilityScope.shapesCapabilities(o);
       const inScope = observationInScope(scope, o);
+      if (sharesCapabilities(o)) shared.add(o.correlationId);
       if (inScope) {
         events++;
         correlations.add(o.correlationId);
       } else if (scope.since !== undefined && o.occurredAt < scope.since) before.add(o.correlationId);
-      if (inScope || shapes) {
+      if ((inScope && folds(o.correlationId)) || shapes) {
         folded.push(o);
         index.push(i);
       }
     }
     read += all.length;
     const where = (i: number) => chunk.where(index[i] as number);
-    for (const run of runs) run.fold(folded, where, chunk.batch);
+    const at = { chunk: chunkNumber++, position: (i: number) => index[i] as number };
+    for (const run of runs) run.fold(folded, where, chunk.batch, at);
     onProgress?.({ done: chunk.progress, total: source.total, observations: read });
   }
   const startedBefore = new Set([...before].filter((id) => correlations.has(id)));
-  return { read, events, correlations: correlations.size, startedBefore };
+  return { read, events, correlations: correlations.size, startedBefore, shared };
 }

@@ -35,6 +35,20 @@ export interface Rejection {
 
 const rulesRejected = rulesRejectedReason;
 
+/**
+ * Where a decision or rejection stands in the one-shard output: the chunk, the observation's position in
+ * it (-1: the re-examination before the chunk), whether a re-examination sweep emitted it (after the
+ * observation's own step) and then, in a sweep, its correlation (the sweep's order). Decisions with
+ * the same key are one correlation's, so of one shard, in the order that shard emitted them.
+ */
+export type EmissionKey = readonly [chunk: number, position: number, sweep: 0 | 1, correlationId: string];
+
+/** Where a chunk's observations are: its number in the source and each one's position in it. */
+export interface ChunkAt {
+  chunk: number;
+  position(i: number): number;
+}
+
 export class RuleSetRun {
   readonly decider: Decider;
   private readonly folder: BatchOrderFold;
@@ -44,8 +58,12 @@ export class RuleSetRun {
   readonly rejected: Rejection[] = [];
   /** Decisions of modules are checked against their schemas; the shipped rule sets' are by their own tests. */
   private readonly checkDecisions: boolean;
+  /** With `owns` (a shard): `keys[i]` and `rejectedKeys[i]` place `decisions[i]` and `rejected[i]` in the one-shard output. */
+  readonly keys: EmissionKey[] = [];
+  readonly rejectedKeys: EmissionKey[] = [];
 
-  constructor(readonly ruleSet: RuleSet, policy: PolicySource, private readonly scope: ReplayScope) {
+  /** `owns`: a shard's run keeps the decisions and rejections of the correlations it owns only, with their keys. */
+  constructor(readonly ruleSet: RuleSet, policy: PolicySource, private readonly scope: ReplayScope, private readonly owns?: (correlationId: string) => boolean) {
     this.decider = createDecider(ruleSet);
     this.folder = new BatchOrderFold(this.decider, policy);
     this.checkDecisions = ruleSetByName(ruleSet.rulesVersion) !== ruleSet;
@@ -61,7 +79,7 @@ export class RuleSetRun {
    * policy versions it read, re-examining its partition's blocked correlations when it did. Chunks
    * without one after such batches (observations the reconciler has not read yet) see every snapshot.
    */
-  fold(observations: readonly Observation[], where: (i: number) => string, batch?: RecordedBatch): void {
+  fold(observations: readonly Observation[], where: (i: number) => string, batch?: RecordedBatch, at?: ChunkAt): void {
     let outcome: ReturnType<BatchOrderFold["fold"]>;
     try {
       outcome = this.folder.fold(observations, batch);
@@ -70,6 +88,11 @@ export class RuleSetRun {
       const error = e instanceof RulesFailedError ? e.cause : (e as Error);
       throw new RulesError(this.rulesVersion, "a chunk of the log", "?", error.message);
     }
+    const owns = this.owns;
+    if (owns !== undefined) {
+      this.keep(outcome, observations, where, owns, at ?? { chunk: 0, position: (i) => i });
+      return;
+    }
     for (const r of outcome.rejected) {
       this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
     }
@@ -77,6 +100,22 @@ export class RuleSetRun {
       if (this.checkDecisions) this.check(d, observations, where);
       if (decisionInScope(this.scope, d)) this.decisions.push(d);
     }
+  }
+
+  private keep(outcome: ReturnType<BatchOrderFold["fold"]>, observations: readonly Observation[], where: (i: number) => string, owns: (correlationId: string) => boolean, at: ChunkAt): void {
+    for (const r of outcome.rejected) {
+      if (!owns(r.observation.correlationId)) continue;
+      this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
+      this.rejectedKeys.push([at.chunk, at.position(r.index), 0, ""]);
+    }
+    outcome.decisions.forEach((d, i) => {
+      if (!owns(d.correlationId)) return;
+      if (this.checkDecisions) this.check(d, observations, where);
+      if (!decisionInScope(this.scope, d)) return;
+      const origin = outcome.origins[i] as { index: number; sweep: boolean };
+      this.decisions.push(d);
+      this.keys.push([at.chunk, origin.index === -1 ? -1 : at.position(origin.index), origin.sweep ? 1 : 0, origin.sweep ? d.correlationId : ""]);
+    });
   }
 
   private check(d: Decision, observations: readonly Observation[], where: (i: number) => string): void {

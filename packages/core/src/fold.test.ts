@@ -136,3 +136,22 @@ describe("the one fold in place", () => {
     expect(decisions).toEqual(replay(log, defaultRuleSet, { policy }));
   });
 });
+
+describe("where a fold emitted each decision", () => {
+  it("names the step's observation, and the sweep a rescuing probe starts", () => {
+    // Given a task lost while no worker can take it over (it blocks), and then the card and probe of one that can
+    const without = designSection1({ withGamma: false });
+    const gamma = designSection1().probes.filter((o) => o.workerId === "w-gamma");
+    const gammaCard = designSection1().cards.filter((o) => o.workerId === "w-gamma");
+    const log = [...without.cards, ...without.probes, ...without.firstAttempt, without.lost, ...gammaCard, ...gamma];
+    // When one fold takes them all
+    const out = foldBatch({ decider: createDecider(defaultRuleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined }, log);
+    // Then every decision has its origin, the loss's own at the loss, and the re-dispatch at the probe, by the sweep
+    expect(out.origins).toHaveLength(out.decisions.length);
+    const lost = log.indexOf(without.lost);
+    const at = (type: string) => out.decisions.flatMap((d, i) => (d.type === type ? [out.origins[i]] : []));
+    expect(at("ReconciliationBlocked")).toEqual([{ index: lost, sweep: false }]);
+    expect(at("RedispatchCommanded")).toEqual([{ index: log.indexOf(gamma[0] as (typeof log)[number]), sweep: true }]);
+    for (const [i, o] of out.origins.entries()) if (!o.sweep) expect(log[o.index]?.correlationId).toBe(out.decisions[i]?.correlationId);
+  });
+});

@@ -40,8 +40,22 @@ export interface RejectedObservation {
   error: Error;
 }
 
+/**
+ * Where in a fold a decision was emitted: at the observation `index` of the batch (-1: the re-examination
+ * before the batch), by that observation's own step (and its correlation's re-examination right after it),
+ * or by the sweep re-examining every blocked correlation in id order that a capability change starts.
+ * With the decision's correlation it orders the decisions of one fold as the fold emits them, whichever
+ * subset of the correlations another fold of the same observations holds (a sharded replay merges by it).
+ */
+export interface DecisionOrigin {
+  index: number;
+  sweep: boolean;
+}
+
 export interface FoldOutcome {
   decisions: Decision[];
+  /** Per decision, where it was emitted (`origins[i]` is that of `decisions[i]`). */
+  origins: DecisionOrigin[];
   capabilityUpdates: CapabilitySnapshot[];
   cards: CardRecord[];
   /** The state after the batch of every correlation it touched. */
@@ -69,7 +83,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     ctx.policy = version;
     return version;
   };
-  const out: FoldOutcome = { decisions: [], capabilityUpdates: [], cards: [], states: new Map(), rejected: [] };
+  const out: FoldOutcome = { decisions: [], origins: [], capabilityUpdates: [], cards: [], states: new Map(), rejected: [] };
   const blocked = new Set(input.blocked ?? []);
   const working = (id: string): LedgerState => {
     let state = out.states.get(id);
@@ -79,6 +93,8 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     }
     return state;
   };
+  let index = -1;
+  let sweep = false;
   const reexamineOne = (id: string, trigger?: Observation) => {
     const result = decider.reexamine(ctx, working(id), trigger);
     if (result.decisions.length === 0) return;
@@ -88,14 +104,16 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       const version = judgeAt(d.decidedAt);
       if (version !== undefined) d.policyVersion = version.version;
       out.decisions.push(d);
+      out.origins.push({ index, sweep });
     }
     if (!decider.isBlocked(result.state)) blocked.delete(id);
   };
   const reexamine = () => {
+    sweep = true;
     for (const id of [...blocked].sort()) reexamineOne(id);
+    sweep = false;
   };
   if (input.recheck === true) reexamine();
-  let index = -1;
   for (const observation of observations) {
     index++;
     const id = observation.correlationId;
@@ -125,6 +143,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       for (const d of result.decisions) {
         if (version !== undefined) d.policyVersion = version.version;
         out.decisions.push(d);
+        out.origins.push({ index, sweep: false });
       }
       // Only decisions block or unblock a correlation. One that blocks (ReconciliationBlocked) is
       // re-examined at once: the table may already hold a change from after its loss that rescues it

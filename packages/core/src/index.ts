@@ -14,7 +14,7 @@ export { earlierLosers, type LostTask, takeOverQuery, type TakeOverOptions } fro
 export { createDecider, type Decider, type DecideContext, type Decided, type LedgerState, type StepResult } from "./decider.ts";
 export { dispatchTarget, isStatusDecision, lineageOf, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState, statusDecisions, type AttemptSlot, type DecidedStatus, type DispatchTarget, type LineageView, type StatusDecisionType } from "./lineage.ts";
 export { BatchOrderFold, policyRead, SourcedCapabilities, type PartitionReads, type RecordedBatch, type SnapshotSource } from "./batch-order.ts";
-export { foldBatch, applyCapabilityUpdates, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";
+export { foldBatch, applyCapabilityUpdates, type DecisionOrigin, type FoldInput, type FoldOutcome, type RejectedObservation } from "./fold.ts";
 export { replay, replayLog, RulesFailedError, type ReplayConfig, type ReplayResult } from "./replay.ts";
 export { CapabilityScope } from "./capability-scope.ts";
 export { parseObservation, parseObservationJson, type IngestIssue, type IngestOptions, type IngestResult } from "./ingest-json.ts";
