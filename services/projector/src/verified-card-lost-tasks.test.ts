@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { cardHash } from "@a2a-ledger/core";
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Observation, TaskState } from "@a2a-ledger/schemas";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deleteTopics, fixture, kafka, produce, serde, startProjector, startReconciler, waitForGroupAtEnd } from "../test/pipeline.ts";
 
 const S: TaskState = "TASK_STATE_SUBMITTED";
@@ -40,16 +40,19 @@ interface Change {
 }
 
 const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
+beforeAll(async () => {
+  await serde.registerAll();
+}, 120_000);
+// Each case stops its reconciler and projector before the next starts its own.
+afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-});
+}, 120_000);
 
 /** The log through Kafka, decided by the reconciler under `rules`, projected; the worker's verified card. */
 async function verifiedCardUnder(rules: string, log: readonly Observation[]) {
   const admin = kafka.admin();
   await admin.connect();
   cleanups.push(() => admin.disconnect());
-  await serde.registerAll();
   const f = await fixture(admin, `vc-lost-${rules.replace("/", "")}`, { A2A_LEDGER_RULES: rules });
   cleanups.push(() => deleteTopics(admin, f));
   const dir = mkdtempSync(join(tmpdir(), "projector-lost-"));
