@@ -124,6 +124,46 @@ describe("default/3: loss chains", () => {
   });
 });
 
+describe("default/3: a block is lifted only while its loss still needs a re-dispatch", () => {
+  /** Correlation t lost on w1 while WORKING and blocked: w2 verifies nothing yet. */
+  function blockedOnW1(e: Events) {
+    return [
+      ...probed(e, { w1: { states: noInterrupt }, w2: { states: [] } }),
+      e.dispatch("t", "w1", { at: 100 }),
+      e.state("t", "w1", "a1", "working", { at: 110 }),
+      e.notFound("t", "w1", "a1", { at: 120 }),
+    ];
+  }
+  const rescue = (e: Events) => {
+    const w3 = agentCard({ org: "Three", states: lifecycle, skills });
+    return [e.card("w3", w3, { at: 200 }), e.probe("w3", cardHash(w3), { at: 210, states: noInterrupt, modes: ["text/plain"] })];
+  };
+  const commands = (log: ReturnType<typeof blockedOnW1>, ruleSet: typeof defaultRuleSet) => replay(log, ruleSet).filter((d) => d.correlationId === "t" && (d.type === "RedispatchCommanded" || d.type === "ReconciliationBlocked"));
+
+  it("commands nothing once the orchestrator's own retry carries the task (default/2 re-dispatches the superseded attempt)", () => {
+    const e = events();
+    // The orchestrator retries on w1 by itself: a new task id there opens attempt 2, which supersedes the lost one.
+    const log = [...blockedOnW1(e), e.state("t", "w1", "a2", "working", { at: 150 }), ...rescue(e)];
+    expect(commands(log, defaultRuleSet)).toMatchObject([{ type: "ReconciliationBlocked" }, { type: "RedispatchCommanded", targetWorkerId: "w3", fromServerTaskId: "a1" }]);
+    expect(commands(log, defaultRuleSetV3)).toMatchObject([{ type: "ReconciliationBlocked" }]);
+    expect(commands(log, defaultRuleSetV3)).toHaveLength(1);
+  });
+
+  it("commands nothing while the lost task is seen alive again, and reconciles it anew when it is lost again (default/2 runs it twice)", () => {
+    const e = events();
+    const alive = [...blockedOnW1(e), e.state("t", "w1", "a1", "working", { at: 150 }), ...rescue(e)];
+    expect(commands(alive, defaultRuleSet)).toMatchObject([{ type: "ReconciliationBlocked" }, { type: "RedispatchCommanded", targetWorkerId: "w3", fromServerTaskId: "a1" }]);
+    expect(commands(alive, defaultRuleSetV3)).toMatchObject([{ type: "ReconciliationBlocked" }]);
+    expect(commands(alive, defaultRuleSetV3)).toHaveLength(1);
+    // Lost again: a loss of its own, decided by R6 at once against the table of then.
+    const lostAgain = e.notFound("t", "w1", "a1", { at: 300 });
+    expect(commands([...alive, lostAgain], defaultRuleSetV3)).toMatchObject([
+      { type: "ReconciliationBlocked" },
+      { type: "RedispatchCommanded", targetWorkerId: "w3", fromServerTaskId: "a1", decidedAt: 300, causeEventIds: [lostAgain.eventId] },
+    ]);
+  });
+});
+
 describe("default/3: a block lifted by a snapshot read late", () => {
   it("dates the re-dispatch no earlier than the correlation's latest observation, when the rescuing probe from before it is read after it", () => {
     const e = events();

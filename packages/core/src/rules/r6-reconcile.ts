@@ -32,6 +32,13 @@ export interface ReconcileOptions extends TakeOverOptions {
    * observation (see recoverBlocked); default/2 re-examines it only when capabilities change.
    */
   reexamineOnObservation?: boolean;
+  /**
+   * default/3: a block is lifted only while its loss still needs a re-dispatch — the lost task still
+   * stands lost (not seen again since) and its attempt is still the latest (no retry of the
+   * orchestrator's own carries the task). default/2 re-dispatches a block's loss whenever a worker
+   * becomes eligible, even a task seen alive again or superseded since (a duplicate run).
+   */
+  standingLossOnly?: boolean;
 }
 
 const passedOverReason = (passedOver: readonly string[]): string =>
@@ -98,6 +105,11 @@ export interface RecoveryInput {
  */
 export type Recovery = (input: RecoveryInput) => { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft } | { stillBlockedAsOf: number } | undefined;
 
+/** Whether the correlation's loss still needs a re-dispatch: its task not seen again, its attempt not superseded. */
+function lossStands(state: CorrelationState, loss: { workerId: string; serverTaskId: string; attempt: number }): boolean {
+  return taskOf(state, loss.workerId, loss.serverTaskId)?.lost === true && supersededBy(state, loss.attempt) === undefined;
+}
+
 /** Capability changes from `from` on, in time order (ties: workerId, then cause event). */
 function changesSince(capabilities: CapabilityView, from: number): CapabilitySnapshot[] {
   const changes: CapabilitySnapshot[] = [];
@@ -120,6 +132,7 @@ export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOpt
     const loss = state.loss;
     if (state.status !== "blocked" || loss === null || state.blockedAt === null) return undefined;
     const lost = { workerId: loss.workerId, serverTaskId: loss.serverTaskId, lastState: loss.lastState };
+    if (options.standingLossOnly === true && !lossStands(state, loss)) return undefined;
     if (trigger !== undefined) {
       if (options.reexamineOnObservation !== true) return undefined;
       const { command } = resolve(state, capabilities, lost, trigger.occurredAt, onNoResume, options);

@@ -54,7 +54,7 @@ export const restartFromScratchRuleSet: RuleSetV2 = {
 };
 
 const default3TakeOver = { neverBackToLosers: true, reconcileUnanswered: true } as const;
-const default3Reconcile = { ...default3TakeOver, reexamineOnObservation: true } as const;
+const default3Reconcile = { ...default3TakeOver, reexamineOnObservation: true, standingLossOnly: true } as const;
 
 /**
  * default/2 with the default/3 changes (packages/core/README.md): a task lost again never goes back to a
