@@ -11,7 +11,7 @@
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput, Source } from "../inputs.ts";
 import type { ArtifactRow, AttemptRow, CardRow, DlqRow, EventRow, ProbeRow, ServerTaskRow, TaskKeyRow, TaskRow, ViolationRow, WorkerRow } from "./rows.ts";
-import { dispatchTarget, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState } from "@a2a-ledger/core";
+import { dispatchTarget, nextAttemptNumber, openAttemptOf, replacesLastState } from "@a2a-ledger/core";
 import { isTerminalState, later, statusDecision, statusOf, supersedes, waitingSince } from "./status.ts";
 
 const sep = "\u0000";
@@ -436,8 +436,9 @@ export class BatchProjection {
         task.indeterminateAt = Math.max(task.indeterminateAt ?? d.decidedAt, d.decidedAt);
         break;
       case "RedispatchCommanded":
+        // The attempt it plans is not linked here: the decisions topic is read independently of the
+        // observations, so the views would depend on the interleaving (see the README's known limit).
         this.key("worker", d.targetWorkerId, d.correlationId);
-        this.planned(d);
         break;
       case "ContractViolation":
         task.violationCount += 1;
@@ -448,25 +449,6 @@ export class BatchProjection {
         break;
       default:
         break;
-    }
-  }
-
-  /**
-   * The attempt a re-dispatch plans on its target, as the fold plans it (lineage.ts `plannedAttempt`):
-   * the target's next server task or dispatch joins it. Read after them (the decisions topic behind the
-   * observations), the attempt exists already — opened by that dispatch, or inferred from that server
-   * task with the lost attempt's terms — and only stops counting as inferred: a re-dispatch announced it.
-   */
-  private planned(d: Extract<Decision, { type: "RedispatchCommanded" }>): void {
-    const plan = plannedAttempt(this.slots(d.correlationId), d);
-    if (plan !== undefined) {
-      this.addAttempt({ correlationId: d.correlationId, attempt: plan.attempt, workerId: plan.workerId, skillId: plan.skillId, messageId: null, acceptedModes: plan.acceptedOutputModes, cardHash: null, dispatchedAt: null, dispatchEventId: null, observer: null, inferred: false });
-      return;
-    }
-    const existing = this.attemptRow(d.correlationId, d.attempt);
-    if (existing.inferred && existing.workerId === d.targetWorkerId) {
-      existing.inferred = false;
-      this.dirty.attempts.add(`${d.correlationId}${sep}${d.attempt}`);
     }
   }
 
