@@ -3,7 +3,7 @@
  * the commands topic and a command for a worker nobody configured. Each is refused with its stable code
  * (logged, counted, kept in the journal), the process keeps running, and the next good command is carried out.
  */
-import { metricValue } from "@a2a-ledger/env/testing";
+import { metricSum, metricValue } from "@a2a-ledger/env/testing";
 import { randomUUID } from "node:crypto";
 import { spawnListening, type AgentProcess } from "@a2a-ledger/mesh-agents";
 import { isType } from "@a2a-ledger/orchestrator";
@@ -54,7 +54,13 @@ describe("commands the dispatcher cannot carry out", () => {
     const dispatched = await mesh.feed.waitFor(isType("TaskDispatched", (o) => o.correlationId === good.correlationId && o.observer === "dispatcher"), 60_000, "the good command's dispatch");
     expect(dispatched.workerId).toBe("W3");
 
-    const metrics = await (await fetch(`${dispatcher.url}/metrics`)).text();
+    // The good command's partition says nothing of the others: the unknown schema id costs a registry
+    // round trip on its own partition, so wait until every refused record has been counted (bounded).
+    const poisonCount = 6;
+    const readMetrics = async () => (await fetch(`${dispatcher.url}/metrics`)).text();
+    const refused = (text: string) => [metricSum(text, "a2a_dispatcher_poison_commands_total"), metricSum(text, "a2a_dispatcher_alerts_total")];
+    await expect.poll(async () => refused(await readMetrics()), { timeout: 20_000, interval: 250 }).toEqual([poisonCount, 1]);
+    const metrics = await readMetrics();
     for (const reason of ["DISPATCHER_UNDECODABLE", "DISPATCHER_UNKNOWN_SCHEMA", "DISPATCHER_NOT_A_COMMAND", "DISPATCHER_KEY_MISMATCH", "DISPATCHER_INVALID_COMMAND"]) {
       expect(metricValue(metrics, "a2a_dispatcher_poison_commands_total", { reason }), reason).toBe(reason === "DISPATCHER_UNDECODABLE" ? 2 : 1);
     }
