@@ -4,7 +4,7 @@
  * to the in-sync followers; nothing acknowledged is lost.
  */
 import { describe, expect, it } from "vitest";
-import { busiestLeader, eventually, killNode, leaders, nodeById, quietAdmin, restartNode } from "./cluster.ts";
+import { busiestLeader, eventually, killNode, leaders, nodeById, quietAdmin, quietAdminWithout, restartNode } from "./cluster.ts";
 import { expectNothingLost, runScenario } from "./scenario.ts";
 import { clusterSuite, sleep } from "./suite.ts";
 
@@ -27,7 +27,7 @@ describe("scenario 1: the leader of the observation partitions dies", () => {
         killed = leader;
         console.log(`[faults] SIGKILL node ${leader}, the leader of most observation partitions`);
         const started = Date.now();
-        const watcher = quietAdmin(cluster.brokers.split(",").filter((b) => b !== node.address).join(","));
+        const watcher = quietAdminWithout(cluster, node);
         await watcher.connect();
         leadersWhileDown = await eventually("leadership of the observation partitions moved off the killed node", async () => {
           const now = await leaders(watcher, ledger.topics.observations);

@@ -46,6 +46,10 @@ export async function releaseCluster(cluster: ClusterUnderTest): Promise<void> {
 
 export const quietAdmin = (brokers: string): Admin => createKafka({ brokers, clientId: "fault-cluster", logLevel: logLevel.NOTHING, retries: 10 }).admin();
 
+/** An admin of every broker but `node`: it watches the cluster while that node is down or stalled. */
+export const quietAdminWithout = (cluster: ClusterUnderTest, node: KafkaNode): Admin =>
+  quietAdmin(cluster.brokers.split(",").filter((b) => b !== node.address).join(","));
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `check` answers a value; throws naming `what` after `timeoutMs`. */
