@@ -21,7 +21,7 @@
 import type { Reader } from "../store/store.ts";
 import type { Tables } from "../store/schema.ts";
 import { iso } from "./lineage.ts";
-import { attemptCodec, eventCodec, type AttemptRow, type EventRow } from "./rows.ts";
+import { attemptCodec, dispatched, eventCodec, type AttemptRow, type EventRow } from "./rows.ts";
 
 export const timelineSpecRevision = { repository: "a2aproject/A2A", pullRequest: 2129, revision: "b5fe6101b6d1ce9140b8292f141c39260274576d", base: "dev-1.1" } as const;
 
@@ -65,7 +65,7 @@ export function a2aTasks(events: readonly EventRow[], attempts: readonly Attempt
       t = { id: e.serverTaskId ?? "", workerId: e.workerId ?? "", attempt: e.attempt, contextId: null, generation: 0, timeline: [], lastState: null, lastStateAt: null, artifacts: new Map(), lostAt: null, refusals: [] };
       tasks.set(key, t);
       order.push(key);
-      const dispatch = attempts.find((a) => a.attempt === e.attempt && !a.inferred);
+      const dispatch = attempts.find((a) => a.attempt === e.attempt && dispatched(a));
       if (e.attempt !== null && dispatch !== undefined && !firstTaskOfAttempt.has(e.attempt)) {
         firstTaskOfAttempt.add(e.attempt);
         t.generation += 1;

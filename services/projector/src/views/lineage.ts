@@ -8,7 +8,7 @@ import type { Observation } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
 import type { Reader } from "../store/store.ts";
-import { artifactCodec, attemptCodec, eventCodec, serverTaskCodec, taskCodec, type EventRow, type TaskRow, violationCodec } from "./rows.ts";
+import { artifactCodec, attemptCodec, dispatched, eventCodec, serverTaskCodec, taskCodec, type EventRow, type TaskRow, violationCodec } from "./rows.ts";
 import { refusalsOfTask } from "./refusals.ts";
 import { type DecisionMark, indeterminatePeriods, spansByAttempt, type StateSighting } from "./timeline.ts";
 
@@ -136,7 +136,7 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
       attempt: a.attempt,
       workerId: a.workerId,
       inferred: a.inferred,
-      dispatch: a.inferred ? null : { skillId: a.skillId, messageId: a.messageId, acceptedOutputModes: a.acceptedModes, cardHash: a.cardHash, dispatchedAt: iso(a.dispatchedAt), observer: a.observer, eventId: a.dispatchEventId },
+      dispatch: !dispatched(a) ? null : { skillId: a.skillId, messageId: a.messageId, acceptedOutputModes: a.acceptedModes, cardHash: a.cardHash, dispatchedAt: iso(a.dispatchedAt), observer: a.observer, eventId: a.dispatchEventId },
       serverTasks: serverTasks.filter((s) => s.attempt === a.attempt).map((s) => ({ serverTaskId: s.serverTaskId, workerId: s.workerId, contextId: s.contextId, firstAt: iso(s.firstAt), lastState: s.lastState, lostAt: iso(s.lostAt), lostEventId: s.lostEventId })),
       timeline: (lanes.get(a.attempt) ?? []).map(spanView),
     })),

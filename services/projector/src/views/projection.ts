@@ -11,7 +11,7 @@
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput, Source } from "../inputs.ts";
 import type { ArtifactRow, AttemptRow, CardRow, DlqRow, EventRow, ProbeRow, ServerTaskRow, TaskKeyRow, TaskRow, ViolationRow, WorkerRow } from "./rows.ts";
-import { dispatchTarget, nextAttemptNumber, openAttemptOf, replacesLastState } from "@a2a-ledger/core";
+import { dispatchTarget, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState } from "@a2a-ledger/core";
 import { isTerminalState, later, statusDecision, statusOf, supersedes, waitingSince } from "./status.ts";
 
 const sep = "\u0000";
@@ -31,6 +31,8 @@ export interface Needs {
   cardHashes: string[];
   /** Workers only mentioned by task observations: a bare row is inserted if none exists. */
   mentionedWorkers: string[];
+  /** Correlations the batch brings a RedispatchCommanded decision for: their stored events are loaded for the re-link. */
+  redispatched: string[];
 }
 
 /** Rows that exist, keyed as above. */
@@ -42,9 +44,14 @@ export interface Loaded {
   events: Set<string>;
   workers: Map<string, WorkerRow>;
   cards: Map<string, CardRow>;
+  /**
+   * Every stored event row of the batch's correlations that the reconciler re-dispatched (a
+   * RedispatchCommanded decision stored, or in the batch): their lineage is re-linked from them (relink.ts).
+   */
+  redispatched: Map<string, EventRow[]>;
 }
 
-export const emptyLoaded = (): Loaded => ({ tasks: new Map(), attempts: new Map(), serverTasks: new Map(), artifacts: new Map(), events: new Set(), workers: new Map(), cards: new Map() });
+export const emptyLoaded = (): Loaded => ({ tasks: new Map(), attempts: new Map(), serverTasks: new Map(), artifacts: new Map(), events: new Set(), workers: new Map(), cards: new Map(), redispatched: new Map() });
 
 export interface Changes {
   tasks: TaskRow[];
@@ -61,6 +68,11 @@ export interface Changes {
   cards: CardRow[];
   probes: ProbeRow[];
   dlq: DlqRow[];
+  /**
+   * Correlations re-linked whole (relink.ts): their stored attempts, server tasks and artifacts are
+   * replaced by the ones above, and their stored observation rows take these attempts.
+   */
+  relinked: { correlationId: string; eventAttempts: { id: string; attempt: number | null }[] }[];
 }
 
 export const eventRowId = (input: ProjectorInput): string | undefined => {
@@ -85,7 +97,9 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
   const workers = new Set<string>();
   const cardHashes = new Set<string>();
   const mentioned = new Set<string>();
+  const redispatched = new Set<string>();
   for (const input of inputs) {
+    if (input.kind === "decision" && input.record.type === "RedispatchCommanded") redispatched.add(input.record.correlationId);
     if (input.kind === "observation" || input.kind === "decision" || input.kind === "command") {
       correlations.add(input.record.correlationId);
       const id = eventRowId(input) as string;
@@ -101,7 +115,7 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
     if (input.kind === "snapshot") workers.add(input.record.workerId);
   }
   const sorted = (s: Set<string>) => [...s].sort();
-  return { correlations: sorted(correlations), eventKeys: [...eventKeys.values()], artifactIds: sorted(artifactIds), workers: sorted(workers), cardHashes: sorted(cardHashes), mentionedWorkers: sorted(mentioned).filter((w) => !workers.has(w)) };
+  return { correlations: sorted(correlations), eventKeys: [...eventKeys.values()], artifactIds: sorted(artifactIds), workers: sorted(workers), cardHashes: sorted(cardHashes), mentionedWorkers: sorted(mentioned).filter((w) => !workers.has(w)), redispatched: sorted(redispatched) };
 }
 
 const union = (into: string[], values: readonly string[]): string[] => {
@@ -144,7 +158,15 @@ export class BatchProjection {
   private readonly mentioned = new Set<string>();
   private readonly loadedFirstAt: Map<string, number>;
 
-  constructor(private readonly rows: Loaded) {
+  /**
+   * `planRedispatches`: a RedispatchCommanded plans its attempt on the target, as the fold does. Only
+   * where the decisions come in their canonical place among the observations (relink.ts); read as the
+   * topics interleave, planning would make the views depend on that interleaving.
+   */
+  constructor(
+    private readonly rows: Loaded,
+    private readonly options: { planRedispatches?: boolean } = {},
+  ) {
     this.loadedFirstAt = new Map([...rows.tasks].map(([id, t]) => [id, t.firstAt]));
   }
 
@@ -436,9 +458,8 @@ export class BatchProjection {
         task.indeterminateAt = Math.max(task.indeterminateAt ?? d.decidedAt, d.decidedAt);
         break;
       case "RedispatchCommanded":
-        // The attempt it plans is not linked here: the decisions topic is read independently of the
-        // observations, so the views would depend on the interleaving (see the README's known limit).
         this.key("worker", d.targetWorkerId, d.correlationId);
+        if (this.options.planRedispatches === true) this.planned(d);
         break;
       case "ContractViolation":
         task.violationCount += 1;
@@ -449,6 +470,25 @@ export class BatchProjection {
         break;
       default:
         break;
+    }
+  }
+
+  /**
+   * The attempt a re-dispatch plans on its target, as the fold plans it (lineage.ts `plannedAttempt`):
+   * the target's next server task or dispatch joins it. When the attempt exists already (the
+   * orchestrator's own dispatch, or a server task inferred it, came first), it only stops counting as
+   * inferred: a re-dispatch announced it.
+   */
+  private planned(d: Extract<Decision, { type: "RedispatchCommanded" }>): void {
+    const plan = plannedAttempt(this.slots(d.correlationId), d);
+    if (plan !== undefined) {
+      this.addAttempt({ correlationId: d.correlationId, attempt: plan.attempt, workerId: plan.workerId, skillId: plan.skillId, messageId: null, acceptedModes: plan.acceptedOutputModes, cardHash: null, dispatchedAt: null, dispatchEventId: null, observer: null, inferred: false });
+      return;
+    }
+    const existing = this.attemptRow(d.correlationId, d.attempt);
+    if (existing.inferred && existing.workerId === d.targetWorkerId) {
+      existing.inferred = false;
+      this.dirty.attempts.add(`${d.correlationId}${sep}${d.attempt}`);
     }
   }
 
@@ -492,12 +532,14 @@ export class BatchProjection {
       cards: pick(this.dirty.cards, (k) => this.rows.cards.get(k)),
       probes: this.out.probes,
       dlq: this.out.dlq,
+      relinked: [],
     };
   }
 }
 
-export function project(rows: Loaded, inputs: readonly ProjectorInput[]): Changes {
-  const projection = new BatchProjection(rows);
+/** Projects a batch as the topics interleave; the writer then re-links the re-dispatched correlations (relink.ts). */
+export function project(rows: Loaded, inputs: readonly ProjectorInput[], options: { planRedispatches?: boolean } = {}): Changes {
+  const projection = new BatchProjection(rows, options);
   for (const input of inputs) projection.apply(input);
   return projection.changes();
 }

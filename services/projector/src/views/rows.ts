@@ -162,9 +162,12 @@ export interface AttemptRow {
   dispatchedAt: number | null;
   dispatchEventId: string | null;
   observer: string | null;
-  /** A server task id no dispatch announced opened this attempt. */
+  /** A server task id no dispatch announced opened this attempt (not one a re-dispatch planned). */
   inferred: boolean;
 }
+
+/** Whether the attempt's dispatch was seen (an inferred attempt, or a planned re-dispatch not executed yet, has none). */
+export const dispatched = (a: AttemptRow): boolean => a.dispatchEventId !== null;
 
 export const attemptCodec = codec<AttemptRow>(
   {

@@ -85,7 +85,7 @@ export function renderTimeline(view, filters) {
   const violationsOnly = filters.violationsOnly;
   for (const attempt of view.attempts) {
     const ids = attempt.serverTasks.map((s) => s.serverTaskId);
-    const lane = h("section", { class: "lane", dataset: { attempt: String(attempt.attempt) } }, h("div", { class: "lane-title" }, `Attempt ${attempt.attempt} · `, workerLink(attempt.workerId), " · server task ", h("span", { class: "mono server-task-ids" }, ids.length ? ids.join(", ") : "—"), attempt.inferred ? h("span", { class: "muted" }, " (inferred: no dispatch seen)") : "", attempt.dispatch ? h("span", { class: "muted" }, ` · skill ${attempt.dispatch.skillId ?? "—"} · accepts ${attempt.dispatch.acceptedOutputModes.join(", ") || "anything"} · card ${String(attempt.dispatch.cardHash ?? "—").slice(0, 12)}`) : ""));
+    const lane = h("section", { class: "lane", dataset: { attempt: String(attempt.attempt) } }, h("div", { class: "lane-title" }, `Attempt ${attempt.attempt} · `, workerLink(attempt.workerId), " · server task ", h("span", { class: "mono server-task-ids" }, ids.length ? ids.join(", ") : "—"), attempt.inferred ? h("span", { class: "muted" }, " (inferred: no dispatch seen)") : attempt.dispatch ? "" : h("span", { class: "muted" }, " (re-dispatch commanded: no dispatch seen yet)"), attempt.dispatch ? h("span", { class: "muted" }, ` · skill ${attempt.dispatch.skillId ?? "—"} · accepts ${attempt.dispatch.acceptedOutputModes.join(", ") || "anything"} · card ${String(attempt.dispatch.cardHash ?? "—").slice(0, 12)}`) : ""));
     if (!violationsOnly && filters.types.has("TaskStateObserved")) {
       for (const obs of attempt.timeline) {
         if (!filters.observers.has(obs.observer)) continue;
