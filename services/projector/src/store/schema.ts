@@ -125,6 +125,14 @@ export const migrations: readonly Migration[] = [
       return [`CREATE INDEX ${n.event}_worker_refusals ON ${n.event} (worker_id, occurred_at) WHERE type = 'EmissionRefused'`];
     },
   },
+  {
+    version: 3,
+    description: "views: an index of the correlations the reconciler re-dispatched, which every batch re-links whole",
+    views(gen) {
+      const n = tableNames(gen);
+      return [`CREATE INDEX ${n.event}_redispatched ON ${n.event} (correlation_id) WHERE kind = 'decision' AND type = 'RedispatchCommanded'`];
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseObservation } from "@a2a-ledger/core";
+import type { Observation } from "@a2a-ledger/schemas";
 import { Cursors } from "../cursor.ts";
 import { activeGeneration } from "../store/generations.ts";
 import { tableNames } from "../store/schema.ts";
@@ -78,6 +79,31 @@ describe.each(storeKinds)("views on %s", (kind) => {
     // What the operator's alert reads (a2a_projector_oldest_waiting_seconds): since when the oldest has waited.
     expect(await lost.read((r) => waitingByStatus(r, tableNames(genL)))).toEqual({ indeterminate: { count: 1, oldestSince: Date.parse("2025-06-02T09:20:00Z") }, blocked: { count: 0, oldestSince: null } });
     expect(await partial.read((r) => waitingByStatus(r, tableNames(genP)))).toEqual({ indeterminate: { count: 0, oldestSince: null }, blocked: { count: 0, oldestSince: null } });
+  });
+
+  it("links a re-dispatch's target task to the attempt the re-dispatch planned, as the fold does, whatever order the topics are read in", async () => {
+    // w-gamma first got a dispatch of its own that never showed a task; the re-dispatch to w-gamma is
+    // then seen by its task before its TaskDispatched (the dispatcher's observation comes last).
+    const observations = story().flatMap((o): Observation[] => {
+      if (o.eventId === "dispatch-1") return [{ ...o, eventId: "dispatch-0", occurredAt: o.occurredAt - 60_000, workerId: "w-gamma", messageId: "msg-42-0" } as Observation, o];
+      return o.eventId === "dispatch-2" ? [] : [o];
+    });
+    const late = story().find((o) => o.eventId === "dispatch-2") as Observation;
+    const inputs = inputsFor([...observations, late]);
+    const redispatch = inputs.flatMap((ti) => ti.inputs).flatMap((i) => (i.kind === "decision" && i.record.type === "RedispatchCommanded" ? [i.record] : []))[0];
+    expect(redispatch).toMatchObject({ targetWorkerId: "w-gamma", attempt: 3 });
+    const view = async (store: Store, gen: number) => store.read((r) => lineage(r, tableNames(gen), cursors, "task-42", { limit: 100 }));
+    const stores = await Promise.all([0, 1].map(() => newStore(kind)));
+    // Every observation stored (and linked) before the decisions are read; then the decisions first.
+    const observationsFirst = await view(stores[0] as Store, await load(stores[0] as Store, inputs));
+    const decisionsFirst = await view(stores[1] as Store, await load(stores[1] as Store, [...inputs].reverse(), 1));
+    expect(observationsFirst?.attempts.map((a) => [a.attempt, a.workerId, a.serverTasks.map((st) => st.serverTaskId)])).toEqual([
+      [1, "w-gamma", []],
+      [2, "w-acme", ["acme-7f3a"]],
+      [3, "w-gamma", ["gamma-19c2"]],
+    ]);
+    expect(observationsFirst?.events.items.filter((e) => e.serverTaskId === "gamma-19c2" && e.kind === "observation").map((e) => e.attempt)).toEqual([3, 3, 3]);
+    expect(observationsFirst).toEqual(decisionsFirst);
   });
 
   it("keeps each task's keys at the task's first event even when earlier events arrive later", async () => {

@@ -8,6 +8,7 @@ import type { ProjectorInput } from "../inputs.ts";
 import { type Tables, tableNames } from "../store/schema.ts";
 import { powerOfTwoChunks, type Row, type Store, tuplesIn, type Tx } from "../store/store.ts";
 import { artifactKey, cardKey, type Changes, emptyLoaded, eventKey, type Loaded, type Needs, needsOf, project, serverTaskKey } from "./projection.ts";
+import { relinkRedispatched } from "./relink.ts";
 import { artifactCodec, attemptCodec, cardCodec, type Codec, dlqCodec, eventCodec, probeCodec, serverTaskCodec, taskCodec, taskKeyCodec, violationCodec, workerCodec } from "./rows.ts";
 
 /** Advisory lock namespaces (PostgreSQL): the correlation a task's rows belong to, a worker's rows, a partition's offset. */
@@ -68,6 +69,14 @@ async function load(tx: Tx, t: Tables, needs: Needs): Promise<Loaded> {
         loaded.artifacts.set(artifactKey(a.correlationId, a.workerId, a.serverTaskId, a.artifactId), a);
       }
     }
+    // Correlations re-dispatched (a decision stored, or in the batch): every stored event, for the re-link.
+    const stored = await tx.all(`SELECT DISTINCT correlation_id FROM ${t.event} WHERE correlation_id${tx.inList} AND kind = 'decision' AND type = 'RedispatchCommanded'`, [corr]);
+    const redispatched = [...new Set([...stored.map((r) => String(r.correlation_id)), ...needs.redispatched])].sort();
+    if (redispatched.length > 0) {
+      for (const e of decodeAll(await tx.all(`SELECT * FROM ${t.event} WHERE correlation_id${tx.inList}`, [json(redispatched)]), eventCodec)) {
+        (loaded.redispatched.get(e.correlationId) ?? loaded.redispatched.set(e.correlationId, []).get(e.correlationId))?.push(e);
+      }
+    }
     for (const chunk of powerOfTwoChunks(needs.eventKeys)) {
       for (const r of await tx.all(`SELECT correlation_id, id FROM ${t.event} WHERE ${tuplesIn(["correlation_id", "id"], chunk.length)}`, chunk.flat())) loaded.events.add(eventKey(String(r.correlation_id), String(r.id)));
     }
@@ -88,6 +97,14 @@ async function save(tx: Tx, t: Tables, changes: Changes): Promise<void> {
   for (const moved of changes.movedTasks) await tx.run(`UPDATE ${t.taskKey} SET first_at = ? WHERE correlation_id = ?`, [moved.firstAt, moved.correlationId]);
   await insert(t.taskKey, taskKeyCodec, changes.taskKeys);
   await insert(t.event, eventCodec, changes.events);
+  // A re-linked correlation's rows are replaced whole: an attempt or link it no longer has must not stay.
+  if (changes.relinked.length > 0) {
+    const relinked = json(changes.relinked.map((r) => r.correlationId));
+    for (const table of [t.attempt, t.serverTask, t.artifact]) await tx.run(`DELETE FROM ${table} WHERE correlation_id${tx.inList}`, [relinked]);
+    for (const { correlationId, eventAttempts } of changes.relinked) {
+      for (const e of eventAttempts) await tx.run(`UPDATE ${t.event} SET attempt = ? WHERE correlation_id = ? AND id = ?`, [e.attempt, correlationId, e.id]);
+    }
+  }
   await upsert(t.attempt, attemptCodec, changes.attempts);
   await upsert(t.serverTask, serverTaskCodec, changes.serverTasks);
   await upsert(t.artifact, artifactCodec, changes.artifacts);
@@ -125,7 +142,8 @@ export async function writeBatch(store: Store, gen: number, topic: string, parti
         const needs = needsOf(fresh);
         await tx.lock(lockSpace.correlation, needs.correlations);
         await tx.lock(lockSpace.worker, [...needs.workers, ...needs.mentionedWorkers].sort());
-        const changes = project(await load(tx, t, needs), fresh);
+        const loaded = await load(tx, t, needs);
+        const changes = relinkRedispatched(loaded, project(loaded, fresh));
         await save(tx, t, changes);
         const last = fresh[fresh.length - 1] ?? first;
         const next = Math.max(last.source.offset + 1, options.batchEnd ?? 0);
