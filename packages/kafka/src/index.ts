@@ -10,3 +10,4 @@ export * from "./topic-reader.ts";
 export * from "./partition-send.ts";
 export * from "./create-topics.ts";
 export * from "./dead-letter.ts";
+export * from "./consumer-restart.ts";
