@@ -16,7 +16,7 @@
  * | `dispatched`  | its observations are sent again (same eventIds), then `done` | same                   |
  * | final         | nothing (counted as duplicate)                      | nothing                         |
  */
-import { type AccessFailure, accessFailureOf, createKafka, processClientConfig, type Consumer, type KafkaMessage } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, ConsumerRestart, createKafka, processClientConfig, type Consumer, type KafkaMessage } from "@a2a-ledger/kafka";
 import { IngestClient, IngestRejectedError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -98,6 +98,27 @@ export class Dispatcher {
     // Observations a crash left unrecorded: their commands may never be delivered again. Sent beside the
     // consumer, so a ledger that is still down does not keep the dispatcher from starting.
     this.flushing = this.recordAwaiting().catch((error: unknown) => this.log.error({ err: error }, "could not record the observations a previous run left"));
+    await this.runConsumer();
+    this.canaries.start();
+    this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, workers: [...this.config.workers.workers.keys()], journal: this.journal.path }, "dispatcher started");
+  }
+
+  /** A consumer kafkajs gave up on is run again (the journal makes a redelivery safe); not after Kafka refused the service. */
+  private readonly restart = new ConsumerRestart({
+    rerun: async () => {
+      const crashed = this.consumer;
+      await crashed?.disconnect().catch((error: unknown) => this.log.warn({ err: error }, "the crashed consumer did not disconnect cleanly"));
+      if (!this.stopping) await this.runConsumer();
+    },
+    giveUp: (error) => this.stopping || this.accessFailure !== undefined || this.refusedBy(error) !== undefined,
+    onRestart: (error, attempt) => {
+      this.metrics.consumerRestarts.inc();
+      this.log.warn({ err: error, attempt }, "running the command consumer again");
+    },
+    onRetryFailed: (error, attempt) => this.log.error({ err: error, attempt }, "the command consumer could not run again; trying later"),
+  });
+
+  private async runConsumer(): Promise<void> {
     const consumer = createKafka({ brokers: this.config.brokers, clientId: `a2a-ledger-dispatcher-${this.config.instanceId}` }).consumer({
       groupId: this.config.groupId,
       readUncommitted: false,
@@ -108,6 +129,7 @@ export class Dispatcher {
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.restart.settled();
       const partitions = payload.memberAssignment[this.config.topics.commands] ?? [];
       this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, partitions }, "partitions assigned");
     });
@@ -119,6 +141,7 @@ export class Dispatcher {
       this.running = payload.restart;
       if (!payload.restart && this.refusedBy(payload.error) !== undefined) return;
       this.log.error({ err: payload.error, restart: payload.restart }, "command consumer crashed");
+      this.restart.onCrash(payload);
     });
     await consumer.connect();
     await consumer.subscribe({ topic: this.config.topics.commands, fromBeginning: this.config.fromBeginning });
@@ -136,13 +159,12 @@ export class Dispatcher {
       },
     });
     this.running = true;
-    this.canaries.start();
-    this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, workers: [...this.config.workers.workers.keys()], journal: this.journal.path }, "dispatcher started");
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     this.running = false;
+    this.restart.cancel();
     await this.canaries.stop();
     await this.flushing;
     await this.consumer?.disconnect().catch((error: unknown) => this.log.warn({ err: error }, "consumer did not disconnect cleanly"));

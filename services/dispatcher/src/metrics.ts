@@ -19,6 +19,7 @@ export interface DispatcherMetrics {
   recordingFailures: client.Counter<string>;
   httpRequests: client.Counter<"route" | "status">;
   lag: client.Gauge<"partition">;
+  consumerRestarts: client.Counter<string>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): DispatcherMetrics {
@@ -40,5 +41,6 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Dispa
     recordingFailures: new client.Counter({ name: "a2a_dispatcher_recording_failures_total", help: "Attempts to record observations that the ledger did not acknowledge (retried)", registers }),
     httpRequests: new client.Counter({ name: "a2a_dispatcher_http_requests_total", help: "HTTP requests answered, by route and status", labelNames: ["route", "status"], registers }),
     lag: new client.Gauge({ name: "a2a_dispatcher_lag", help: "Commands waiting behind the dispatcher on each partition of the commands topic (as of the last batch fetched)", labelNames: ["partition"], registers }),
+    consumerRestarts: new client.Counter({ name: "a2a_dispatcher_consumer_restarts_total", help: "Times the command consumer was run again after kafkajs gave up on it (an error it does not retry)", registers }),
   };
 }
