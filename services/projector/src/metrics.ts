@@ -15,6 +15,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     poison: new client.Counter({ name: "a2a_projector_poison_total", help: "Records of an input topic that could not be projected, by reason", labelNames: ["reason"], registers: [registry] }),
     transactions: new client.Counter({ name: "a2a_projector_transactions_total", help: "Database transactions that wrote views and offsets", registers: [registry] }),
     redeliveries: new client.Counter({ name: "a2a_projector_redelivered_records_total", help: "Records delivered again that were already projected (skipped)", registers: [registry] }),
+    consumerRestarts: new client.Counter({ name: "a2a_projector_consumer_restarts_total", help: "Times the consumer was run again after kafkajs gave up on it (an error it does not retry)", registers: [registry] }),
     seeks: new client.Counter({ name: "a2a_projector_seeks_total", help: "Seeks back to the stored offset (the consumer was ahead of the database)", registers: [registry] }),
     batchSeconds: new client.Histogram({ name: "a2a_projector_transaction_seconds", help: "Time to project one batch in one transaction", buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] }),
     requests: new client.Counter({ name: "a2a_projector_http_requests_total", help: "HTTP requests answered, by route, method and status", labelNames: ["route", "method", "status"], registers: [registry] }),

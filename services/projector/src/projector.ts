@@ -5,7 +5,7 @@
  * skipped, and a consumer that is ahead of them (Kafka's committed offsets are only a hint, committed
  * after the database) seeks back. Several instances share the partitions through the group.
  */
-import { type AccessFailure, accessFailureOf, type Admin, type Consumer, createKafka, endOffsets, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, type Admin, type Consumer, ConsumerRestart, createKafka, endOffsets, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Batch } from "kafkajs";
 import type { ProjectorConfig } from "./config.ts";
@@ -39,6 +39,8 @@ export class Projector {
   private gen: { value: number; at: number } | undefined;
   private running = false;
   private failure: Error | undefined;
+  /** The consumer crashed and is being run again (ConsumerRestart). */
+  private restarting = false;
   /** Why Kafka refuses this service, when it does (set at start, or by a crash kafkajs gives up on). */
   private refused: AccessFailure | undefined;
 
@@ -51,9 +53,9 @@ export class Projector {
     return this.running;
   }
 
-  /** Whether the views are being kept up to date: started, and the consumer has not given up. */
+  /** Whether the views are being kept up to date: started, its consumer running (not crashed, not being run again). */
   consuming(): boolean {
-    return this.running && this.failure === undefined;
+    return this.running && this.failure === undefined && !this.restarting;
   }
 
   get topics(): string[] {
@@ -61,9 +63,48 @@ export class Projector {
   }
 
   async start(): Promise<void> {
-    const groupId = this.options.groupId ?? this.config.groupId;
     this.admin = this.kafka.admin();
     await this.admin.connect();
+    this.running = true;
+    try {
+      await this.runConsumer();
+    } catch (error) {
+      this.running = false;
+      throw error;
+    }
+    this.log.info({ groupId: this.groupId, generation: this.options.generation ?? "active", topics: this.topics, store: this.store.location }, "projector consuming");
+  }
+
+  private get groupId(): string {
+    return this.options.groupId ?? this.config.groupId;
+  }
+
+  /**
+   * A consumer kafkajs gave up on is run again (the offsets in the database make that safe) until it
+   * joins its group; meanwhile the projector is not consuming (/readyz). Not after Kafka refused the service.
+   */
+  private readonly restart = new ConsumerRestart({
+    rerun: async () => {
+      await this.consumer?.disconnect().catch(() => undefined);
+      if (this.running) await this.runConsumer();
+    },
+    giveUp: (error) => !this.running || this.refusedOn(error),
+    onRestart: (error, attempt) => {
+      this.metrics.consumerRestarts.inc();
+      this.log.warn({ err: error, attempt }, "running the consumer again");
+    },
+    onRetryFailed: (error, attempt) => this.log.error({ err: error, attempt }, "the consumer could not run again; trying later"),
+  });
+
+  /** Whether Kafka refuses this service (no restart cures that): then the crash is final. */
+  private refusedOn(error: unknown): boolean {
+    this.refused ??= accessFailureOf(error, { topics: this.topics, groupId: this.groupId, client: processClientConfig() });
+    if (this.refused !== undefined) this.failure = error instanceof Error ? error : new Error(String(error));
+    return this.refused !== undefined;
+  }
+
+  private async runConsumer(): Promise<void> {
+    const groupId = this.groupId;
     const consumer = this.kafka.consumer({
       groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000,
       // A broker fault can end in an error kafkajs does not deem retriable: the offsets in the database make a restart safe.
@@ -71,14 +112,22 @@ export class Projector {
     });
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      // kafkajs restarts the consumer after retriable errors; only a crash it gives up on is fatal.
-      if (!payload.restart) {
-        this.failure = payload.error;
-        this.refused ??= accessFailureOf(payload.error, { topics: this.topics, groupId, client: processClientConfig() });
-      }
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
+      // kafkajs restarts the consumer after retriable errors; after any other, so does ConsumerRestart,
+      // unless Kafka refused the service: only that crash is final.
+      if (payload.restart) return;
+      if (!this.running || this.refusedOn(payload.error)) {
+        this.failure ??= payload.error;
+        return;
+      }
+      this.restarting = true;
+      this.restart.onCrash(payload);
     });
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.log.info({ assignment: payload.memberAssignment }, "partitions assigned"));
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.restarting = false;
+      this.restart.settled();
+      this.log.info({ assignment: payload.memberAssignment }, "partitions assigned");
+    });
     // A fetch of only transaction markers or aborted records never reaches eachBatch: move the stored offset over it.
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
       if (payload.batchSize !== 0 || payload.firstOffset === null) return;
@@ -113,8 +162,6 @@ export class Projector {
         }
       },
     });
-    this.running = true;
-    this.log.info({ groupId, generation: this.options.generation ?? "active", topics: this.topics, store: this.store.location }, "projector consuming");
   }
 
   private async generation(): Promise<number> {
@@ -229,6 +276,7 @@ export class Projector {
   async stop(): Promise<void> {
     if (!this.running && this.consumer === undefined) return;
     this.running = false;
+    this.restart.cancel();
     await this.consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
     this.consumer = undefined;
