@@ -5,7 +5,7 @@
  * re-examination of blocked correlations when the capability table changes (re-examination.ts).
  */
 import { createDecider, type Decider } from "@a2a-ledger/core";
-import { accessFailureOf, type Admin, type Consumer, createKafka, type Kafka, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Admin, type Consumer, ConsumerRestart, createKafka, type Kafka, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
@@ -76,20 +76,57 @@ export class Reconciler {
       config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, policies: this.policies, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log,
       partitionsOf: (topic) => this.partitionsOf(topic),
     });
+    this.running = true;
+    try {
+      await this.runConsumer();
+    } catch (error) {
+      this.running = false;
+      throw error;
+    }
+    const reExamination = { capabilities: this.capabilities, group: this.group, store: this.store, transactions: this.transactions, log: this.log, isRunning: () => this.running };
+    this.recheckTimer = setInterval(() => {
+      void recheckIdle(reExamination);
+      this.clocks.warnStalled();
+    }, this.config.recheckMs);
+    this.recheckTimer.unref();
+    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
+  }
+
+  /** A consumer kafkajs gave up on is run again, from the committed offsets; not after Kafka refused the service. */
+  private readonly restart = new ConsumerRestart({
+    rerun: async () => {
+      await this.consumer.disconnect().catch(() => undefined);
+      if (this.running) await this.runConsumer();
+    },
+    giveUp: (error) => !this.running || accessFailureOf(error) !== undefined,
+    onRestart: (error, attempt) => {
+      this.metrics.consumerRestarts.inc();
+      this.log.warn({ err: error, attempt }, "running the consumer again");
+    },
+    onRetryFailed: (error, attempt) => this.log.error({ err: error, attempt }, "the consumer could not run again; trying later"),
+  });
+
+  private async runConsumer(): Promise<void> {
+    const { topics, groupId } = this.config;
     this.consumer = this.kafka.consumer({
       groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: this.config.heartbeatMs, rebalanceTimeout: 30_000,
-      // kafkajs gives up on a consumer after an error it does not deem retriable (a fenced producer, an
-      // unknown commit outcome): the process would live on without consuming. Every failure restarts it
-      // (rejoin, committed offsets, state restored), which is what the transaction's outcome needs.
-      // Except when Kafka refuses this service (credentials, certificate, ACL): no restart cures that (main.ts exits 3 naming it).
+      // A failure restarts the consumer (rejoin, committed offsets, state restored), which is what the
+      // transaction's outcome needs: kafkajs after the errors it deems retriable, ConsumerRestart after
+      // the others. Except when Kafka refuses this service (credentials, certificate, ACL): no restart
+      // cures that (main.ts exits 3 naming it).
       retry: { restartOnFailure: async (error: Error) => accessFailureOf(error) === undefined },
     });
-    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], () => this.store.dropAll()));
+    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.restart.settled();
+      void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], () => this.store.dropAll());
+    });
     this.consumer.on(this.consumer.events.REBALANCING, () => this.group.onRebalancing());
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       if (payload.restart) this.metrics.consumerRestarts.inc();
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
-      if (!payload.restart) this.onFatal?.(payload.error);
+      if (payload.restart) return;
+      if (!this.running || accessFailureOf(payload.error) !== undefined) this.onFatal?.(payload.error);
+      else this.restart.onCrash(payload);
     });
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: topics.observations, fromBeginning: true });
@@ -108,20 +145,13 @@ export class Reconciler {
         this.metrics.lag.set({ partition: String(batch.partition) }, Number(batch.offsetLag()));
       },
     });
-    this.running = true;
-    const reExamination = { capabilities: this.capabilities, group: this.group, store: this.store, transactions: this.transactions, log: this.log, isRunning: () => this.running };
-    this.recheckTimer = setInterval(() => {
-      void recheckIdle(reExamination);
-      this.clocks.warnStalled();
-    }, this.config.recheckMs);
-    this.recheckTimer.unref();
-    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
   }
 
   /** Finishes the batch in hand (or aborts it), leaves the group, closes every client. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.restart.cancel();
     clearInterval(this.recheckTimer);
     await this.consumer.disconnect().catch(() => undefined);
     await this.group.stop();
