@@ -63,12 +63,12 @@ describe("a consumer kafkajs gave up on", () => {
     };
     const restarts: number[] = [];
     const restart = new ConsumerRestart({
-      rerun: async () => {
-        await consumer?.disconnect().catch(() => undefined);
-        await run();
-      },
+      crashed: () => consumer,
+      run,
       giveUp: () => false,
-      onRestart: (_error, attempt) => restarts.push(attempt),
+      name: "the test consumer",
+      log: { warn: () => undefined, error: () => undefined },
+      restarts: { inc: () => restarts.push(restarts.length + 1) },
       delayMs: () => 200,
     });
     try {
@@ -90,15 +90,19 @@ describe("a consumer kafkajs gave up on", () => {
 
   it("is not run again when the error is one no restart cures, and waits longer after each failed try", async () => {
     let reruns = 0;
-    const refused = new ConsumerRestart({ rerun: async () => void reruns++, giveUp: () => true, delayMs: () => 1 });
+    const quiet = { name: "a consumer", log: { warn: () => undefined, error: () => undefined }, restarts: { inc: () => undefined }, crashed: () => undefined };
+    const refused = new ConsumerRestart({ ...quiet, run: async () => void reruns++, giveUp: () => true, delayMs: () => 1 });
     expect(refused.onCrash({ error: new Error("access denied"), restart: false })).toBe(false);
     // kafkajs restarts it itself: nothing to do.
-    const failing = new ConsumerRestart({ rerun: async () => { reruns++; throw new Error("still down"); }, giveUp: () => false, delayMs: () => 5 });
+    const failing = new ConsumerRestart({ ...quiet, run: async () => { reruns++; throw new Error("still down"); }, giveUp: () => false, delayMs: () => 5 });
     expect(failing.onCrash({ error: new Error("x"), restart: true })).toBe(false);
     expect(failing.onCrash({ error: new Error("x"), restart: false })).toBe(true);
     await sleep(100);
     failing.cancel();
+    const afterCancel = reruns;
+    await sleep(50);
     expect(reruns).toBeGreaterThan(2);
+    expect(reruns).toBe(afterCancel);
     expect([1, 2, 3, 6, 10].map(restartDelayMs)).toEqual([1_000, 2_000, 4_000, 30_000, 30_000]);
   });
 });

@@ -7,14 +7,17 @@
  * refused the service (credentials, certificate, ACL: no restart cures that) or when its owner is stopping.
  */
 export interface ConsumerRestartOptions {
-  /** Builds, connects, subscribes and runs a new consumer, and disconnects the one that crashed. */
-  rerun: () => Promise<void>;
+  /** The consumer that crashed: disconnected before a new one runs. */
+  crashed: () => { disconnect(): Promise<void> } | undefined;
+  /** Builds, connects, subscribes and runs a new consumer. */
+  run: () => Promise<void>;
   /** Whether the error is a refusal (no restart), or the owner is stopping. */
   giveUp: (error: unknown) => boolean;
-  /** Told before each try: the error that stopped the consumer, and the try's number (from 1). */
-  onRestart?: (error: unknown, attempt: number) => void;
-  /** Told when a try failed; another follows. */
-  onRetryFailed?: (error: unknown, attempt: number) => void;
+  /** What the log lines call the consumer ("the command consumer"). */
+  name: string;
+  log: { warn(fields: object, message: string): void; error(fields: object, message: string): void };
+  /** Counts each try. */
+  restarts: { inc(): void };
   /** The pause before try n (1, 2, …): 1 s, doubling up to 30 s unless given. */
   delayMs?: (attempt: number) => number;
 }
@@ -47,6 +50,11 @@ export class ConsumerRestart {
     this.timer = undefined;
   }
 
+  private async rerun(): Promise<void> {
+    await this.options.crashed()?.disconnect().catch(() => undefined);
+    if (!this.cancelled) await this.options.run();
+  }
+
   private schedule(error: unknown): void {
     if (this.cancelled) return;
     this.attempt += 1;
@@ -54,9 +62,11 @@ export class ConsumerRestart {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.cancelled || this.options.giveUp(error)) return;
-      this.options.onRestart?.(error, attempt);
-      this.options.rerun().catch((failure: unknown) => {
-        this.options.onRetryFailed?.(failure, attempt);
+      const { log, name } = this.options;
+      this.options.restarts.inc();
+      log.warn({ err: error, attempt }, `running ${name} again`);
+      this.rerun().catch((failure: unknown) => {
+        log.error({ err: failure, attempt }, `${name} could not run again; trying later`);
         if (this.timer === undefined && !this.options.giveUp(failure)) this.schedule(failure);
       });
     }, (this.options.delayMs ?? restartDelayMs)(attempt));

@@ -66,6 +66,14 @@ export class Dispatcher {
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
     this.ingest = new IngestClient({ baseUrl: config.ingestUrl, token: config.ingestToken ?? undefined, maxRetries: 3, maxBackoffMs: 2_000 });
     for (const worker of config.workers.workers.values()) if (worker.workerUrl !== null) this.workerUrls.set(worker.workerId, worker.workerUrl);
+    this.restart = new ConsumerRestart({
+      crashed: () => this.consumer,
+      run: () => this.runConsumer(),
+      giveUp: (error) => this.stopping || this.accessFailure !== undefined || this.refusedBy(error) !== undefined,
+      name: "the command consumer",
+      log: this.log,
+      restarts: this.metrics.consumerRestarts,
+    });
     this.canaries = new CanaryWatch({
       journal: this.journal,
       ingest: this.ingest,
@@ -104,19 +112,7 @@ export class Dispatcher {
   }
 
   /** A consumer kafkajs gave up on is run again (the journal makes a redelivery safe); not after Kafka refused the service. */
-  private readonly restart = new ConsumerRestart({
-    rerun: async () => {
-      const crashed = this.consumer;
-      await crashed?.disconnect().catch((error: unknown) => this.log.warn({ err: error }, "the crashed consumer did not disconnect cleanly"));
-      if (!this.stopping) await this.runConsumer();
-    },
-    giveUp: (error) => this.stopping || this.accessFailure !== undefined || this.refusedBy(error) !== undefined,
-    onRestart: (error, attempt) => {
-      this.metrics.consumerRestarts.inc();
-      this.log.warn({ err: error, attempt }, "running the command consumer again");
-    },
-    onRetryFailed: (error, attempt) => this.log.error({ err: error, attempt }, "the command consumer could not run again; trying later"),
-  });
+  private readonly restart: ConsumerRestart;
 
   private async runConsumer(): Promise<void> {
     const consumer = createKafka({ brokers: this.config.brokers, clientId: `a2a-ledger-dispatcher-${this.config.instanceId}` }).consumer({

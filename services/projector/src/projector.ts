@@ -47,6 +47,14 @@ export class Projector {
   constructor(private readonly config: ProjectorConfig, private readonly store: Store, private readonly log: Logger, private readonly metrics: ProjectorMetrics, private readonly options: ProjectorOptions = {}) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-projector-${config.instanceId}` });
     this.decoder = new InputDecoder(new Serde(config.registryUrl, undefined, processClientConfig().registry), config.topics);
+    this.restart = new ConsumerRestart({
+      crashed: () => this.consumer,
+      run: () => this.runConsumer(),
+      giveUp: (error) => !this.running || this.refusedOn(error),
+      name: "the consumer",
+      log: this.log,
+      restarts: this.metrics.consumerRestarts,
+    });
   }
 
   get isRunning(): boolean {
@@ -66,12 +74,10 @@ export class Projector {
     this.admin = this.kafka.admin();
     await this.admin.connect();
     this.running = true;
-    try {
-      await this.runConsumer();
-    } catch (error) {
+    await this.runConsumer().catch((error: unknown) => {
       this.running = false;
       throw error;
-    }
+    });
     this.log.info({ groupId: this.groupId, generation: this.options.generation ?? "active", topics: this.topics, store: this.store.location }, "projector consuming");
   }
 
@@ -83,18 +89,7 @@ export class Projector {
    * A consumer kafkajs gave up on is run again (the offsets in the database make that safe) until it
    * joins its group; meanwhile the projector is not consuming (/readyz). Not after Kafka refused the service.
    */
-  private readonly restart = new ConsumerRestart({
-    rerun: async () => {
-      await this.consumer?.disconnect().catch(() => undefined);
-      if (this.running) await this.runConsumer();
-    },
-    giveUp: (error) => !this.running || this.refusedOn(error),
-    onRestart: (error, attempt) => {
-      this.metrics.consumerRestarts.inc();
-      this.log.warn({ err: error, attempt }, "running the consumer again");
-    },
-    onRetryFailed: (error, attempt) => this.log.error({ err: error, attempt }, "the consumer could not run again; trying later"),
-  });
+  private readonly restart: ConsumerRestart;
 
   /** Whether Kafka refuses this service (no restart cures that): then the crash is final. */
   private refusedOn(error: unknown): boolean {

@@ -45,6 +45,14 @@ export class Reconciler {
     this.decider = createDecider(config.ruleSet);
     this.clocks = new StageClocks(this.metrics, log);
     this.group = new GroupMembership(this.kafka, config, log, (partition) => this.clocks.settled(partition));
+    this.restart = new ConsumerRestart({
+      crashed: () => this.consumer,
+      run: () => this.runConsumer(),
+      giveUp: (error) => !this.running || accessFailureOf(error) !== undefined,
+      name: "the consumer",
+      log: this.log,
+      restarts: this.metrics.consumerRestarts,
+    });
   }
 
   /** Called when the consumer crashed for good (kafkajs will not restart it), e.g. Kafka refused an ACL. */
@@ -77,12 +85,10 @@ export class Reconciler {
       partitionsOf: (topic) => this.partitionsOf(topic),
     });
     this.running = true;
-    try {
-      await this.runConsumer();
-    } catch (error) {
+    await this.runConsumer().catch((error: unknown) => {
       this.running = false;
       throw error;
-    }
+    });
     const reExamination = { capabilities: this.capabilities, group: this.group, store: this.store, transactions: this.transactions, log: this.log, isRunning: () => this.running };
     this.recheckTimer = setInterval(() => {
       void recheckIdle(reExamination);
@@ -93,18 +99,7 @@ export class Reconciler {
   }
 
   /** A consumer kafkajs gave up on is run again, from the committed offsets; not after Kafka refused the service. */
-  private readonly restart = new ConsumerRestart({
-    rerun: async () => {
-      await this.consumer.disconnect().catch(() => undefined);
-      if (this.running) await this.runConsumer();
-    },
-    giveUp: (error) => !this.running || accessFailureOf(error) !== undefined,
-    onRestart: (error, attempt) => {
-      this.metrics.consumerRestarts.inc();
-      this.log.warn({ err: error, attempt }, "running the consumer again");
-    },
-    onRetryFailed: (error, attempt) => this.log.error({ err: error, attempt }, "the consumer could not run again; trying later"),
-  });
+  private readonly restart: ConsumerRestart;
 
   private async runConsumer(): Promise<void> {
     const { topics, groupId } = this.config;
