@@ -129,6 +129,9 @@ describe("W2 enforces its card at emission", () => {
     const refusedMode = await feed.waitFor(isType("EmissionRefused", (o) => o.correlationId === correlationId && o.emission === "ARTIFACT"), 30_000, "W2's refused application/json");
     expect(refusedMode).toMatchObject({ workerId, serverTaskId, kind: "OUTPUT_MODE_NOT_ADVERTISED", parts: [{ mediaType: "application/json" }], allowed: ["text/plain"] });
     // Nothing off-card reached a client: W2's proxy saw no INPUT_REQUIRED and no application/json for the task.
+    // The proxy records the task's artifact before its final state, on one partition: once the feed holds
+    // the COMPLETED sighting it holds every artifact the proxy recorded before it.
+    await feed.waitFor(isType("TaskStateObserved", (o) => o.correlationId === correlationId && o.observer === `proxy:${workerId}` && o.state === "TASK_STATE_COMPLETED"), 30_000, "W2's task completed, as its proxy saw it");
     const seen = feed.ofType("TaskStateObserved").filter((o) => o.correlationId === correlationId).map((o) => o.state);
     expect(seen).not.toContain("TASK_STATE_INPUT_REQUIRED");
     expect(feed.ofType("ArtifactEmitted").filter((o) => o.correlationId === correlationId).flatMap((o) => o.parts.map((p) => p.mediaType))).toEqual(["text/plain"]);
