@@ -1,7 +1,10 @@
 /**
  * Sums the vitest summaries of every workspace in a test log into one closing line,
  * "tests: N passed, N failed, N skipped", so that one line tells the whole run. A failed test is named
- * again there, with the first line of its error, so the end of a long log says what failed.
+ * again there, with the first line of its error, so the end of a long log says what failed. A suite that
+ * failed outside its tests (a file that does not load, a failing `beforeAll` or `afterAll`: vitest's
+ * "Failed Suites N") counts as a failure: its tests are reported skipped, and a file that failed before
+ * its tests ran must not pass for skips.
  *
  *   tsx scripts/test-summary.ts <log file>
  */
@@ -26,6 +29,8 @@ lines.forEach((line, i) => {
   failures.push(`${workspace} ${unprefixed(line)}\n    ${error}`.trim().slice(0, 600));
 });
 for (const line of lines) {
+  const failedSuites = /Failed Suites (\d+)/.exec(line);
+  if (failedSuites) totals.failed += Number(failedSuites[1]);
   const summary = /^\S*:?\s*Tests\s+(.*)\(\d+\)\s*$/.exec(line.replace(/^@[^:]+:test:\s*/, ""));
   if (!summary?.[1]) continue;
   files++;
