@@ -32,8 +32,8 @@ describe("loadConfig", () => {
 describe("the secured mode's configuration", () => {
   it("is off by default and on with A2A_LEDGER_KAFKA_SECURITY=secured, its SSL listeners on their own ports", () => {
     expect(loadConfig({}).security).toBe("plaintext");
-    const secured = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "45000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "45001", A2A_LEDGER_KAFKA_SSL_PORT: "45010", A2A_LEDGER_REGISTRY_PORT: "45020" });
-    expect(secured).toMatchObject({ security: "secured", sslPort: 45010 });
+    const secured = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "25000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "25001", A2A_LEDGER_KAFKA_SSL_PORT: "25010", A2A_LEDGER_REGISTRY_PORT: "25020" });
+    expect(secured).toMatchObject({ security: "secured", sslPort: 25010 });
     expect(loadConfig({ A2A_LEDGER_KAFKA_PORT: "30000" }).sslPort).toBe(30010);
   });
 

@@ -73,11 +73,11 @@ describe("a three-node cluster's server.properties", () => {
 
 describe("a secured node's server.properties", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "secured-props-"));
-  const config = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "45000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "45001", A2A_LEDGER_KAFKA_SSL_PORT: "45010", A2A_LEDGER_REGISTRY_PORT: "45020", A2A_LEDGER_DATA_DIR: dataDir });
+  const config = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "25000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "25001", A2A_LEDGER_KAFKA_SSL_PORT: "25010", A2A_LEDGER_REGISTRY_PORT: "25020", A2A_LEDGER_DATA_DIR: dataDir });
   const props = serverProperties(config);
 
   it("listens with SASL_SSL and mTLS only, on loopback, and talks between brokers and to the controller over mTLS", () => {
-    expect(setting(props, "listeners")).toBe("SASL_SSL://127.0.0.1:45000,SSL://127.0.0.1:45010,CONTROLLER://127.0.0.1:45001");
+    expect(setting(props, "listeners")).toBe("SASL_SSL://127.0.0.1:25000,SSL://127.0.0.1:25010,CONTROLLER://127.0.0.1:25001");
     expect(setting(props, "listener.security.protocol.map")).toBe("SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:SSL");
     expect(setting(props, "inter.broker.listener.name")).toBe("SSL");
     expect(setting(props, "listener.name.ssl.ssl.client.auth")).toBe("required");

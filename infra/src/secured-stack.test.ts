@@ -1,7 +1,7 @@
 /**
  * The ledger on a secured cluster: one Kafka node of the launcher's secured mode (SASL_SSL and mTLS
  * listeners, StandardAuthorizer, nothing allowed without an ACL) and the registry behind its TLS front
- * with basic auth, on ports 45000–45099. One node is enough here (the main suite runs three JVMs
+ * with basic auth, on ports 25000–25099. One node is enough here (the main suite runs three JVMs
  * already). Every service runs as a child process under its own principal, configured by nothing but
  * its client properties file; the broker's ACL listing and the services' own answers are the oracles.
  */
@@ -26,7 +26,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "secured-stack-"));
 const config = loadConfig({
   ...process.env,
   A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_KAFKA_NODES: "1", A2A_LEDGER_KAFKA_SECURITY: "secured",
-  A2A_LEDGER_KAFKA_PORT: "45000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "45001", A2A_LEDGER_KAFKA_SSL_PORT: "45010", A2A_LEDGER_REGISTRY_PORT: "45020",
+  A2A_LEDGER_KAFKA_PORT: "25000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "25001", A2A_LEDGER_KAFKA_SSL_PORT: "25010", A2A_LEDGER_REGISTRY_PORT: "25020",
   KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "",
 });
 
@@ -250,7 +250,7 @@ describe("the ledger on a secured cluster, each service as its own principal", (
     expect(wrong.ms).toBeLessThan(20_000);
     const untrusted = await cli("cli", "mtls", ["replay", "--kafka", "--json"], { KAFKA_SSL_CA_LOCATION: join(stack.secretsDir, "server.pem") });
     expect(untrusted.code).toBe(3);
-    expect(untrusted.stderr).toMatch(/the certificate of broker 127\.0\.0\.1:45010 is not trusted/);
+    expect(untrusted.stderr).toMatch(/the certificate of broker 127\.0\.0\.1:25010 is not trusted/);
     expect(untrusted.ms).toBeLessThan(20_000);
     const noCert = await cli("cli", "mtls", ["replay", "--kafka", "--json"], { KAFKA_SSL_CERTIFICATE_LOCATION: "", KAFKA_SSL_KEY_LOCATION: "", KAFKA_CLIENT_CONFIG: "", KAFKA_SECURITY_PROTOCOL: "SSL", KAFKA_SSL_CA_LOCATION: stack.caFile, KAFKA_BROKERS: stack.sslBrokers, SCHEMA_REGISTRY_URL: stack.registryUrl });
     expect(noCert.code).toBe(3);

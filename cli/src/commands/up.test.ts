@@ -29,18 +29,18 @@ describe("a2a-ledger up's arguments", () => {
 });
 
 describe("the demo's files", () => {
-  const workers = (["W1", "W2", "W3"] as const).map((label, i) => ({ label, workerId: `${label}-abc123`, workerUrl: `http://127.0.0.1:4100${i + 1}`, proxyUrl: `http://127.0.0.1:4200${i + 1}` }));
+  const workers = (["W1", "W2", "W3"] as const).map((label, i) => ({ label, workerId: `${label}-abc123`, workerUrl: `http://127.0.0.1:2100${i + 1}`, proxyUrl: `http://127.0.0.1:2200${i + 1}` }));
 
   it("give the orchestrator a story it accepts, naming every worker by its proxy", () => {
     const story = parseStoryConfig(JSON.stringify(demoStory("abc123", workers)));
-    expect(story.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:42001" });
+    expect(story.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:22001" });
     expect(story.acceptedOutputModes).toEqual(["application/json", "text/plain"]);
   });
 
   it("give the dispatcher every worker through its proxy, with a resume message that stops in INPUT_REQUIRED and one parked canary", () => {
     const file = demoWorkersFile(workers) as { workers: Record<string, { url: string; workerUrl: string; skills: { answer: { redispatch: { resume: Record<string, string> }; canaries: { message: string; park?: boolean }[] } } }> };
     expect(Object.keys(file.workers)).toEqual(["W1-abc123", "W2-abc123", "W3-abc123"]);
-    expect(file.workers["W3-abc123"]).toMatchObject({ url: "http://127.0.0.1:42003", workerUrl: "http://127.0.0.1:41003" });
+    expect(file.workers["W3-abc123"]).toMatchObject({ url: "http://127.0.0.1:22003", workerUrl: "http://127.0.0.1:21003" });
     expect(file.workers["W3-abc123"]?.skills.answer.redispatch.resume.TASK_STATE_INPUT_REQUIRED).toMatch(/^need-input /);
     expect(file.workers["W1-abc123"]?.skills.answer.canaries.filter((c) => c.park)).toEqual([{ message: "need-input probe canary", park: true }]);
   });

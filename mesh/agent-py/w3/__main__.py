@@ -1,7 +1,7 @@
 """W3 as its own process:
 
-    mesh/agent-py/.venv/bin/python -m w3 --port 41003 --db /path/w3.sqlite [--host 127.0.0.1] [--card-max-age 3600]
-        [--grpc-port 41103]
+    mesh/agent-py/.venv/bin/python -m w3 --port 21003 --db /path/w3.sqlite [--host 127.0.0.1] [--card-max-age 3600]
+        [--grpc-port 21103]
 
 (run from mesh/agent-py). Logs JSON lines on stdout; the first is {"msg": "listening", "url": ...} (with
 "grpc": "host:port" when --grpc-port is given: A2A's gRPC binding on that port, 0 for a free one).

@@ -49,7 +49,7 @@ export interface JsAgentOptions {
 
 export interface RunningJsAgent {
   readonly kind: JsWorkerKind;
-  /** Base URL, e.g. http://127.0.0.1:41001 (the card is at /.well-known/agent-card.json). */
+  /** Base URL, e.g. http://127.0.0.1:21001 (the card is at /.well-known/agent-card.json). */
   readonly url: string;
   /** The gRPC endpoint (`host:port`) when the worker serves gRPC, else null. */
   readonly grpcTarget: string | null;

@@ -1,8 +1,8 @@
 /**
  * A JS mesh worker as its own process:
  *
- *     tsx mesh/agents-js/src/main.ts --agent w1 --port 41001 [--host 127.0.0.1] [--config w1.json] [--card-max-age 3600]
- *         [--grpc-port 41101] [--guard-worker-id W2 --guard-ingest-url http://127.0.0.1:18090]
+ *     tsx mesh/agents-js/src/main.ts --agent w1 --port 21001 [--host 127.0.0.1] [--config w1.json] [--card-max-age 3600]
+ *         [--grpc-port 21101] [--guard-worker-id W2 --guard-ingest-url http://127.0.0.1:18090]
  *
  * With --grpc-port the worker also serves A2A's gRPC binding there (0: a free port), named in its card.
  *

@@ -9,7 +9,7 @@ const valid = {
   runId: "abc123",
   skillId: "answer",
   acceptedOutputModes: ["application/json", "text/plain"],
-  workers: { w1: { workerId: "W1-abc123", url: "http://127.0.0.1:42001/" }, w2: { workerId: "W2-abc123", url: "http://127.0.0.1:42002" }, w3: { workerId: "W3-abc123", url: "https://p3.example" } },
+  workers: { w1: { workerId: "W1-abc123", url: "http://127.0.0.1:22001/" }, w2: { workerId: "W2-abc123", url: "http://127.0.0.1:22002" }, w3: { workerId: "W3-abc123", url: "https://p3.example" } },
 };
 
 const problemsOf = (value: unknown): string[] => {
@@ -25,7 +25,7 @@ const problemsOf = (value: unknown): string[] => {
 describe("the story file", () => {
   it("reads the run, the skill, the accepted output modes and each worker's proxy", () => {
     const config = parseStoryConfig(JSON.stringify(valid));
-    expect(config.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:42001" });
+    expect(config.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:22001" });
     expect(config.ledgerTimeoutMs).toBe(120_000);
   });
 

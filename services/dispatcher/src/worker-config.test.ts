@@ -8,8 +8,8 @@ import { maxConfigBytes, parseWorkersConfig, readWorkersConfig, renderMessage, s
 const valid = {
   workers: {
     W3: {
-      url: "http://127.0.0.1:42003/",
-      workerUrl: "http://127.0.0.1:41003",
+      url: "http://127.0.0.1:22003/",
+      workerUrl: "http://127.0.0.1:21003",
       transport: "HTTP+JSON",
       skills: {
         answer: {
@@ -36,8 +36,8 @@ describe("the workers file", () => {
   it("reads workers, their proxy URL, skills, re-dispatch messages per resume state and canaries", () => {
     const config = parseWorkersConfig(JSON.stringify(valid));
     const w3 = config.workers.get("W3");
-    expect(w3?.url).toBe("http://127.0.0.1:42003");
-    expect(w3?.workerUrl).toBe("http://127.0.0.1:41003");
+    expect(w3?.url).toBe("http://127.0.0.1:22003");
+    expect(w3?.workerUrl).toBe("http://127.0.0.1:21003");
     expect(w3?.transport).toBe("HTTP+JSON");
     const answer = w3 === undefined ? undefined : skillConfigFor(w3, "answer");
     expect(answer?.redispatch?.resume.get("TASK_STATE_INPUT_REQUIRED")).toBe("need-input {correlationId} attempt {attempt}");

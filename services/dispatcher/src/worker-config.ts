@@ -6,8 +6,8 @@
  *     {
  *       "workers": {
  *         "W3": {
- *           "url": "http://127.0.0.1:42003",
- *           "workerUrl": "http://127.0.0.1:41003",
+ *           "url": "http://127.0.0.1:22003",
+ *           "workerUrl": "http://127.0.0.1:21003",
  *           "transport": "JSONRPC",
  *           "skills": {
  *             "answer": {

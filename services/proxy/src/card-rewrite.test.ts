@@ -20,7 +20,7 @@ describe("rewriteCardUrls", () => {
   });
 
   it("does not take a longer port or host for the worker's", () => {
-    const card = `{"supportedInterfaces":[{"url":"http://127.0.0.1:40011/a2a"}]}`;
+    const card = `{"supportedInterfaces":[{"url":"http://127.0.0.1:20011/a2a"}]}`;
     expect(rewriteCardUrls(card, [worker], proxy)).toBe(card);
   });
 

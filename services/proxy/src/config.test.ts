@@ -90,8 +90,8 @@ describe("loadConfig: the gRPC relay", () => {
   it("is off without A2A_LEDGER_PROXY_GRPC_PORT, and reads its port, upstream and public target", () => {
     expect(loadConfig(minimal)).toMatchObject({ grpcPort: null, grpcUpstream: null, grpcPublicTarget: null });
     expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_GRPC_PORT: "0" })).toMatchObject({ grpcPort: 0, grpcUpstream: null });
-    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_GRPC_PORT: "42101", A2A_LEDGER_PROXY_GRPC_UPSTREAM: "grpcs://w1.internal:443", A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET: "proxy.example:8443" })).toMatchObject({
-      grpcPort: 42101,
+    expect(loadConfig({ ...minimal, A2A_LEDGER_PROXY_GRPC_PORT: "22101", A2A_LEDGER_PROXY_GRPC_UPSTREAM: "grpcs://w1.internal:443", A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET: "proxy.example:8443" })).toMatchObject({
+      grpcPort: 22101,
       grpcUpstream: { target: "w1.internal:443", origin: "https://w1.internal:443" },
       grpcPublicTarget: "proxy.example:8443",
     });
@@ -109,7 +109,7 @@ describe("loadConfig: the gRPC relay", () => {
     expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "70000" })).toContain("A2A_LEDGER_PROXY_GRPC_PORT");
     expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "0", A2A_LEDGER_PROXY_GRPC_UPSTREAM: "http://w1/a2a" })).toContain("A2A_LEDGER_PROXY_GRPC_UPSTREAM");
     expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "0", A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET: "no-port" })).toContain("A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET");
-    expect(problems({ A2A_LEDGER_PROXY_GRPC_UPSTREAM: "127.0.0.1:41101" })).toContain("need A2A_LEDGER_PROXY_GRPC_PORT");
+    expect(problems({ A2A_LEDGER_PROXY_GRPC_UPSTREAM: "127.0.0.1:21101" })).toContain("need A2A_LEDGER_PROXY_GRPC_PORT");
   });
 });
 
