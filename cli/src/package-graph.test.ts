@@ -147,6 +147,19 @@ describe("the package graph", () => {
     expect(undeclared(all).map((a) => `${a.from} -> ${a.to} (${a.via})`)).toEqual([]);
   });
 
+  it("keeps the Kafka library out of schemas' scripts and benchmarks (the registry's endpoints come from @a2a-ledger/client-config; only its tests of the serde over a topic use Kafka)", () => {
+    const everySource = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        if (name === "node_modules" || name === "dist" || name.startsWith(".")) return [];
+        return statSync(path).isDirectory() ? everySource(path) : /\.[cm]?[jt]s$/.test(name) ? [path] : [];
+      });
+    const files = everySource(join(repoRoot, "schemas")).filter((f) => !/\.test\.[cm]?[jt]s$/.test(f));
+    expect(files.some((f) => f.includes("/scripts/")) && files.some((f) => f.includes("/bench/"))).toBe(true);
+    const kafkaImports = files.filter((f) => /["'](@a2a-ledger\/kafka|kafkajs)["'/]/.test(readFileSync(f, "utf8"))).map((f) => relative(repoRoot, f));
+    expect(kafkaImports).toEqual([]);
+  });
+
   it("has no cycles, devDependencies included", () => {
     expect(graphCycles(new Map(all.map((w) => [w.name, w.all])))).toEqual([]);
   });

@@ -13,7 +13,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import { endpointsFromEnv } from "@a2a-ledger/kafka";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import type { LedgerRecord } from "../src/serde.ts";
 import { allSamples } from "../src/testing/samples.ts";
 import { avroType, isKnownType, type SchemaGroup } from "../src/validate.ts";

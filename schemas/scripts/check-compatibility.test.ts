@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { endpointsFromEnv } from "@a2a-ledger/kafka";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { Serde } from "../src/serde.ts";
 import { avroRoot } from "./avro-sources.ts";
 

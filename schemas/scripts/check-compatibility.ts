@@ -2,9 +2,9 @@
  * `npm run schemas:check`: fails when a schema in avro/ is not BACKWARD compatible with the latest
  * version the registry holds for its subject. `--avro-dir DIR` checks another source tree.
  * A development tool, not part of the library: it reads the registry's address and security from
- * this process's client configuration (@a2a-ledger/kafka, a devDependency).
+ * this process's client configuration (@a2a-ledger/client-config, a devDependency; not the Kafka library).
  */
-import { endpointsFromEnv, processClientConfig } from "@a2a-ledger/kafka";
+import { endpointsFromEnv, processClientConfig } from "@a2a-ledger/client-config";
 import { checkCompatibility } from "../src/registry-admin.ts";
 import { subjectOf } from "../src/subjects.ts";
 import { avroRoot, readSources, resolveEvents } from "./avro-sources.ts";

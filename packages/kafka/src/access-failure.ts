@@ -4,7 +4,7 @@
  * failures are permanent until someone changes the configuration, so they are not retried: a service
  * reports the reason on /readyz, the CLI exits 3 with it.
  */
-import type { ClientConfig } from "./client-config.ts";
+import type { ClientConfig } from "@a2a-ledger/client-config";
 
 export type AccessCause = "authentication" | "certificate" | "authorization";
 

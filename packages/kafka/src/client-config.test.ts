@@ -4,9 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clientConfigProblems, loadClientConfig } from "./client-config.ts";
 import { connectionSecurity } from "./client.ts";
-import { endpointProblems, endpointsFromEnv } from "./endpoints.ts";
+import { clientConfigProblems, endpointProblems, endpointsFromEnv, loadClientConfig } from "@a2a-ledger/client-config";
 
 const dir = mkdtempSync(join(tmpdir(), "client-config-"));
 const secret = "s3cr3t-Pa55word-never-shown";

@@ -9,7 +9,7 @@ import kafkajs from "kafkajs";
 import net from "node:net";
 import tls from "node:tls";
 import { accessFailureOf } from "./access-failure.ts";
-import { type ClientConfig, processClientConfig } from "./client-config.ts";
+import { type ClientConfig, processClientConfig } from "@a2a-ledger/client-config";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
 /** `Partitioners.DefaultPartitioner` is the Java client's murmur2 partitioner. */

@@ -14,7 +14,7 @@ import { createKafka } from "./client.ts";
 // After ./client.ts, which must load before kafkajs does (read-committed.ts).
 import kafkajs from "kafkajs";
 import { ConsumerRestart, restartDelayMs } from "./consumer-restart.ts";
-import { endpointsFromEnv } from "./endpoints.ts";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { createTestTopic } from "./testing.ts";
 
 const kafka = createKafka({ clientId: "consumer-restart-test", brokers: endpointsFromEnv().brokers });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Admin } from "kafkajs";
 import { createKafka } from "./client.ts";
 import { createTopicsAndWait } from "./create-topics.ts";
-import { endpointsFromEnv } from "./endpoints.ts";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { replicationFor } from "./topics.ts";
 
 const kafka = createKafka({ clientId: "create-topics-test", brokers: endpointsFromEnv().brokers });

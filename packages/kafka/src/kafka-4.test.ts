@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
-import { endpointsFromEnv } from "./endpoints.ts";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { createTestTopic, readMessages } from "./testing.ts";
 
 const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "kafka4-smoke" });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, RecordMetadata } from "kafkajs";
 import { createKafka, type Admin } from "./client.ts";
-import { endpointsFromEnv } from "./endpoints.ts";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { partitionOf } from "./partition.ts";
 import { byPartition, IncompleteSendError, type RecordSender, sendByPartition } from "./partition-send.ts";
 import { createTestTopic, readMessages } from "./testing.ts";

@@ -7,7 +7,7 @@
 import type { Admin, KafkaMessage } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka } from "./client.ts";
-import { endpointsFromEnv } from "./endpoints.ts";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { createTestTopic } from "./testing.ts";
 import { TopicReader } from "./topic-reader.ts";
 

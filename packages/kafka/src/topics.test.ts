@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
-import { endpointsFromEnv } from "./endpoints.ts";
+import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { createTestTopic } from "./testing.ts";
 import { effectiveConfigs, ensureTopics, replicationFor, TopicConflictError, type TopicSpec, topics } from "./topics.ts";
 

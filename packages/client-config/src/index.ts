@@ -1,0 +1,3 @@
+export * from "./client-config.ts";
+export * from "./endpoints.ts";
+export { parseProperties } from "./properties.ts";
