@@ -4,10 +4,18 @@
  */
 import type { Admin } from "kafkajs";
 import { createTopicsAndWait } from "./create-topics.ts";
+import { agreedPartitions, defaultPartitions, type TopicPartitionCount } from "./partition-count.ts";
+
+export * from "./partition-count.ts";
 
 export interface TopicSpec {
   name: string;
   partitions: number;
+  /**
+   * Keyed by correlation id and co-partitioned with the other such topics: an existing one's count is
+   * the installed count (whatever `partitions` says), and they must all agree (ensureTopics).
+   */
+  correlationKeyed?: boolean;
   /** Topic-level configs that must hold; compared against an existing topic. */
   configs: Record<string, string>;
   purpose: string;
@@ -37,18 +45,30 @@ export function suffixedTopicNames(suffix: string): TopicNames {
 /** Largest changelog record the topic accepts (Kafka's default for max.message.bytes). */
 export const changelogMaxMessageBytes = "1048588";
 
-/** Observations, decisions, commands and the changelog are co-partitioned by correlationId. */
-export const correlationPartitions = 6;
+/**
+ * Observations, decisions, commands and the changelog are co-partitioned by correlationId. This is the
+ * count they are created with by default (`A2A_LEDGER_PARTITIONS` chooses another at install); readers
+ * and writers learn the installed count from the topics' metadata (`installedPartitions`).
+ */
+export const correlationPartitions = defaultPartitions;
 
-/** Every topic of the ledger with its settings, for a given set of names. */
-export function topicSpecs(names: TopicNames = topicNames): TopicSpec[] {
+/** The correlation-keyed topics of a topic set, which share one partition count. */
+export function correlationKeyedTopics(names: TopicNames = topicNames): string[] {
+  return [names.observations, names.decisions, names.commands, names.changelog];
+}
+
+/**
+ * Every topic of the ledger with its settings, for a given set of names; `partitions` is the count the
+ * correlation-keyed topics are created with (`partitionsFromEnv()` where topics are created).
+ */
+export function topicSpecs(names: TopicNames = topicNames, partitions: number = correlationPartitions): TopicSpec[] {
   return [
-    { name: names.observations, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what every observer saw; the source of truth, kept for replay" },
-    { name: names.decisions, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
-    { name: names.commands, partitions: correlationPartitions, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
+    { name: names.observations, partitions, correlationKeyed: true, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what every observer saw; the source of truth, kept for replay" },
+    { name: names.decisions, partitions, correlationKeyed: true, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
+    { name: names.commands, partitions, correlationKeyed: true, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
     { name: names.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
     // The broker's default record limit, made explicit: a correlation state is kept far below it (core: maxStateBytes).
-    { name: names.changelog, partitions: correlationPartitions, configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes }, purpose: "reconciler state per correlation, restored on assignment" },
+    { name: names.changelog, partitions, correlationKeyed: true, configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes }, purpose: "reconciler state per correlation, restored on assignment" },
     // Keyed by the version (decimal): compaction keeps every version, so history replays across each change.
     { name: names.policy, partitions: 1, configs: { "cleanup.policy": "compact" }, purpose: "the trust policy, one record per version with the time it is in force from; read whole by every reader" },
     // One partition: the records of every reconciler transaction in one order, consistent with what each read.
@@ -80,6 +100,11 @@ export class TopicConflictError extends Error {
 export interface EnsureResult {
   created: string[];
   existing: string[];
+  /**
+   * The partition count of the correlation-keyed topics after the call: the existing ones' count when
+   * some existed (whatever the specs asked for), else the specs' count; undefined when the specs have none.
+   */
+  correlationPartitions: number | undefined;
 }
 
 const CONFIG_RESOURCE_TOPIC = 2;
@@ -108,7 +133,9 @@ export function effectiveConfigs(spec: TopicSpec, brokers: number): Record<strin
 /**
  * Creates missing topics and verifies existing ones: partitions, configs, and a replication at least
  * as strong as the cluster's size calls for. Throws TopicConflictError before creating anything when
- * one conflicts.
+ * one conflicts. The correlation-keyed topics are the exception for partitions: an existing one's
+ * count is the installed count, so a missing one is created with it too; when existing ones disagree
+ * with each other it throws PartitionDisagreementError naming each, before creating anything.
  */
 export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = topics): Promise<EnsureResult> {
   const present = new Set(await admin.listTopics());
@@ -116,6 +143,7 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
   const brokers = (await admin.describeCluster()).brokers.length;
   const replication = replicationFor(brokers);
   const conflicts: TopicConflict[] = [];
+  const installed: TopicPartitionCount[] = [];
   if (existing.length > 0) {
     const metadata = await admin.fetchTopicMetadata({ topics: existing.map((s) => s.name) });
     const described = await admin.describeConfigs({
@@ -124,7 +152,8 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
     });
     for (const spec of existing) {
       const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions ?? [];
-      if (partitions.length !== spec.partitions) conflicts.push({ topic: spec.name, setting: "partitions", expected: String(spec.partitions), actual: String(partitions.length) });
+      if (spec.correlationKeyed === true) installed.push({ topic: spec.name, partitions: partitions.length });
+      else if (partitions.length !== spec.partitions) conflicts.push({ topic: spec.name, setting: "partitions", expected: String(spec.partitions), actual: String(partitions.length) });
       const factor = Math.min(...partitions.map((p) => p.replicas.length));
       if (partitions.length > 0 && factor < replication.factor) conflicts.push({ topic: spec.name, setting: "replication factor", expected: `${replication.factor} (min(3, ${brokers} brokers))`, actual: String(factor) });
       const entries = described.resources.find((r) => r.resourceName === spec.name)?.configEntries ?? [];
@@ -134,18 +163,23 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
       }
     }
   }
+  const installedCount = agreedPartitions(installed);
   if (conflicts.length > 0) throw new TopicConflictError(conflicts);
   const missing = specs.filter((s) => !present.has(s.name));
+  const partitionsOf = (s: TopicSpec) => (s.correlationKeyed === true ? (installedCount ?? s.partitions) : s.partitions);
+  const keyed = specs.filter((s) => s.correlationKeyed === true);
+  if (installedCount === undefined) agreedPartitions(keyed.map((s) => ({ topic: s.name, partitions: s.partitions })));
   if (missing.length > 0) {
     await createTopicsAndWait(
       admin,
       missing.map((s) => ({
         topic: s.name,
-        numPartitions: s.partitions,
+        numPartitions: partitionsOf(s),
         replicationFactor: replication.factor,
         configEntries: Object.entries(effectiveConfigs(s, brokers)).map(([name, value]) => ({ name, value })),
       })),
     );
   }
-  return { created: missing.map((s) => s.name), existing: existing.map((s) => s.name) };
+  const first = keyed[0];
+  return { created: missing.map((s) => s.name), existing: existing.map((s) => s.name), correlationPartitions: first === undefined ? undefined : partitionsOf(first) };
 }
