@@ -1,7 +1,7 @@
 /**
  * What every service process shares: its catalogue of stable error codes (error-catalogue.ts), reading
  * its configuration from environment variables (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts),
- * bearer tokens (bearer-tokens.ts), the methods each HTTP path takes, for 405 with Allow (route-methods.ts),
+ * bearer tokens (bearer-tokens.ts) and the guard that checks them on the route a request matched (route-guard.ts), the methods each HTTP path takes, for 405 with Allow (route-methods.ts),
  * and the node arguments that start a sibling module as a process, from source or from the build (node-entry.ts). Tests and benchmarks run
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
  * `@a2a-ledger/env/testing` (testing.ts).
@@ -10,6 +10,7 @@ export { envReader, sharedSettings, warnDeprecatedOnce, type DeprecatedName, typ
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
 export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";
 export { routeMethods, type RouteMethods } from "./route-methods.ts";
+export { routeGuard, type MatchedRequest, type RouteGuard, type RouteGuardOptions } from "./route-guard.ts";
 export {
   CatalogueError,
   catalogueProblems,

@@ -1,8 +1,11 @@
 /**
  * Read tokens (A2A_LEDGER_PROJECTOR_TOKENS): the API, the live stream and /metrics need one; the page's files,
  * /healthz and /readyz stay open; A2A_LEDGER_PROJECTOR_METRICS_OPEN leaves /metrics open; OpenAPI says which.
+ * The guard decides on the route fastify matched: percent-encoded, re-cased, doubled-slash and other
+ * spellings of a guarded path (the shared battery of @a2a-ledger/env/testing) are refused on a real server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest, runGuardBattery } from "@a2a-ledger/env/testing";
 import { loadConfig } from "./config.ts";
 import { ProjectorConfigError } from "./errors.ts";
 import { LiveStream } from "./live-stream.ts";
@@ -36,7 +39,7 @@ afterAll(async () => {
 describe("a projector with read tokens", () => {
   it("answers 401 with a Bearer challenge on the API, the stream and /metrics without a valid token", async () => {
     const server = serve(false);
-    for (const url of ["/v1/tasks", "/v1/tasks/x", "/v1/tasks/x/events.ndjson", "/v1/workers", "/v1/violations", "/v1/queue", "/v1/dlq", "/v1/staleness", "/v1/stream", "/metrics", "/v1/nothing"]) {
+    for (const url of ["/v1/tasks", "/v1/tasks/x", "/v1/tasks/x/events.ndjson", "/v1/workers", "/v1/violations", "/v1/queue", "/v1/dlq", "/v1/staleness", "/v1/stream", "/metrics"]) {
       for (const authorization of [undefined, "Bearer wrong-token-0123456789", `Bearer ${token}x`, `Basic ${token}`, token]) {
         const response = await server.inject({ method: "GET", url, headers: authorization === undefined ? {} : { authorization } });
         expect(response.statusCode, `${url} ${authorization}`).toBe(401);
@@ -45,6 +48,12 @@ describe("a projector with read tokens", () => {
         expect(response.body).not.toContain(token);
       }
     }
+  });
+
+  it("answers a path that names no route 404 without a token: the guard decides on the route matched, and there is none", async () => {
+    const response = await serve(false).inject({ method: "GET", url: "/v1/nothing" });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: "PROJECTOR_NOT_FOUND" });
   });
 
   it("serves the API with any configured token", async () => {
@@ -70,6 +79,34 @@ describe("a projector with read tokens", () => {
     }
     const open = (await serve(true).inject({ method: "GET", url: "/openapi.json" })).json() as { paths: Record<string, { get: { security: unknown[] } }> };
     expect(open.paths["/metrics"]?.get.security).toEqual([]);
+  });
+});
+
+describe("a projector with read tokens, asked by paths that decode or normalize onto a guarded route", () => {
+  const guardedPaths = ["/v1/tasks", "/v1/tasks/x", "/v1/tasks/x/events.ndjson", "/v1/tasks/x/timeline", "/v1/workers", "/v1/workers/x", "/v1/workers/x/verified-card", "/v1/route", "/v1/violations", "/v1/dlq", "/v1/queue", "/v1/staleness", "/v1/stream", "/metrics"];
+  const unmatchedCodes = ["PROJECTOR_NOT_FOUND", "PROJECTOR_METHOD_NOT_ALLOWED"];
+
+  async function listening(metricsOpen: boolean): Promise<number> {
+    const server = serve(metricsOpen);
+    await server.listen({ host: "127.0.0.1", port: 0 });
+    const address = server.server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    return address.port;
+  }
+
+  it("refuses every variant without a token: 401 when it reaches a route, else 404/405, never data", async () => {
+    const port = await listening(false);
+    const result = await runGuardBattery(port, guardedPaths.map((path) => ({ path })), { token, unmatchedCodes });
+    expect(result.failures).toEqual([]);
+    // The battery is only worth something if encoded variants do reach the routes (fastify decodes them).
+    expect(result.reachedWithToken).toBeGreaterThan(guardedPaths.length * 4);
+    for (const path of ["/%761/tasks", "/v%31/tasks", "/%761/route", "/%6detrics"]) expect((await rawRequest(port, "GET", path)).status, path).toBe(401);
+  }, 120_000);
+
+  it("serves the public routes, and /metrics under any spelling once A2A_LEDGER_PROJECTOR_METRICS_OPEN opens it", async () => {
+    const port = await listening(true);
+    for (const path of ["/", "/app.js", "/healthz", "/readyz", "/openapi.json", "/metrics", "/%6detrics", "/h%65althz"]) expect((await rawRequest(port, "GET", path)).status, path).toBe(200);
+    expect((await rawRequest(port, "GET", "/%761/tasks")).status).toBe(401);
   });
 });
 

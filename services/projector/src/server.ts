@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { bearerTokens, routeMethods } from "@a2a-ledger/env";
+import { bearerTokens, routeGuard, routeMethods } from "@a2a-ledger/env";
 import type { AccessFailure } from "@a2a-ledger/kafka";
 import type { ProjectorConfig } from "./config.ts";
 import { Cursors } from "./cursor.ts";
@@ -90,9 +90,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const cursors = new Cursors(config.cursorSecret);
   const tokens = bearerTokens(config.tokens ?? []);
   const openapiText = JSON.stringify(openApiDocument({ authRequired: tokens.required, metricsOpen: config.metricsOpen ?? false }));
-  /** What a read token guards: the API and the live stream, and /metrics unless it is left open. The page's files and the health checks stay open. */
-  const guarded = (path: string): boolean => path.startsWith("/v1/") || (path === "/metrics" && !(config.metricsOpen ?? false));
   const assets = new Map(Object.entries(webAssets).map(([path, a]) => [path, { type: a.type, body: readFileSync(new URL(a.file, webDir)) }]));
+  /**
+   * A read token guards every route but these: the page's files, the health checks, the OpenAPI document,
+   * and /metrics when it is left open. Decided on the route fastify matched, never on the raw URL.
+   */
+  const guard = routeGuard({ tokens, publicRoutes: [...assets.keys(), "/healthz", "/readyz", "/openapi.json", ...(config.metricsOpen ?? false ? ["/metrics"] : [])] });
   let closing = false;
 
   const app = Fastify({
@@ -115,7 +118,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
-    if (tokens.required && guarded(request.url.split("?")[0] ?? "") && tokens.match(request.headers.authorization) === undefined) {
+    if (guard.refuses(request)) {
       throw new ProjectorError("PROJECTOR_UNAUTHORIZED", "A valid bearer read token is required");
     }
   });
