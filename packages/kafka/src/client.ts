@@ -12,8 +12,8 @@ import { accessFailureOf } from "./access-failure.ts";
 import { type ClientConfig, processClientConfig } from "@a2a-ledger/client-config";
 
 export type { Admin, Batch, Consumer, IHeaders, Kafka, KafkaMessage, PartitionMetadata, Producer, RecordMetadata, Transaction } from "kafkajs";
-/** `Partitioners.DefaultPartitioner` is the Java client's murmur2 partitioner. */
-export const { CompressionTypes, logLevel, Partitioners } = kafkajs;
+/** `Partitioners.DefaultPartitioner` is the Java client's murmur2 partitioner; `AssignerProtocol` encodes group assignments. */
+export const { AssignerProtocol, CompressionTypes, logLevel, Partitioners } = kafkajs;
 
 export interface KafkaOptions {
   brokers: string;

@@ -6,10 +6,10 @@
  */
 import type { Admin, KafkaMessage } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKafka } from "./client.ts";
+import { AssignerProtocol, createKafka } from "./client.ts";
 import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { createTestTopic } from "./testing.ts";
-import { TopicReader } from "./topic-reader.ts";
+import { type PartitionProgress, TopicReader } from "./topic-reader.ts";
 
 const kafka = createKafka({ clientId: "topic-reader-test", brokers: endpointsFromEnv().brokers });
 let admin: Admin;
@@ -155,6 +155,87 @@ describe("TopicReader", () => {
       }
     } finally {
       await producer.disconnect();
+    }
+  });
+
+  it("reads only the partitions it is given: its group assigns it nothing else", async () => {
+    const topic = await topicOf("subset", 3);
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    try {
+      await producer.send({ topic, acks: -1, messages: [0, 1, 2].flatMap((partition) => [{ partition, key: `a${partition}`, value: "1" }, { partition, key: `b${partition}`, value: "2" }]) });
+    } finally {
+      await producer.disconnect();
+    }
+    const { seen, reader } = collecting(topic, { partitions: [1] });
+    await reader.start();
+    try {
+      expect(await reader.caughtUp(30_000)).toEqual({ 1: "2" });
+      expect(seen).toEqual(["1:0 a1=1", "1:1 b1=2"]);
+      const [group] = (await admin.describeGroups([reader.groupId])).groups;
+      const assigned = (group?.members ?? []).map((m) => AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment);
+      expect(assigned).toEqual([{ [topic]: [1] }]);
+      await expect(reader.caughtUp(30_000, new Set([0, 1]))).rejects.toThrow(/partitions 0 are not among the partitions this reader reads/);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it("with a stall guard, waits for as long as the read moves, reporting progress and each partition's end", async () => {
+    const topic = await topicOf("slow", 2);
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    try {
+      await producer.send({ topic, acks: -1, messages: Array.from({ length: 200 }, (_, i) => ({ partition: i % 2, key: `k${i}`, value: String(i) })) });
+    } finally {
+      await producer.disconnect();
+    }
+    // 10 ms per record: the read takes about 2 s, twice the stall guard and twice a total limit of the same length.
+    const slow = () => new TopicReader(kafka, admin, topic, () => new Promise((r) => setTimeout(r, 10)), "topic-reader-test");
+    const limited = slow();
+    await limited.start();
+    try {
+      await expect(limited.caughtUp(1_000)).rejects.toThrow(/did not reach the end of partitions .* within 1000 ms/);
+    } finally {
+      await limited.stop();
+    }
+    const reader = slow();
+    const reports: PartitionProgress[][] = [];
+    const reached: [number, string][] = [];
+    await reader.start();
+    const started = Date.now();
+    try {
+      const ends = await reader.caughtUp({ stallMs: 1_000, progressEveryMs: 200, progress: (p) => void reports.push([...p]), reached: (partition, end) => void reached.push([partition, end]) });
+      expect(Date.now() - started).toBeGreaterThan(1_000);
+      expect(ends).toEqual({ 0: "100", 1: "100" });
+      expect(reached.sort()).toEqual([[0, "100"], [1, "100"]]);
+      const remaining = reports.map((r) => r.reduce((n, p) => n + Number(p.end - p.position), 0));
+      expect(remaining.length).toBeGreaterThan(2);
+      expect(remaining[remaining.length - 1]).toBe(0);
+      expect(remaining.some((n) => n > 0 && n < 200)).toBe(true);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it("with a stall guard, fails with the partitions and positions once nothing moves for that long", async () => {
+    const topic = await topicOf("stalled", 1);
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    try {
+      await producer.send({ topic, acks: -1, messages: [{ key: "a", value: "1" }, { key: "b", value: "2" }] });
+    } finally {
+      await producer.disconnect();
+    }
+    let release = (): void => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const reader = new TopicReader(kafka, admin, topic, () => held, "topic-reader-test");
+    await reader.start();
+    try {
+      await expect(reader.caughtUp({ stallMs: 1_500 })).rejects.toThrow(/made no progress for 1500 ms: partitions 0 \(at 0 of 2\) did not reach their end/);
+    } finally {
+      release();
+      await reader.stop();
     }
   });
 });

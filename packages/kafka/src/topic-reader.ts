@@ -8,11 +8,17 @@
  * A reader follows its topic for as long as it runs (the reconciler's capability table);
  * `caughtUp` resolves once every partition was read up to the end offsets it had when called (a
  * changelog restore, a bounded read). `from: "end"` starts at the topic's current end instead (a
- * feed of what happens from now on).
+ * feed of what happens from now on). `partitions` reads only those: the throwaway group's assignor
+ * gives its one member nothing else, so the other partitions are never fetched.
+ *
+ * `caughtUp` waits either for a total time or, for a read that takes as long as the topic is large (a
+ * changelog restore), for as long as it makes progress: it fails only when no position moved for
+ * `stallMs`.
  */
 import { randomUUID } from "node:crypto";
-import type { Admin, Consumer, Kafka, KafkaMessage } from "kafkajs";
-import { endOffsets } from "./end-offsets.ts";
+import type { Admin, Consumer, Kafka, KafkaMessage, PartitionAssigner } from "kafkajs";
+import { AssignerProtocol } from "./client.ts";
+import { endOffsets, type PartitionOffsets } from "./end-offsets.ts";
 
 export type RecordHandler = (partition: number, message: KafkaMessage) => Promise<void> | void;
 
@@ -28,6 +34,51 @@ export interface TopicReaderOptions {
   crash?: "restart" | "fail";
   /** Called whenever a partition's position moves (a record handled, a batch's gap passed) or the read fails. */
   onProgress?: () => void;
+  /** Reads only these partitions (every partition by default); the others are never assigned nor fetched. */
+  partitions?: readonly number[];
+}
+
+/** How `caughtUp` waits when it is not given a total time: for as long as the read moves. */
+export interface CaughtUpWatch {
+  /** Fails when no partition's position moved for this long (and the end was not reached). */
+  stallMs: number;
+  /** Called about every `progressEveryMs` (1 s by default) while waiting, and once at the end, with each partition's end and position. */
+  progress?: (partitions: readonly PartitionProgress[]) => void;
+  progressEveryMs?: number;
+  /** Called once per partition, when it was read to its end. */
+  reached?: (partition: number, end: string) => void;
+}
+
+export interface PartitionProgress {
+  partition: number;
+  /** The end offset `caughtUp` waits for. */
+  end: bigint;
+  /** The next offset to be handled. */
+  position: bigint;
+}
+
+/**
+ * An assignor for a group of one member that gives it `partitions` of `topic` and nothing else
+ * (kafkajs reads only inside a group; its own assignors hand out every partition).
+ */
+export function onlyPartitions(topic: string, partitions: readonly number[]): PartitionAssigner {
+  const { MemberAssignment, MemberMetadata } = AssignerProtocol;
+  const sorted = [...new Set(partitions)].sort((a, b) => a - b);
+  return () => ({
+    name: "OnlyPartitionsAssigner",
+    version: 0,
+    async assign({ members }) {
+      // Every member of a throwaway group is this reader; should there be more, the first gets the partitions.
+      const [first, ...others] = members.map((m) => m.memberId).sort();
+      return [
+        ...(first === undefined ? [] : [{ memberId: first, memberAssignment: MemberAssignment.encode({ version: 0, assignment: { [topic]: sorted }, userData: Buffer.alloc(0) }) }]),
+        ...others.map((memberId) => ({ memberId, memberAssignment: MemberAssignment.encode({ version: 0, assignment: {}, userData: Buffer.alloc(0) }) })),
+      ];
+    },
+    protocol({ topics }) {
+      return { name: "OnlyPartitionsAssigner", metadata: MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }) };
+    },
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,12 +88,25 @@ export class TopicReader {
   /** Next offset to read, per partition, after everything before it was handled. */
   private readonly positions = new Map<number, bigint>();
   private failure: Error | undefined;
+  /** When a position last moved (for `caughtUp`'s stall guard). */
+  private movedAt = Date.now();
+  /** The partitions read, if not every one. */
+  private readonly only: ReadonlySet<number> | undefined;
   /** The throwaway group's id (for messages about access to it). */
   readonly groupId: string;
 
   constructor(kafka: Kafka, private readonly admin: Admin, readonly topic: string, private readonly onRecord: RecordHandler, groupPrefix: string, private readonly options: TopicReaderOptions = {}) {
     this.groupId = `${groupPrefix}-${randomUUID()}`;
-    this.consumer = kafka.consumer({ groupId: this.groupId, readUncommitted: false, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+    this.only = options.partitions === undefined ? undefined : new Set(options.partitions);
+    this.consumer = kafka.consumer({
+      groupId: this.groupId, readUncommitted: false, maxWaitTimeInMs: 100, allowAutoTopicCreation: false,
+      ...(options.partitions === undefined ? {} : { partitionAssigners: [onlyPartitions(topic, options.partitions)] }),
+    });
+  }
+
+  /** The offsets of the partitions this reader reads (all of the topic's unless `partitions` was given). */
+  private async ends(deadline: number): Promise<PartitionOffsets[]> {
+    return (await endOffsets(this.admin, this.topic, deadline)).filter((p) => this.only === undefined || this.only.has(p.partition));
   }
 
   /** Why the read stopped for good (kafkajs gave up, or the handler threw), if it did. */
@@ -51,7 +115,7 @@ export class TopicReader {
   }
 
   async start(): Promise<void> {
-    const starts = this.options.from === "end" ? await endOffsets(this.admin, this.topic) : [];
+    const starts = this.options.from === "end" ? await this.ends(Date.now() + 30_000) : [];
     for (const s of starts) this.positions.set(s.partition, BigInt(s.high));
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
@@ -87,6 +151,7 @@ export class TopicReader {
   private advance(partition: number, next: bigint): void {
     if (next > (this.positions.get(partition) ?? 0n)) {
       this.positions.set(partition, next);
+      this.movedAt = Date.now();
       this.options.onProgress?.();
     }
   }
@@ -105,16 +170,50 @@ export class TopicReader {
     this.consumer.resume([{ topic: this.topic, partitions }]);
   }
 
-  /** Resolves, with those offsets, once every partition was read up to the end offsets it had when called. */
-  async caughtUp(timeoutMs = 30_000, partitions?: ReadonlySet<number>): Promise<Record<number, string>> {
-    const deadline = Date.now() + timeoutMs;
-    const ends = (await endOffsets(this.admin, this.topic, deadline)).filter((p) => partitions === undefined || partitions.has(p.partition));
+  /**
+   * Resolves, with those offsets, once every partition read (or each of `partitions`) was read up to the
+   * end offsets it had when called. `limit` is a total time in milliseconds, or a `CaughtUpWatch`: then
+   * it waits for as long as the read makes progress, however long the topic, and fails only when no
+   * position moved for `stallMs`.
+   */
+  async caughtUp(limit: number | CaughtUpWatch = 30_000, partitions?: ReadonlySet<number>): Promise<Record<number, string>> {
+    const watch = typeof limit === "number" ? undefined : limit;
+    const waitMs = typeof limit === "number" ? limit : limit.stallMs;
+    const deadline = Date.now() + waitMs;
+    const ends = (await this.ends(deadline)).filter((p) => partitions === undefined || partitions.has(p.partition));
+    const unread = partitions === undefined ? [] : [...partitions].filter((p) => this.only !== undefined && !this.only.has(p));
+    if (unread.length > 0) throw new Error(`reading ${this.topic}: partitions ${unread.join(", ")} are not among the partitions this reader reads`);
+    const positionOf = (p: PartitionOffsets) => this.positions.get(p.partition) ?? BigInt(p.low);
+    const isBehind = (p: PartitionOffsets) => BigInt(p.high) > BigInt(p.low) && positionOf(p) < BigInt(p.high);
+    const progress = () => watch?.progress?.(ends.map((p) => ({ partition: p.partition, end: BigInt(p.high), position: positionOf(p) > BigInt(p.high) ? BigInt(p.high) : positionOf(p) })));
+    const reached = new Set<number>();
+    const progressEveryMs = watch?.progressEveryMs ?? 1_000;
+    let reportedAt = Date.now();
+    // The stall clock starts now: a reader started long ago may have been idle at the end.
+    this.movedAt = Math.max(this.movedAt, Date.now());
     for (;;) {
       if (this.failure) throw this.failure;
-      const behind = ends.filter((p) => BigInt(p.high) > BigInt(p.low) && (this.positions.get(p.partition) ?? BigInt(p.low)) < BigInt(p.high));
-      if (behind.length === 0) return Object.fromEntries(ends.map((p) => [p.partition, p.high]));
-      if (Date.now() > deadline) {
-        throw new Error(`reading ${this.topic} did not reach the end of partitions ${behind.map((p) => p.partition).join(", ")} within ${timeoutMs} ms`);
+      const behind = ends.filter(isBehind);
+      for (const p of ends) {
+        if (!reached.has(p.partition) && !behind.includes(p)) {
+          reached.add(p.partition);
+          watch?.reached?.(p.partition, p.high);
+        }
+      }
+      if (behind.length === 0) {
+        progress();
+        return Object.fromEntries(ends.map((p) => [p.partition, p.high]));
+      }
+      if (watch === undefined && Date.now() > deadline) {
+        throw new Error(`reading ${this.topic} did not reach the end of partitions ${behind.map((p) => p.partition).join(", ")} within ${waitMs} ms`);
+      }
+      if (watch !== undefined && Date.now() - this.movedAt > watch.stallMs) {
+        const where = behind.map((p) => `${p.partition} (at ${positionOf(p)} of ${p.high})`).join(", ");
+        throw new Error(`reading ${this.topic} made no progress for ${watch.stallMs} ms: partitions ${where} did not reach their end`);
+      }
+      if (Date.now() - reportedAt >= progressEveryMs) {
+        reportedAt = Date.now();
+        progress();
       }
       await sleep(10);
     }
