@@ -12,7 +12,7 @@
  * After a failed request the producer is replaced: a fresh producer id means the broker's sequence
  * de-duplication can never mistake a new request for the replay of one whose answer was lost.
  */
-import { type AccessFailure, accessFailureOf, createKafka, logLevel, processClientConfig, sendByPartition, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import { type AccessFailure, accessFailureOf, createKafka, logLevel, partitionCounts, processClientConfig, sendByPartition, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
 import { ChunkBudget, defaultChunkLimits, type ChunkLimits, type OutgoingRecord } from "./chunk-budget.ts";
 import { IngestError } from "./errors.ts";
 
@@ -241,10 +241,9 @@ export class KafkaSink implements ObservationSink {
   private async refreshPartitions(): Promise<void> {
     try {
       const admin = await this.connectedAdmin();
-      const metadata = await admin.fetchTopicMetadata({ topics: [this.options.topic] });
-      const count = metadata.topics[0]?.partitions.length ?? 0;
-      this.partitions = count || 1;
-      this.knownPartitions = count > 0 ? count : undefined;
+      const [count] = await partitionCounts(admin, [this.options.topic]);
+      this.partitions = count?.partitions ?? 1;
+      this.knownPartitions = count?.partitions;
     } catch (e) {
       this.logger.warn({ err: e }, "could not read the topic's partition count; sizing requests as if it had one partition");
       this.partitions = 1;
