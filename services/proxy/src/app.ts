@@ -13,7 +13,7 @@ import { SqliteCorrelationStore } from "./correlation-store.ts";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type ObservationSender } from "./observation-buffer.ts";
-import { ObservationSpool, type SpoolMetricsSink } from "./observation-spool.ts";
+import { ObservationSpool, type SpoolFs, type SpoolMetricsSink } from "./observation-spool.ts";
 import { createProxyServer } from "./proxy-server.ts";
 import { grpcCardRewrite } from "./grpc/grpc-card.ts";
 import { createGrpcRelay, type GrpcRelay } from "./grpc/grpc-relay.ts";
@@ -25,6 +25,8 @@ export interface ProxyAppOptions {
   defaultMetrics?: boolean;
   /** Replaces the ingest client (tests of the buffer's behaviour). */
   sender?: ObservationSender;
+  /** Replaces the spool's file-system calls (tests of a full disk). */
+  spoolFs?: SpoolFs;
 }
 
 export interface ProxyApp {
@@ -63,7 +65,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     fsyncSeconds: (seconds) => metrics.spoolFsyncSeconds.observe(seconds),
     diskBytes: (bytes) => metrics.spoolDiskBytes.set(bytes),
   };
-  const { spool, replayed } = ObservationSpool.open({ dir: config.spoolDir, log, metrics: spoolMetrics });
+  const { spool, replayed } = ObservationSpool.open({ dir: config.spoolDir, log, metrics: spoolMetrics, ...(options.spoolFs === undefined ? {} : { fs: options.spoolFs }) });
   const buffer = new ObservationBuffer({
     sender,
     spool,

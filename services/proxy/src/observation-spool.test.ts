@@ -6,6 +6,7 @@ import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createLogger } from "@a2a-ledger/logging";
 import { describe, expect, it } from "vitest";
 import { observation } from "../test/observation-fixture.ts";
+import { fillableFs } from "../test/fillable-fs.ts";
 import { ObservationSpool, SpoolLockedError, SpoolUnavailableError, type SpoolMetricsSink } from "./observation-spool.ts";
 
 
@@ -205,4 +206,50 @@ describe("ObservationSpool", () => {
     expect(readdirSync(dir)).not.toContain("0000000000000001.seg");
     expect(open(dir).replayed.map((e) => e.observation.eventId)).toEqual(["e-0", "e-2"]);
   });
+
+  it("a full disk: no segment storm, few descriptors, a growing backoff, and it recovers by itself when space returns", async () => {
+    const dir = freshDir();
+    const { fs, state } = fillableFs();
+    const s = sink();
+    const { spool } = ObservationSpool.open({ dir, log, metrics: s.metrics, segmentBytes: 400, retryInitialMs: 20, retryMaxMs: 160, fs });
+    for (let i = 0; i < 5; i++) spool.append(observation(i));
+    spool.acknowledge(2);
+    await spool.kept();
+    expect(spool.failing).toBe(false);
+
+    state.full = true;
+    const writesBefore = state.writes;
+    // Traffic goes on for a second while nothing can be written: every kept() still resolves.
+    const until = Date.now() + 1_000;
+    let seq = 5;
+    while (Date.now() < until) {
+      spool.append(observation(seq++));
+      if (seq % 7 === 0) spool.acknowledge(seq - 4);
+      await spool.kept();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(spool.failing).toBe(true);
+    expect(s.counts.failing).toBe(true);
+    // Backoff 0, 20, 40, 80, 160, 160 …: a dozen attempts in a second, not one per record.
+    const attempts = state.writes - writesBefore;
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(attempts).toBeLessThanOrEqual(15);
+    expect(s.counts.writeErrors).toBeLessThanOrEqual(15);
+    expect(segments(dir).length).toBeLessThanOrEqual(4);
+    expect(state.maxOpen).toBeLessThanOrEqual(3);
+    expect(state.opens).toBeLessThan(40);
+
+    // Space returns: the spool finds out without any new record.
+    state.full = false;
+    await expect.poll(() => spool.failing, { timeout: 2_000, interval: 10 }).toBe(false);
+    expect(s.counts.failing).toBe(false);
+    const after = spool.append(observation(1_000));
+    await spool.kept();
+    expect(state.written.some((b) => b.includes(`"e-1000"`))).toBe(true);
+    expect(open(dir).replayed.map((e) => e.seq)).toContain(after.seq);
+    expect(segments(dir).length).toBeLessThanOrEqual(4);
+    await spool.close();
+    expect(state.open.size).toBe(0);
+  });
 });
+

@@ -16,7 +16,13 @@
  *   segment.
  * - A write that fails (disk full, I/O error) marks the spool failing until a write succeeds again; the
  *   records of that write stay in memory (they are sent, but would not survive a crash) and writing
- *   continues in a new segment.
+ *   continues in a new segment. A failing spool does not hammer the disk: the first retry comes at once,
+ *   the next ones after a backoff that doubles from `retryInitialMs` up to `retryMaxMs`; records offered
+ *   in between are not written (memory only, as those of the failed write), and at most one new segment
+ *   is started per attempt (the empty ones are deleted). With nothing to write, the retry probes the disk
+ *   with a small file of its own, so the spool recovers by itself when space returns.
+ * - Every file-system call goes through `SpoolFs` (node:fs by default), so that a test can make the disk
+ *   fail and come back.
  */
 import { closeSync, fdatasync, fsync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, write, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,6 +34,26 @@ import { decodeSegment, encodeRecord } from "./spool-record.ts";
 const writeAsync = promisify(write);
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
+
+/** The file-system calls the spool makes once open (reading at start and the lock use node:fs directly). */
+export interface SpoolFs {
+  openSync(path: string, flags: "a" | "r" | "w"): number;
+  closeSync(fd: number): void;
+  /** Writes `length` bytes of `buffer` from `offset`; resolves with how many were written. */
+  write(fd: number, buffer: Buffer, offset: number, length: number): Promise<number>;
+  fdatasync(fd: number): Promise<void>;
+  fsync(fd: number): Promise<void>;
+  unlinkSync(path: string): void;
+}
+
+export const nodeSpoolFs: SpoolFs = {
+  openSync: (path, flags) => openSync(path, flags),
+  closeSync: (fd) => closeSync(fd),
+  write: async (fd, buffer, offset, length) => (await writeAsync(fd, buffer, offset, length)).bytesWritten,
+  fdatasync: (fd) => fdatasyncAsync(fd),
+  fsync: (fd) => fsyncAsync(fd),
+  unlinkSync: (path) => unlinkSync(path),
+};
 
 export interface SpoolEntry {
   seq: number;
@@ -51,6 +77,10 @@ export interface SpoolOptions {
   segmentBytes?: number;
   log: Logger;
   metrics: SpoolMetricsSink;
+  /** After failed writes, the retry waits from this (default 100 ms), doubling up to `retryMaxMs` (default 5 s); the first retry is at once. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  fs?: SpoolFs;
 }
 
 /** The spool directory cannot be used: not creatable or readable, or held by another live proxy. */
@@ -78,6 +108,8 @@ interface Pending {
 const segmentName = (firstSeq: number): string => `${String(firstSeq).padStart(16, "0")}.seg`;
 const segmentPattern = /^(\d{16})\.seg$/;
 const lockName = "spool.lock";
+/** The file a failing spool writes, fsyncs and deletes to learn whether the disk takes writes again. */
+const probeName = "spool.probe";
 
 function isAlive(pid: number): boolean {
   try {
@@ -117,8 +149,15 @@ export class ObservationSpool {
   private waiters: { target: number; resolve: () => void }[] = [];
   private flushing: Promise<void> | null = null;
   private failingSince: number | null = null;
+  /** Consecutive failed attempts, and when the next one may be made. */
+  private failures = 0;
+  private retryAt = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** The active segment may end in part of a record: the next attempt starts a new one. */
+  private needsRoll = false;
   private closed = false;
   private readonly segmentBytes: number;
+  private readonly fs: SpoolFs;
 
   /** Opens (creating) the spool directory, takes its lock, and reads back what the last run left unsent. */
   static open(options: SpoolOptions): { spool: ObservationSpool; replayed: SpoolEntry[] } {
@@ -183,6 +222,7 @@ export class ObservationSpool {
     acked: number,
   ) {
     this.segmentBytes = options.segmentBytes ?? 8 * 1024 * 1024;
+    this.fs = options.fs ?? nodeSpoolFs;
     this.segments.push(...segments);
     this.nextSeq = nextSeq;
     this.acked = acked;
@@ -227,7 +267,8 @@ export class ObservationSpool {
     if (this.closed) return;
     while (this.flushing !== null) await this.flushing;
     this.closed = true;
-    closeSync(this.fd);
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.closeQuietly(this.fd);
     const allDone = this.segments.every((s) => s.lastSeq === null || s.lastSeq <= this.acked);
     if (allDone) for (const s of this.segments.splice(0)) rmSync(s.path, { force: true });
     rmSync(join(this.options.dir, lockName), { force: true });
@@ -243,47 +284,128 @@ export class ObservationSpool {
 
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
+      if (this.failingSince !== null && Date.now() < this.retryAt) {
+        // Backing off after failed writes: the disk is left alone, these records stay in memory only.
+        this.done(this.pending.splice(0).length);
+        continue;
+      }
+      if (this.needsRoll && !this.rollForRetry()) {
+        this.done(this.pending.splice(0).length);
+        continue;
+      }
       const batch = this.pending;
       this.pending = [];
       const bytes = Buffer.concat(batch.map((p) => p.record));
       const started = process.hrtime.bigint();
       try {
         let offset = 0;
-        while (offset < bytes.length) offset += (await writeAsync(this.fd, bytes, offset, bytes.length - offset)).bytesWritten;
-        await fdatasyncAsync(this.fd);
+        while (offset < bytes.length) offset += await this.fs.write(this.fd, bytes, offset, bytes.length - offset);
+        await this.fs.fdatasync(this.fd);
         this.options.metrics.fsyncSeconds(Number(process.hrtime.bigint() - started) / 1e9);
         this.active.bytes += bytes.length;
         for (const p of batch) if (p.seq !== null) this.active.lastSeq = Math.max(this.active.lastSeq ?? -1, p.seq);
-        if (this.failingSince !== null) this.options.log.info({ failedForMs: Date.now() - this.failingSince }, "the spool is written again");
-        this.failingSince = null;
-        this.options.metrics.failing(false);
+        this.recovered();
       } catch (e) {
-        this.options.metrics.writeError();
-        this.options.metrics.failing(true);
-        if (this.failingSince === null) this.options.log.error({ err: e, dir: this.options.dir, records: batch.length }, "could not write the spool: these observations are kept in memory only until the ledger takes them");
-        this.failingSince ??= Date.now();
         // The failed write may have left part of a record: later records go to a fresh segment.
         this.active.bytes += bytes.length;
-        this.tryRoll();
+        this.needsRoll = true;
+        this.failed(e, batch.length);
       }
-      this.written += batch.length;
-      this.waiters = this.waiters.filter((w) => {
-        if (w.target > this.written) return true;
-        w.resolve();
-        return false;
-      });
-      if (this.active.bytes >= this.segmentBytes) this.tryRoll();
+      this.done(batch.length);
+      if (!this.needsRoll && this.active.bytes >= this.segmentBytes) this.rollForRetry();
       this.trim();
       this.options.metrics.diskBytes(this.diskBytes);
     }
     this.flushing = null;
   }
 
-  private tryRoll(): void {
+  /** `count` more records were written, or given up on: the `kept()` they were waited for resolves. */
+  private done(count: number): void {
+    this.written += count;
+    this.waiters = this.waiters.filter((w) => {
+      if (w.target > this.written) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  private recovered(): void {
+    if (this.failingSince !== null) this.options.log.info({ failedForMs: Date.now() - this.failingSince, attempts: this.failures }, "the spool is written again");
+    this.failingSince = null;
+    this.failures = 0;
+    this.retryAt = 0;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.options.metrics.failing(false);
+  }
+
+  /** A write (or the start of a segment) failed: the spool is failing, and the next attempt waits for the backoff. */
+  private failed(e: unknown, records: number): void {
+    this.options.metrics.writeError();
+    this.options.metrics.failing(true);
+    if (this.failingSince === null) this.options.log.error({ err: e, dir: this.options.dir, records }, "could not write the spool: these observations are kept in memory only until the ledger takes them; retrying with a backoff");
+    this.failingSince ??= Date.now();
+    this.failures++;
+    const initial = this.options.retryInitialMs ?? 100;
+    const delay = this.failures === 1 ? 0 : Math.min(this.options.retryMaxMs ?? 5_000, initial * 2 ** Math.min(this.failures - 2, 20));
+    this.retryAt = Date.now() + delay;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    // Retried without traffic too: a proxy that refuses dispatches while its spool fails must find out by itself that the disk is back.
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.closed && this.failingSince !== null) this.flushing ??= Promise.resolve().then(() => this.retry());
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /** A retry of its own (the backoff is over): a new segment, which begins with the acknowledgement so far; with nothing to write, a probe of the disk. */
+  private async retry(): Promise<void> {
+    const rolled = !this.needsRoll || this.rollForRetry();
+    if (rolled && this.pending.length === 0) await this.probe();
+    return this.flush();
+  }
+
+  /** Writes, fsyncs and deletes a small file: whether the disk takes writes again. */
+  private async probe(): Promise<void> {
+    const path = join(this.options.dir, probeName);
+    let fd = -1;
+    try {
+      fd = this.fs.openSync(path, "w");
+      await this.fs.write(fd, Buffer.from("probe\n"), 0, 6);
+      await this.fs.fdatasync(fd);
+      this.recovered();
+    } catch (e) {
+      this.failed(e, 0);
+    } finally {
+      if (fd !== -1) this.closeQuietly(fd);
+      try {
+        this.fs.unlinkSync(path);
+      } catch {
+        // Not created, or already gone.
+      }
+      this.trim();
+    }
+  }
+
+  /** Starts a new segment; false (the spool failing, with its backoff) when it cannot be. */
+  private rollForRetry(): boolean {
     try {
       this.roll();
+      this.needsRoll = false;
+      return true;
     } catch (e) {
-      this.options.log.error({ err: e, dir: this.options.dir }, "could not start a new spool segment");
+      this.options.log.warn({ err: e, dir: this.options.dir }, "could not start a new spool segment");
+      this.needsRoll = true;
+      this.failed(e, this.pending.length);
+      return false;
+    }
+  }
+
+  private closeQuietly(fd: number): void {
+    try {
+      this.fs.closeSync(fd);
+    } catch {
+      // Closing cannot be helped if it fails; the descriptor is not used again.
     }
   }
 
@@ -292,16 +414,24 @@ export class ObservationSpool {
     // A name already taken (a segment that holds no observation yet) skips a sequence number: gaps are harmless.
     while (this.segments.some((s) => s.firstSeq === this.nextSeq)) this.nextSeq++;
     const segment: Segment = { firstSeq: this.nextSeq, path: join(this.options.dir, segmentName(this.nextSeq)), lastSeq: null, bytes: 0 };
-    const fd = openSync(segment.path, "a");
-    if (this.fd !== -1) closeSync(this.fd);
+    const fd = this.fs.openSync(segment.path, "a");
+    if (this.fd !== -1) this.closeQuietly(this.fd);
     this.fd = fd;
     this.active = segment;
     this.segments.push(segment);
     // The new file's name must survive a power loss too.
-    const dirFd = openSync(this.options.dir, "r");
-    void fsyncAsync(dirFd)
-      .catch(() => undefined)
-      .finally(() => closeSync(dirFd));
+    let dirFd = -1;
+    try {
+      dirFd = this.fs.openSync(this.options.dir, "r");
+    } catch {
+      // Without the directory's fsync the name is as durable as the file system makes it anyway.
+    }
+    if (dirFd !== -1) {
+      void this.fs
+        .fsync(dirFd)
+        .catch(() => undefined)
+        .finally(() => this.closeQuietly(dirFd));
+    }
     if (this.acked >= 0) this.enqueue({ record: encodeRecord({ kind: "ack", seq: this.acked }), seq: null });
   }
 
@@ -311,7 +441,7 @@ export class ObservationSpool {
       const s = this.segments[i] as Segment;
       if (s === this.active || (s.lastSeq !== null && s.lastSeq > this.acked)) continue;
       try {
-        unlinkSync(s.path);
+        this.fs.unlinkSync(s.path);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
           this.options.log.warn({ err: e, segment: s.path }, "could not delete a spent spool segment");
