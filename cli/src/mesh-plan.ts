@@ -4,7 +4,9 @@
  * orchestrator — each its own process, started from its compiled entry point in this checkout
  * (`node <workspace>/dist/main.js`, made by `npm run build`; no TypeScript loader), and the CLI imports none
  * of their code. Also the files the demo hands them: W1's configuration, the dispatcher's workers file and
- * the orchestrator's story.
+ * the orchestrator's story. Every process but the orchestrator is a service, restarted by the supervisor
+ * when it dies; one that takes its port from the environment names the variable (`portEnv`), so that a
+ * restart keeps its address.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -81,6 +83,7 @@ export function ingestSpec(ctx: PlanContext): ProcessSpec {
     args: () => compiled(ctx.entries.ingest),
     cwd: ctx.root,
     env: { ...ctx.env, A2A_LEDGER_INGEST_TOPIC: ctx.topics.observations, A2A_LEDGER_INGEST_TOKENS: ingestTokenEntries(ctx.tokens, ctx.env.A2A_LEDGER_INGEST_TOKENS ?? ctx.env.INGEST_TOKENS) },
+    portEnv: "A2A_LEDGER_INGEST_PORT",
     // fastify says where it listens; the service says when Kafka is connected.
     ready: readyOnMessages(["ingest ready for observations"], (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined)),
   };
@@ -97,6 +100,7 @@ export function projectorSpec(ctx: PlanContext): ProcessSpec {
     args: () => compiled(ctx.entries.projector),
     cwd: ctx.root,
     env: ctx.env,
+    portEnv: "A2A_LEDGER_PROJECTOR_PORT",
     ready: () => (e) => ({ ready: e.msg === "projector ready", url: serverUrl(e) }),
     startTimeoutMs: 120_000,
   };
@@ -107,7 +111,7 @@ export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile:
   if (workersFile !== undefined) env.A2A_LEDGER_DISPATCHER_WORKERS_FILE = workersFile;
   // The operator's value wins, also under its deprecated name.
   if (env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS === undefined && env.DISPATCHER_CANARY_POLL_MS === undefined) env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS = "1000";
-  return { name: "dispatcher", command: process.execPath, args: () => compiled(ctx.entries.dispatcher), cwd: ctx.root, env, ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
+  return { name: "dispatcher", command: process.execPath, args: () => compiled(ctx.entries.dispatcher), cwd: ctx.root, env, portEnv: "A2A_LEDGER_DISPATCHER_PORT", ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
 }
 
 /**
@@ -146,6 +150,8 @@ export function proxySpec(ctx: PlanContext, workerId: string, label: ProxyLabel,
     args: () => compiled(ctx.entries.proxy),
     cwd: ctx.root,
     env: { ...ctx.env, A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: upstreamUrl, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_INGEST_TOKEN: ctx.tokens.proxies[label], A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
+    // Port 0 at the first start; a restart keeps the address the worker's clients were given.
+    portEnv: "A2A_LEDGER_PROXY_PORT",
     ready: readyOnMessage("listening"),
   };
 }
@@ -158,7 +164,8 @@ export function orchestratorSpec(ctx: PlanContext, storyFile: string, onLine?: P
     args: () => compiled(ctx.entries.orchestrator, "--story", storyFile),
     cwd: ctx.root,
     env: ctx.env,
-    // Not a server: it runs the story and exits.
+    // Not a server: it runs the story and exits (never restarted).
+    lifetime: "task",
     ready: readyOnMessage("orchestrator started"),
     ipc: true,
   };

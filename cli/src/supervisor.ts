@@ -5,6 +5,14 @@
  * reverse order of their start (SIGTERM to the process group, SIGKILL after a grace), and a process can be
  * restarted on the port it had.
  *
+ * A service that ends without being stopped (it crashed, someone killed it) is restarted on the port it
+ * had, after a pause that grows with each death (1 s doubling up to 30 s, back to 1 s once it stayed up a
+ * minute), and waits for its readiness as at its first start. Each death and restart is reported
+ * (`onEvent`) and written into the process's log. A service that dies `maxDeaths` times within
+ * `windowMs` (5 in 60 s) is given up: `gaveUp` resolves and the owner decides what follows. A process
+ * meant to end (`lifetime: "task"`) is never restarted, nor is one stopped by the supervisor (`stop`,
+ * `restart`, `stopAll`).
+ *
  * Children get process groups of their own, so a Ctrl-C in the terminal reaches the supervisor only and
  * the shutdown keeps its order (proxies drain into ingest before ingest stops). If the supervisor exits
  * without stopping them, its exit handler kills what is left.
@@ -36,7 +44,38 @@ export interface ProcessSpec {
   ipc?: boolean;
   /** Called with every log line of the process. */
   onLine?: (entry: LogEntry) => void;
+  /**
+   * "service" (the default) runs until it is stopped: when it ends otherwise it is restarted. "task" is
+   * meant to end (a story, a setup step) and is never restarted.
+   */
+  lifetime?: "service" | "task";
+  /** The environment variable that carries the port at a restart (for a process that takes its port from the environment). */
+  portEnv?: string;
 }
+
+/** When a service that died is started again, and when it is given up. */
+export interface RestartPolicy {
+  /** The pause before the first restart; it doubles with each death. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** A service that stayed up this long starts again from `initialDelayMs` when it dies. */
+  stableAfterMs: number;
+  /** A service that died this many times within `windowMs` is given up. */
+  maxDeaths: number;
+  windowMs: number;
+}
+
+export const defaultRestartPolicy: RestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 30_000, stableAfterMs: 60_000, maxDeaths: 5, windowMs: 60_000 };
+
+/** The pause before restart `attempt` (1, 2, …). */
+export const restartDelay = (policy: RestartPolicy, attempt: number): number => Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, attempt - 1));
+
+export type SupervisorEvent =
+  /** A service ended without being stopped (or a restart of it failed); `attempt` is the restart that follows in `delayMs`. */
+  | { kind: "died"; name: string; pid: number | undefined; exit: string; upMs: number; attempt: number; delayMs: number; restartAt: string; message: string }
+  | { kind: "restarted"; name: string; pid: number | undefined; attempt: number; message: string }
+  /** It died `deaths` times within the policy's window: it is not restarted again. */
+  | { kind: "gave-up"; name: string; exit: string; deaths: number; message: string };
 
 export interface Managed {
   readonly spec: ProcessSpec;
@@ -44,6 +83,8 @@ export interface Managed {
   readonly url: string | undefined;
   readonly port: number;
   readonly logFile: string;
+  /** When it was ready (ms since the epoch). */
+  readonly startedAt: number;
   /** The log lines seen since this start. */
   readonly lines: LogEntry[];
   /** Resolves with the exit code (or signal) once the process ended. */
@@ -75,6 +116,21 @@ export class StartError extends Error {
   override name = "StartError";
 }
 
+/** How a process ended, in words: `exit code 3`, `signal SIGKILL`. */
+export function describeExit(code: number | string): string {
+  return typeof code === "number" ? `exit code ${code}` : `signal ${code}`;
+}
+
+interface RestartState {
+  /** The restart that follows the next death, minus one. */
+  attempt: number;
+  /** When it died, within the window. */
+  deaths: number[];
+  timer?: NodeJS.Timeout;
+  /** A restart in progress. */
+  reviving?: Promise<void>;
+}
+
 function parseLine(line: string): LogEntry {
   try {
     const value = JSON.parse(line) as unknown;
@@ -94,19 +150,37 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+export interface SupervisorOptions {
+  /** How long a stopped process may take after SIGTERM before SIGKILL (default 15 s). */
+  graceMs?: number;
+  onStart?: (managed: Managed) => void;
+  /** Deaths, restarts and a service given up. */
+  onEvent?: (event: SupervisorEvent) => void;
+  restart?: Partial<RestartPolicy>;
+}
+
 export class Supervisor {
   private readonly running: Managed[] = [];
+  /** Processes started but not yet ready. */
+  private readonly starting = new Set<ChildProcess>();
   private closed = false;
   private readonly logs = new Map<string, WriteStream>();
+  private readonly restarts = new Map<string, RestartState>();
+  private readonly policy: RestartPolicy;
+  private giveUp!: (event: Extract<SupervisorEvent, { kind: "gave-up" }>) => void;
+  /** Resolves when a service died too often and is given up (never, otherwise). */
+  readonly gaveUp = new Promise<Extract<SupervisorEvent, { kind: "gave-up" }>>((resolve) => (this.giveUp = resolve));
   private readonly onExit = () => {
     for (const m of this.running) killGroup(m.child, "SIGKILL");
+    for (const child of this.starting) killGroup(child, "SIGKILL");
   };
 
   constructor(
     readonly logsDir: string,
-    private readonly options: { graceMs?: number; onStart?: (managed: Managed) => void } = {},
+    private readonly options: SupervisorOptions = {},
   ) {
     mkdirSync(logsDir, { recursive: true });
+    this.policy = { ...defaultRestartPolicy, ...options.restart };
     process.on("exit", this.onExit);
   }
 
@@ -134,11 +208,16 @@ export class Supervisor {
 
   /** Starts a process and resolves once it is ready; rejects (and stops it) when it exits or times out first. */
   async start(spec: ProcessSpec, port = 0): Promise<Managed> {
+    return this.launch(spec, port, undefined);
+  }
+
+  /** Starts a process; once ready it takes the place of `replacing` in the stop order (or goes last). */
+  private async launch(spec: ProcessSpec, port: number, replacing: Managed | undefined): Promise<Managed> {
     if (this.closed) throw new StartError(`not starting ${spec.name}: stopping`);
     const log = this.logOf(spec.name);
     const child = spawn(spec.command, spec.args(port), {
       cwd: spec.cwd,
-      env: spec.env,
+      env: port !== 0 && spec.portEnv !== undefined ? { ...spec.env, [spec.portEnv]: String(port) } : spec.env,
       detached: true,
       stdio: spec.ipc === true ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
     });
@@ -177,6 +256,7 @@ export class Supervisor {
     const readiness = spec.ready();
     let url: string | undefined;
     const timeoutMs = spec.startTimeoutMs ?? 60_000;
+    this.starting.add(child);
     try {
       await Promise.race([
         nextLine(
@@ -195,15 +275,75 @@ export class Supervisor {
     } catch (error) {
       killGroup(child, "SIGKILL");
       throw error instanceof StartError ? error : new StartError(error instanceof Error ? error.message : String(error));
+    } finally {
+      this.starting.delete(child);
     }
     if (this.closed) {
       killGroup(child, "SIGKILL");
       throw new StartError(`${spec.name} started while stopping: stopped again`);
     }
-    const managed: Managed = { spec, child, url, port: url === undefined ? 0 : Number(new URL(url).port), logFile: this.logFileOf(spec.name), lines, exited, nextLine };
-    this.running.push(managed);
+    const managed: Managed = { spec, child, url, port: url === undefined ? 0 : Number(new URL(url).port), logFile: this.logFileOf(spec.name), startedAt: Date.now(), lines, exited, nextLine };
+    const at = replacing === undefined ? -1 : this.running.indexOf(replacing);
+    if (at === -1) this.running.push(managed);
+    else this.running[at] = managed;
     this.options.onStart?.(managed);
+    void exited.then((code) => this.ended(managed, code));
     return managed;
+  }
+
+  /** A process ended: a service that was not stopped is restarted, after a pause, or given up. */
+  private ended(managed: Managed, code: number | string): void {
+    if (this.closed || managed.spec.lifetime === "task" || !this.running.includes(managed)) return;
+    this.died(managed, describeExit(code), Date.now() - managed.startedAt);
+  }
+
+  /** `upMs`: how long it had been ready; undefined for a restart that did not become ready. */
+  private died(managed: Managed, exit: string, upMs: number | undefined): void {
+    const { name } = managed.spec;
+    let state = this.restarts.get(name);
+    if (state === undefined) this.restarts.set(name, (state = { attempt: 0, deaths: [] }));
+    const now = Date.now();
+    if (upMs !== undefined && upMs >= this.policy.stableAfterMs) state.attempt = 0;
+    state.deaths = [...state.deaths.filter((t) => now - t < this.policy.windowMs), now];
+    const pid = managed.child.pid;
+    const after = upMs === undefined ? "" : ` after ${(upMs / 1000).toFixed(1)} s up`;
+    if (state.deaths.length >= this.policy.maxDeaths) {
+      const message = `${name} (pid ${pid}) died (${exit})${after}, ${state.deaths.length} times within ${this.policy.windowMs / 1000} s: given up, not restarted again (see ${managed.logFile})`;
+      const event = { kind: "gave-up", name, exit, deaths: state.deaths.length, message } as const;
+      this.report(name, event);
+      this.giveUp(event);
+      return;
+    }
+    state.attempt += 1;
+    const attempt = state.attempt;
+    const delayMs = restartDelay(this.policy, attempt);
+    const restartAt = new Date(now + delayMs).toISOString();
+    const message = `${name} (pid ${pid}) died (${exit})${after}: restart ${attempt} in ${delayMs / 1000} s, at ${restartAt}`;
+    this.report(name, { kind: "died", name, pid, exit, upMs: upMs ?? 0, attempt, delayMs, restartAt, message });
+    const restartState = state;
+    restartState.timer = setTimeout(() => {
+      restartState.timer = undefined;
+      restartState.reviving = this.revive(managed, attempt).finally(() => (restartState.reviving = undefined));
+    }, delayMs);
+  }
+
+  /** Starts a dead service again where it stood, on the port it had; a failed start counts as another death. */
+  private async revive(dead: Managed, attempt: number): Promise<void> {
+    if (this.closed || !this.running.includes(dead)) return;
+    try {
+      const fresh = await this.launch(dead.spec, dead.port, dead);
+      this.report(fresh.spec.name, { kind: "restarted", name: fresh.spec.name, pid: fresh.child.pid, attempt, message: `${fresh.spec.name} restarted (restart ${attempt}): pid ${fresh.child.pid}${fresh.url === undefined ? "" : `, ${fresh.url}`}` });
+    } catch (error) {
+      if (this.closed || !this.running.includes(dead)) return;
+      this.died(dead, `its restart failed: ${error instanceof Error ? error.message : String(error)}`, undefined);
+    }
+  }
+
+  /** An event on the console (the owner's `onEvent`) and in the process's log. */
+  private report(name: string, event: SupervisorEvent): void {
+    if (this.closed) return;
+    this.logOf(name).write(`${JSON.stringify({ time: Date.now(), source: "supervisor", ...event, msg: event.message })}\n`);
+    this.options.onEvent?.(event);
   }
 
   /** Stops one process: SIGTERM to its group, SIGKILL after the grace. */
@@ -216,8 +356,18 @@ export class Supervisor {
     clearTimeout(timer);
   }
 
-  /** The process stopped and started again on the port it had: a new process, same address, same place in the stop order. */
+  /**
+   * The process stopped and started again on the port it had: a new process, same address, same place in
+   * the stop order. A restart the supervisor had scheduled after a death is called off (or awaited, when
+   * it is under way): the process restarts once.
+   */
   async restart(name: string): Promise<Managed> {
+    const state = this.restarts.get(name);
+    if (state?.timer !== undefined) {
+      clearTimeout(state.timer);
+      state.timer = undefined;
+    }
+    if (state?.reviving !== undefined) await state.reviving;
     const managed = this.find(name);
     if (managed === undefined) throw new Error(`no process ${name} is running`);
     const index = this.running.indexOf(managed);
@@ -231,6 +381,8 @@ export class Supervisor {
   /** Every process, in the reverse order of their start. */
   async stopAll(): Promise<void> {
     this.closed = true;
+    for (const state of this.restarts.values()) if (state.timer !== undefined) clearTimeout(state.timer);
+    for (const child of this.starting) killGroup(child, "SIGTERM");
     for (const managed of [...this.running].reverse()) await this.stop(managed);
     await Promise.all([...this.logs.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve()))));
     this.logs.clear();

@@ -9,6 +9,11 @@
  * The ledger's decisions are printed as they are committed; at the end, the projector page's URL and what
  * to look at on it. Ctrl-C stops every process, in the reverse order of their start.
  *
+ * A service that dies (every process but the orchestrator, whose story ends) is restarted by the
+ * supervisor on the port it had, after a growing pause, and each death and restart is printed; one that
+ * dies five times within a minute is given up, every process is stopped and `up` exits 1. W1's restart
+ * in the story is the story's own: the supervisor does not add one.
+ *
  * Every process runs compiled (`node <workspace>/dist/main.js`): `up` refuses to start when a workspace's
  * build is missing or was made from other sources than its src/ holds now, and says to run
  * `npm run build` (`npm start` builds first).
@@ -236,7 +241,15 @@ export const command: Command = {
     }
     const stackConfig = loadStackConfig();
     const logsDir = join(stackConfig.dataDir, "logs");
-    const sup = new Supervisor(logsDir, { onStart: (m) => io.stdout(`process ${m.spec.name}: pid ${m.child.pid}${m.url === undefined ? "" : `, ${m.url}`}, log ${m.logFile}\n`) });
+    const sup = new Supervisor(logsDir, {
+      onStart: (m) => io.stdout(`process ${m.spec.name}: pid ${m.child.pid}${m.url === undefined ? "" : `, ${m.url}`}, log ${m.logFile}\n`),
+      // A service that dies is restarted (after 1 s, doubling up to 30 s) and said so; one that died 5 times within a minute ends the run.
+      onEvent: (e) => (e.kind === "restarted" ? io.stdout(`process ${e.message}\n`) : io.stderr(`process ${e.message}\n`)),
+    });
+    const gaveUp = sup.gaveUp.then((e): never => {
+      throw new Error(`${e.message}; stopping every process`);
+    });
+    gaveUp.catch(() => undefined);
     const interrupted = new Promise<never>((_resolve, reject) => {
       const onSignal = (signal: string) => {
         io.stdout(`\n${signal}: stopping every process (Ctrl-C again to kill them)\n`);
@@ -249,10 +262,10 @@ export const command: Command = {
     interrupted.catch(() => undefined);
     let code: number = exitCodes.ok;
     try {
-      await Promise.race([interrupted, bringUp()]);
+      await Promise.race([interrupted, gaveUp, bringUp()]);
       if (!values.exitAfterDemo) {
         io.stdout("running; Ctrl-C stops every process (`npm run infra:down` stops Kafka and the registry)\n");
-        await interrupted;
+        await Promise.race([interrupted, gaveUp]);
       }
     } catch (e) {
       if (!(e instanceof Interrupted)) {
