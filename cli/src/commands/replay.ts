@@ -62,7 +62,7 @@ const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] 
   --report           when comparing, also write a self-contained HTML report to FILE.html
   --fail-on-diff     exit 1 when the candidate decides differently from the baseline
   --shards           fold in N worker processes (1 to 6; default 1), each owning the correlations of
-                     whole observation partitions (partition % N); the output is the same as with 1.
+                     whole hash buckets (murmur2 over 6, % N); the output is the same as with 1.
                      Shipped rule sets only
 exit codes: 0 ok, 1 differences with --fail-on-diff, 2 bad usage, a malformed input or a failing rules
 module (named by file and line or byte offset), 3 Kafka or the registry cannot be reached`;
