@@ -2,7 +2,8 @@
  * One proxy from its configuration: the spool and the buffer with its ingest client, the correlation
  * memory (both in the spool directory, read back at start), metrics, the HTTP server and, with
  * A2A_LEDGER_PROXY_GRPC_PORT, the gRPC relay. `listen()` starts it; `close()` stops taking requests, lets the
- * buffer drain for the shutdown grace (what is left stays in the spool) and closes.
+ * buffer drain for the shutdown grace, keeps spooling what exchanges still finishing offer until the
+ * servers have closed (what is left stays in the spool) and closes.
  */
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -143,11 +144,14 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
       const closed = new Promise<void>((resolve) => proxy.server.close(() => resolve()));
       const grpcClosed = grpc === null || !grpc.server.listening ? Promise.resolve() : new Promise<void>((resolve) => grpc.server.close(() => resolve()));
       proxy.server.closeIdleConnections();
-      const left = await buffer.close(config.shutdownGraceMs);
-      proxy.server.closeAllConnections();
-      grpc?.close();
+      // Exchanges still open after the grace (and the send in flight) are cut; until the servers have
+      // closed, what they offer is still spooled.
+      const left = await buffer.close(config.shutdownGraceMs, async () => {
+        proxy.server.closeAllConnections();
+        grpc?.close();
+        await Promise.all([closed, grpcClosed]);
+      });
       verifiedCards?.close();
-      await Promise.all([closed, grpcClosed]);
       memory.close();
       log.info({ unsent: left }, "stopped");
     },

@@ -65,7 +65,10 @@ export class ObservationBuffer {
   private batchSize: number;
   private reachable = true;
   private failures = 0;
+  /** Sending has stopped (the shutdown grace is over). */
   private stopped = false;
+  /** Offers are refused: nothing can offer any more, and the spool is closing. */
+  private closed = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
 
@@ -114,7 +117,7 @@ export class ObservationBuffer {
   /** Appends an observation; false (and counted) when it had to be dropped. */
   offer(observation: ObservationInput): boolean {
     this.options.metrics.observations.inc({ type: observation.type });
-    if (this.stopped) return this.drop(1, "shutdown");
+    if (this.closed) return this.drop(1, "shutdown");
     if (!this.within(this.hardFactor)) return this.drop(1, this.options.failMode === "open" ? "buffer_full" : "overflow");
     const entry = this.options.spool?.append(observation) ?? { seq: null, bytes: 0 };
     this.queue.push({ observation, seq: entry.seq, bytes: entry.bytes });
@@ -135,16 +138,20 @@ export class ObservationBuffer {
   }
 
   /**
-   * Stops accepting, sends what is buffered for up to `graceMs`, then stops; what is left stays in the
-   * spool for the next start (without a spool it is counted as dropped, reason shutdown). Returns how many
-   * were left.
+   * Sends what is buffered for up to `graceMs`, then stops sending (a send in flight is awaited). Offers
+   * are still taken, into the spool, until `producersGone` resolves — it ends what can still offer (the
+   * servers' open exchanges) — so an exchange that finishes during the shutdown keeps its observations.
+   * Then it stops accepting; what is left stays in the spool for the next start (without a spool it is
+   * counted as dropped, reason shutdown). Returns how many were left.
    */
-  async close(graceMs: number): Promise<number> {
+  async close(graceMs: number, producersGone: () => Promise<void> = () => Promise.resolve()): Promise<number> {
     const deadline = Date.now() + graceMs;
     while (this.queue.length > 0 && Date.now() < deadline && this.loop !== null) await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    await producersGone();
+    this.closed = true;
     const left = this.queue.length;
     if (left > 0 && this.options.spool === null) {
       this.drop(left, "shutdown");
