@@ -18,6 +18,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ A2A_LEDGER_REGISTRY_PORT: "19092" })).toThrow(/must differ/);
   });
 
+  it("sizes new correlation-keyed topics with A2A_LEDGER_PARTITIONS (default 6) and names a bad value", () => {
+    expect(loadConfig({}).partitions).toBe(6);
+    expect(loadConfig({ A2A_LEDGER_PARTITIONS: "24" }).partitions).toBe(24);
+    expect(() => loadConfig({ A2A_LEDGER_PARTITIONS: "0" })).toThrow(ConfigError);
+    expect(() => loadConfig({ A2A_LEDGER_PARTITIONS: "lots" })).toThrow(/A2A_LEDGER_PARTITIONS="lots": expected a whole number from 1 to 1024/);
+  });
+
   it("needs the registry with an external cluster", () => {
     expect(() => loadConfig({ KAFKA_BROKERS: "kafka:9092" })).toThrow(/SCHEMA_REGISTRY_URL is not/);
   });

@@ -3,6 +3,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { PartitionsSettingError, partitionsFromEnv } from "@a2a-ledger/kafka";
 
 export interface StackConfig {
   /** Where the native stack keeps broker logs, registry output and pid files. */
@@ -23,6 +24,8 @@ export interface StackConfig {
   security: "plaintext" | "secured";
   /** Base port of the SSL (mTLS) listeners in secured mode; node n listens on it + 2(n-1). */
   sslPort: number;
+  /** Partition count the correlation-keyed topics are created with (A2A_LEDGER_PARTITIONS, default 6); existing topics keep theirs. */
+  partitions: number;
   /** Set when the operator points the project at an existing cluster. */
   externalBrokers: string | undefined;
   externalRegistryUrl: string | undefined;
@@ -67,6 +70,15 @@ function securityMode(env: NodeJS.ProcessEnv): StackConfig["security"] {
 }
 
 /** Ports of each node: node n (from 1) listens on the base ports plus 2(n-1), so the default pairs are 19092/19093, 19094/19095, … */
+function partitionCount(env: NodeJS.ProcessEnv): number {
+  try {
+    return partitionsFromEnv(env);
+  } catch (e) {
+    if (e instanceof PartitionsSettingError) throw new ConfigError(e.message);
+    throw e;
+  }
+}
+
 export function nodePorts(config: Pick<StackConfig, "kafkaPort" | "controllerPort" | "kafkaNodes">): { id: number; port: number; controllerPort: number }[] {
   return Array.from({ length: config.kafkaNodes }, (_, i) => ({ id: i + 1, port: config.kafkaPort + 2 * i, controllerPort: config.controllerPort + 2 * i }));
 }
@@ -94,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
     sslPort: port(env, "A2A_LEDGER_KAFKA_SSL_PORT", port(env, "A2A_LEDGER_KAFKA_PORT", 19092) + 2 * maxKafkaNodes),
     kafkaVersion: nonEmpty(env, "A2A_LEDGER_KAFKA_VERSION") ?? "4.1.2",
     apicurioVersion: nonEmpty(env, "A2A_LEDGER_APICURIO_VERSION") ?? "3.3.3",
+    partitions: partitionCount(env),
     externalBrokers,
     externalRegistryUrl,
   };

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ClientConfig, createKafka, ensureTopics, type EnsureResult, processClientConfig } from "@a2a-ledger/kafka";
+import { type ClientConfig, correlationPartitions, createKafka, ensureTopics, type EnsureResult, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { StackConfig } from "./config.ts";
 import { dockerEngineAnswers, startDockerStack, stopDockerStack } from "./docker-stack.ts";
@@ -61,12 +61,16 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
   }
 }
 
-/** Topics from code and schemas registered: what every service expects to find. */
-export async function applyProjectSetup(brokers: string, registryUrl: string, client?: ClientConfig): Promise<{ topics: EnsureResult; subjects: number }> {
+/**
+ * Topics from code and schemas registered: what every service expects to find. Missing
+ * correlation-keyed topics are created with `partitions` (A2A_LEDGER_PARTITIONS), or with the count
+ * the existing ones have.
+ */
+export async function applyProjectSetup(brokers: string, registryUrl: string, client?: ClientConfig, partitions: number = correlationPartitions): Promise<{ topics: EnsureResult; subjects: number }> {
   const admin = createKafka({ brokers, clientId: "a2a-ledger-infra", ...(client === undefined ? {} : { client }) }).admin();
   await admin.connect();
   try {
-    const topicResult = await ensureTopics(admin);
+    const topicResult = await ensureTopics(admin, topicSpecs(undefined, partitions));
     const ids = await new Serde(registryUrl, undefined, (client ?? processClientConfig()).registry).registerAll();
     return { topics: topicResult, subjects: ids.size };
   } finally {
@@ -81,8 +85,10 @@ export async function up(config: StackConfig, log: (line: string) => void = () =
   const { brokers, registryUrl, secured } = await startServices(config, strategy);
   log(`kafka: ${brokers}\nregistry: ${registryUrl}`);
   if (secured !== undefined) log(`kafka (mTLS): ${secured.sslBrokers}\nclient properties per principal: ${secured.secretsDir}/<principal>.{sasl,mtls}.properties`);
-  const setup = await applyProjectSetup(brokers, registryUrl, secured === undefined ? undefined : principalClient(secured, "admin"));
+  const setup = await applyProjectSetup(brokers, registryUrl, secured === undefined ? undefined : principalClient(secured, "admin"), config.partitions);
   log(`topics created: ${setup.topics.created.join(", ") || "none"}; existing: ${setup.topics.existing.length}; subjects registered: ${setup.subjects}`);
+  const installed = setup.topics.correlationPartitions;
+  if (installed !== undefined) log(`correlation-keyed topics: ${installed} partitions${installed === config.partitions ? "" : ` (created so before; A2A_LEDGER_PARTITIONS=${config.partitions} applies to new topics only)`}`);
   const state: StackState = { strategy, brokers, registryUrl, startedAt: new Date().toISOString(), ...(strategy === "native" ? { kafkaNodes: config.kafkaNodes, dataDir: config.dataDir } : {}), ...(secured === undefined ? {} : { secured: { sslBrokers: secured.sslBrokers, secretsDir: secured.secretsDir, caFile: secured.caFile, clientConfigs: secured.clientConfigs } }) };
   writeFileSync(stackFile(config), `${JSON.stringify(state, null, 2)}\n`);
   return state;

@@ -286,7 +286,7 @@ export const command: Command = {
       // A2A_LEDGER_TOPIC_SUFFIX selects a side-by-side topic set: make sure it exists too.
       const admin = createKafka({ brokers: state.brokers, clientId: "a2a-ledger-up" }).admin();
       await admin.connect();
-      await ensureTopics(admin, topicSpecs(topics)).finally(() => admin.disconnect());
+      await ensureTopics(admin, topicSpecs(topics, stackConfig.partitions)).finally(() => admin.disconnect());
       const env: NodeJS.ProcessEnv = { ...compiledEnv(process.env), KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl, A2A_LEDGER_DATA_DIR: stackConfig.dataDir };
       const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env, topics, tokens: newIngestTokens() };
       io.stdout(`logs: ${logsDir}/<process>.log\n`);

@@ -4,7 +4,7 @@
  * caught up; exits 0 when done. `a2a-ledger projector rebuild` runs this as a child process.
  */
 import { stopOnSignal } from "@a2a-ledger/env";
-import { accessFailureOf, createKafka, ensureTopics, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
+import { accessFailureOf, createKafka, ensureTopics, PartitionsSettingError, partitionsFromEnv, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { loadConfig, type ProjectorConfig } from "./config.ts";
 import { ProjectorConfigError } from "./errors.ts";
 import { LiveStream } from "./live-stream.ts";
@@ -19,11 +19,12 @@ import { openStore } from "./store/open-store.ts";
 
 const usage = "usage: projector [serve | rebuild]";
 
-async function ensureInputTopics(config: ProjectorConfig): Promise<void> {
+/** Creates missing topics; new correlation-keyed ones get `partitions` (A2A_LEDGER_PARTITIONS) unless existing ones have a count already. */
+async function ensureInputTopics(config: ProjectorConfig, partitions: number): Promise<void> {
   const admin = createKafka({ brokers: config.brokers, clientId: "a2a-ledger-projector-topics" }).admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, topicSpecs(config.topics));
+    await ensureTopics(admin, topicSpecs(config.topics, partitions));
   } finally {
     await admin.disconnect();
   }
@@ -36,10 +37,12 @@ async function main(): Promise<number> {
     return 2;
   }
   let config: ProjectorConfig;
+  let partitions: number;
   try {
     config = loadConfig();
+    partitions = partitionsFromEnv();
   } catch (e) {
-    if (e instanceof ProjectorConfigError) {
+    if (e instanceof ProjectorConfigError || e instanceof PartitionsSettingError) {
       process.stderr.write(`${e.message}\n`);
       return 2;
     }
@@ -49,7 +52,7 @@ async function main(): Promise<number> {
   const store = openStore(config.store);
   await migrate(store);
   const context = { topics: topicSpecs(config.topics).map((t) => t.name), groupId: config.groupId, client: processClientConfig() };
-  let refused = await ensureInputTopics(config).then(() => undefined, (e: unknown) => {
+  let refused = await ensureInputTopics(config, partitions).then(() => undefined, (e: unknown) => {
     const failure = accessFailureOf(e, context);
     if (failure === undefined) throw e;
     return failure;
