@@ -39,7 +39,9 @@ export type ProxyLabel = (typeof proxyLabels)[number];
 /**
  * The bearer tokens of one run: each writer of observations has its own, bound at ingest to the
  * observer it writes as (the dispatcher as `dispatcher`, the proxy of Wn as `proxy:Wn-*`, the guard
- * of the guarded worker as `guard:W2-*`), so no process can write as another.
+ * of the guarded worker as `guard:W2-*`), so no process can write as another. Ingest reads the same
+ * entries as a scope: a proxy's or guard's token speaks only about the workers its pattern names
+ * (`Wn-*`), and only the dispatcher's posts probe results (services/ingest README, "Token scope").
  */
 export interface IngestTokens {
   dispatcher: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { observerMatcher, parseTokenEntries, tokenCheck } from "./auth.ts";
+import { observerMatcher, parseTokenEntries, scopeOf, tokenCheck, workersOf } from "./auth.ts";
 
 describe("tokenCheck", () => {
   it("allows everything when no token is configured", () => {
@@ -49,5 +49,88 @@ describe("tokens bound to observers", () => {
     expect(tokens.map((t) => t.observers)).toEqual([["proxy:*", "dispatcher"], ["*"], ["a"], ["b"]]);
     expect(problems).toHaveLength(4);
     expect(problems.join("\n")).not.toMatch(/short|fine-token|dup-token|bad-token/);
+  });
+});
+
+describe("a token's scope: observers, workers, kinds", () => {
+  const event = (type: string, observer: string, workerId: string) => ({ type, observer, workerId });
+  const proxyW1 = { token: "proxy-w1-token-0123456789", observers: ["proxy:W1-*"] };
+  const guardW2 = { token: "guard-w2-token-0123456789", observers: ["guard:W2-*"] };
+  const dispatcher = { token: "dispatcher-token-01234", observers: ["dispatcher"] };
+  const orchestrator = { token: "orchestrator-token-0123", observers: ["orchestrator:*"] };
+  const legacy = "legacy-token-0123456789";
+  const check = tokenCheck([proxyW1, guardW2, dispatcher, orchestrator, legacy]);
+  const refusal = (token: string, e: ReturnType<typeof event>) => check.grant(`Bearer ${token}`)?.refusal(e)?.code;
+
+  it("binds a proxy's or guard's token to the workers its observer pattern names", () => {
+    expect(workersOf("proxy:W1-*")).toBe("W1-*");
+    expect(workersOf("guard:W2-run7")).toBe("W2-run7");
+    for (const p of ["dispatcher", "orchestrator:*", "*", "proxy:", "proxyW1"]) expect(workersOf(p), p).toBe("*");
+    expect(refusal(proxyW1.token, event("TaskStateObserved", "proxy:W1-r1", "W1-r1"))).toBeUndefined();
+    expect(refusal(proxyW1.token, event("AgentCardObserved", "proxy:W1-r1", "W1-r1"))).toBeUndefined();
+    // The issue's three forgeries: W2's card, a probe result for W2, W2's task states.
+    expect(refusal(proxyW1.token, event("AgentCardObserved", "proxy:W1-r1", "W2-r1"))).toBe("INGEST_WORKER_FORBIDDEN");
+    expect(refusal(proxyW1.token, event("ProbeCompleted", "proxy:W1-r1", "W2-r1"))).toBe("INGEST_KIND_FORBIDDEN");
+    expect(refusal(proxyW1.token, event("TaskStateObserved", "proxy:W1-r1", "W2-r1"))).toBe("INGEST_WORKER_FORBIDDEN");
+    expect(refusal(guardW2.token, event("EmissionRefused", "guard:W2-r1", "W2-r1"))).toBeUndefined();
+    expect(refusal(guardW2.token, event("EmissionRefused", "guard:W2-r1", "W1-r1"))).toBe("INGEST_WORKER_FORBIDDEN");
+  });
+
+  it("takes probe results only from the prober's token, one that may write as dispatcher", () => {
+    expect(refusal(dispatcher.token, event("ProbeCompleted", "dispatcher", "W2-r1"))).toBeUndefined();
+    expect(refusal(dispatcher.token, event("AgentCardObserved", "dispatcher", "anyone"))).toBeUndefined();
+    expect(refusal(orchestrator.token, event("ProbeCompleted", "orchestrator:a", "W2-r1"))).toBe("INGEST_KIND_FORBIDDEN");
+    expect(scopeOf(orchestrator).kinds).not.toContain("ProbeCompleted");
+    expect(scopeOf(dispatcher).kinds).toContain("ProbeCompleted");
+  });
+
+  it("lets an orchestrator's token speak about any worker, and a token without patterns do anything, as before", () => {
+    expect(refusal(orchestrator.token, event("AgentCardObserved", "orchestrator:a", "W2-r1"))).toBeUndefined();
+    expect(refusal(orchestrator.token, event("TaskDispatched", "orchestrator:a", "W3-r1"))).toBeUndefined();
+    expect(refusal(legacy, event("ProbeCompleted", "orchestrator-1", "worker-1"))).toBeUndefined();
+  });
+
+  it("refuses the observer before the kind, and the kind before the worker", () => {
+    expect(refusal(proxyW1.token, event("ProbeCompleted", "dispatcher", "W2-r1"))).toBe("INGEST_OBSERVER_FORBIDDEN");
+    expect(refusal(proxyW1.token, event("ProbeCompleted", "proxy:W1-r1", "W2-r1"))).toBe("INGEST_KIND_FORBIDDEN");
+    const message = check.grant(`Bearer ${proxyW1.token}`)?.refusal(event("TaskStateObserved", "proxy:W1-r1", "W2-r1"))?.message ?? "";
+    expect(message).toContain("W1-*");
+    expect(message).not.toContain(proxyW1.token);
+  });
+
+  it("pairs each observer pattern with its own workers, and named workers= bind every observer of the entry", () => {
+    const both = tokenCheck([{ token: "both-proxies-0123456789", observers: ["proxy:W1-*", "proxy:W2-*"] }]).grant("Bearer both-proxies-0123456789");
+    expect(both?.refusal(event("TaskStateObserved", "proxy:W2-a", "W2-a"))).toBeUndefined();
+    expect(both?.refusal(event("TaskStateObserved", "proxy:W1-a", "W2-a"))?.code).toBe("INGEST_WORKER_FORBIDDEN");
+    const named = tokenCheck([{ token: "named-workers-0123456789", observers: ["edge-proxy"], workers: ["acme-*"], kinds: ["TaskStateObserved"] }]).grant("Bearer named-workers-0123456789");
+    expect(named?.refusal(event("TaskStateObserved", "edge-proxy", "acme-1"))).toBeUndefined();
+    expect(named?.refusal(event("TaskStateObserved", "edge-proxy", "other-1"))?.code).toBe("INGEST_WORKER_FORBIDDEN");
+    expect(named?.refusal(event("ArtifactEmitted", "edge-proxy", "acme-1"))?.code).toBe("INGEST_KIND_FORBIDDEN");
+  });
+});
+
+describe("TOKEN=OBSERVERS;workers=…;kinds=… entries", () => {
+  it("reads the named parts, leaving today's entries as they were", () => {
+    const problems: string[] = [];
+    const tokens = parseTokenEntries(["scoped-token-0123456789=edge:*;workers=acme-*|beta-*;kinds=TaskStateObserved|ArtifactEmitted", "proxy-token-0123456789=proxy:W1-*", "semi-token-0123456789=odd;name", "prober-token-0123456789=dispatcher;kinds=ProbeCompleted"], "A2A_LEDGER_INGEST_TOKENS", problems);
+    expect(problems).toEqual([]);
+    expect(tokens[0]).toEqual({ token: "scoped-token-0123456789", observers: ["edge:*"], workers: ["acme-*", "beta-*"], kinds: ["TaskStateObserved", "ArtifactEmitted"] });
+    expect(tokens[1]).toEqual({ token: "proxy-token-0123456789", observers: ["proxy:W1-*"] });
+    expect(tokens[2]?.observers).toEqual(["odd;name"]);
+    expect(tokens[3]?.kinds).toEqual(["ProbeCompleted"]);
+  });
+
+  it("refuses unknown kinds, empty worker patterns, a part given twice, and probe results for a token that is not the prober's, never quoting a token", () => {
+    const problems: string[] = [];
+    const tokens = parseTokenEntries(
+      ["bad-kind-token-0123456789=x;kinds=TaskState", "empty-workers-0123456789=x;workers=", "twice-token-0123456789=x;workers=a;workers=b", "not-prober-0123456789=proxy:*;kinds=ProbeCompleted", "workers-eq-token-01234567=x;workers=a=b"],
+      "A2A_LEDGER_INGEST_TOKENS",
+      problems,
+    );
+    expect(tokens).toEqual([]);
+    expect(problems).toHaveLength(5);
+    expect(problems.join("\n")).toMatch(/entry 1: kinds= names "TaskState"/);
+    expect(problems.join("\n")).toMatch(/entry 4: ProbeCompleted is posted only by the prober's token/);
+    expect(problems.join("\n")).not.toMatch(/-token-|-workers-|-prober-/);
   });
 });

@@ -20,6 +20,8 @@ export const errorCatalogue = defineErrorCatalogue("INGEST", {
   INGEST_EMPTY_BATCH: { status: 400, message: "The batch holds no event." },
   INGEST_UNAUTHORIZED: { status: 401, message: "Bearer tokens are configured and the request carries no valid one." },
   INGEST_OBSERVER_FORBIDDEN: { status: 403, message: "The bearer token may not write as the observer an event claims (tokens are bound to observer patterns); the whole batch was rejected and nothing was produced." },
+  INGEST_KIND_FORBIDDEN: { status: 403, message: "The bearer token may not post an event's type (probe results come only from the prober's token, one that may write as dispatcher; an entry's kinds= narrows the rest); the whole batch was rejected and nothing was produced." },
+  INGEST_WORKER_FORBIDDEN: { status: 403, message: "The bearer token may not speak about the worker an event names (a proxy's or guard's token speaks only about the workers its observer pattern names; an entry's workers= names them); the whole batch was rejected and nothing was produced." },
   INGEST_NOT_FOUND: { status: 404, message: "No such route." },
   INGEST_METHOD_NOT_ALLOWED: { status: 405, message: "The path exists but does not take this method; the Allow header lists the methods it takes." },
   INGEST_BODY_TOO_LARGE: { status: 413, message: "The body is larger than the configured byte limit." },

@@ -56,7 +56,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
             },
             "400": errorResponse(codesWithStatus(400), "The batch was rejected whole; `details` lists each issue with the event's index and path."),
             "401": errorResponse(codesWithStatus(401), "A bearer token is required."),
-            "403": errorResponse(codesWithStatus(403), "The token may not write as an observer the batch claims (tokens are bound to observer patterns); the batch was rejected whole."),
+            "403": errorResponse(codesWithStatus(403), "An event lies outside the token's scope: an observer it may not write as, a kind it may not post (probe results come only from the prober's token) or a worker it may not speak about (a proxy's or guard's token speaks only about its own workers); the batch was rejected whole and nothing was produced."),
             "413": errorResponse(codesWithStatus(413), "Over the size or count limit."),
             "415": errorResponse(codesWithStatus(415), "Unsupported Content-Type."),
             "503": { ...errorResponse(codesWithStatus(503), "Not acknowledged by Kafka in time; retry with the same eventIds."), headers: retryAfter },

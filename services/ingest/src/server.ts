@@ -3,10 +3,10 @@
  * that tests can build as many servers as they need; `main.ts` builds the real ones.
  */
 import { loggerOptions } from "@a2a-ledger/logging";
-import { routeMethods } from "@a2a-ledger/env";
+import { routeGuard, routeMethods } from "@a2a-ledger/env";
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import { anyObserver, type ObserverGrant, tokenCheck } from "./auth.ts";
+import { anyObserver, type ObserverGrant, type ScopeRefusal, tokenCheck } from "./auth.ts";
 import { bodyFormatOf, eventsOf } from "./body.ts";
 import type { IngestConfig } from "./config.ts";
 import { docsPage } from "./docs-page.ts";
@@ -65,10 +65,30 @@ function toIngestError(error: FastifyError | Error): IngestError {
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The codes of a scope refusal, the most basic first: a batch with several kinds of refusal is answered with the first present. */
+const scopeCodes: readonly ScopeRefusal["code"][] = ["INGEST_OBSERVER_FORBIDDEN", "INGEST_KIND_FORBIDDEN", "INGEST_WORKER_FORBIDDEN"];
+const scopeWhat: Readonly<Record<ScopeRefusal["code"], string>> = {
+  INGEST_OBSERVER_FORBIDDEN: "claim an observer this token may not write as",
+  INGEST_KIND_FORBIDDEN: "are of a kind this token may not post",
+  INGEST_WORKER_FORBIDDEN: "speak about a worker this token may not speak about",
+};
+
+/** 403 for a batch with events outside the token's scope; details name every such event (first 100). */
+function scopeError(outside: readonly ({ index: number } & ScopeRefusal)[]): IngestError {
+  const code = scopeCodes.find((c) => outside.some((o) => o.code === c)) ?? "INGEST_OBSERVER_FORBIDDEN";
+  const counts = scopeCodes.flatMap((c) => {
+    const n = outside.filter((o) => o.code === c).length;
+    return n === 0 ? [] : [`${n} event(s) ${scopeWhat[c]}`];
+  });
+  return new IngestError(code, `${counts.join("; ")}; the whole batch was refused and nothing was produced`, outside.slice(0, 100).map(({ index, path, message }) => ({ index, path, message })));
+}
+
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, sink, encoder } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const tokens = tokenCheck(config.tokens);
+  /** Tokens guard every route but the health checks, /metrics and the documentation; decided on the route matched, never the raw URL. */
+  const guard = routeGuard({ tokens: tokens.bearer, publicRoutes: ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"] });
   const grants = new WeakMap<object, ObserverGrant>();
   const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents, maxDepth: config.maxDepth });
   const openapiText = JSON.stringify(openapi);
@@ -96,6 +116,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     if (closing) throw new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, config.retryAfterSeconds);
+    if (guard.refuses(request)) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
   });
   app.addHook("preClose", async () => {
     closing = true;
@@ -142,6 +163,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     "/v1/observations",
     {
       onRequest: async (request) => {
+        // The guard (onRequest above) has refused a request without a valid token; this finds the token's scope.
         const grant = tokens.grant(request.headers.authorization);
         if (grant === undefined) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
         grants.set(request, grant);
@@ -154,10 +176,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       const values = eventsOf(body, format, config.maxEvents);
       metrics.eventsReceived.inc(values.length);
       const observations = validateBatch(values, config.maxDepth);
-      // A token writes only as the observers it is bound to; one foreign observer refuses the whole batch.
+      // A token writes only inside its scope (observers, kinds, workers); one event outside it refuses the whole batch.
       const grant = grants.get(request) ?? anyObserver;
-      const foreign = observations.flatMap((o, index) => (grant.mayClaim(o.observer) ? [] : [{ index, path: "observer", message: `this token may not write as observer ${JSON.stringify(o.observer.slice(0, 200))} (it may claim ${grant.observers.join(" | ")})` }]));
-      if (foreign.length > 0) throw new IngestError("INGEST_OBSERVER_FORBIDDEN", `${foreign.length} event(s) claim an observer this token may not write as; nothing was produced`, foreign.slice(0, 100));
+      const outside = observations.flatMap((o, index) => {
+        const refusal = grant.refusal(o);
+        return refusal === undefined ? [] : [{ index, ...refusal }];
+      });
+      if (outside.length > 0) throw scopeError(outside);
       const records = await encodeBatch(encoder, observations, config.maxRecordBytes, config.retryAfterSeconds);
       const stopTimer = metrics.produceSeconds.startTimer();
       try {
