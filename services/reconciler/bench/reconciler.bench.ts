@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { createDecider, defaultRuleSet, defaultRuleSetV1, replay, replayLog, type RuleSet } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
-import { type Admin, type Consumer, type KafkaMessage, type Producer, createTopicsAndWait, replicationFor } from "@a2a-ledger/kafka";
+import { type Admin, type Consumer, type KafkaMessage, type Producer, createTopicsAndWait, installedPartitions, replicationFor } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { RetryOptions } from "kafkajs";
 import type { Fixture } from "../test/harness.ts";
@@ -115,6 +115,7 @@ async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: str
     }
     return producer;
   };
+  const concurrency = config.concurrency ?? (await installedPartitions(admin, [input]));
   const consumer = consumerLike(config, groupId);
   const startedAt = performance.now();
   await consumer.connect();
@@ -122,7 +123,7 @@ async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: str
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: config.concurrency,
+    partitionsConsumedConcurrently: concurrency,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += config.maxBatch) {
         const chunk = batch.messages.slice(i, i + config.maxBatch);
@@ -155,6 +156,7 @@ async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: str
 async function plainPassthrough(admin: Admin, config: ReconcilerConfig, input: string, output: string, groupId: string): Promise<RunTiming> {
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
+  const concurrency = config.concurrency ?? (await installedPartitions(admin, [input]));
   const consumer = consumerLike(config, groupId);
   const startedAt = performance.now();
   await consumer.connect();
@@ -162,7 +164,7 @@ async function plainPassthrough(admin: Admin, config: ReconcilerConfig, input: s
   await consumer.run({
     autoCommit: true,
     autoCommitThreshold: 1,
-    partitionsConsumedConcurrently: config.concurrency,
+    partitionsConsumedConcurrently: concurrency,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += config.maxBatch) {
         const chunk = batch.messages.slice(i, i + config.maxBatch);

@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import { ruleSetByName, ruleSetNames, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
 import { envReader } from "@a2a-ledger/env";
-import { correlationPartitions, endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { ReconcilerConfigError } from "./errors.ts";
 
 export interface ReconcilerConfig {
@@ -27,8 +27,8 @@ export interface ReconcilerConfig {
   heartbeatMs: number;
   /** Longest a step of a transaction may take before its outcome counts as unknown and its producer is replaced. */
   transactionStepTimeoutMs: number;
-  /** Input partitions processed at the same time by one instance. */
-  concurrency: number;
+  /** Input partitions processed at the same time by one instance; undefined: as many as the observations topic has (its metadata, at start). */
+  concurrency: number | undefined;
   /** How often partitions without traffic re-examine their blocked correlations after a capability change. */
   recheckMs: number;
 }
@@ -59,7 +59,7 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
     sessionTimeoutMs: int("A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 10_000, 6_000, 300_000),
     heartbeatMs: 1_000,
     transactionStepTimeoutMs: int("A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 30_000, 1_000, 600_000),
-    concurrency: int("A2A_LEDGER_RECONCILER_CONCURRENCY", correlationPartitions, 1, 64),
+    concurrency: text("A2A_LEDGER_RECONCILER_CONCURRENCY") === undefined ? undefined : int("A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 1, 64),
     recheckMs: int("A2A_LEDGER_RECONCILER_RECHECK_MS", 500, 50, 600_000),
   };
   if (problems.length > 0 || ruleSet === undefined) throw new ReconcilerConfigError(problems);

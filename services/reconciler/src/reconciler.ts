@@ -5,7 +5,7 @@
  * re-examination of blocked correlations when the capability table changes (re-examination.ts).
  */
 import { createDecider, type Decider } from "@a2a-ledger/core";
-import { accessFailureOf, type Admin, type Consumer, ConsumerRestart, createKafka, type Kafka, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
+import { accessFailureOf, type Admin, agreedPartitions, type Consumer, ConsumerRestart, correlationKeyedTopics, createKafka, type Kafka, partitionCounts, processClientConfig } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
@@ -40,7 +40,6 @@ export class Reconciler {
 
   constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
-    this.partitionCounts = new Map(topicSpecs(config.topics).map((t) => [t.name, t.partitions]));
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
     this.decider = createDecider(config.ruleSet);
     this.clocks = new StageClocks(this.metrics, log);
@@ -58,13 +57,24 @@ export class Reconciler {
   /** Called when the consumer crashed for good (kafkajs will not restart it), e.g. Kafka refused an ACL. */
   onFatal: ((error: unknown) => void) | undefined;
 
-  /** Partitions of each output topic, as the topics are created in code. */
-  private readonly partitionCounts: Map<string, number>;
+  /** Partitions of each of the ledger's topics, as the cluster's metadata gave them at start. */
+  private partitionCounts = new Map<string, number>();
+  /** The installed partition count of the correlation-keyed topics (they agree, or the start refused). */
+  private correlationPartitions = 0;
 
   private partitionsOf(topic: string): number {
     const count = this.partitionCounts.get(topic);
     if (count === undefined) throw new Error(`${topic} is not one of the ledger's topics`);
     return count;
+  }
+
+  /** Every topic's partition count from the metadata, never from a constant: topics may be created with any count. */
+  private async readPartitionCounts(): Promise<void> {
+    const { topics } = this.config;
+    const counts = await partitionCounts(this.admin, Object.values(topics));
+    const keyed = new Set(correlationKeyedTopics(topics));
+    this.correlationPartitions = agreedPartitions(counts.filter((c) => keyed.has(c.topic))) as number;
+    this.partitionCounts = new Map(counts.map((c) => [c.topic, c.partitions]));
   }
 
   get isRunning(): boolean {
@@ -75,6 +85,10 @@ export class Reconciler {
     const { topics, groupId } = this.config;
     this.admin = this.kafka.admin();
     await this.admin.connect();
+    await this.readPartitionCounts().catch(async (error: unknown) => {
+      await this.admin.disconnect().catch(() => undefined);
+      throw error;
+    });
     this.capabilities = new CapabilityFollower(this.kafka, this.admin, topics.capabilities, this.serde, groupId);
     await this.capabilities.start();
     this.policies = new PolicyFollower(this.kafka, this.admin, topics.policy, this.serde, groupId, this.log);
@@ -95,7 +109,7 @@ export class Reconciler {
       this.clocks.warnStalled();
     }, this.config.recheckMs);
     this.recheckTimer.unref();
-    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations }, "reconciler started");
+    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations, partitions: this.correlationPartitions }, "reconciler started");
   }
 
   /** A consumer kafkajs gave up on is run again, from the committed offsets; not after Kafka refused the service. */
@@ -129,7 +143,7 @@ export class Reconciler {
       autoCommit: false,
       eachBatchAutoResolve: false,
       // Partitions are independent (state, producer, transaction): a batch need not wait behind another partition's commit.
-      partitionsConsumedConcurrently: this.config.concurrency,
+      partitionsConsumedConcurrently: this.config.concurrency ?? this.correlationPartitions,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
