@@ -35,6 +35,10 @@ export interface DispatcherConfig {
   workersFile: string | null;
   workers: WorkersConfig;
   canaryPollMs: number;
+  /** How often the journal is read for the retries an operator asked for (`npm run retry`). */
+  retryPollMs: number;
+  /** Finished journal rows (and canaries, rejected records) older than this are removed. */
+  journalRetentionMs: number;
   /** Longest a canary may take to reach a terminal or interrupted state. */
   probeTimeoutMs: number;
   /** Longest a re-dispatch may take to be answered. */
@@ -59,9 +63,19 @@ export const configDefaults = {
   concurrency: 3,
   sessionTimeoutMs: 30_000,
   canaryPollMs: 5_000,
+  retryPollMs: 5_000,
+  /** Twice the commands topic's retention (7 days): a command still in the topic is always still in the journal. */
+  journalRetentionMs: 14 * 24 * 3_600_000,
   probeTimeoutMs: 30_000,
   dispatchTimeoutMs: 60_000,
 } as const;
+
+/** The journal's file: A2A_LEDGER_DISPATCHER_JOURNAL_PATH, else `dispatcher[.<suffix>].sqlite` in A2A_LEDGER_DATA_DIR (what `npm run retry` opens too). */
+export function journalPathOf(text: (name: string) => string | undefined): string {
+  const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
+  const dataDir = resolve(text("A2A_LEDGER_DATA_DIR") ?? ".a2a-ledger");
+  return resolve(text("A2A_LEDGER_DISPATCHER_JOURNAL_PATH") ?? join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`));
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
   const reader = envReader(env, { renamed: { from: "DISPATCHER_", to: "A2A_LEDGER_DISPATCHER_" } });
@@ -84,8 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
   const ingestToken = text("A2A_LEDGER_DISPATCHER_INGEST_TOKEN") ?? null;
   if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken))) problems.push("A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)");
 
-  const dataDir = resolve(text("A2A_LEDGER_DATA_DIR") ?? ".a2a-ledger");
-  const journalPath = resolve(text("A2A_LEDGER_DISPATCHER_JOURNAL_PATH") ?? join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`));
+  const journalPath = journalPathOf(text);
 
   const logLevel = text("A2A_LEDGER_DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
   if (!isLogLevel(logLevel)) problems.push(`A2A_LEDGER_DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
@@ -122,6 +135,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
     workersFile,
     workers,
     canaryPollMs: int("A2A_LEDGER_DISPATCHER_CANARY_POLL_MS", configDefaults.canaryPollMs, 100, 3_600_000),
+    retryPollMs: int("A2A_LEDGER_DISPATCHER_RETRY_POLL_MS", configDefaults.retryPollMs, 100, 3_600_000),
+    journalRetentionMs: int("A2A_LEDGER_DISPATCHER_JOURNAL_RETENTION_MS", configDefaults.journalRetentionMs, 60_000, 3_650 * 24 * 3_600_000),
     probeTimeoutMs: int("A2A_LEDGER_DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
     dispatchTimeoutMs: int("A2A_LEDGER_DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
     logLevel: logLevel as LogLevel,

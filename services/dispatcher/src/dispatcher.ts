@@ -54,6 +54,9 @@ export class Dispatcher {
   private running = false;
   private stopping = false;
   private flushing: Promise<void> = Promise.resolve();
+  /** The operator's retries and the journal's retention, on timers of their own. */
+  private housekeeping: NodeJS.Timeout[] = [];
+  private retrying: Promise<void> = Promise.resolve();
   /** Workers' own base URLs: configured, or learned from the card URLs of probe commands. */
   private readonly workerUrls = new Map<string, string>();
 
@@ -106,8 +109,18 @@ export class Dispatcher {
     // Observations a crash left unrecorded: their commands may never be delivered again. Sent beside the
     // consumer, so a ledger that is still down does not keep the dispatcher from starting.
     this.flushing = this.recordAwaiting().catch((error: unknown) => this.log.error({ err: error }, "could not record the observations a previous run left"));
+    this.prune();
     await this.runConsumer();
     this.canaries.start();
+    // After the rows a previous run left `dispatched` are recorded, so that none is sent twice at start.
+    this.retrying = this.flushing.then(() => this.retryRequested());
+    this.housekeeping.push(
+      setInterval(() => {
+        this.retrying = this.retrying.then(() => this.retryRequested());
+      }, this.config.retryPollMs),
+      setInterval(() => this.prune(), Math.min(3_600_000, Math.max(1_000, Math.floor(this.config.journalRetentionMs / 10)))),
+    );
+    for (const timer of this.housekeeping) timer.unref();
     this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, workers: [...this.config.workers.workers.keys()], journal: this.journal.path }, "dispatcher started");
   }
 
@@ -161,8 +174,10 @@ export class Dispatcher {
     this.stopping = true;
     this.running = false;
     this.restart.cancel();
+    for (const timer of this.housekeeping.splice(0)) clearInterval(timer);
     await this.canaries.stop();
     await this.flushing;
+    await this.retrying;
     await this.consumer?.disconnect().catch((error: unknown) => this.log.warn({ err: error }, "consumer did not disconnect cleanly"));
     this.journal.close();
     this.log.info("dispatcher stopped");
@@ -185,7 +200,7 @@ export class Dispatcher {
 
   async execute(command: Command, source: Source): Promise<void> {
     const workerId = command.type === "RedispatchCommanded" ? command.targetWorkerId : command.workerId;
-    const { row, isNew } = this.journal.begin({ decisionId: command.decisionId, kind: command.type, correlationId: command.correlationId, workerId }, `${source.topic}/${source.partition}@${source.offset}`);
+    const { row, isNew } = this.journal.begin({ decisionId: command.decisionId, kind: command.type, correlationId: command.correlationId, workerId }, `${source.topic}/${source.partition}@${source.offset}`, command);
     if (!isNew) {
       const next = this.onRedelivery(command, row);
       if (next === "record") await this.record(command.decisionId, command.type, row.observations);
@@ -278,6 +293,41 @@ export class Dispatcher {
       "probe completed",
     );
     return { observations, serverTaskIds: outcome.results.flatMap((r) => (r.parked === null ? [] : [r.parked.serverTaskId])) };
+  }
+
+  /**
+   * Carries out what an operator asked to retry (`npm run retry`): a failed recording is sent again (the
+   * row went back to `dispatched`), a command blocked by the configuration is carried out again from the
+   * command kept in its row, against the workers file this process read at start.
+   */
+  async retryRequested(): Promise<void> {
+    try {
+      for (const row of this.journal.awaitingRecording()) {
+        if (this.stopping) return;
+        if (!row.detail?.startsWith("retry requested")) continue;
+        this.log.info({ decisionId: row.decisionId, observations: row.observations.length }, "recording again at the operator's request");
+        await this.record(row.decisionId, row.kind, row.observations);
+      }
+      for (const row of this.journal.retryRequested()) {
+        if (this.stopping) return;
+        if (!this.journal.claimRetry(row.decisionId)) continue;
+        this.log.info({ decisionId: row.decisionId, kind: row.kind, workerId: row.workerId }, "carrying out again at the operator's request");
+        await this.execute(row.command as Command, { topic: "retry", partition: -1, offset: "-1" });
+      }
+    } catch (error) {
+      if (error instanceof StoppingError) return;
+      this.log.error({ err: error }, "could not carry out the retries an operator asked for");
+    }
+  }
+
+  /** Removes the journal's finished rows older than the retention. */
+  prune(): void {
+    try {
+      const removed = this.journal.prune(this.config.journalRetentionMs);
+      if (removed.commands + removed.canaries + removed.rejected > 0) this.log.info({ ...removed, retentionMs: this.config.journalRetentionMs }, "removed finished journal rows older than the retention");
+    } catch (error) {
+      this.log.error({ err: error }, "could not prune the journal");
+    }
   }
 
   private async recordAwaiting(): Promise<void> {

@@ -12,6 +12,12 @@
  *
  * - **parked_canary**: the probe tasks left in an interrupted state, re-polled until they are lost.
  * - **rejected_record**: command records refused as poison, with their coordinates.
+ *
+ * An operator may ask for a `failed` recording (ingest refused the observations) or a `blocked` command
+ * (its worker or skill was not configured) to be tried again (`requestRetry`): the first goes back to
+ * `dispatched`, the second to `retry`, which the dispatcher carries out from the command kept in the row.
+ *
+ * Finished rows leave after a retention (`prune`): a command redelivered within it is still found.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -21,7 +27,7 @@ import type { TaskState } from "@a2a-ledger/schemas";
 
 export type CommandKind = "RedispatchCommanded" | "ProbeRequested";
 /** started: nothing sent yet; sending: the worker may have received something; dispatched: done, observations not yet acknowledged by the ledger. */
-export type CommandStatus = "started" | "sending" | "dispatched" | "done" | "failed" | "blocked" | "abandoned";
+export type CommandStatus = "started" | "sending" | "dispatched" | "done" | "failed" | "blocked" | "abandoned" | "retry";
 export const finalStatuses: ReadonlySet<CommandStatus> = new Set(["done", "failed", "blocked", "abandoned"]);
 
 export interface CommandRow {
@@ -39,7 +45,14 @@ export interface CommandRow {
   startedAt: number;
   updatedAt: number;
   deliveries: number;
+  /** The command as decoded, kept so that it can be carried out again at an operator's request; null in rows older than that. */
+  command: unknown;
 }
+
+/** Alerts after which nothing was sent and the command may be carried out again once the configuration is fixed. */
+export const retriableBlocks = ["DISPATCHER_WORKER_NOT_CONFIGURED", "DISPATCHER_SKILL_NOT_CONFIGURED"] as const;
+
+export type RetryRequest = { ok: true; status: "dispatched" | "retry" } | { ok: false; reason: string };
 
 export type CanaryStatus = "parked" | "lost" | "ended" | "superseded";
 
@@ -70,7 +83,8 @@ CREATE TABLE IF NOT EXISTS command (
   source TEXT NOT NULL,
   started_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
-  deliveries INTEGER NOT NULL DEFAULT 1
+  deliveries INTEGER NOT NULL DEFAULT 1,
+  command TEXT
 );
 CREATE INDEX IF NOT EXISTS command_status ON command (status);
 CREATE TABLE IF NOT EXISTS parked_canary (
@@ -115,6 +129,7 @@ function commandOf(row: Row): CommandRow {
     startedAt: Number(row.started_at),
     updatedAt: Number(row.updated_at),
     deliveries: Number(row.deliveries),
+    command: row.command === null || row.command === undefined ? null : (JSON.parse(String(row.command)) as unknown),
   };
 }
 
@@ -144,6 +159,10 @@ export class Journal {
     this.db.pragma("synchronous = FULL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(schema);
+    // A journal written before commands were kept in their rows.
+    const columns = (this.db.prepare("SELECT name FROM pragma_table_info('command')").all() as { name: string }[]).map((c) => c.name);
+    if (!columns.includes("command")) this.db.exec("ALTER TABLE command ADD COLUMN command TEXT");
+    this.db.exec("CREATE INDEX IF NOT EXISTS command_updated ON command (updated_at)");
   }
 
   close(): void {
@@ -159,7 +178,7 @@ export class Journal {
    * The command's row: a new one in status `started`, or — for a redelivery — the existing row with its
    * delivery count raised (`isNew` false). One transaction, so two deliveries can never both be new.
    */
-  begin(command: { decisionId: string; kind: CommandKind; correlationId: string; workerId: string | null }, source: string): { row: CommandRow; isNew: boolean } {
+  begin(command: { decisionId: string; kind: CommandKind; correlationId: string; workerId: string | null }, source: string, whole: unknown = null): { row: CommandRow; isNew: boolean } {
     return this.db.transaction(() => {
       const existing = this.get(command.decisionId);
       if (existing !== undefined) {
@@ -168,8 +187,8 @@ export class Journal {
       }
       const at = this.now();
       this.db
-        .prepare("INSERT INTO command (decision_id, kind, correlation_id, worker_id, status, source, started_at, updated_at) VALUES (?, ?, ?, ?, 'started', ?, ?, ?)")
-        .run(command.decisionId, command.kind, command.correlationId, command.workerId, source, at, at);
+        .prepare("INSERT INTO command (decision_id, kind, correlation_id, worker_id, status, source, started_at, updated_at, command) VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)")
+        .run(command.decisionId, command.kind, command.correlationId, command.workerId, source, at, at, whole === null ? null : JSON.stringify(whole));
       return { row: this.get(command.decisionId) as CommandRow, isNew: true };
     })();
   }
@@ -188,6 +207,62 @@ export class Journal {
         this.now(),
         decisionId,
       );
+  }
+
+  /**
+   * An operator's retry: a `failed` row whose observations ingest refused goes back to `dispatched` (they
+   * are sent again, with the same event ids); a row `blocked` because its worker or skill was not
+   * configured goes to `retry` (carried out again from the kept command). Anything else is refused, with
+   * the reason: a re-dispatch that may have reached a worker is never sent twice.
+   */
+  requestRetry(decisionId: string): RetryRequest {
+    return this.db.transaction((): RetryRequest => {
+      const row = this.get(decisionId);
+      if (row === undefined) return { ok: false, reason: "no such decision id in the journal" };
+      const code = row.detail?.split(":", 1)[0] ?? "";
+      if (row.status === "failed" && code === "DISPATCHER_RECORDING_REJECTED") {
+        this.mark(decisionId, "dispatched", { detail: `retry requested; was ${row.detail ?? ""}`.slice(0, 2_000) });
+        return { ok: true, status: "dispatched" };
+      }
+      if (row.status === "blocked" && (retriableBlocks as readonly string[]).includes(code)) {
+        if (row.command === null) return { ok: false, reason: "the row predates kept commands: the command itself is not in the journal" };
+        this.mark(decisionId, "retry", { detail: `retry requested; was ${row.detail ?? ""}`.slice(0, 2_000) });
+        return { ok: true, status: "retry" };
+      }
+      return { ok: false, reason: `status ${row.status}${row.detail === null ? "" : ` (${code})`}: only a failed recording (DISPATCHER_RECORDING_REJECTED) or a command blocked by ${retriableBlocks.join(" or ")} can be retried` };
+    })();
+  }
+
+  /** Every row an operator's retry may apply to: failed recordings and commands blocked by configuration. */
+  retriable(): CommandRow[] {
+    const rows = (this.db.prepare("SELECT * FROM command WHERE status IN ('failed', 'blocked') ORDER BY updated_at, rowid").all() as Row[]).map(commandOf);
+    return rows.filter((r) => {
+      const code = r.detail?.split(":", 1)[0] ?? "";
+      return r.status === "failed" ? code === "DISPATCHER_RECORDING_REJECTED" : (retriableBlocks as readonly string[]).includes(code) && r.command !== null;
+    });
+  }
+
+  /** Takes a `retry` row to carry it out (`started`); false when another took it first. */
+  claimRetry(decisionId: string): boolean {
+    return this.db.prepare("UPDATE command SET status = 'started', updated_at = ? WHERE decision_id = ? AND status = 'retry'").run(this.now(), decisionId).changes === 1;
+  }
+
+  /** Commands an operator asked to carry out again. */
+  retryRequested(): CommandRow[] {
+    return (this.db.prepare("SELECT * FROM command WHERE status = 'retry' ORDER BY updated_at, rowid").all() as Row[]).map(commandOf);
+  }
+
+  /**
+   * Removes what is finished and older than `retentionMs` (by its last change): final command rows,
+   * canaries no longer parked, rejected records. Rows still in progress and parked canaries stay.
+   */
+  prune(retentionMs: number): { commands: number; canaries: number; rejected: number } {
+    const before = this.now() - retentionMs;
+    return this.db.transaction(() => ({
+      commands: this.db.prepare("DELETE FROM command WHERE status IN ('done', 'failed', 'blocked', 'abandoned') AND updated_at < ?").run(before).changes,
+      canaries: this.db.prepare("DELETE FROM parked_canary WHERE status <> 'parked' AND COALESCE(last_polled_at, parked_at) < ?").run(before).changes,
+      rejected: this.db.prepare("DELETE FROM rejected_record WHERE rejected_at < ?").run(before).changes,
+    }))();
   }
 
   /** Commands whose observations still wait for the ledger's acknowledgement. */
