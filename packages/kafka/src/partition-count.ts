@@ -67,12 +67,23 @@ export function agreedPartitions(counts: readonly TopicPartitionCount[]): number
  * partitions in the answer) is an error naming it: a reader cannot place a key without its count.
  */
 export async function partitionCounts(admin: Admin, topics: readonly string[]): Promise<TopicPartitionCount[]> {
+  // kafkajs asks for every topic at once and fails the whole request when one is missing: the listing names which.
+  const present = new Set(await admin.listTopics());
+  const missing = topics.filter((t) => !present.has(t));
+  if (missing.length > 0) throw new MissingTopicsError(missing);
   const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
   return topics.map((topic) => {
     const partitions = metadata.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
-    if (partitions === 0) throw new Error(`${topic} has no partitions in the cluster's metadata: create the ledger's topics first (a2a-ledger up, npm run infra:up)`);
+    if (partitions === 0) throw new MissingTopicsError([topic]);
     return { topic, partitions };
   });
+}
+
+export class MissingTopicsError extends Error {
+  override name = "MissingTopicsError";
+  constructor(readonly topics: readonly string[]) {
+    super(`${topics.join(", ")} ${topics.length === 1 ? "does" : "do"} not exist: a reader or writer needs each topic's partition count. Create the ledger's topics first (npm run infra:up, a2a-ledger up, or the projector's start, with A2A_LEDGER_PARTITIONS and A2A_LEDGER_TOPIC_SUFFIX as wanted)`);
+  }
 }
 
 /**

@@ -82,3 +82,11 @@ describe("the correlation-keyed topics' partition count is chosen when they are 
     expect((error as TopicConflictError).conflicts).toEqual([{ topic: topics.capabilities, setting: "partitions", expected: "1", actual: "2" }]);
   });
 });
+
+describe("a reader of the partition count", () => {
+  it("names the topics that do not exist", async () => {
+    const topics = names();
+    await ensureTopics(admin, topicSpecs(topics, 24).filter((s) => s.name === topics.observations));
+    await expect(installedPartitions(admin, correlationKeyedTopics(topics))).rejects.toThrow(`${topics.decisions}, ${topics.commands}, ${topics.changelog} do not exist`);
+  });
+});
