@@ -2,13 +2,36 @@
  * Per-correlation state lives in the compacted changelog, one record per correlation on the same
  * partition number as its observations (written there explicitly), encoded by the rule set's model
  * (`decider.serialize`: a format byte and Avro binary since default/2, see core's correlation/codec.ts;
- * the frozen default/1 writes JSON text). On assignment the reconciler reads the changelog up to its end,
- * decodes each value with `decider.deserialize` and keeps the partitions it now owns.
+ * the frozen default/1 writes JSON text). A restore reads only the changelog partitions it restores, up
+ * to their end, and decodes each value with `decider.deserialize`. It takes as long as they are large:
+ * there is no total time limit, only a stall guard (no progress for `stallMs` fails it).
  */
 import type { Decider, LedgerState } from "@a2a-ledger/core";
-import { type Admin, type Kafka, TopicReader } from "@a2a-ledger/kafka";
+import { type Admin, type Kafka, type PartitionProgress, TopicReader } from "@a2a-ledger/kafka";
 
 export type PartitionStates = Map<number, Map<string, LedgerState>>;
+
+/** What the restore of one partition read and kept. */
+export interface PartitionRestored {
+  partition: number;
+  /** Records read (values and tombstones). */
+  records: number;
+  /** Correlations kept (the partition's state). */
+  correlations: number;
+  /** The offset read up to: the partition's last stable offset when the restore began. */
+  offset: string;
+  /** From the start of the read until this partition was read to its end. */
+  ms: number;
+}
+
+export interface RestoreWatch {
+  /** A read that makes no progress for this long fails (the consumer restarts); a long one that moves never does. */
+  stallMs: number;
+  /** About every second: each partition's end and position. */
+  progress?: (partitions: readonly PartitionProgress[]) => void;
+  /** Once per partition, when it was read to its end. */
+  restored?: (partition: PartitionRestored) => void;
+}
 
 export interface Restored {
   states: PartitionStates;
@@ -16,19 +39,26 @@ export interface Restored {
   upTo: Record<number, string>;
 }
 
-export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string, decider: Decider): Promise<Restored> {
+export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string, decider: Decider, watch: RestoreWatch): Promise<Restored> {
   const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
+  const records = new Map([...partitions].map((p) => [p, 0]));
   const reader = new TopicReader(kafka, admin, topic, (partition, message) => {
     const forPartition = states.get(partition);
     if (forPartition === undefined || message.key === null) return;
+    records.set(partition, (records.get(partition) ?? 0) + 1);
     const correlationId = message.key.toString("utf8");
     if (message.value === null) forPartition.delete(correlationId);
     else forPartition.set(correlationId, decider.deserialize(message.value));
-  }, `${groupPrefix}-restore`);
+  }, `${groupPrefix}-restore`, { partitions: [...partitions] });
+  const started = Date.now();
   await reader.start();
   let upTo: Record<number, string>;
   try {
-    upTo = await reader.caughtUp(120_000, partitions);
+    upTo = await reader.caughtUp({
+      stallMs: watch.stallMs,
+      ...(watch.progress === undefined ? {} : { progress: watch.progress }),
+      reached: (partition, end) => watch.restored?.({ partition, records: records.get(partition) ?? 0, correlations: states.get(partition)?.size ?? 0, offset: end, ms: Date.now() - started }),
+    }, partitions);
   } finally {
     await reader.stop();
   }

@@ -16,6 +16,8 @@ export class ReconcilerMetrics {
   readonly unknownOutcomes = new client.Counter({ name: "a2a_reconciler_transaction_unknown_outcomes_total", help: "Transaction steps that did not finish in time (the producer was replaced), by step", labelNames: ["step"], registers: [this.registry] });
   readonly consumerRestarts = new client.Counter({ name: "a2a_reconciler_consumer_restarts_total", help: "Restarts of the consumer after a failure", registers: [this.registry] });
   readonly restores = new client.Counter({ name: "a2a_reconciler_changelog_restores_total", help: "Changelog restores after an assignment", registers: [this.registry] });
+  readonly partitionRestores = new client.Counter({ name: "a2a_reconciler_partition_restores_total", help: "Partitions restored from the changelog, by partition", labelNames: ["partition"], registers: [this.registry] });
+  readonly restoreRemaining = new client.Gauge({ name: "a2a_reconciler_restore_remaining_offsets", help: "Changelog offsets the restore in progress still has to read, by partition (0 once restored)", labelNames: ["partition"], registers: [this.registry] });
 
   /** Serves /metrics and /healthz on 127.0.0.1:port. */
   serve(port: number, healthy: () => boolean): Promise<Server> {

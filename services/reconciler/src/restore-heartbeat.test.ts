@@ -77,5 +77,9 @@ describe("a changelog restore longer than the session timeout", () => {
     expect(logLines(run.output, "partitions assigned"), "assignments: the member was never thrown out of the group").toHaveLength(1);
     expect(run.restored, "restores").toHaveLength(1);
     expect(run.restored[0]?.correlations).toBe(perPartition * correlationPartitions);
+    // Progress per partition: one line each when it is read to its end.
+    const partitionLines = logLines(run.output, "partition restored from the changelog");
+    expect(partitionLines.map((e) => Number(e.partition)).sort((a, b) => a - b), "one line per partition").toEqual(Array.from({ length: correlationPartitions }, (_, p) => p));
+    for (const line of partitionLines) expect(line).toMatchObject({ records: perPartition, correlations: perPartition, offset: String(perPartition) });
   });
 });

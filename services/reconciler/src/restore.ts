@@ -20,6 +20,12 @@ export async function whileBeating<T>(work: Promise<T>, heartbeat: () => Promise
   }
 }
 
+/**
+ * A restore fails (and the consumer restarts) when the changelog read makes no progress for this long;
+ * however large the changelog, a read that moves is never cut short.
+ */
+export const restoreStallMs = 60_000;
+
 export class PartitionStore {
   private readonly states: PartitionStates = new Map();
   /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
@@ -55,14 +61,26 @@ export class PartitionStore {
     }
   }
 
-  /** Restores every assigned partition without state (at least `partition`) in one read of the changelog. */
+  /** Restores every assigned partition without state (at least `partition`) in one read of their changelog partitions. */
   private async restore(partition: number): Promise<void> {
     const pending = new Set([...this.group.assigned].filter((p) => !this.states.has(p)));
     pending.add(partition);
-    this.log.info({ partitions: [...pending].sort((a, b) => a - b) }, "restoring state from the changelog");
+    const partitions = [...pending].sort((a, b) => a - b);
+    this.log.info({ partitions }, "restoring state from the changelog");
     // Fence every previous owner first, so its open transactions are resolved before the read.
-    await Promise.all([...pending].map((p) => this.group.producerFor(p)));
-    const { states: restored, upTo } = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider);
+    await Promise.all(partitions.map((p) => this.group.producerFor(p)));
+    const remaining = this.metrics.restoreRemaining;
+    const { states: restored, upTo } = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider, {
+      stallMs: restoreStallMs,
+      progress: (progress) => {
+        for (const p of progress) remaining.set({ partition: String(p.partition) }, Number(p.end - p.position));
+      },
+      restored: ({ partition: p, records, correlations, offset, ms }) => {
+        remaining.set({ partition: String(p) }, 0);
+        this.metrics.partitionRestores.inc({ partition: String(p) });
+        this.log.info({ partition: p, records, correlations, offset, ms }, "partition restored from the changelog");
+      },
+    });
     for (const [p, states] of restored) {
       this.states.set(p, states);
       this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
@@ -70,7 +88,7 @@ export class PartitionStore {
       this.recheckedAt.delete(p);
     }
     this.metrics.restores.inc();
-    this.log.info({ partitions: [...pending], correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo }, "state restored from the changelog");
+    this.log.info({ partitions, correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo }, "state restored from the changelog");
   }
 
   dropState(partition: number): void {
