@@ -4,6 +4,7 @@
  */
 import type { Command } from "./command.ts";
 import { exitCodes, processIo, UnavailableError, UsageError, type Io } from "./io.ts";
+import { kafkaRetryBudgetFromEnv, setKafkaRetries } from "./kafka/kafka-retries.ts";
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   acls: () => import("./commands/acls.ts"),
@@ -36,6 +37,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   }
   const { command } = await load();
   try {
+    // A retriable Kafka error is retried within A2A_LEDGER_CLI_KAFKA_RETRY_MS, each retry said on this command's stderr.
+    setKafkaRetries({ budgetMs: kafkaRetryBudgetFromEnv(process.env), report: (line) => io.stderr(`a2a-ledger ${command.name}: ${line}`) });
     return await command.run(args, io);
   } catch (e) {
     if (e instanceof UsageError) {

@@ -165,20 +165,34 @@ describe("when the log is not what the record claims", () => {
 });
 
 describe("Kafka out of reach", () => {
-  it("is exit code 3 with a clear message, and no output or file", async () => {
+  it("is retried within A2A_LEDGER_CLI_KAFKA_RETRY_MS, each retry said, then exit code 3 with a clear message that says it retried, and no output or file", async () => {
     process.env["KAFKA_BROKERS"] = "127.0.0.1:1";
+    process.env["A2A_LEDGER_CLI_KAFKA_RETRY_MS"] = "2000";
     try {
       const replayed = await run(["replay", "--kafka", "--json"]);
       expect(replayed.code).toBe(3);
       expect(replayed.stdout).toBe("");
-      expect(replayed.stderr).toMatch(/^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/);
+      const lines = replayed.stderr.split("\n");
+      expect(lines.pop()).toBe("");
+      expect(lines.at(-1)).toMatch(/^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*ECONNREFUSED.* \(retried \d+ times? over \d+\.\d s\) \(brokers 127\.0\.0\.1:1\)$/);
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      for (const retry of lines.slice(0, -1)) expect(retry).toMatch(/^a2a-ledger replay: reading a2a\.(policy|observations)\.v1\.cli-replay-\w+ failed: .*ECONNREFUSED.*; retry \d+ in \d\.\d+ s \(\d+ s of A2A_LEDGER_CLI_KAFKA_RETRY_MS left\)$/);
       const out = join(dir, "never.avro");
       const exported = await run(["export", "--kafka", "--output", out]);
       expect(exported.code).toBe(3);
+      expect(exported.stderr).toMatch(/\(retried \d+ times? over \d+\.\d s\)/);
       expect(existsSync(out) || existsSync(`${out}.partial`)).toBe(false);
+      // No retry at all with a bound of 0.
+      process.env["A2A_LEDGER_CLI_KAFKA_RETRY_MS"] = "0";
+      const once = await run(["replay", "--kafka", "--json"]);
+      expect(once.code).toBe(3);
+      expect(once.stderr).toMatch(/^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/);
+      expect(once.stderr).not.toContain("retr");
     } finally {
       if (savedEnv["KAFKA_BROKERS"] === undefined) delete process.env["KAFKA_BROKERS"];
       else process.env["KAFKA_BROKERS"] = savedEnv["KAFKA_BROKERS"];
+      if (savedEnv["A2A_LEDGER_CLI_KAFKA_RETRY_MS"] === undefined) delete process.env["A2A_LEDGER_CLI_KAFKA_RETRY_MS"];
+      else process.env["A2A_LEDGER_CLI_KAFKA_RETRY_MS"] = savedEnv["A2A_LEDGER_CLI_KAFKA_RETRY_MS"];
     }
   }, 120_000);
 

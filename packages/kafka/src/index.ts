@@ -10,3 +10,4 @@ export * from "./partition-send.ts";
 export * from "./create-topics.ts";
 export * from "./dead-letter.ts";
 export * from "./consumer-restart.ts";
+export * from "./kafka-retry.ts";
