@@ -42,20 +42,20 @@ export class GroupMembership {
   }
 
   /**
-   * A new assignment: every partition starts afresh, its producer initialised again (which fences any
-   * other instance that held it meanwhile) and its state dropped (`dropStates`), to be restored from
-   * the changelog. A partition this instance keeps may still have had another owner in between — after
-   * this instance was thrown out of the group without noticing, for one — so nothing held from before
-   * the assignment is trusted.
+   * A new assignment: every partition's producer is initialised again (which fences any other instance
+   * that held it meanwhile). States are handed to `assigned` (the store): those of partitions revoked
+   * are dropped; those of partitions kept are kept, and checked before their next use — a partition this
+   * instance keeps may still have had another owner in between (after this instance was thrown out of
+   * the group without noticing, for one), whose commits the changelog shows.
    */
-  onAssignment(partitions: number[], dropStates: () => void): void {
+  onAssignment(partitions: number[], assigned: (partitions: ReadonlySet<number>) => void): void {
     const now = new Set(partitions);
     for (const [partition, producer] of this.producers) {
       this.producers.delete(partition);
       // After the partition's work in hand, which may still commit with it (or be fenced).
       void this.exclusive(partition, async () => (await producer).disconnect()).catch(() => undefined);
     }
-    dropStates();
+    assigned(now);
     this.assigned = now;
     this.membership++;
     this.mayInitialise = true;

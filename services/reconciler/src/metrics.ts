@@ -18,6 +18,7 @@ export class ReconcilerMetrics {
   readonly restores = new client.Counter({ name: "a2a_reconciler_changelog_restores_total", help: "Changelog restores after an assignment", registers: [this.registry] });
   readonly partitionRestores = new client.Counter({ name: "a2a_reconciler_partition_restores_total", help: "Partitions restored from the changelog, by partition", labelNames: ["partition"], registers: [this.registry] });
   readonly restoreRemaining = new client.Gauge({ name: "a2a_reconciler_restore_remaining_offsets", help: "Changelog offsets the restore in progress still has to read, by partition (0 once restored)", labelNames: ["partition"], registers: [this.registry] });
+  readonly statesKept = new client.Counter({ name: "a2a_reconciler_states_kept_total", help: "Partitions kept across a rebalance whose state was kept (not restored again), by partition", labelNames: ["partition"], registers: [this.registry] });
 
   /** Serves /metrics and /healthz on 127.0.0.1:port. */
   serve(port: number, healthy: () => boolean): Promise<Server> {

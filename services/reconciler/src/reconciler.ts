@@ -127,7 +127,7 @@ export class Reconciler {
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.restart.settled();
-      void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], () => this.store.dropAll());
+      void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], (assigned) => this.store.onAssignment(assigned));
     });
     this.consumer.on(this.consumer.events.REBALANCING, () => this.group.onRebalancing());
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {

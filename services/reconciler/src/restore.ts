@@ -1,9 +1,11 @@
 /**
  * The state of each partition this instance holds, restored from the changelog the first time it is
- * needed after an assignment, with the blocked correlations the re-examination looks at again.
+ * needed after an assignment, with the blocked correlations the re-examination looks at again. A
+ * partition kept across a rebalance keeps its state, unless the changelog moved past what this
+ * instance last wrote to it (another owner committed in between): then it is restored again.
  */
 import type { Decider, LedgerState } from "@a2a-ledger/core";
-import type { Admin, Kafka } from "@a2a-ledger/kafka";
+import { type Admin, endOffsets, type Kafka } from "@a2a-ledger/kafka";
 import type { Logger } from "@a2a-ledger/logging";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
 import type { ReconcilerConfig } from "./config.ts";
@@ -28,6 +30,14 @@ export const restoreStallMs = 60_000;
 
 export class PartitionStore {
   private readonly states: PartitionStates = new Map();
+  /**
+   * The changelog offset each partition's state reflects: the end a restore read it to, then, after each
+   * transaction of this instance that wrote the partition's changelog, the end that commit left (its
+   * last record's offset + 2: the record, then the commit marker).
+   */
+  private readonly reflects = new Map<number, bigint>();
+  /** Partitions kept across an assignment whose state is not yet checked against the changelog's end. */
+  private readonly unverified = new Set<number>();
   /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
   private restoring: Promise<void> | undefined;
   /** Blocked correlations per partition: re-examined whenever the capability table changes. */
@@ -53,12 +63,64 @@ export class PartitionStore {
   async statesOf(partition: number, heartbeat: () => Promise<void> = async () => undefined): Promise<Map<string, LedgerState>> {
     for (;;) {
       const known = this.states.get(partition);
-      if (known !== undefined) return known;
+      if (known !== undefined && !this.unverified.has(partition)) return known;
+      if (known !== undefined) {
+        await whileBeating(this.verify(partition, known), heartbeat, this.config.heartbeatMs);
+        continue;
+      }
       if (this.restoring === undefined) {
         this.restoring = this.restore(partition).finally(() => (this.restoring = undefined));
       }
       await whileBeating(this.restoring, heartbeat, this.config.heartbeatMs);
     }
+  }
+
+  /** Whether this instance holds state for `partition` (restored, or kept across a rebalance). */
+  holds(partition: number): boolean {
+    return this.states.has(partition);
+  }
+
+  /**
+   * A new assignment: the state of every partition no longer assigned is dropped; the state of a
+   * partition kept is checked against the changelog before its next use (`verify`).
+   */
+  onAssignment(assigned: ReadonlySet<number>): void {
+    for (const partition of [...this.states.keys()]) {
+      if (assigned.has(partition)) this.unverified.add(partition);
+      else this.dropState(partition);
+    }
+  }
+
+  /**
+   * After a commit of this instance on `partition`: `changelogEnd` is where it left the partition's
+   * changelog (when it wrote to it). Nothing is recorded for a state that was dropped or replaced meanwhile.
+   */
+  committed(partition: number, states: Map<string, LedgerState>, changelogEnd: bigint | undefined): boolean {
+    if (this.states.get(partition) !== states) return false;
+    if (changelogEnd !== undefined) this.reflects.set(partition, changelogEnd);
+    return true;
+  }
+
+  /**
+   * A partition kept across a rebalance keeps its state only if nobody else wrote its changelog in
+   * between. Its producer is initialised first (the fresh assignment's: a zombie's or another owner's
+   * open transaction is completed or aborted, and its later writes are refused); then, if the
+   * changelog's end is still the offset this state reflects, no other owner committed a change to it.
+   * Any other end (another owner's commit, or only its aborted transaction's markers) restores it again.
+   */
+  private async verify(partition: number, states: Map<string, LedgerState>): Promise<void> {
+    await this.group.producerFor(partition);
+    const end = (await endOffsets(this.admin, this.config.topics.changelog)).find((p) => p.partition === partition)?.high;
+    if (this.states.get(partition) !== states || !this.unverified.has(partition)) return;
+    this.unverified.delete(partition);
+    const reflects = this.reflects.get(partition);
+    if (end !== undefined && reflects !== undefined && BigInt(end) === reflects) {
+      this.metrics.statesKept.inc({ partition: String(partition) });
+      this.log.info({ partition, offset: end, correlations: states.size }, "state kept across the rebalance");
+      return;
+    }
+    this.log.info({ partition, reflects: reflects?.toString(), end }, "the changelog moved since this instance wrote it: state restored again");
+    this.dropState(partition);
   }
 
   /** Restores every assigned partition without state (at least `partition`) in one read of their changelog partitions. */
@@ -83,6 +145,8 @@ export class PartitionStore {
     });
     for (const [p, states] of restored) {
       this.states.set(p, states);
+      this.unverified.delete(p);
+      this.reflects.set(p, BigInt(upTo[p] ?? "0"));
       this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
       // Restored blocked correlations are re-examined against the table as it is now.
       this.recheckedAt.delete(p);
@@ -93,11 +157,9 @@ export class PartitionStore {
 
   dropState(partition: number): void {
     this.states.delete(partition);
+    this.reflects.delete(partition);
+    this.unverified.delete(partition);
     this.blocked.delete(partition);
     this.recheckedAt.delete(partition);
-  }
-
-  dropAll(): void {
-    for (const partition of [...this.states.keys()]) this.dropState(partition);
   }
 }

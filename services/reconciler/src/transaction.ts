@@ -129,6 +129,7 @@ export class PartitionTransactions {
     }
     const deadlineMs = config.transactionStepTimeoutMs;
     let tx: Transaction | undefined;
+    let changelogEnd: bigint | undefined;
     try {
       tx = await withinDeadline(producer.transaction(), "begin", deadlineMs);
       const sends = [
@@ -143,7 +144,12 @@ export class PartitionTransactions {
       // drop or duplicate a partition's records when a leader moves (see @a2a-ledger/kafka partition-send).
       const open = tx;
       const sendAll = async () => {
-        for (const { topic, messages: records } of sends) await sendByPartition(open, topic, records, this.parts.partitionsOf(topic), { parallel: false });
+        for (const { topic, messages: records } of sends) {
+          const acks = await sendByPartition(open, topic, records, this.parts.partitionsOf(topic), { parallel: false });
+          // Where the commit leaves the partition's changelog: its records, then one commit marker.
+          const ack = topic === topics.changelog ? acks.find((a) => a.partition === partition) : undefined;
+          if (ack?.baseOffset !== undefined) changelogEnd = BigInt(ack.baseOffset) + BigInt(records.length) + 1n;
+        }
       };
       if (sends.length > 0) await withinDeadline(sendAll(), "send", deadlineMs);
       stage("send");
@@ -171,8 +177,11 @@ export class PartitionTransactions {
       if (decider.isBlocked(state)) blocked.add(correlationId);
       else blocked.delete(correlationId);
     }
-    store.blocked.set(partition, blocked);
-    store.recheckedAt.set(partition, version);
+    // A state dropped or restored anew meanwhile (the partition was revoked) is left as it is.
+    if (store.committed(partition, states, changelogEnd)) {
+      store.blocked.set(partition, blocked);
+      store.recheckedAt.set(partition, version);
+    }
     // What this transaction committed is visible to this partition's next batch at once: a read_committed
     // reader of the topic may not reach it yet (another partition's open transaction holds the stable
     // offset back). The follower skips it when it reads it.
