@@ -73,6 +73,29 @@ describe("ObservationBuffer", () => {
     await b.close(0);
   });
 
+  it("reserves a slot per admitted exchange until it ends: K free slots admit exactly K exchanges at once", async () => {
+    const { buffer: b } = buffer(new ScriptedSender(["down"]), 3, "closed");
+    b.offer(observation(0));
+    // Two slots left: of five dispatches admitted together, two get through.
+    const held = Array.from({ length: 5 }, () => b.reserve(true));
+    expect(held.filter((r) => r !== null)).toHaveLength(2);
+    expect(b.admission(true)).toBe("refuse");
+    // Traffic about dispatched tasks has up to twice the bound: 6 − 1 queued − 2 held = 3 more.
+    const others = Array.from({ length: 5 }, () => b.reserve(false));
+    expect(others.filter((r) => r !== null)).toHaveLength(3);
+    // Their observations arrive while they hold their slots; offers are not refused by the reservations.
+    expect(b.offer(observation(1))).toBe(true);
+    for (const release of [...held, ...others]) {
+      release?.();
+      release?.();
+    }
+    // Released (twice is harmless): two queued of three, one dispatch fits again.
+    expect(b.admission(true)).toBe("admit");
+    expect(b.reserve(true)).not.toBeNull();
+    expect(b.reserve(true)).toBeNull();
+    await b.close(0);
+  });
+
   it("admits dispatches again once the ledger took the backlog", async () => {
     const sender = new ScriptedSender(["down", "down", "ok"]);
     const { buffer: b } = buffer(sender, 2, "closed");

@@ -62,6 +62,8 @@ export class ObservationBuffer {
   private queue: Queued[] = [];
   private bytes = 0;
   private lastSeq = -1;
+  /** Exchanges admitted and not yet finished: each holds one slot against the bounds (see `reserve`). */
+  private reserved = 0;
   private batchSize: number;
   private reachable = true;
   private failures = 0;
@@ -103,15 +105,32 @@ export class ObservationBuffer {
     return this.options.failMode === "closed" ? 2 : 1;
   }
 
-  private within(factor: number): boolean {
-    return this.queue.length < factor * this.options.capacity && this.bytes < factor * this.options.maxBytes;
+  /** Whether the buffer is under `factor` times its bounds; admissions count the slots reserved by exchanges in flight too. */
+  private within(factor: number, reserved = 0): boolean {
+    return this.queue.length + reserved < factor * this.options.capacity && this.bytes < factor * this.options.maxBytes;
   }
 
   /** Whether a request may be forwarded now: fail-closed refuses new dispatches at the bounds (or while the spool fails), everything recorded at twice them. */
   admission(newDispatch: boolean): Admission {
     if (this.options.failMode === "open") return "admit";
-    if (newDispatch) return this.within(1) && !(this.options.spool?.failing ?? false) ? "admit" : "refuse";
-    return this.within(this.hardFactor) ? "admit" : "refuse";
+    if (newDispatch) return this.within(1, this.reserved) && !(this.options.spool?.failing ?? false) ? "admit" : "refuse";
+    return this.within(this.hardFactor, this.reserved) ? "admit" : "refuse";
+  }
+
+  /**
+   * Admits a recorded exchange and reserves a slot for it until the returned release is called (when the
+   * exchange ends, however it ends), so that exchanges admitted together near a bound cannot overflow it:
+   * with K free slots, K concurrent dispatches are admitted and the next one is refused. Null when refused.
+   */
+  reserve(newDispatch: boolean): (() => void) | null {
+    if (this.admission(newDispatch) === "refuse") return null;
+    this.reserved++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.reserved--;
+    };
   }
 
   /** Appends an observation; false (and counted) when it had to be dropped. */

@@ -118,10 +118,23 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
 
     if (closing) return fail(res, new ProxyError("PROXY_SHUTTING_DOWN", undefined, config.retryAfterSeconds), labels);
     const records = request.kind === "card" || request.kind === "rest" || (request.kind === "jsonrpc" && request.method !== null);
-    if (records && buffer.admission(isNewDispatch(request)) === "refuse") {
-      metrics.failClosedRejections.inc();
-      return fail(res, new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, config.retryAfterSeconds), labels);
+    let release: (() => void) | null = null;
+    if (records) {
+      release = buffer.reserve(isNewDispatch(request));
+      if (release === null) {
+        metrics.failClosedRejections.inc();
+        return fail(res, new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, config.retryAfterSeconds), labels);
+      }
+      // The slot is held until the exchange ends, answered or cut.
+      if (res.destroyed) release();
+      else res.once("close", release);
     }
+    // The exchange's first observation takes the place of its reserved slot.
+    const held = release;
+    const emitOwn = held === null ? emit : (o: ObservationInput): void => {
+      held();
+      emit(o);
+    };
     if (request.kind === "malformed-jsonrpc") {
       metrics.unrecorded.inc({ reason: "malformed_jsonrpc" });
       log.warn({ requestId, reason: request.reason, bytes: body.length }, "forwarding a malformed JSON-RPC request as it is; nothing recorded");
@@ -129,7 +142,7 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     if (request.kind === "rest" && !request.readable) metrics.unrecorded.inc({ reason: "unreadable_body" });
 
     const explicit = validCorrelationId(headerValue(req.headers, correlationHeader)) ?? (request.kind === "jsonrpc" || request.kind === "rest" ? validCorrelationId(request.dispatch?.correlationId) : null);
-    const recorder = records && request.kind !== "card" ? new ExchangeRecorder({ source, memory, emit, now }, request as RecordedRequest & { method: NonNullable<RecordedRequest["method"]> }, explicit) : null;
+    const recorder = records && request.kind !== "card" ? new ExchangeRecorder({ source, memory, emit: emitOwn, now }, request as RecordedRequest & { method: NonNullable<RecordedRequest["method"]> }, explicit) : null;
 
     forwarder.forward({ req, res, body, request, recorder, explicit, ...labels, requestId, cardMode });
   }

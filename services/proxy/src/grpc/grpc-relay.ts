@@ -38,7 +38,7 @@ const endStreamFlag = http2.constants.NGHTTP2_FLAG_END_STREAM;
 
 export interface GrpcRelayDeps {
   config: ProxyConfig;
-  buffer: Pick<ObservationBuffer, "admission" | "offer">;
+  buffer: Pick<ObservationBuffer, "reserve" | "offer">;
   memory: CorrelationMemory;
   metrics: ProxyMetrics;
   log: Logger;
@@ -162,6 +162,7 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
 
     let body: Buffer | null = null;
     let request: GrpcRequest | null = null;
+    let release: (() => void) | null = null;
     if (call !== null) {
       // A request that ended with its headers has no body to wait for.
       const read = (flags & endStreamFlag) !== 0 ? { ok: true as const, body: Buffer.alloc(0) } : await readRequestBody(stream, config.maxBodyBytes);
@@ -175,16 +176,28 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
       }
       body = read.body;
       request = readRequest(call, body, headers, callId);
-      if (request !== null && buffer.admission(isNewDispatch(request)) === "refuse") {
-        metrics.failClosedRejections.inc();
-        return refuse(stream, new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, config.retryAfterSeconds), method);
+      if (request !== null) {
+        release = buffer.reserve(isNewDispatch(request));
+        if (release === null) {
+          metrics.failClosedRejections.inc();
+          return refuse(stream, new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, config.retryAfterSeconds), method);
+        }
+        // The slot is held until the call's stream ends, answered or reset.
+        if (stream.closed) release();
+        else stream.once("close", release);
       }
     } else {
       unrecorded("grpc_other");
     }
 
     const explicit = validCorrelationId(first(headers, correlationHeader)) ?? validCorrelationId(request?.dispatch?.correlationId);
-    const recorder = request === null ? null : new ExchangeRecorder({ source, memory, emit, now }, request, explicit);
+    // The call's first observation takes the place of its reserved slot.
+    const held = release;
+    const emitOwn = held === null ? emit : (o: ObservationInput): void => {
+      held();
+      emit(o);
+    };
+    const recorder = request === null ? null : new ExchangeRecorder({ source, memory, emit: emitOwn, now }, request, explicit);
     const target = await upstream.resolve();
     if (target === null) {
       recorder?.finish();
