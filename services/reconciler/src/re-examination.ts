@@ -3,11 +3,15 @@
  * partition's probe changed the capability table: one transaction of decisions and changelog, no offsets.
  *
  * A partition's blocked set is known from its state: an assigned partition without state (not yet
- * restored since its assignment) is restored here first, so its blocked correlations are re-examined
- * without waiting for its next observation.
+ * restored since its assignment, or dropped after a failed transaction) is restored here first, so its
+ * blocked correlations are re-examined without waiting for its next observation. A failed transaction
+ * leaves no producer to commit with until a fresh assignment (only a fresh assignment initialises one),
+ * and an idle partition brings no batch that would make the consumer rejoin: the re-examination asks for
+ * the rejoin itself, and the next tick restores the partition and re-examines it.
  */
 import type { Logger } from "@a2a-ledger/logging";
 import type { CapabilityFollower } from "./capability-follower.ts";
+import { RejoinGroupError } from "./errors.ts";
 import type { GroupMembership } from "./group-membership.ts";
 import type { PartitionStore } from "./restore.ts";
 import type { PartitionTransactions } from "./transaction.ts";
@@ -20,28 +24,41 @@ export interface ReExaminationParts {
   readonly log: Logger;
   /** False once the instance is stopping. */
   isRunning(): boolean;
+  /** Makes the consumer join its group afresh (a fresh assignment), after `error`. */
+  rejoin(error: RejoinGroupError): void;
 }
 
-export async function recheckIdle({ capabilities, group, store, transactions, log, isRunning }: ReExaminationParts): Promise<void> {
+export async function recheckIdle({ capabilities, group, store, transactions, log, isRunning, rejoin }: ReExaminationParts): Promise<void> {
   if (!isRunning()) return;
   const version = capabilities.version;
   const membership = group.membership;
+  /** Logs a failure; true when the tick ends here (the consumer rejoins). */
+  const failed = (error: unknown, partition: number, step: string): boolean => {
+    if (error instanceof RejoinGroupError) {
+      log.error({ err: error, partition, step }, "re-examination failed; the consumer rejoins its group, and the partition is restored and re-examined after the assignment");
+      if (isRunning()) rejoin(error);
+      return true;
+    }
+    log.error({ err: error, partition, step }, "re-examination failed; retried on the next tick");
+    return false;
+  };
   for (const partition of group.assigned) {
     if (!isRunning() || group.membership !== membership) return;
     if (!store.holds(partition)) {
       try {
         await store.statesOf(partition);
       } catch (error) {
-        log.error({ err: error, partition }, "restore for the re-examination failed; retried on the next tick");
-        return;
+        if (failed(error, partition, "restore")) return;
+        continue;
       }
     }
     if ((store.blocked.get(partition)?.size ?? 0) === 0 || store.recheckedAt.get(partition) === version) continue;
-    await group.exclusive(partition, async () => {
+    const outcome = await group.exclusive(partition, async () => {
       // Only the owner produces: the partition may have moved while this waited for the lock.
       // And nothing starts once the instance is stopping.
       if (!isRunning() || group.membership !== membership || !group.assigned.has(partition)) return;
       await transactions.transact(partition, []);
-    }).catch((error: unknown) => log.error({ err: error, partition }, "re-examination failed; retried on the next tick"));
+    }).then(() => undefined, (error: unknown) => error);
+    if (outcome !== undefined && failed(outcome, partition, "transaction")) return;
   }
 }

@@ -103,7 +103,14 @@ export class Reconciler {
       this.running = false;
       throw error;
     });
-    const reExamination = { capabilities: this.capabilities, group: this.group, store: this.store, transactions: this.transactions, log: this.log, isRunning: () => this.running };
+    const reExamination = { capabilities: this.capabilities, group: this.group, store: this.store, transactions: this.transactions, log: this.log, isRunning: () => this.running,
+      // An idle partition's failed transaction: no batch will make kafkajs rejoin, so the consumer is run again (a fresh assignment).
+      rejoin: (error: unknown) => {
+        // Its partitions are given up until the new assignment: nothing re-examines or restores meanwhile.
+        this.group.onRebalancing();
+        this.restart.onCrash({ error, restart: false });
+      },
+    };
     this.recheckTimer = setInterval(() => {
       void recheckIdle(reExamination);
       this.clocks.warnStalled();
