@@ -84,6 +84,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
   const memory = new CorrelationMemory(config.correlationMemory, {
     store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite"), (problem) => log.error(problem, "the correlation memory's file was not a usable database: moved aside, the memory starts empty")),
     onSize: (size) => metrics.correlationsRemembered.set(size),
+    maxAgeMs: config.correlationMaxAgeMs,
   });
   let closing = false;
   let grpcPublic: string | null = null;

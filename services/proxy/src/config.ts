@@ -46,6 +46,8 @@ export interface ProxyConfig {
   /** Largest non-streamed answer parsed for observations; larger ones are forwarded unrecorded. */
   maxRecordedBytes: number;
   correlationMemory: number;
+  /** A task no request or answer named for this long leaves the correlation memory. */
+  correlationMaxAgeMs: number;
   shutdownGraceMs: number;
   retryAfterSeconds: number;
   logLevel: LogLevel;
@@ -84,6 +86,7 @@ export const configDefaults = {
   maxBodyBytes: 16 * 1024 * 1024,
   maxRecordedBytes: 8 * 1024 * 1024,
   correlationMemory: 100_000,
+  correlationMaxAgeMs: 30 * 24 * 3_600_000,
   shutdownGraceMs: 10_000,
   retryAfterSeconds: 5,
   logLevel: "info",
@@ -201,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     maxBodyBytes: int("A2A_LEDGER_PROXY_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
     maxRecordedBytes: int("A2A_LEDGER_PROXY_MAX_RECORDED_BYTES", configDefaults.maxRecordedBytes, 1024, 1024 * 1024 * 1024),
     correlationMemory: int("A2A_LEDGER_PROXY_CORRELATION_MEMORY", configDefaults.correlationMemory, 1, 100_000_000),
+    correlationMaxAgeMs: int("A2A_LEDGER_PROXY_CORRELATION_MAX_AGE_MS", configDefaults.correlationMaxAgeMs, 1_000, 3_650 * 24 * 3_600_000),
     shutdownGraceMs: int("A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
     retryAfterSeconds: int("A2A_LEDGER_PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     logLevel,

@@ -10,8 +10,8 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
 export interface CorrelationStore {
-  /** Every remembered task, least recently used first. */
-  load(): [taskId: string, correlationId: string][];
+  /** Every remembered task, least recently used first, with when it was last used (ms since the epoch). */
+  load(): [taskId: string, correlationId: string, usedAt: number][];
   put(taskId: string, correlationId: string, usedAt: number): void;
   touch(taskIds: readonly string[], usedAt: number): void;
   forget(taskIds: readonly string[]): void;
@@ -72,9 +72,9 @@ export class SqliteCorrelationStore implements CorrelationStore {
     }
   }
 
-  load(): [string, string][] {
-    const rows = this.db.prepare("SELECT task_id, correlation_id FROM correlation ORDER BY used_at, rowid").all() as { task_id: string; correlation_id: string }[];
-    return rows.map((r) => [r.task_id, r.correlation_id]);
+  load(): [string, string, number][] {
+    const rows = this.db.prepare("SELECT task_id, correlation_id, used_at FROM correlation ORDER BY used_at, rowid").all() as { task_id: string; correlation_id: string; used_at: number }[];
+    return rows.map((r) => [r.task_id, r.correlation_id, Number(r.used_at)]);
   }
 
   put(taskId: string, correlationId: string, usedAt: number): void {

@@ -61,6 +61,37 @@ describe("CorrelationMemory in its store", () => {
   });
 });
 
+describe("CorrelationMemory bounded by age", () => {
+  it("forgets a task nobody named for longer than maxAgeMs, in memory and in its store, across restarts too", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "correlations-")), "correlations.sqlite");
+    const day = 24 * 3_600_000;
+    let clock = 1_000_000;
+    const now = () => clock;
+    const sizes: number[] = [];
+    const first = new CorrelationMemory(100, { store: new SqliteCorrelationStore(path), now, maxAgeMs: 30 * day, onSize: (n) => sizes.push(n) });
+    first.remember("old", "c-old");
+    first.remember("kept", "c-kept");
+    clock += 20 * day;
+    // Named again: its age starts over.
+    expect(first.lookup("kept")).toBe("c-kept");
+    first.remember("new", "c-new");
+    clock += 10 * day + 1;
+    expect(first.lookup("old")).toBeUndefined();
+    expect(first.lookup("kept")).toBe("c-kept");
+    expect(first.size).toBe(2);
+    expect(sizes.at(-1)).toBe(2);
+    first.close();
+    // After a restart, what aged out meanwhile is gone too, and the store no longer holds it.
+    clock += 25 * day;
+    const second = new CorrelationMemory(100, { store: new SqliteCorrelationStore(path), now, maxAgeMs: 30 * day });
+    expect(second.lookup("new")).toBeUndefined();
+    expect(second.lookup("kept")).toBe("c-kept");
+    second.close();
+    const rows = new Database(path).prepare("SELECT task_id FROM correlation ORDER BY task_id").all();
+    expect(rows).toEqual([{ task_id: "kept" }]);
+  });
+});
+
 describe("SqliteCorrelationStore given a file that is not its database", () => {
   for (const [what, write] of [
     ["random bytes", (path: string) => writeFileSync(path, Buffer.from(Array.from({ length: 5_000 }, (_, i) => (i * 131 + 7) % 256)))],

@@ -9,9 +9,9 @@
  * is a Message, or an error) falls back to the request's messageId, and without one to an id of the
  * exchange itself (exchange-recorder.ts).
  *
- * The memory is bounded (least recently used entries are forgotten first) and kept in a store that
- * outlives the process (correlation-store.ts): after a restart the proxy still knows the correlation of
- * every task it remembers.
+ * The memory is bounded by count (least recently used entries are forgotten first) and by age (a task
+ * no request or answer named for `maxAgeMs` is forgotten), and kept in a store that outlives the process
+ * (correlation-store.ts): after a restart the proxy still knows the correlation of every task it remembers.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { CorrelationStore } from "./correlation-store.ts";
@@ -45,11 +45,20 @@ export interface CorrelationMemoryOptions {
   touchIntervalMs?: number;
   /** Told the number of remembered tasks whenever it changes. */
   onSize?: (size: number) => void;
+  /** A task not used for longer than this is forgotten (default: never by age, only by count). */
+  maxAgeMs?: number;
+}
+
+interface Remembered {
+  correlationId: string;
+  /** When a request or an answer last named the task. */
+  usedAt: number;
 }
 
 export class CorrelationMemory {
   /** Map order is recency: the first key is the least recently used. */
-  private readonly byTask = new Map<string, string>();
+  private readonly byTask = new Map<string, Remembered>();
+  private readonly maxAgeMs: number;
   private readonly touched = new Set<string>();
   private readonly store: CorrelationStore | undefined;
   private readonly now: () => number;
@@ -63,10 +72,14 @@ export class CorrelationMemory {
     this.store = options.store;
     this.now = options.now ?? Date.now;
     this.onSize = options.onSize ?? (() => undefined);
+    this.maxAgeMs = options.maxAgeMs ?? Number.POSITIVE_INFINITY;
     if (this.store !== undefined) {
-      for (const [taskId, correlationId] of this.store.load()) this.byTask.set(taskId, correlationId);
+      for (const [taskId, correlationId, usedAt] of this.store.load()) this.byTask.set(taskId, { correlationId, usedAt });
       this.evict();
-      this.timer = setInterval(() => this.saveRecency(), options.touchIntervalMs ?? 1_000);
+      this.timer = setInterval(() => {
+        this.saveRecency();
+        if (this.evict()) this.onSize(this.byTask.size);
+      }, options.touchIntervalMs ?? 1_000);
       this.timer.unref();
     }
     this.onSize(this.byTask.size);
@@ -77,22 +90,24 @@ export class CorrelationMemory {
   }
 
   lookup(taskId: string): string | undefined {
+    if (this.evict()) this.onSize(this.byTask.size);
     const found = this.byTask.get(taskId);
     if (found !== undefined) {
       // Refresh recency.
       this.byTask.delete(taskId);
-      this.byTask.set(taskId, found);
+      this.byTask.set(taskId, { correlationId: found.correlationId, usedAt: this.now() });
       if (this.store !== undefined) this.touched.add(taskId);
     }
-    return found;
+    return found?.correlationId;
   }
 
   /** Remembers the first correlation seen for a task; a later one does not replace it. */
   remember(taskId: string, correlationId: string): string {
     const known = this.lookup(taskId);
     if (known !== undefined) return known;
-    this.byTask.set(taskId, correlationId);
-    this.store?.put(taskId, correlationId, this.now());
+    const usedAt = this.now();
+    this.byTask.set(taskId, { correlationId, usedAt });
+    this.store?.put(taskId, correlationId, usedAt);
     this.evict();
     this.onSize(this.byTask.size);
     return correlationId;
@@ -105,10 +120,13 @@ export class CorrelationMemory {
     this.store?.close();
   }
 
-  private evict(): void {
+  /** Forgets the least recently used tasks beyond the capacity, and those unused for longer than the age bound; whether any was. */
+  private evict(): boolean {
     const forgotten: string[] = [];
-    for (const taskId of this.byTask.keys()) {
-      if (this.byTask.size - forgotten.length <= this.capacity) break;
+    const oldest = this.now() - this.maxAgeMs;
+    // Map order is recency, so the tasks to forget are all at the front.
+    for (const [taskId, { usedAt }] of this.byTask) {
+      if (this.byTask.size - forgotten.length <= this.capacity && usedAt >= oldest) break;
       forgotten.push(taskId);
     }
     for (const taskId of forgotten) {
@@ -116,6 +134,7 @@ export class CorrelationMemory {
       this.touched.delete(taskId);
     }
     if (forgotten.length > 0) this.store?.forget(forgotten);
+    return forgotten.length > 0;
   }
 
   private saveRecency(): void {
