@@ -251,5 +251,33 @@ describe("ObservationSpool", () => {
     await spool.close();
     expect(state.open.size).toBe(0);
   });
+
+  it("a disk on which not even a file can be created: the same backoff, and back by itself", async () => {
+    const dir = freshDir();
+    const { fs, state } = fillableFs();
+    const s = sink();
+    const { spool } = ObservationSpool.open({ dir, log, metrics: s.metrics, retryInitialMs: 20, retryMaxMs: 80, fs });
+    spool.append(observation(0));
+    await spool.kept();
+    spool.acknowledge(0);
+    Object.assign(state, { full: true, failOpens: true });
+    const opensBefore = state.opens;
+    const until = Date.now() + 500;
+    for (let i = 1; Date.now() < until; i++) {
+      spool.append(observation(i));
+      await spool.kept();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(spool.failing).toBe(true);
+    expect(s.counts.writeErrors).toBeLessThanOrEqual(12);
+    expect(state.opens - opensBefore).toBeLessThanOrEqual(12);
+    expect(segments(dir).length).toBeLessThanOrEqual(2);
+    Object.assign(state, { full: false, failOpens: false });
+    await expect.poll(() => spool.failing, { timeout: 2_000, interval: 10 }).toBe(false);
+    const after = spool.append(observation(999));
+    await spool.kept();
+    expect(open(dir).replayed.map((e) => e.seq)).toContain(after.seq);
+    await spool.close();
+  });
 });
 
