@@ -45,6 +45,9 @@ export async function recheckIdle({ capabilities, group, store, transactions, lo
   for (const partition of group.assigned) {
     if (!isRunning() || group.membership !== membership) return;
     if (!store.holds(partition)) {
+      // After a failed transaction no producer may be initialised before a fresh assignment (a batch's
+      // failure makes kafkajs rejoin, an idle one's asks for the rejoin below): the restore waits for it.
+      if (!group.mayInitialise) continue;
       try {
         await store.statesOf(partition);
       } catch (error) {
