@@ -37,6 +37,13 @@ s.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(JSON.stri
 `,
 );
 const oneShot = script("one-shot.mjs", `console.log(JSON.stringify({ msg: "listening" })); setTimeout(() => process.exit(0), 100);\n`);
+// Ready at its first start only: every later start fails before it is ready (its port was taken, say).
+const firstStartOnly = (marker: string) => script("first-start-only.mjs", `import { existsSync, writeFileSync } from "node:fs";
+if (existsSync(${JSON.stringify(marker)})) { console.error("address in use"); process.exit(9); }
+writeFileSync(${JSON.stringify(marker)}, "");
+console.log(JSON.stringify({ msg: "listening" }));
+setTimeout(() => process.exit(1), 20);
+`);
 const crashLoop = script("crash-loop.mjs", `console.log(JSON.stringify({ msg: "listening" })); setTimeout(() => { console.error("out of luck"); process.exit(7); }, 20);\n`);
 const stubborn = script("stubborn.mjs", `console.log(JSON.stringify({ msg: "listening" })); process.on("SIGTERM", () => console.log(JSON.stringify({ msg: "ignored" }))); setInterval(() => {}, 1000);\n`);
 const crash = script("crash.mjs", `console.error("no configuration"); process.exit(3);\n`);
@@ -189,9 +196,22 @@ describe("a service that dies", () => {
     expect(kinds(events)).toEqual(["died projector", "restarted projector", "died projector", "restarted projector", "gave-up projector"]);
     expect(gaveUp).toBe(events[4]);
     expect(gaveUp).toMatchObject({ exit: "exit code 7", deaths: 3 });
-    expect(gaveUp.message).toMatch(/^projector \(pid \d+\) died \(exit code 7\) after \d+\.\d s up, 3 times within 10 s: given up, not restarted again \(see .*projector\.log\)$/);
+    expect(gaveUp.message).toMatch(/^projector \(pid \d+\) died \(exit code 7\) after \d+\.\d s up, 3 deaths within 10 s: given up, not restarted again \(see .*projector\.log\)$/);
     await sleep(300);
     expect(events).toHaveLength(5);
     expect(readFileSync(join(dir, "logs-8", "projector.log"), "utf8")).toContain('"kind":"gave-up"');
+  });
+
+  it("counts a restart that does not become ready as a death, says so without a pid, and gives up", async () => {
+    const events: SupervisorEvent[] = [];
+    sup = new Supervisor(join(dir, "logs-9"), { restart: { ...restart, initialDelayMs: 50, maxDeaths: 3, windowMs: 10_000 }, onEvent: (e) => events.push(e) });
+    await sup.start(spec("ingest", firstStartOnly(join(dir, "ingest-started"))));
+    const gaveUp = await sup.gaveUp;
+    expect(kinds(events)).toEqual(["died ingest", "died ingest", "gave-up ingest"]);
+    expect(events[0]).toMatchObject({ exit: "exit code 1", attempt: 1, delayMs: 50 });
+    expect(events[1]).toMatchObject({ pid: undefined, attempt: 2, delayMs: 100 });
+    expect(events[1]?.message).toMatch(/^ingest did not start again \(restart 1: ingest exited \(9\) before it was ready; see .*ingest\.log\): restart 2 in 0\.1 s, at /);
+    expect(gaveUp.message).toMatch(/^ingest did not start again \(restart 2: ingest exited \(9\) before it was ready; see .*ingest\.log\), 3 deaths within 10 s: given up, not restarted again$/);
+    expect(readFileSync(join(dir, "logs-9", "ingest.log"), "utf8")).toContain("address in use");
   });
 });

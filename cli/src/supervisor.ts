@@ -71,7 +71,7 @@ export const defaultRestartPolicy: RestartPolicy = { initialDelayMs: 1_000, maxD
 export const restartDelay = (policy: RestartPolicy, attempt: number): number => Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, attempt - 1));
 
 export type SupervisorEvent =
-  /** A service ended without being stopped (or a restart of it failed); `attempt` is the restart that follows in `delayMs`. */
+  /** A service ended without being stopped (or a restart of it did not become ready: no pid); `attempt` is the restart that follows in `delayMs`. */
   | { kind: "died"; name: string; pid: number | undefined; exit: string; upMs: number; attempt: number; delayMs: number; restartAt: string; message: string }
   | { kind: "restarted"; name: string; pid: number | undefined; attempt: number; message: string }
   /** It died `deaths` times within the policy's window: it is not restarted again. */
@@ -294,22 +294,25 @@ export class Supervisor {
   /** A process ended: a service that was not stopped is restarted, after a pause, or given up. */
   private ended(managed: Managed, code: number | string): void {
     if (this.closed || managed.spec.lifetime === "task" || !this.running.includes(managed)) return;
-    this.died(managed, describeExit(code), Date.now() - managed.startedAt);
+    this.died(managed, { exit: describeExit(code), upMs: Date.now() - managed.startedAt });
   }
 
-  /** `upMs`: how long it had been ready; undefined for a restart that did not become ready. */
-  private died(managed: Managed, exit: string, upMs: number | undefined): void {
+  /**
+   * A death: the process ended after `upMs` ready, or restart `failedRestart` did not become ready (a
+   * death too, without a process that ran).
+   */
+  private died(managed: Managed, death: { exit: string; upMs: number } | { exit: string; failedRestart: number }): void {
     const { name } = managed.spec;
     let state = this.restarts.get(name);
     if (state === undefined) this.restarts.set(name, (state = { attempt: 0, deaths: [] }));
     const now = Date.now();
-    if (upMs !== undefined && upMs >= this.policy.stableAfterMs) state.attempt = 0;
+    if ("upMs" in death && death.upMs >= this.policy.stableAfterMs) state.attempt = 0;
     state.deaths = [...state.deaths.filter((t) => now - t < this.policy.windowMs), now];
-    const pid = managed.child.pid;
-    const after = upMs === undefined ? "" : ` after ${(upMs / 1000).toFixed(1)} s up`;
+    const pid = "upMs" in death ? managed.child.pid : undefined;
+    const what = "upMs" in death ? `${name} (pid ${pid}) died (${death.exit}) after ${(death.upMs / 1000).toFixed(1)} s up` : `${name} did not start again (restart ${death.failedRestart}: ${death.exit})`;
     if (state.deaths.length >= this.policy.maxDeaths) {
-      const message = `${name} (pid ${pid}) died (${exit})${after}, ${state.deaths.length} times within ${this.policy.windowMs / 1000} s: given up, not restarted again (see ${managed.logFile})`;
-      const event = { kind: "gave-up", name, exit, deaths: state.deaths.length, message } as const;
+      const message = `${what}, ${state.deaths.length} deaths within ${this.policy.windowMs / 1000} s: given up, not restarted again${"upMs" in death ? ` (see ${managed.logFile})` : ""}`;
+      const event = { kind: "gave-up", name, exit: death.exit, deaths: state.deaths.length, message } as const;
       this.report(name, event);
       this.giveUp(event);
       return;
@@ -318,8 +321,8 @@ export class Supervisor {
     const attempt = state.attempt;
     const delayMs = restartDelay(this.policy, attempt);
     const restartAt = new Date(now + delayMs).toISOString();
-    const message = `${name} (pid ${pid}) died (${exit})${after}: restart ${attempt} in ${delayMs / 1000} s, at ${restartAt}`;
-    this.report(name, { kind: "died", name, pid, exit, upMs: upMs ?? 0, attempt, delayMs, restartAt, message });
+    const message = `${what}: restart ${attempt} in ${delayMs / 1000} s, at ${restartAt}`;
+    this.report(name, { kind: "died", name, pid, exit: death.exit, upMs: "upMs" in death ? death.upMs : 0, attempt, delayMs, restartAt, message });
     const restartState = state;
     restartState.timer = setTimeout(() => {
       restartState.timer = undefined;
@@ -335,14 +338,17 @@ export class Supervisor {
       this.report(fresh.spec.name, { kind: "restarted", name: fresh.spec.name, pid: fresh.child.pid, attempt, message: `${fresh.spec.name} restarted (restart ${attempt}): pid ${fresh.child.pid}${fresh.url === undefined ? "" : `, ${fresh.url}`}` });
     } catch (error) {
       if (this.closed || !this.running.includes(dead)) return;
-      this.died(dead, `its restart failed: ${error instanceof Error ? error.message : String(error)}`, undefined);
+      this.died(dead, { exit: error instanceof Error ? error.message : String(error), failedRestart: attempt });
     }
   }
 
   /** An event on the console (the owner's `onEvent`) and in the process's log. */
   private report(name: string, event: SupervisorEvent): void {
     if (this.closed) return;
-    this.logOf(name).write(`${JSON.stringify({ time: Date.now(), source: "supervisor", ...event, msg: event.message })}\n`);
+    const { message, ...fields } = event;
+    // pino's levels, as the services log: warn for a death, error when given up, info for a restart.
+    const level = event.kind === "gave-up" ? 50 : event.kind === "died" ? 40 : 30;
+    this.logOf(name).write(`${JSON.stringify({ level, time: Date.now(), source: "supervisor", ...fields, msg: message })}\n`);
     this.options.onEvent?.(event);
   }
 

@@ -1,7 +1,8 @@
 /**
  * `a2a-ledger up`: the CLI runs the services as processes and imports none of their code (the package
  * graph's rules are in ../package-graph.test.ts); bad arguments are usage errors; and,
- * on the real stack, `up` starts every service as its own process with its log file and Ctrl-C stops them all.
+ * on the real stack, `up` starts every service as its own process with its log file, restarts one killed
+ * with SIGKILL (saying so), and Ctrl-C stops them all.
  * The demo (`up --demo`, the live §1 story) is the end-to-end test of mesh/orchestrator.
  */
 import { spawn } from "node:child_process";
@@ -75,7 +76,7 @@ const alive = (pid: number) => {
 };
 
 describe("a2a-ledger up on the real stack", () => {
-  it("runs each service as its own process with its log in one place, and Ctrl-C stops every one of them", async () => {
+  it("runs each service as its own process with its log in one place, restarts one that was killed, and Ctrl-C stops every one of them", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "up-"));
     const suffix = `up-${randomUUID().slice(0, 8)}`;
     const operatorToken = `operator-${randomUUID()}`;
@@ -113,9 +114,28 @@ describe("a2a-ledger up on the real stack", () => {
     expect((await post({})).status).toBe(401);
     expect((await post({ authorization: `Bearer ${operatorToken}` })).status).toBe(400);
 
+    // A service killed under up is said to have died and is restarted, ingest at the address it had.
+    const restartedPids: number[] = [];
+    for (const name of ["reconciler", "ingest"]) {
+      const dead = processes.find((p) => p.name === name);
+      process.kill(dead?.pid ?? -1, "SIGKILL");
+      const restarted = new RegExp(`^process ${name} restarted \\(restart 1\\): pid (\\d+)`, "m");
+      for (const until = Date.now() + 120_000; !restarted.test(out); await new Promise((r) => setTimeout(r, 200))) {
+        if (Date.now() > until || child.exitCode !== null) throw new Error(`${name} was not restarted:\n${out}`);
+      }
+      expect(out).toMatch(new RegExp(`^process ${name} \\(pid ${dead?.pid}\\) died \\(signal SIGKILL\\) after \\d+\\.\\d s up: restart 1 in 1 s, at \\d{4}-`, "m"));
+      const pid = Number(restarted.exec(out)?.[1]);
+      expect(alive(pid), `${name} runs again`).toBe(true);
+      restartedPids.push(pid);
+      expect(readFileSync(dead?.log ?? "", "utf8")).toContain('"source":"supervisor","kind":"died"');
+    }
+    expect((await post({})).status, "ingest answers at its address again").toBe(401);
+
     child.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(out).toContain(`stopped ${processes.length} processes`);
     for (const p of processes) expect(alive(p.pid), `${p.name} still runs`).toBe(false);
-  }, 240_000);
+    for (const pid of restartedPids) expect(alive(pid)).toBe(false);
+    expect(out, "a stop is not a death").not.toMatch(/died \(exit code 0\)|died \(signal SIGTERM\)/);
+  }, 360_000);
 });
