@@ -27,14 +27,24 @@ export function kafkaRetryBudgetFromEnv(env: NodeJS.ProcessEnv = process.env): n
   return value;
 }
 
-let settings: KafkaRetrySettings = { budgetMs: defaultKafkaRetryBudgetMs, report: (line) => void process.stderr.write(line) };
+let settings: KafkaRetrySettings | undefined;
 
 /** The budget and the stderr of the command that runs now. */
 export function setKafkaRetries(next: KafkaRetrySettings): void {
   settings = next;
 }
 
+/** What `main` set; in a process it did not start (a replay's shard), the environment's bound and this process's stderr. */
 export function kafkaRetries(): KafkaRetrySettings {
+  if (settings === undefined) {
+    let budgetMs = defaultKafkaRetryBudgetMs;
+    try {
+      budgetMs = kafkaRetryBudgetFromEnv(process.env);
+    } catch {
+      // The parent command refused a bad value already.
+    }
+    settings = { budgetMs, report: (line) => void process.stderr.write(`a2a-ledger: ${line}`) };
+  }
   return settings;
 }
 
@@ -60,6 +70,6 @@ export function retryLine(what: string, retry: KafkaRetry): string {
 
 /** `operation` (`what` names it: "reading a2a.policy.v1"), retried as above; the initial pause can be shortened for tests. */
 export function withKafkaRetries<T>(what: string, operation: (attempt: number) => Promise<T>, options: { initialDelayMs?: number } = {}): Promise<T> {
-  const { budgetMs, report } = settings;
+  const { budgetMs, report } = kafkaRetries();
   return retryKafka(operation, { budgetMs, ...options, onRetry: (retry) => report(retryLine(what, retry)) });
 }
