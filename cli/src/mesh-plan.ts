@@ -11,7 +11,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { TopicNames } from "@a2a-ledger/kafka";
-import { correlationsOf } from "@a2a-ledger/orchestrator";
 import { readyOnMessage, readyOnMessages, type LogEntry, type ProcessSpec } from "./supervisor.ts";
 
 export const meshSkillId = "answer";
@@ -180,9 +179,15 @@ export interface DemoWorker {
   proxyUrl: string;
 }
 
-/** The ids of one demo run: fresh workers and tasks, so every run is a first contact for the ledger. */
+/**
+ * The ids of one demo run: fresh workers and tasks, so every run is a first contact for the ledger. The
+ * story file hands the tasks' correlation ids to the orchestrator (`demoStory`).
+ */
 export function demoIds(runId: string) {
-  return { workers: { W1: `W1-${runId}`, W2: `W2-${runId}`, W3: `W3-${runId}` }, tasks: correlationsOf(runId) };
+  return {
+    workers: { W1: `W1-${runId}`, W2: `W2-${runId}`, W3: `W3-${runId}` },
+    tasks: { lost: `task-${runId}`, retried: `retry-${runId}`, guarded: `guarded-${runId}` },
+  };
 }
 
 /** The dispatcher's workers file for the demo: every worker through its proxy, with re-dispatch messages and canaries. */
@@ -206,5 +211,5 @@ export function demoStory(runId: string, workers: readonly DemoWorker[]): unknow
     if (w === undefined) throw new Error(`no ${label} in the demo`);
     return { workerId: w.workerId, url: w.proxyUrl };
   };
-  return { runId, workers: { w1: of("W1"), w2: of("W2"), w3: of("W3") }, skillId: meshSkillId, acceptedOutputModes, ledgerTimeoutMs: 120_000 };
+  return { runId, tasks: demoIds(runId).tasks, workers: { w1: of("W1"), w2: of("W2"), w3: of("W3") }, skillId: meshSkillId, acceptedOutputModes, ledgerTimeoutMs: 120_000 };
 }

@@ -15,7 +15,7 @@ import { topicNames } from "@a2a-ledger/kafka";
 import { repoRoot } from "@a2a-ledger/infra";
 import { parseStoryConfig } from "@a2a-ledger/orchestrator";
 import { run } from "../../test/run.ts";
-import { demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, jsAgentSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
+import { demoIds, demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, jsAgentSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
 
 const bin = new URL("../../bin/a2a-ledger.js", import.meta.url).pathname;
 
@@ -36,6 +36,7 @@ describe("the demo's files", () => {
     const story = parseStoryConfig(JSON.stringify(demoStory("abc123", workers)));
     expect(story.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:22001" });
     expect(story.acceptedOutputModes).toEqual(["application/json", "text/plain"]);
+    expect(story.tasks).toEqual(demoIds("abc123").tasks);
   });
 
   it("give the dispatcher every worker through its proxy, with a resume message that stops in INPUT_REQUIRED and one parked canary", () => {

@@ -24,10 +24,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
-import { compiledEnv } from "@a2a-ledger/env";
+import { compiledEnv, serveChaos } from "@a2a-ledger/env";
 import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
 import { createKafka, ensureTopics, suffixedTopicNames, topicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
-import { LedgerFeed, serveChaos, type StoryReport } from "@a2a-ledger/orchestrator";
+import { LedgerFeed } from "@a2a-ledger/ledger-feed";
 import type { Decision } from "@a2a-ledger/schemas";
 import { assertBuilt, BuildMissingError } from "../build-output.ts";
 import type { Command } from "../command.ts";
@@ -124,8 +124,24 @@ async function startDemoMesh(io: Io, r: Running, runId: string): Promise<{ worke
   return { workers, workersFile, storyFile, w1Config };
 }
 
-/** Runs the orchestrator, doing W1's restart and reload when it asks; resolves with its report or its failure. */
-async function playStory(io: Io, r: Running, storyFile: string, w1Config: string): Promise<StoryReport | Error> {
+/** What `up` prints of the orchestrator's report (its "story done" log line): the lost task's way through the mesh. */
+interface LostTaskReport {
+  lost: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string }[]; finalState: string };
+}
+
+function isLostTaskReport(value: unknown): value is LostTaskReport {
+  const lost = (value as { lost?: unknown } | null)?.lost as Record<string, unknown> | undefined;
+  return (
+    typeof lost === "object" && lost !== null && typeof lost.correlationId === "string" && typeof lost.finalState === "string" &&
+    Array.isArray(lost.serverTaskIds) && lost.serverTaskIds.every((t: unknown) => typeof (t as { workerId?: unknown }).workerId === "string" && typeof (t as { serverTaskId?: unknown }).serverTaskId === "string")
+  );
+}
+
+/**
+ * Runs the orchestrator as a process, doing W1's restart and reload when it asks over the IPC channel
+ * (@a2a-ledger/env's chaos channel); resolves with its report or its failure.
+ */
+async function playStory(io: Io, r: Running, storyFile: string, w1Config: string): Promise<LostTaskReport | Error> {
   const orchestrator = await r.sup.start(orchestratorSpec(r.ctx, storyFile, (e) => typeof e.step === "string" && io.stdout(`orchestrator: ${e.step}\n`)));
   serveChaos(orchestrator.child, {
     async restartW1() {
@@ -144,7 +160,9 @@ async function playStory(io: Io, r: Running, storyFile: string, w1Config: string
   });
   const code = await orchestrator.exited;
   const done = orchestrator.lines.find((e) => e.msg === "story done");
-  if (code === 0 && done !== undefined) return done.report as StoryReport;
+  if (code === 0 && done !== undefined) {
+    return isLostTaskReport(done.report) ? done.report : new Error(`the orchestrator's report does not say where the lost task went (${orchestrator.logFile})`);
+  }
   const failed = orchestrator.lines.find((e) => e.msg === "story failed") as { err?: { message?: string } } | undefined;
   return new Error(`the orchestrator stopped (${code}): ${failed?.err?.message ?? "see its log"} (${orchestrator.logFile})`);
 }

@@ -11,10 +11,10 @@
  */
 import { parseArgs } from "node:util";
 import { endpointsFromEnv, suffixedTopicNames, topicNames } from "@a2a-ledger/kafka";
+import { chaosOverIpc } from "@a2a-ledger/env";
+import { LedgerFeed } from "@a2a-ledger/ledger-feed";
 import { createLogger } from "@a2a-ledger/logging";
-import { chaosOverIpc } from "./chaos.ts";
-import { LedgerFeed } from "./ledger-feed.ts";
-import { correlationsOf, runStory, type StoryConfig } from "./story.ts";
+import { runStory, type StoryConfig } from "./story.ts";
 import { readStoryConfig, StoryConfigError } from "./story-config.ts";
 
 async function main(): Promise<number> {
@@ -40,7 +40,7 @@ async function main(): Promise<number> {
   const { brokers, registryUrl } = endpointsFromEnv();
   const suffix = process.env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
   const topics = suffix ? suffixedTopicNames(suffix) : topicNames;
-  const correlations = correlationsOf(config.runId);
+  const correlations = config.tasks;
   const workerIds = new Set(Object.values(config.workers).map((w) => w.workerId));
   const feed = new LedgerFeed({
     brokers,

@@ -7,6 +7,7 @@ import { parseStoryConfig, StoryConfigError } from "./story-config.ts";
 
 const valid = {
   runId: "abc123",
+  tasks: { lost: "task-abc123", retried: "retry-abc123", guarded: "guarded-abc123" },
   skillId: "answer",
   acceptedOutputModes: ["application/json", "text/plain"],
   workers: { w1: { workerId: "W1-abc123", url: "http://127.0.0.1:22001/" }, w2: { workerId: "W2-abc123", url: "http://127.0.0.1:22002" }, w3: { workerId: "W3-abc123", url: "https://p3.example" } },
@@ -27,6 +28,15 @@ describe("the story file", () => {
     const config = parseStoryConfig(JSON.stringify(valid));
     expect(config.workers.w1).toEqual({ workerId: "W1-abc123", url: "http://127.0.0.1:22001" });
     expect(config.ledgerTimeoutMs).toBe(120_000);
+    expect(config.tasks).toEqual({ lost: "task-abc123", retried: "retry-abc123", guarded: "guarded-abc123" });
+  });
+
+  it("takes the story's correlation ids from the file: each present, visible, and different", () => {
+    expect(problemsOf({ ...valid, tasks: { lost: "a", retried: "has space" } })).toEqual([
+      "tasks.retried: the correlation id of the story's retried task, 1–100 visible ASCII characters",
+      "tasks.guarded: the correlation id of the story's guarded task, 1–100 visible ASCII characters",
+    ]);
+    expect(problemsOf({ ...valid, tasks: { lost: "a", retried: "a", guarded: "b" } })).toEqual(["tasks: three different correlation ids"]);
   });
 
   it("reports every problem, not only the first", () => {

@@ -1,6 +1,6 @@
 /**
- * The story file the orchestrator process reads (`--story <file>`): the run id, the three workers with
- * their proxies, the skill and output modes. Validated: each problem is reported with its path.
+ * The story file the orchestrator process reads (`--story <file>`): the run id, the correlation ids of its
+ * three tasks, the three workers with their proxies, the skill and output modes. Validated: each problem is reported with its path.
  */
 import { readFileSync } from "node:fs";
 import type { StoryConfig } from "./story.ts";
@@ -29,6 +29,13 @@ export function parseStoryConfig(text: string): StoryConfig {
   if (!Array.isArray(json.acceptedOutputModes) || json.acceptedOutputModes.length === 0 || !json.acceptedOutputModes.every((m) => typeof m === "string" && /^[\w.+-]+\/[\w.+-]+$/.test(m))) problems.push("acceptedOutputModes: a non-empty list of media types");
   const timeout = json.ledgerTimeoutMs ?? 120_000;
   if (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < 1_000 || timeout > 3_600_000) problems.push("ledgerTimeoutMs: an integer from 1000 to 3600000");
+  const tasks: Record<string, string> = {};
+  for (const key of ["lost", "retried", "guarded"]) {
+    const id = isRecord(json.tasks) ? json.tasks[key] : undefined;
+    if (typeof id !== "string" || !visible.test(id)) problems.push(`tasks.${key}: the correlation id of the story's ${key} task, 1–100 visible ASCII characters`);
+    else tasks[key] = id;
+  }
+  if (new Set(Object.values(tasks)).size !== Object.keys(tasks).length) problems.push("tasks: three different correlation ids");
   const workers: Record<string, { workerId: string; url: string }> = {};
   for (const key of ["w1", "w2", "w3"]) {
     const w = isRecord(json.workers) ? json.workers[key] : undefined;
@@ -41,6 +48,7 @@ export function parseStoryConfig(text: string): StoryConfig {
   if (problems.length > 0) throw new StoryConfigError(problems);
   return {
     runId: json.runId as string,
+    tasks: { lost: tasks.lost as string, retried: tasks.retried as string, guarded: tasks.guarded as string },
     skillId: json.skillId as string,
     acceptedOutputModes: json.acceptedOutputModes as string[],
     ledgerTimeoutMs: timeout as number,

@@ -23,24 +23,27 @@
  * `indeterminate` result instead of an error.
  */
 import { A2AClientError, LedgerA2AClient, type GetTaskOutcome } from "@a2a-ledger/a2a-client";
+import type { Chaos } from "@a2a-ledger/env";
+import { isType, type LedgerFeed } from "@a2a-ledger/ledger-feed";
 import type { Logger } from "@a2a-ledger/logging";
-import { isType, type LedgerFeed } from "./ledger-feed.ts";
 import { ProxiedWorker, stateName, type MeshWorker } from "./through-proxy.ts";
+
+/** The correlation ids of the story's three tasks, chosen by whoever writes the story file. */
+export interface StoryTasks {
+  lost: string;
+  retried: string;
+  guarded: string;
+}
 
 export interface StoryConfig {
   runId: string;
+  tasks: StoryTasks;
   workers: { w1: MeshWorker; w2: MeshWorker; w3: MeshWorker };
   skillId: string;
   /** What the orchestrator accepts: W1's application/json card is the contract, and text/plain lets a fallback worker take over. */
   acceptedOutputModes: string[];
   /** How long to wait for each thing the ledger must decide. */
   ledgerTimeoutMs: number;
-}
-
-/** What the supervisor does to the mesh when the story asks. */
-export interface Chaos {
-  restartW1(): Promise<void>;
-  reloadW1(outputMediaType: "application/json" | "text/plain"): Promise<void>;
 }
 
 export interface StoryReport {
@@ -53,8 +56,6 @@ export interface StoryReport {
   /** The task W2's guard kept within W2's card. */
   guarded: { correlationId: string; workerId: string; serverTaskId: string; state: string; mediaTypes: string[] };
 }
-
-export const correlationsOf = (runId: string) => ({ lost: `task-${runId}`, retried: `retry-${runId}`, guarded: `guarded-${runId}` });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -77,7 +78,7 @@ const mediaTypes = (task: { artifacts: { parts: { mediaType: string }[] }[] }): 
 
 export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Chaos, log: Logger): Promise<StoryReport> {
   const { w1, w2, w3 } = config.workers;
-  const { lost, retried, guarded } = correlationsOf(config.runId);
+  const { lost, retried, guarded } = config.tasks;
   const skillId = config.skillId;
   const timeout = config.ledgerTimeoutMs;
   const step = (name: string, detail: Record<string, unknown> = {}) => log.info({ step: name, ...detail }, name);

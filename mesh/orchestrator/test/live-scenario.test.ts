@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { endpointsFromEnv, suffixedTopicNames } from "@a2a-ledger/kafka";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isType, LedgerFeed } from "../src/ledger-feed.ts";
+import { isType, LedgerFeed } from "@a2a-ledger/ledger-feed";
 import type { StoryReport } from "../src/story.ts";
 
 const bin = fileURLToPath(new URL("../../../cli/bin/a2a-ledger.js", import.meta.url));

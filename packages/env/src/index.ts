@@ -2,7 +2,8 @@
  * What every service process shares: its catalogue of stable error codes (error-catalogue.ts), reading
  * its configuration from environment variables (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts),
  * bearer tokens (bearer-tokens.ts) and the guard that checks them on the route a request matched (route-guard.ts), the methods each HTTP path takes, for 405 with Allow (route-methods.ts),
- * and the node arguments that start a sibling module as a process, from source or from the build (node-entry.ts). Tests and benchmarks run
+ * the node arguments that start a sibling module as a process, from source or from the build (node-entry.ts), and the
+ * IPC channel over which the demo's orchestrator asks its supervisor to restart or reload a worker (chaos-channel.ts). Tests and benchmarks run
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
  * `@a2a-ledger/env/testing` (testing.ts).
  */
@@ -27,3 +28,4 @@ export {
   type ErrorEntry,
 } from "./error-catalogue.ts";
 export { compiledEnv, siblingNodeArgs, sourceCondition, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";
+export { chaosOverIpc, isChaosRequest, serveChaos, type Chaos, type ChaosAction, type ChaosReply, type ChaosRequest } from "./chaos-channel.ts";

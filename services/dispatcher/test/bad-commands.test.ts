@@ -6,7 +6,7 @@
 import { metricSum, metricValue } from "@a2a-ledger/env/testing";
 import { randomUUID } from "node:crypto";
 import { spawnListening, type AgentProcess } from "@a2a-ledger/mesh-agents";
-import { isType } from "@a2a-ledger/orchestrator";
+import { isType } from "@a2a-ledger/ledger-feed";
 import { sampleObservation } from "@a2a-ledger/schemas/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Journal } from "../src/journal.ts";

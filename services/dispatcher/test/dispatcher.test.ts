@@ -6,7 +6,7 @@
 import { metricValue } from "@a2a-ledger/env/testing";
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@a2a-ledger/logging";
-import { isType } from "@a2a-ledger/orchestrator";
+import { isType } from "@a2a-ledger/ledger-feed";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Dispatcher } from "../src/dispatcher.ts";

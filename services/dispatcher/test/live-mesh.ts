@@ -13,7 +13,7 @@ import { configDefaults as ingestDefaults, createIngestApp, type IngestApp } fro
 import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { createLogger } from "@a2a-ledger/logging";
 import { spawnJsAgent, spawnListening, spawnPyAgent, type AgentProcess } from "@a2a-ledger/mesh-agents";
-import { LedgerFeed } from "@a2a-ledger/orchestrator";
+import { LedgerFeed } from "@a2a-ledger/ledger-feed";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
 import type { Decision } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";

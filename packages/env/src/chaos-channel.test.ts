@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { chaosOverIpc, serveChaos } from "./chaos.ts";
+import { chaosOverIpc, serveChaos } from "./chaos-channel.ts";
 
 const child = fileURLToPath(new URL("../test/fixtures/asks-for-chaos.ts", import.meta.url));
 

@@ -1,10 +1,17 @@
 /**
- * The story needs things done to the mesh that no client can do (restart W1, reload its configuration).
- * The supervisor that runs the processes does them when the orchestrator asks, over Node's IPC channel
- * between the supervisor and the orchestrator process: a request with an id, and a reply with that id.
+ * The demo's story needs things done to the mesh that no client can do (restart W1, reload its
+ * configuration). The supervisor that runs the processes (`a2a-ledger up`) does them when the
+ * orchestrator asks, over Node's IPC channel between the supervisor and the orchestrator process: a
+ * request with an id, and a reply with that id. Both programs speak it through this module, so
+ * neither imports the other.
  */
 import type { ChildProcess } from "node:child_process";
-import type { Chaos } from "./story.ts";
+
+/** What the story asks the supervisor to do to the mesh. */
+export interface Chaos {
+  restartW1(): Promise<void>;
+  reloadW1(outputMediaType: "application/json" | "text/plain"): Promise<void>;
+}
 
 export type ChaosAction = { action: "restart-w1" } | { action: "reload-w1"; outputMediaType: "application/json" | "text/plain" };
 export interface ChaosRequest {

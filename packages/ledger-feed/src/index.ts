@@ -1,0 +1,1 @@
+export { isType, LedgerFeed, type LedgerFeedOptions, type LedgerRecord } from "./ledger-feed.ts";
