@@ -57,8 +57,8 @@ describe("the Prometheus alerting rules", () => {
     expect(used.filter((name) => !have.has(name))).toEqual([]);
   });
 
-  it("cover the operator's signals: old indeterminate tasks, blocked reconciliations, dead letters, lag of each consumer, the proxy's spool", () => {
+  it("cover the operator's signals: old indeterminate tasks, blocked reconciliations, dead letters, lag of each consumer, the proxy's spool, the reconciler's correlation budget", () => {
     const alerts = [...readFileSync(new URL(rulesFile, import.meta.url), "utf8").matchAll(/- alert: (\S+)/g)].map((m) => m[1]);
-    expect(alerts).toEqual(expect.arrayContaining(["A2ALedgerIndeterminateTaskOld", "A2ALedgerReconciliationBlocked", "A2ALedgerDeadLettersGrowing", "A2ALedgerReconcilerLag", "A2ALedgerProjectorLag", "A2ALedgerDispatcherLag", "A2ALedgerProxySpoolFilling"]));
+    expect(alerts).toEqual(expect.arrayContaining(["A2ALedgerIndeterminateTaskOld", "A2ALedgerReconciliationBlocked", "A2ALedgerDeadLettersGrowing", "A2ALedgerReconcilerLag", "A2ALedgerProjectorLag", "A2ALedgerDispatcherLag", "A2ALedgerProxySpoolFilling", "A2ALedgerReconcilerCorrelationBudget", "A2ALedgerReconcilerCorrelationBudgetReached"]));
   });
 });

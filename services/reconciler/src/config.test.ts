@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ruleSetNames } from "@a2a-ledger/core";
 import { loadReconcilerConfig } from "./config.ts";
+import { defaultMaxCorrelations } from "./correlation-budget.ts";
 import { ReconcilerConfigError } from "./errors.ts";
 
 describe("loadReconcilerConfig", () => {
@@ -46,6 +47,11 @@ describe("loadReconcilerConfig", () => {
       'A2A_LEDGER_RECONCILER_METRICS_PORT="80" must be an integer from 1024 to 65535',
       'A2A_LEDGER_RECONCILER_MAX_BATCH="0" must be an integer from 1 to 100000',
     ]);
+  });
+  it("holds a memory budget of live correlations: half the heap at 8 KiB each unless set", () => {
+    expect(loadReconcilerConfig({}).maxCorrelations).toBe(defaultMaxCorrelations());
+    expect(loadReconcilerConfig({ A2A_LEDGER_RECONCILER_MAX_CORRELATIONS: "250000" }).maxCorrelations).toBe(250_000);
+    expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_MAX_CORRELATIONS: "0" })).toThrow(/A2A_LEDGER_RECONCILER_MAX_CORRELATIONS="0" must be an integer from 1/);
   });
   it("reads a metrics port only when one is set", () => {
     expect(loadReconcilerConfig({}).metricsPort).toBeUndefined();

@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import { ruleSetByName, ruleSetNames, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
 import { envReader } from "@a2a-ledger/env";
 import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
+import { defaultMaxCorrelations } from "./correlation-budget.ts";
 import { ReconcilerConfigError } from "./errors.ts";
 
 export interface ReconcilerConfig {
@@ -31,6 +32,8 @@ export interface ReconcilerConfig {
   concurrency: number | undefined;
   /** How often partitions without traffic re-examine their blocked correlations after a capability change. */
   recheckMs: number;
+  /** Live correlations this instance may hold in memory, every partition together (correlation-budget.ts). */
+  maxCorrelations: number;
 }
 
 export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): ReconcilerConfig {
@@ -61,6 +64,7 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
     transactionStepTimeoutMs: int("A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 30_000, 1_000, 600_000),
     concurrency: text("A2A_LEDGER_RECONCILER_CONCURRENCY") === undefined ? undefined : int("A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 1, 64),
     recheckMs: int("A2A_LEDGER_RECONCILER_RECHECK_MS", 500, 50, 600_000),
+    maxCorrelations: int("A2A_LEDGER_RECONCILER_MAX_CORRELATIONS", defaultMaxCorrelations(), 1, 1_000_000_000),
   };
   if (problems.length > 0 || ruleSet === undefined) throw new ReconcilerConfigError(problems);
   return { ...config, ruleSet };

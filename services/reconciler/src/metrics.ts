@@ -20,6 +20,26 @@ export class ReconcilerMetrics {
   readonly restoreRemaining = new client.Gauge({ name: "a2a_reconciler_restore_remaining_offsets", help: "Changelog offsets the restore in progress still has to read, by partition (0 once restored)", labelNames: ["partition"], registers: [this.registry] });
   readonly statesKept = new client.Counter({ name: "a2a_reconciler_states_kept_total", help: "Partitions kept across a rebalance whose state was kept (not restored again), by partition", labelNames: ["partition"], registers: [this.registry] });
 
+  /** Live correlations per partition, read when scraped (set by `watchCorrelations`). */
+  private liveByPartition: () => ReadonlyMap<number, number> = () => new Map();
+  readonly liveCorrelations = new client.Gauge({
+    name: "a2a_reconciler_live_correlations",
+    help: "Correlations held in memory (the state of each assigned partition), by partition",
+    labelNames: ["partition"],
+    registers: [this.registry],
+    collect: () => {
+      this.liveCorrelations.reset();
+      for (const [partition, count] of this.liveByPartition()) this.liveCorrelations.set({ partition: String(partition) }, count);
+    },
+  });
+  readonly maxCorrelations = new client.Gauge({ name: "a2a_reconciler_max_correlations", help: "The memory budget: live correlations this instance may hold, every partition together (A2A_LEDGER_RECONCILER_MAX_CORRELATIONS)", registers: [this.registry] });
+
+  /** The live-correlation gauge reads `live` when scraped; the budget gauge is set to `max`. */
+  watchCorrelations(live: () => ReadonlyMap<number, number>, max: number): void {
+    this.liveByPartition = live;
+    this.maxCorrelations.set(max);
+  }
+
   /** Serves /metrics and /healthz on 127.0.0.1:port. */
   serve(port: number, healthy: () => boolean): Promise<Server> {
     const server = createServer((req, res) => {

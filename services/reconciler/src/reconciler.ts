@@ -12,10 +12,11 @@ import type { KafkaMessage } from "kafkajs";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
+import { CorrelationBudget, waitForRoomMs } from "./correlation-budget.ts";
 import { GroupMembership } from "./group-membership.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
 import { recheckIdle } from "./re-examination.ts";
-import { PartitionStore } from "./restore.ts";
+import { PartitionStore, whileBeating } from "./restore.ts";
 import { StageClocks } from "./stage-clock.ts";
 import { PartitionTransactions } from "./transaction.ts";
 
@@ -34,6 +35,7 @@ export class Reconciler {
   private capabilities!: CapabilityFollower;
   private policies!: PolicyFollower;
   private store!: PartitionStore;
+  private budget!: CorrelationBudget;
   private transactions!: PartitionTransactions;
   private running = false;
   private recheckTimer: NodeJS.Timeout | undefined;
@@ -94,8 +96,11 @@ export class Reconciler {
     this.policies = new PolicyFollower(this.kafka, this.admin, topics.policy, this.serde, groupId, this.log);
     await this.policies.start(this.config.policy.trustedVendors, this.config.instanceId);
     this.store = new PartitionStore(this.kafka, this.admin, this.config, this.decider, this.group, this.metrics, this.log);
+    const store = this.store;
+    this.budget = new CorrelationBudget(this.config.maxCorrelations, () => store.liveCorrelations(), this.log);
+    this.metrics.watchCorrelations(() => store.liveByPartition(), this.config.maxCorrelations);
     this.transactions = new PartitionTransactions({
-      config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, policies: this.policies, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log,
+      config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, policies: this.policies, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log, budget: this.budget,
       partitionsOf: (topic) => this.partitionsOf(topic),
     });
     this.running = true;
@@ -116,7 +121,7 @@ export class Reconciler {
       this.clocks.warnStalled();
     }, this.config.recheckMs);
     this.recheckTimer.unref();
-    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations, partitions: this.correlationPartitions }, "reconciler started");
+    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations, partitions: this.correlationPartitions, maxCorrelations: this.config.maxCorrelations }, "reconciler started");
   }
 
   /** A consumer kafkajs gave up on is run again, from the committed offsets; not after Kafka refused the service. */
@@ -136,7 +141,10 @@ export class Reconciler {
       this.restart.settled();
       void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], (assigned) => this.store.onAssignment(assigned));
     });
-    this.consumer.on(this.consumer.events.REBALANCING, () => this.group.onRebalancing());
+    this.consumer.on(this.consumer.events.REBALANCING, () => {
+      this.group.onRebalancing();
+      this.budget.waiting.clear();
+    });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       if (payload.restart) this.metrics.consumerRestarts.inc();
       this.log.error({ err: payload.error, restart: payload.restart }, "consumer crashed");
@@ -154,9 +162,14 @@ export class Reconciler {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
-          await this.group.exclusive(batch.partition, () => this.transactions.transact(batch.partition, chunk, heartbeat));
-          resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
+          const taken = await this.group.exclusive(batch.partition, () => this.transactions.transact(batch.partition, chunk, heartbeat));
+          if (taken > 0) resolveOffset((chunk[taken - 1] as KafkaMessage).offset);
           await heartbeat();
+          if (taken < chunk.length) {
+            // The memory budget is reached: the rest waits, unresolved, and is fetched again after a pause.
+            await whileBeating(new Promise((resolve) => setTimeout(resolve, waitForRoomMs)), heartbeat, this.config.heartbeatMs);
+            break;
+          }
         }
         this.metrics.lag.set({ partition: String(batch.partition) }, Number(batch.offsetLag()));
       },

@@ -75,6 +75,18 @@ export class PartitionStore {
     }
   }
 
+  /** Live correlations held per partition: the memory budget and its gauge count these. */
+  liveByPartition(): Map<number, number> {
+    return new Map([...this.states].map(([partition, states]) => [partition, states.size]));
+  }
+
+  /** Live correlations held, every partition together. */
+  liveCorrelations(): number {
+    let n = 0;
+    for (const states of this.states.values()) n += states.size;
+    return n;
+  }
+
   /** Whether this instance holds state for `partition` (restored, or kept across a rebalance). */
   holds(partition: number): boolean {
     return this.states.has(partition);

@@ -14,6 +14,7 @@ import { type BatchItem, processBatch } from "./batch.ts";
 import { type CapabilityFollower, sourceHeaders } from "./capability-follower.ts";
 import type { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
+import type { CorrelationBudget } from "./correlation-budget.ts";
 import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
 import type { GroupMembership } from "./group-membership.ts";
 import type { ReconcilerMetrics } from "./metrics.ts";
@@ -32,6 +33,8 @@ export interface TransactionParts {
   readonly clocks: StageClocks;
   readonly metrics: ReconcilerMetrics;
   readonly log: Logger;
+  /** Live correlations this instance may hold: a batch takes only the observations whose correlations fit. */
+  readonly budget: CorrelationBudget;
   /** Partitions of an output topic, as the topics are created in code. */
   partitionsOf(topic: string): number;
 }
@@ -58,10 +61,27 @@ export class PartitionTransactions {
   }
 
   /**
+   * One transaction for a partition: the longest prefix of `messages` whose correlations fit the memory
+   * budget, folded and committed. Returns how many messages it took: fewer than given when the budget is
+   * reached (the rest is not decided and its offsets are not committed; the caller fetches it again).
+   */
+  async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
+    const states = await this.parts.store.statesOf(partition, heartbeat);
+    const admission = this.parts.budget.admit(partition, messages.map((m) => m.key?.toString("utf8") ?? null), (id) => states.has(id));
+    try {
+      if (admission.taken === 0 && messages.length > 0) return 0;
+      await this.commit(partition, messages.slice(0, admission.taken), heartbeat);
+      return admission.taken;
+    } finally {
+      admission.release();
+    }
+  }
+
+  /**
    * One transaction for a partition: `messages` folded (none for a re-examination only), blocked
    * correlations re-examined when the capability table changed since their last look.
    */
-  async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
+  private async commit(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
     const { config, serde, decider, capabilities, policies, group, store, clocks, metrics, log } = this.parts;
     const { topics, groupId } = config;
     const stage = clocks.stageClock(partition);
