@@ -17,6 +17,31 @@ describe("a2a-ledger projector", () => {
     expect((failed as { stderr: string }).stderr).toContain("usage: a2a-ledger projector rebuild");
   });
 
+  it("prune needs `--before <date>`; a date the projector cannot read is a usage error with its reason", async () => {
+    for (const args of [["prune"], ["prune", "--before"], ["prune", "2025-01-01"], ["prune", "--before", "2025-01-01", "extra"]]) {
+      const failed = await run(process.execPath, [bin, "projector", ...args]).catch((e: { code: number; stderr: string }) => e);
+      expect(failed, args.join(" ")).toMatchObject({ code: 2 });
+      expect((failed as { stderr: string }).stderr).toContain("a2a-ledger projector prune --before <ISO date");
+    }
+    const bad = await run(process.execPath, [bin, "projector", "prune", "--before", "last week"], { env: { ...process.env, A2A_LEDGER_PROJECTOR_SQLITE_PATH: "/nonexistent/never.sqlite" } }).catch((e: { code: number; stderr: string }) => e);
+    expect(bad).toMatchObject({ code: 2 });
+    expect((bad as { stderr: string }).stderr).toContain("--before: expected an ISO-8601 date");
+  });
+
+  it("prune runs the projector's own entry point on its database alone (no Kafka) and exits 0 with what it removed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-projector-"));
+    try {
+      const { stdout } = await run(process.execPath, [bin, "projector", "prune", "--before", "2025-01-01"], {
+        env: { ...process.env, A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"), KAFKA_BROKERS: "127.0.0.1:1" },
+        timeout: 60_000,
+      });
+      expect(stdout).toMatch(/"correlations":0,.*"msg":"prune done"/);
+      expect(stdout).toContain('"before":"2025-01-01T00:00:00.000Z"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it("rebuild runs the projector's own entry point as a child process and exits 0 once the new views are active", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-projector-"));
     const suffix = `cli-rebuild-${randomUUID().slice(0, 8)}`;

@@ -1,7 +1,9 @@
 /**
  * Entry point. `serve` (the default): the views kept up to date from Kafka, the API and the page,
  * until SIGTERM or SIGINT. `rebuild`: the views from offset 0 into fresh tables, swapped in when
- * caught up; exits 0 when done. `a2a-ledger projector rebuild` runs this as a child process.
+ * caught up; exits 0 when done. `prune --before <date>`: deletes the correlations whose last event is
+ * earlier (the database only, no Kafka); exits 0 when done. `a2a-ledger projector rebuild|prune` runs
+ * this as a child process.
  */
 import { stopOnSignal } from "@a2a-ledger/env";
 import { accessFailureOf, createKafka, ensureTopics, PartitionsSettingError, partitionsFromEnv, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
@@ -11,13 +13,14 @@ import { LiveStream } from "./live-stream.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { Projector } from "./projector.ts";
+import { parseCut, prune } from "./prune.ts";
 import { rebuild } from "./rebuild.ts";
 import { PolicyFollower } from "./policy-follower.ts";
 import { buildServer } from "./server.ts";
 import { migrate } from "./store/generations.ts";
 import { openStore } from "./store/open-store.ts";
 
-const usage = "usage: projector [serve | rebuild]";
+const usage = "usage: projector [serve | rebuild | prune --before <ISO date>]";
 
 /** Creates missing topics; new correlation-keyed ones get `partitions` (A2A_LEDGER_PARTITIONS) unless existing ones have a count already. */
 async function ensureInputTopics(config: ProjectorConfig, partitions: number): Promise<void> {
@@ -32,8 +35,14 @@ async function ensureInputTopics(config: ProjectorConfig, partitions: number): P
 
 async function main(): Promise<number> {
   const [command = "serve", ...rest] = process.argv.slice(2);
-  if (!["serve", "rebuild"].includes(command) || rest.length > 0) {
+  const pruning = command === "prune" && rest.length === 2 && rest[0] === "--before";
+  if (!(["serve", "rebuild"].includes(command) && rest.length === 0) && !pruning) {
     process.stderr.write(`${usage}\n`);
+    return 2;
+  }
+  const cut = pruning ? parseCut(rest[1] as string) : undefined;
+  if (cut !== undefined && !cut.ok) {
+    process.stderr.write(`${cut.message}\n${usage}\n`);
     return 2;
   }
   let config: ProjectorConfig;
@@ -51,6 +60,16 @@ async function main(): Promise<number> {
   const log = createLogger(config.logLevel);
   const store = openStore(config.store);
   await migrate(store);
+  if (cut !== undefined && cut.ok) {
+    // The database only: Kafka is not needed to prune.
+    try {
+      const result = await prune(store, cut.value, log);
+      log.info({ ...result, before: new Date(result.before).toISOString() }, "prune done");
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
   const context = { topics: topicSpecs(config.topics).map((t) => t.name), groupId: config.groupId, client: processClientConfig() };
   let refused = await ensureInputTopics(config, partitions).then(() => undefined, (e: unknown) => {
     const failure = accessFailureOf(e, context);

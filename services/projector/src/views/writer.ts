@@ -12,7 +12,7 @@ import { relinkRedispatched } from "./relink.ts";
 import { artifactCodec, attemptCodec, cardCodec, type Codec, dlqCodec, eventCodec, probeCodec, serverTaskCodec, taskCodec, taskKeyCodec, violationCodec, workerCodec } from "./rows.ts";
 
 /** Advisory lock namespaces (PostgreSQL): the correlation a task's rows belong to, a worker's rows, a partition's offset. */
-const lockSpace = { correlation: 1, worker: 2, offset: 3 } as const;
+export const lockSpace = { correlation: 1, worker: 2, offset: 3 } as const;
 
 export type BatchOutcome =
   /** Written; `next` is the new consumed offset. */
