@@ -2,6 +2,7 @@
  * The memory budget against the real broker: observations of correlations beyond it are neither decided
  * nor committed while it is reached, and a restart with a higher budget decides them, exactly once.
  */
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { byCorrelation, fixture, kafkaSuite, produce, readDecisions, seededPolicy, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
@@ -39,6 +40,15 @@ describe("the reconciler's memory budget on Kafka", () => {
     expect(await live(first)).toBe(3);
     expect((await first.metrics.maxCorrelations.get()).values[0]?.value).toBe(3);
     expect(await committed(f.groupId, f.topics.observations), "only the admitted correlations' observations are committed").toBe(9);
+    // Not ready while observations wait for room, and saying why.
+    const server = await first.metrics.serve(0, () => first.isRunning);
+    try {
+      const ready = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: "correlation budget reached", live: 3, max: 3 });
+    } finally {
+      server.close();
+    }
     const held = byCorrelation(await readDecisions(f.topics.decisions));
     expect(Object.keys(held)).toHaveLength(3);
     for (const [id, decisions] of Object.entries(held)) expect(decisions).toEqual(expected[id]);

@@ -4,6 +4,9 @@
 import { createServer, type Server } from "node:http";
 import client from "prom-client";
 
+/** What /readyz answers: ready, or why not (with details for the operator). */
+export type Readiness = { ready: true } | { ready: false; status: string; detail?: Record<string, unknown> };
+
 export class ReconcilerMetrics {
   readonly registry = new client.Registry();
   readonly lag = new client.Gauge({ name: "a2a_reconciler_lag", help: "Observations behind the end of each input partition", labelNames: ["partition"], registers: [this.registry] });
@@ -40,7 +43,17 @@ export class ReconcilerMetrics {
     this.maxCorrelations.set(max);
   }
 
-  /** Serves /metrics and /healthz on 127.0.0.1:port. */
+  /** Whether the instance takes new work: set by the reconciler (`watchReadiness`), read by /readyz. */
+  private readiness: () => Readiness = () => ({ ready: true });
+
+  watchReadiness(readiness: () => Readiness): void {
+    this.readiness = readiness;
+  }
+
+  /**
+   * Serves /metrics, /healthz (200 while running) and /readyz on 127.0.0.1:port. /readyz is 503 while
+   * the instance is not running or observations wait for room in its correlation budget, with why.
+   */
   serve(port: number, healthy: () => boolean): Promise<Server> {
     const server = createServer((req, res) => {
       if (req.url === "/metrics") {
@@ -48,6 +61,10 @@ export class ReconcilerMetrics {
           res.writeHead(200, { "content-type": this.registry.contentType });
           res.end(text);
         });
+      } else if (req.url === "/readyz") {
+        const readiness: Readiness = healthy() ? this.readiness() : { ready: false, status: "not running" };
+        res.writeHead(readiness.ready ? 200 : 503, { "content-type": "application/json" });
+        res.end(JSON.stringify(readiness.ready ? { status: "ok" } : { status: readiness.status, ...readiness.detail }));
       } else if (req.url === "/healthz") {
         const ok = healthy();
         res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });

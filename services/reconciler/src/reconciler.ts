@@ -99,6 +99,12 @@ export class Reconciler {
     const store = this.store;
     this.budget = new CorrelationBudget(this.config.maxCorrelations, () => store.liveCorrelations(), this.log);
     this.metrics.watchCorrelations(() => store.liveByPartition(), this.config.maxCorrelations);
+    const budget = this.budget;
+    this.metrics.watchReadiness(() =>
+      budget.waiting.size === 0
+        ? { ready: true }
+        : { ready: false, status: "correlation budget reached", detail: { live: budget.used(), max: budget.max, waitingPartitions: [...budget.waiting.keys()].sort((a, b) => a - b) } },
+    );
     this.transactions = new PartitionTransactions({
       config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, policies: this.policies, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log, budget: this.budget,
       partitionsOf: (topic) => this.partitionsOf(topic),

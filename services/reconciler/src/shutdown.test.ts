@@ -32,11 +32,14 @@ describe("the reconciler process", () => {
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`^a2a_reconciler_observations_total ${log.length}$`, "m"));
     expect(metrics).toMatch(/^a2a_reconciler_decisions_total\{kind="ProbeRequested"\} 5$/m);
     expect(metrics).toMatch(/^a2a_reconciler_transaction_commits_total [1-9]\d*$/m);
     expect(metrics).toMatch(/^a2a_reconciler_lag\{partition="\d"\} 0$/m);
+    expect(metrics).toMatch(/^a2a_reconciler_max_correlations [1-9]\d*$/m);
+    expect(metrics).toMatch(/^a2a_reconciler_live_correlations\{partition="\d"\} [1-9]\d*$/m);
 
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     const stoppedAt = Date.now();
