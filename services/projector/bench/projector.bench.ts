@@ -17,8 +17,6 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { applyCapabilityUpdates, CapabilityTable, createDecider, defaultRuleSet, parseObservationJson } from "@a2a-ledger/core";
-import { generateLog } from "@a2a-ledger/core/testing";
 import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadConfig } from "../src/config.ts";
@@ -31,6 +29,7 @@ import { buildServer } from "../src/server.ts";
 import { migrate } from "../src/store/generations.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { freshDatabase, startPostgres } from "../test/postgres.ts";
+import { decidedLog } from "./decided-log.ts";
 
 process.env.A2A_LEDGER_KAFKA_LOG_LEVEL ??= "nothing";
 const observationCount = Number(process.env.OBSERVATIONS ?? 1_000_000);
@@ -48,11 +47,6 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 /** Generates, decides and produces; returns the number of records written per topic. */
 async function load(): Promise<Record<string, number>> {
   const started = now();
-  const lines = generateLog(observationCount);
-  const decider = createDecider(defaultRuleSet);
-  const table = new CapabilityTable();
-  const ctx = { capabilities: table, policy: { trustedVendors: [] } };
-  const states = new Map<string, ReturnType<typeof decider.initialState>>();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const counts: Record<string, number> = Object.fromEntries(topicRoles.map((r) => [topics[r], 0]));
@@ -69,21 +63,7 @@ async function load(): Promise<Record<string, number>> {
     counts[topic] = (counts[topic] ?? 0) + 1;
     if (++size >= 5_000) await flush();
   };
-  for (const [i, line] of lines.entries()) {
-    const parsed = parseObservationJson(line);
-    if (!parsed.ok) throw new Error(`line ${i + 1}: ${JSON.stringify(parsed.issues)}`);
-    const o = parsed.observation;
-    await push(topics.observations, o.correlationId, await serde.encodeValidated(o));
-    const result = decider.step(ctx, states.get(o.correlationId) ?? decider.initialState(), o);
-    states.set(o.correlationId, result.state);
-    applyCapabilityUpdates(table, result);
-    for (const d of result.decisions) {
-      const value = await serde.encodeValidated(d);
-      await push(topics.decisions, d.correlationId, value);
-      if (d.type === "RedispatchCommanded" || d.type === "ProbeRequested") await push(topics.commands, d.correlationId, value);
-    }
-    for (const s of result.capabilityUpdates) await push(topics.capabilities, s.workerId, await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }));
-  }
+  for await (const r of decidedLog(observationCount, serde)) await push(topics[r.role], r.key, r.value);
   await flush();
   await producer.disconnect();
   console.log(`loaded ${fmt(observationCount)} observations and ${fmt(Object.values(counts).reduce((a, b) => a + b, 0) - observationCount)} decisions, commands and snapshots in ${((now() - started) / 1000).toFixed(1)} s`);
