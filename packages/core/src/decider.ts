@@ -39,7 +39,21 @@ export interface Decider {
   rulesVersion: string;
   ruleSet: RuleSet;
   initialState(): LedgerState;
-  /** decide, then evolve: no decisions and no change for an eventId the correlation already saw. */
+  /**
+   * What the rules decide on `observation`, given the correlation's state before it: the decisions, and
+   * the capability snapshots and cards derived (nothing for an eventId the correlation already saw).
+   * The state is not changed.
+   */
+  decide(ctx: DecideContext, state: LedgerState, observation: Observation): Decided;
+  /**
+   * The state after one event: an observation, or a decision taken on it. The only way a state changes;
+   * it may change the given state in place (default/2's model does, for speed): keep using the returned one.
+   */
+  evolve(state: LedgerState, event: Observation | Decision): LedgerState;
+  /**
+   * decide, then evolve by the observation and by each decision taken on it, in that order: no decisions
+   * and no change for an eventId the correlation already saw.
+   */
   step(ctx: DecideContext, state: LedgerState, observation: Observation): StepResult;
   /**
    * A blocked correlation re-examined against the capabilities (see R6's recoverBlocked): the re-dispatch
@@ -63,10 +77,12 @@ function rulesByType<I>(rules: readonly EngineRule<I>[]): Map<ObservationType, E
   return new Map(observationTypes.map((type) => [type, rules.filter((r) => r.on === undefined || r.on.includes(type))]));
 }
 
-type Recover<S> = (state: S, capabilities: CapabilityView, trigger?: Observation) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | undefined;
+/** A re-examination's outcome: a decision, the block examined as of a time (a fact `evolve` applies), or nothing. */
+type Recover<S> = (state: S, capabilities: CapabilityView, trigger?: Observation) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | { stillBlockedAsOf: number } | undefined;
 
 function engine<S extends LedgerState, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>, recover: Recover<S> | undefined): Decider {
   const byType = rulesByType(rules);
+  // One rule input and one drafts array serve every decision in turn (steps are synchronous, rules keep neither).
   let previous: I | undefined;
   const drafts: DecisionDraft[] = [];
   // Shared by every step that derives nothing; frozen, so a caller that writes to it fails loudly.
@@ -74,6 +90,30 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
   const own = (state: LedgerState): S => {
     if (!model.owns(state)) throw new StateModelError(`rules ${ruleSet.rulesVersion} (model ${ruleSet.model}) were given a state of another model`);
     return state;
+  };
+  /** The rules on one observation; `input` is what they saw, which `commit` may reuse (default/1's evolved state). */
+  const decideOn = (ctx: DecideContext, state: S, observation: Observation): Decided & { input: I } => {
+    if (drafts.length !== 0) drafts.length = 0;
+    let updates: readonly CapabilitySnapshot[] = none;
+    let cards: readonly CardRecord[] = none;
+    let layer: CapabilityLayer | undefined;
+    const input = model.input(state, observation, ctx, drafts, previous);
+    previous = input;
+    for (const rule of byType.get(observation.type) ?? rules) {
+      const out = rule.apply(input);
+      for (const d of out.decisions) drafts.push(d);
+      if (out.capabilityUpdates.length === 0 && out.cards.length === 0) continue;
+      if (layer === undefined) {
+        layer = new CapabilityLayer(ctx.capabilities);
+        input.capabilities = layer;
+      }
+      for (const c of out.cards) layer.rememberCard(c);
+      for (const s of out.capabilityUpdates) layer.apply(s);
+      cards = [...cards, ...out.cards];
+      updates = [...updates, ...out.capabilityUpdates];
+    }
+    const decisions = drafts.length === 0 ? none : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
+    return { decisions, capabilityUpdates: updates, cards, input };
   };
   return {
     rulesVersion: ruleSet.rulesVersion,
@@ -87,34 +127,27 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
       const state = own(given);
       const found = recover?.(state, ctx.capabilities, trigger);
       if (found === undefined) return { decisions: none, capabilityUpdates: none, cards: none, state };
+      if ("stillBlockedAsOf" in found) {
+        // Nothing lifted: the block stands examined as of the observation the state now holds (see recoverBlocked).
+        const examined = model.blockExamined === undefined ? state : model.blockExamined(state, found.stillBlockedAsOf);
+        return { decisions: none, capabilityUpdates: none, cards: none, state: examined };
+      }
       const correlationId = model.correlationIdOf(state);
       const decisions = finalizeDecisions({ ...found.cause, correlationId }, [found.decision], ruleSet.rulesVersion, () => correlationId);
       return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) };
     },
+    decide(ctx, given, observation) {
+      const state = own(given);
+      if (model.isDuplicate(state, observation.eventId)) return { decisions: none, capabilityUpdates: none, cards: none };
+      const { decisions, capabilityUpdates, cards } = decideOn(ctx, state, observation);
+      return { decisions, capabilityUpdates, cards };
+    },
+    evolve: (state, event) => model.evolve(own(state), event),
     step(ctx, given, observation) {
       const state = own(given);
       if (model.isDuplicate(state, observation.eventId)) return { decisions: none, capabilityUpdates: none, cards: none, state };
-      if (drafts.length !== 0) drafts.length = 0;
-      let updates: readonly CapabilitySnapshot[] = none;
-      let cards: readonly CardRecord[] = none;
-      let layer: CapabilityLayer | undefined;
-      const input = model.input(state, observation, ctx, drafts, previous);
-      previous = input;
-      for (const rule of byType.get(observation.type) ?? rules) {
-        const out = rule.apply(input);
-        for (const d of out.decisions) drafts.push(d);
-        if (out.capabilityUpdates.length === 0 && out.cards.length === 0) continue;
-        if (layer === undefined) {
-          layer = new CapabilityLayer(ctx.capabilities);
-          input.capabilities = layer;
-        }
-        for (const c of out.cards) layer.rememberCard(c);
-        for (const s of out.capabilityUpdates) layer.apply(s);
-        cards = [...cards, ...out.cards];
-        updates = [...updates, ...out.capabilityUpdates];
-      }
-      const decisions = drafts.length === 0 ? none : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
-      return { decisions, capabilityUpdates: updates, cards, state: model.commit(state, input, observation, decisions) };
+      const { decisions, capabilityUpdates, cards, input } = decideOn(ctx, state, observation);
+      return { decisions, capabilityUpdates, cards, state: model.commit(state, input, observation, decisions) };
     },
   };
 }
@@ -122,18 +155,5 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
 export function createDecider(ruleSet: RuleSet): Decider {
   if (ruleSet.model === "correlation/1") return engine(ruleSet, ruleSet.rules, v1Model, undefined);
   const recover = ruleSet.recover;
-  return engine(
-    ruleSet,
-    ruleSet.rules,
-    correlationModel,
-    recover === undefined
-      ? undefined
-      : (state, capabilities, trigger) => {
-          const found = recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) });
-          if (found === undefined || !("stillBlockedAsOf" in found)) return found;
-          // The block stands examined as of the observation the state now holds (see recoverBlocked).
-          if (state.blockedAt !== null && found.stillBlockedAsOf > state.blockedAt) state.blockedAt = found.stillBlockedAsOf;
-          return undefined;
-        },
-  );
+  return engine(ruleSet, ruleSet.rules, correlationModel, recover === undefined ? undefined : (state, capabilities, trigger) => recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) }));
 }

@@ -37,6 +37,13 @@ export interface StateModel<S extends LedgerState, I extends { capabilities: Cap
   commit(state: S, input: I, observation: Observation, decisions: readonly Decision[]): S;
   /** The state after decisions taken without an observation (a re-examination). */
   apply(state: S, decisions: readonly Decision[]): S;
+  /** The state after one event: an observation, or a decision taken on it (what `commit` and `apply` do, one event at a time). */
+  evolve(state: S, event: Observation | Decision): S;
+  /**
+   * The state after a re-examination that lifted nothing left its block examined as of `asOf` (a fact
+   * that `evolve` applies; absent from a model whose rule sets never re-examine).
+   */
+  blockExamined?(state: S, asOf: number): S;
   isBlocked(state: S): boolean;
   correlationIdOf(state: S): string;
   clone(state: S): S;

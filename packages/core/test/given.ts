@@ -1,8 +1,14 @@
-/** given(history).when(event).then(decisions): Emmett-style specs over the replay. */
+/**
+ * given(history).when(event).then(decisions): Emmett-style specs over the replay (`given`), and over the
+ * decider's `decide` alone (`givenState`: the history evolves the state and the capability table; the
+ * `when` observation is decided on them, and `decide` must leave the state as it found it).
+ */
 import { validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { expect } from "vitest";
+import { createDecider } from "../src/decider.ts";
+import { defaultPolicyConfig, type PolicyConfig } from "../src/policy.ts";
 import type { PolicySource } from "../src/policy-history.ts";
-import { replay } from "../src/replay.ts";
+import { replay, replayLog } from "../src/replay.ts";
 import type { RuleSet } from "../src/rule-set.ts";
 import { defaultRuleSet, defaultRuleSetV3 } from "../src/rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
@@ -132,6 +138,39 @@ export function fixedInDefault3(history: readonly Observation[], options: Omit<S
         then(expected: readonly Record<string, unknown>[]) {
           differs(expected);
           return v3.then(expected);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Emmett's DeciderSpecification over `decide`: `given(history)` folds the history (the correlation's
+ * state and the capability table), `when(observation)` decides on that state alone, `then(expected)`
+ * checks the decisions in order, each matching (a subset of) its expectation. `decide` changes nothing:
+ * the state's serialization is the same before and after it.
+ */
+export function givenState(history: readonly Observation[], options: { ruleSet?: RuleSet; policy?: PolicyConfig } = {}) {
+  const ruleSet = options.ruleSet ?? defaultRuleSet;
+  const policy = options.policy ?? defaultPolicyConfig;
+  const { correlations, capabilities } = replayLog(history, ruleSet, { policy });
+  const decider = createDecider(ruleSet);
+  return {
+    when(observation: Observation) {
+      const state = correlations.get(observation.correlationId) ?? decider.initialState();
+      const before = decider.serialize(state);
+      const decided = decider.decide({ capabilities, policy }, state, observation);
+      expect(decider.serialize(state), "decide changed the state it was given").toEqual(before);
+      expectValidDecisions(decided.decisions);
+      return {
+        decided,
+        then(expected: readonly Record<string, unknown>[]) {
+          expect(decided.decisions).toHaveLength(expected.length);
+          expect(decided.decisions).toMatchObject(expected);
+          return decided.decisions;
+        },
+        thenNothing() {
+          expect(decided.decisions).toEqual([]);
         },
       };
     },

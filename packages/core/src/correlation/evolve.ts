@@ -3,7 +3,7 @@
  * in place. The rules decide on the state *before* an observation; the fold then applies the
  * observation and the decisions taken on it, in that order.
  */
-import type { ArtifactEmitted, ContractViolation, Decision, Observation, TaskDispatched, TaskState, TaskStateObserved } from "@a2a-ledger/schemas";
+import { type ArtifactEmitted, type ContractViolation, type Decision, type Observation, observationTypes, type TaskDispatched, type TaskState, type TaskStateObserved } from "@a2a-ledger/schemas";
 import { knownReportKey } from "../decisions.ts";
 import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
@@ -182,6 +182,32 @@ export function evolveDecision(s: CorrelationState, d: Decision): void {
   decisionFolded(s, d);
   trim(s);
 }
+
+/**
+ * A fact the rules derive without deciding anything: a re-examination of a blocked correlation, asked
+ * by one of its own observations, lifted nothing, so the block now stands examined as of that
+ * observation (R6's recoverBlocked: a later capability change is judged from there). Not a decision:
+ * it is never published, and the state it moves is the correlation's own.
+ */
+export interface BlockExamined {
+  type: "BlockExamined";
+  asOf: number;
+}
+
+export function evolveBlockExamined(s: CorrelationState, fact: BlockExamined): void {
+  if (s.blockedAt !== null && fact.asOf > s.blockedAt) s.blockedAt = fact.asOf;
+}
+
+/** Every event a correlation/2 state evolves by: an observation, a decision taken on it, or a derived fact. */
+export function evolve(s: CorrelationState, event: Observation | Decision | BlockExamined): CorrelationState {
+  if (event.type === "BlockExamined") evolveBlockExamined(s, event);
+  else if (isObservation(event)) evolveObservation(s, event);
+  else evolveDecision(s, event);
+  return s;
+}
+
+const observationTypeSet: ReadonlySet<string> = new Set(observationTypes);
+const isObservation = (event: Observation | Decision): event is Observation => observationTypeSet.has(event.type);
 
 function decisionFolded(s: CorrelationState, d: Decision): void {
   switch (d.type) {

@@ -3,7 +3,7 @@ import type { DecisionDraft } from "../decisions.ts";
 import type { StateModel } from "../state-model.ts";
 import type { RuleInput } from "../rules/rule.ts";
 import { decodeState, encodeState } from "./codec.ts";
-import { evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";
+import { evolve, evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";
 import { type CorrelationState, cloneState, initialState } from "./state.ts";
 
 export const correlationModel: StateModel<CorrelationState, RuleInput> = {
@@ -29,6 +29,8 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
     for (const d of decisions) evolveDecision(state, d);
     return state;
   },
+  evolve,
+  blockExamined: (state, asOf) => evolve(state, { type: "BlockExamined", asOf }),
   isBlocked: (state) => state.status === "blocked",
   correlationIdOf: (state) => state.correlationId ?? "",
   clone: cloneState,

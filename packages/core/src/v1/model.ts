@@ -22,6 +22,7 @@ export const v1Model: StateModel<CorrelationState, RuleInput> = {
     for (const d of decisions) next = evolve(next, d);
     return next;
   },
+  evolve,
   // default/1 does not re-examine blocked correlations.
   isBlocked: () => false,
   correlationIdOf: (state) => state.correlationId ?? "",
