@@ -71,4 +71,16 @@ describe("the error catalogues", async () => {
       expect(named.filter((code) => !known.has(code)), readme).toEqual([]);
     }
   });
+
+  it("are documented: every code of a workspace's catalogues is named in its README", () => {
+    const undocumented: string[] = [];
+    for (const dir of owners) {
+      const codes = all.filter((c) => c.dir === dir).flatMap((c) => Object.keys(c.entries));
+      if (codes.length === 0) continue;
+      const readme = join(repoRoot, dir, "README.md");
+      const text = existsSync(readme) ? readFileSync(readme, "utf8") : "";
+      for (const code of codes) if (!new RegExp(`\\b${code}\\b`).test(text)) undocumented.push(`${code} (${dir}/README.md)`);
+    }
+    expect(undocumented).toEqual([]);
+  });
 });
