@@ -5,9 +5,12 @@ import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
 import { deleteTopics, type Fixture, fixture, generatedObservations, type InProcessProjector, kafka, produce, serde, startProjector, startReconciler, waitForGroupAtEnd } from "../test/pipeline.ts";
-import { storeKinds, storeLocation, useStores } from "../test/stores.ts";
-import { parseCut } from "./prune.ts";
-import { activeGeneration } from "./store/generations.ts";
+import { openStoreAt, storeKinds, storeLocation, useStores } from "../test/stores.ts";
+import type { ProjectorInput } from "./inputs.ts";
+import { parseCut, prune } from "./prune.ts";
+import { activeGeneration, migrate } from "./store/generations.ts";
+import { tableNames } from "./store/schema.ts";
+import { lockSpace, writeBatch } from "./views/writer.ts";
 
 const mainFile = new URL("./main.ts", import.meta.url).pathname;
 const day = 24 * 60 * 60 * 1000;
@@ -163,5 +166,49 @@ describe.each(storeKinds)("prune on %s", (kind) => {
     await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
     await projector.projector.caughtUp(60_000);
     expect((await projector.server.inject({ method: "GET", url: "/v1/tasks/after-prune" })).statusCode).toBe(200);
+  });
+});
+
+// On SQLite a chunk and a batch never interleave: each holds the database's write lock (BEGIN IMMEDIATE)
+// for its whole transaction. (Two stores in one process cannot show it: better-sqlite3 waits for the lock
+// synchronously, so the batch holding it would never resume.)
+describe.each(["postgres"] as const)("prune beside a batch on %s", (kind) => {
+  useStores();
+
+  it("a correlation that a batch holding its lock brings past the cut is kept: the cut is checked again under the lock", async () => {
+    const location = await storeLocation(kind);
+    const batchStore = openStoreAt(kind, location);
+    const pruneStore = openStoreAt(kind, location);
+    try {
+      const gen = await migrate(batchStore);
+      const t = tableNames(gen);
+      const observations = generatedObservations(400).filter((o) => !o.correlationId.startsWith("probe-")).map((o) => ({ ...o, occurredAt: o.occurredAt - 100 * day }) as Observation);
+      const inputs: ProjectorInput[] = observations.map((record, offset) => ({ kind: "observation", source: { topic: "observations", partition: 0, offset, timestamp: record.occurredAt }, record }));
+      expect((await writeBatch(batchStore, gen, "observations", 0, inputs, { lowWatermark: 0 })).kind).toBe("written");
+      const ids = [...new Set(observations.map((o) => o.correlationId))].sort();
+      const held = ids[Math.floor(ids.length / 2)] as string;
+
+      // A batch's transaction: it holds the correlation's lock while the prune starts, then moves it past the cut.
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      const batch = batchStore.write(async (tx) => {
+        await tx.lock(lockSpace.correlation, [held]);
+        locked();
+        await new Promise((r) => setTimeout(r, 1_000));
+        await tx.run(`UPDATE ${t.task} SET last_at = ? WHERE correlation_id = ?`, [cutMs + 1, held]);
+      });
+      await lockTaken;
+      const result = await prune(pruneStore, cutMs, undefined, { chunk: 7 });
+      await batch;
+
+      expect(result.correlations).toBe(ids.length - 1);
+      const left = await pruneStore.read((r) => r.all(`SELECT correlation_id FROM ${t.task}`));
+      expect(left.map((r) => r.correlation_id)).toEqual([held]);
+      const events = await pruneStore.read((r) => r.all(`SELECT DISTINCT correlation_id FROM ${t.event}`));
+      expect(events.map((r) => r.correlation_id)).toEqual([held]);
+    } finally {
+      await batchStore.close();
+      await pruneStore.close();
+    }
   });
 });
