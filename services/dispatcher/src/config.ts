@@ -48,12 +48,7 @@ export interface DispatcherConfig {
    * For the fault tests only: the process announces the point in a log line and waits there until it is
    * killed. Unset in any real deployment.
    */
-  testHoldAt: TestHoldPoint | null;
 }
-
-/** Where a test may hold the dispatcher to kill it: after "sending" is journaled, after the worker answered, after "dispatched" is journaled. */
-export const testHoldPoints = ["before-send", "after-send", "after-dispatched"] as const;
-export type TestHoldPoint = (typeof testHoldPoints)[number];
 
 export const configDefaults = {
   host: "127.0.0.1",
@@ -103,9 +98,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
   const logLevel = text("A2A_LEDGER_DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
   if (!isLogLevel(logLevel)) problems.push(`A2A_LEDGER_DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
-  const holdRaw = text("A2A_LEDGER_DISPATCHER_TEST_HOLD_AT");
-  const holdAt = holdRaw === undefined ? null : (testHoldPoints as readonly string[]).includes(holdRaw) ? (holdRaw as TestHoldPoint) : null;
-  if (holdRaw !== undefined && holdAt === null) problems.push(`A2A_LEDGER_DISPATCHER_TEST_HOLD_AT=${JSON.stringify(holdRaw)} must be one of ${testHoldPoints.join(", ")}`);
 
   const workersFile = text("A2A_LEDGER_DISPATCHER_WORKERS_FILE") ?? null;
   let workers: WorkersConfig = { workers: new Map() };
@@ -140,7 +132,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
     probeTimeoutMs: int("A2A_LEDGER_DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
     dispatchTimeoutMs: int("A2A_LEDGER_DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
     logLevel: logLevel as LogLevel,
-    testHoldAt: holdAt,
   };
   if (problems.length > 0) throw new DispatcherConfigError(problems);
   return config;

@@ -22,7 +22,7 @@ import type { Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { CanaryWatch } from "./canary-watch.ts";
 import { decodeCommand, type Command, type ProbeCommand, type RedispatchCommand } from "./command-record.ts";
-import type { DispatcherConfig, TestHoldPoint } from "./config.ts";
+import type { DispatcherConfig } from "./config.ts";
 import { DispatchAlert, errorCatalogue, PoisonCommandError, type AlertCode } from "./errors.ts";
 import { finalStatuses, Journal, type CommandRow } from "./journal.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
@@ -45,6 +45,19 @@ export interface Source {
   offset: string;
 }
 
+/** The points of a command's dispatch a hook sees: after "sending" is journaled, after the worker answered, after "dispatched" is journaled. */
+export const dispatchPoints = ["before-send", "after-send", "after-dispatched"] as const;
+export type DispatchPoint = (typeof dispatchPoints)[number];
+
+/**
+ * What a caller may run at the points of a command's dispatch. The service's entry point passes none;
+ * the crash tests' entry point (`test/held-dispatcher.ts`) holds the process at one point so that a test
+ * kills it exactly there. Not configuration: no setting of a deployment reaches it.
+ */
+export interface DispatchHooks {
+  reached?(point: DispatchPoint, at: { decisionId: string; status: string | undefined }): Promise<void>;
+}
+
 export class Dispatcher {
   readonly journal: Journal;
   readonly canaries: CanaryWatch;
@@ -64,6 +77,7 @@ export class Dispatcher {
     private readonly config: DispatcherConfig,
     private readonly log: Logger,
     private readonly metrics: DispatcherMetrics,
+    private readonly hooks: DispatchHooks = {},
   ) {
     this.journal = new Journal(config.journalPath);
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
@@ -369,14 +383,9 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * The fault tests' hook (A2A_LEDGER_DISPATCHER_TEST_HOLD_AT): at the configured point the process says so in a log
-   * line and waits until it is killed, so that a test kills it exactly there. Never set in a deployment.
-   */
-  private async holdForTest(point: TestHoldPoint, command: Command): Promise<void> {
-    if (this.config.testHoldAt !== point) return;
-    this.log.warn({ point, decisionId: command.decisionId, status: this.journal.get(command.decisionId)?.status }, "holding for a test");
-    await new Promise<never>(() => undefined);
+  /** A hook at `point` of a command's dispatch (none in a deployment: see DispatchHooks). */
+  private async holdForTest(point: DispatchPoint, command: Command): Promise<void> {
+    await this.hooks.reached?.(point, { decisionId: command.decisionId, status: this.journal.get(command.decisionId)?.status });
   }
 
   private alert(code: AlertCode, command: Command, detail: string): void {

@@ -1,52 +1,6 @@
-/**
- * Entry point: configuration from the environment (and the workers file), then the command consumer, the
- * canary watch and the HTTP server until SIGTERM or SIGINT. Logs JSON lines on stdout; the first at level
- * info once serving is `{"msg":"listening","url":…}`.
- */
-import { stopOnSignal } from "@a2a-ledger/env";
-import { createLogger } from "@a2a-ledger/logging";
-import { loadConfig, type DispatcherConfig } from "./config.ts";
-import { Dispatcher } from "./dispatcher.ts";
-import { DispatcherConfigError } from "./errors.ts";
-import { createMetrics } from "./metrics.ts";
-import { buildServer } from "./server.ts";
+/** Entry point of the dispatcher service: its process (service-process.ts), exiting with its code. */
+import { runDispatcherProcess } from "./service-process.ts";
 
-async function main(): Promise<number> {
-  let config: DispatcherConfig;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof DispatcherConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  const log = createLogger("dispatcher", config.logLevel);
-  if (config.workers.workers.size === 0) log.warn("no worker is configured (A2A_LEDGER_DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED");
-  const metrics = createMetrics({ defaultMetrics: true });
-  const dispatcher = new Dispatcher(config, log, metrics);
-  const server = buildServer({ metrics, logLevel: config.logLevel, health: () => {
-    const refused = dispatcher.accessFailure;
-    return { running: dispatcher.isRunning && refused === undefined, detail: { commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {}, ...(refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } }) } };
-  } });
-  const stopped = stopOnSignal({
-    log,
-    graceMs: 30_000,
-    stop: async () => {
-      await server.close().catch(() => undefined);
-      await dispatcher.stop();
-    },
-  });
-  // Refused by Kafka (credentials, certificate, ACL): no retry loop; /healthz answers 503 with the reason.
-  await dispatcher.start().catch((e: unknown) => {
-    if (dispatcher.refusedBy(e) === undefined) throw e;
-  });
-  const url = await server.listen({ host: config.host, port: config.port });
-  log.info({ url, metrics: `${url}/metrics`, healthz: `${url}/healthz` }, "listening");
-  return stopped;
-}
-
-process.exitCode = await main();
+process.exitCode = await runDispatcherProcess();
 // Clients that linger (kafkajs timers) must not keep a stopped service alive.
 setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();

@@ -3,8 +3,8 @@
  * could make it send a re-dispatch twice — after its journal says "sending" and before the message
  * leaves, after the worker answered and before the journal says "dispatched", after "dispatched" and
  * before the ledger acknowledged its observations — and started again each time. The process is held at
- * each point by its test hook (A2A_LEDGER_DISPATCHER_TEST_HOLD_AT), which announces the point in a log line; the
- * test kills it there. Every re-dispatch reaches the worker (a real @a2a-js/sdk worker behind a recording
+ * each point by its test entry point (`held-dispatcher.ts --hold-at <point>`: the service's process with a hook,
+ * no setting of a deployment), which announces the point in a log line; the test kills it there. Every re-dispatch reaches the worker (a real @a2a-js/sdk worker behind a recording
  * proxy process) at most once, counted by the worker's received messages.
  *
  * The first command is written before any dispatcher of the group ever joined: a new dispatcher runs it.
@@ -27,6 +27,7 @@ import { redispatchMessageId } from "../src/observations.ts";
 import { dispatcherMain, endpoints, serde } from "./live-mesh.ts";
 
 const proxyMain = fileURLToPath(new URL("../../proxy/src/main.ts", import.meta.url));
+const heldDispatcher = fileURLToPath(new URL("./held-dispatcher.ts", import.meta.url));
 const suffix = `crash-${randomUUID().slice(0, 8)}`;
 const topics: TopicNames = suffixedTopicNames(suffix);
 const dir = mkdtempSync(join(tmpdir(), "dispatcher-crash-"));
@@ -90,7 +91,8 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
 }
 
 async function startDispatcher(holdAt: string | null): Promise<ChildService> {
-  const service = await spawnService("dispatcher", process.execPath, ["--import", "tsx", dispatcherMain], {
+  const entry = holdAt === null ? [dispatcherMain] : [heldDispatcher, "--hold-at", holdAt];
+  const service = await spawnService("dispatcher", process.execPath, ["--import", "tsx", ...entry], {
     env: {
       ...process.env,
       A2A_LEDGER_TOPIC_SUFFIX: suffix,
@@ -100,7 +102,6 @@ async function startDispatcher(holdAt: string | null): Promise<ChildService> {
       A2A_LEDGER_DISPATCHER_PORT: "0",
       A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS: "6000",
       A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info",
-      ...(holdAt === null ? {} : { A2A_LEDGER_DISPATCHER_TEST_HOLD_AT: holdAt }),
     },
     ready: readyOnMessage("partitions assigned"),
     startTimeoutMs: 90_000,
