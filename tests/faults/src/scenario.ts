@@ -30,7 +30,7 @@ export interface ScenarioRun {
 }
 
 /** First contact: an orchestrator fetches both cards through the proxies; the probes verify w-target's INPUT_REQUIRED. */
-async function firstContact(ledger: Ledger): Promise<void> {
+export async function firstContact(ledger: Ledger): Promise<void> {
   for (const url of Object.values(ledger.proxyUrls)) {
     const response = await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
     expect(response.status).toBe(200);

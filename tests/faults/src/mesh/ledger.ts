@@ -115,10 +115,15 @@ export class Ledger {
     }));
   }
 
+  /**
+   * The reconcilers' log level. debug: every committed transaction is logged with its input offsets, for
+   * a failed scenario's logs; a measurement of the reconcilers' CPU (scale-out) runs them at info.
+   */
+  reconcilerLogLevel = "debug";
+
   async startReconciler(id: string): Promise<ChildService> {
     const service = await spawnService(`reconciler ${id}`, process.execPath, tsx(entry("reconciler")), {
-      // debug: every committed transaction is logged with its input offsets, for a failed scenario's logs.
-      env: { ...this.env, A2A_LEDGER_INSTANCE_ID: id, A2A_LEDGER_RECONCILER_GROUP: this.reconcilerGroup, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "10000", A2A_LEDGER_LOG_LEVEL: "debug" },
+      env: { ...this.env, A2A_LEDGER_INSTANCE_ID: id, A2A_LEDGER_RECONCILER_GROUP: this.reconcilerGroup, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "10000", A2A_LEDGER_LOG_LEVEL: this.reconcilerLogLevel },
       ready: (e) => e.msg === "reconciler started",
       startTimeoutMs: 120_000,
     });
