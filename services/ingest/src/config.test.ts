@@ -31,6 +31,13 @@ describe("loadConfig", () => {
     }
   });
 
+  it("reads the rate limit and its window; 0 switches it off, a negative or fractional value is refused", () => {
+    expect(loadConfig({})).toMatchObject({ rateLimit: configDefaults.rateLimit, rateLimitWindowMs: configDefaults.rateLimitWindowMs });
+    expect(loadConfig({ A2A_LEDGER_INGEST_RATE_LIMIT: "0", A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS: "1000" })).toMatchObject({ rateLimit: 0, rateLimitWindowMs: 1000 });
+    expect(() => loadConfig({ A2A_LEDGER_INGEST_RATE_LIMIT: "-1" })).toThrow(/A2A_LEDGER_INGEST_RATE_LIMIT\b/);
+    expect(() => loadConfig({ A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS: "1.5" })).toThrow(/A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS/);
+  });
+
   it("refuses a queue smaller than one full batch", () => {
     expect(() => loadConfig({ A2A_LEDGER_INGEST_MAX_EVENTS: "100", A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "50" })).toThrow(/A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS/);
   });

@@ -29,6 +29,9 @@ export interface IngestConfig {
   retryAfterSeconds: number;
   /** Bearer tokens with the observers each may claim; empty means no authentication. Never logged. */
   tokens: IngestToken[];
+  /** Requests per window per token (or per client address without tokens); 0: no limit. */
+  rateLimit: number;
+  rateLimitWindowMs: number;
   /** How long shutdown waits for in-flight batches. */
   shutdownGraceMs: number;
   logLevel: LogLevel;
@@ -53,6 +56,8 @@ export const configDefaults = {
   produceTimeoutMs: 10_000,
   maxQueuedRecords: 50_000,
   retryAfterSeconds: 5,
+  rateLimit: 100_000,
+  rateLimitWindowMs: 60_000,
   shutdownGraceMs: 15_000,
   logLevel: "info",
 } as const;
@@ -99,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
     maxQueuedRecords: int("A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS", configDefaults.maxQueuedRecords, 1, 10_000_000),
     retryAfterSeconds: int("A2A_LEDGER_INGEST_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     tokens,
+    rateLimit: int("A2A_LEDGER_INGEST_RATE_LIMIT", configDefaults.rateLimit, 0, 100_000_000),
+    rateLimitWindowMs: int("A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS", configDefaults.rateLimitWindowMs, 100, 86_400_000),
     shutdownGraceMs: int("A2A_LEDGER_INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
     logLevel,
   };

@@ -27,6 +27,7 @@ export const errorCatalogue = defineErrorCatalogue("INGEST", {
   INGEST_BODY_TOO_LARGE: { status: 413, message: "The body is larger than the configured byte limit." },
   INGEST_TOO_MANY_EVENTS: { status: 413, message: "The batch holds more events than the configured limit." },
   INGEST_EVENT_TOO_LARGE: { status: 413, message: "One encoded event is larger than a Kafka record may be." },
+  INGEST_RATE_LIMITED: { status: 429, message: "This token (or, without tokens, this client address) sent more requests than A2A_LEDGER_INGEST_RATE_LIMIT per window; nothing of the batch was read or produced. Retry with the same eventIds after Retry-After seconds." },
   INGEST_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Only application/json and application/x-ndjson (UTF-8) are accepted." },
   INGEST_BAD_REQUEST: { status: 400, message: "The HTTP request itself is malformed (headers, content length)." },
   INGEST_KAFKA_UNAVAILABLE: { status: 503, message: "Kafka did not acknowledge the batch in time; retry with the same eventIds." },
@@ -49,7 +50,7 @@ export class IngestError extends CatalogueError<ErrorCode, ErrorDetail[]> {
     code: ErrorCode,
     message: string = errorCatalogue[code].message,
     details?: ErrorDetail[],
-    /** Seconds a client should wait before retrying; sent as Retry-After on 503. */
+    /** Seconds a client should wait before retrying; sent as Retry-After on 503 and 429. */
     readonly retryAfterSeconds?: number,
   ) {
     super(errorCatalogue, code, message, details);

@@ -59,6 +59,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
             "403": errorResponse(codesWithStatus(403), "An event lies outside the token's scope: an observer it may not write as, a kind it may not post (probe results come only from the prober's token) or a worker it may not speak about (a proxy's or guard's token speaks only about its own workers); the batch was rejected whole and nothing was produced."),
             "413": errorResponse(codesWithStatus(413), "Over the size or count limit."),
             "415": errorResponse(codesWithStatus(415), "Unsupported Content-Type."),
+            "429": { ...errorResponse(codesWithStatus(429), "The token (or, without tokens, the client address) sent more requests than its limit per window; nothing was read or produced. Retry with the same eventIds after Retry-After seconds."), headers: retryAfter },
             "503": { ...errorResponse(codesWithStatus(503), "Not acknowledged by Kafka in time; retry with the same eventIds."), headers: retryAfter },
           },
         },

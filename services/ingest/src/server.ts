@@ -16,11 +16,12 @@ import type { ObservationSink } from "./kafka-sink.ts";
 import { lingering, type LingerLimits } from "./linger.ts";
 import { createMetrics, type IngestMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
+import { perCallerRateLimit } from "./rate-limit.ts";
 import { validateBatch } from "./validate-batch.ts";
 
 export type ServerConfig = Pick<
   IngestConfig,
-  "maxBodyBytes" | "maxEvents" | "maxRecordBytes" | "maxDepth" | "retryAfterSeconds" | "tokens" | "shutdownGraceMs" | "logLevel"
+  "maxBodyBytes" | "maxEvents" | "maxRecordBytes" | "maxDepth" | "retryAfterSeconds" | "tokens" | "rateLimit" | "rateLimitWindowMs" | "shutdownGraceMs" | "logLevel"
 >;
 
 export interface ServerDeps {
@@ -113,10 +114,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 
+  // Each token (or, without tokens, each client address) is limited on every route the guard protects.
+  const rateLimited = perCallerRateLimit(app, { max: config.rateLimit, windowMs: config.rateLimitWindowMs }, (request) =>
+    tokens.required ? `token:${tokens.bearer.match(request.headers.authorization) ?? "none"}` : `address:${request.ip}`,
+  );
+
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     if (closing) throw new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, config.retryAfterSeconds);
     if (guard.refuses(request)) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
+    if (request.is404 || guard.isPublic(request.routeOptions.url ?? "")) return;
+    const wait = await rateLimited(request);
+    if (wait !== undefined) throw new IngestError("INGEST_RATE_LIMITED", undefined, undefined, wait);
   });
   app.addHook("preClose", async () => {
     closing = true;
