@@ -24,7 +24,9 @@ function stateBytes(): Buffer {
 
 /** Prefills a fresh fixture's changelog with `perPartition` states per partition, then runs one reconciler until it is at the end. */
 async function restoreRun(perPartition: number) {
-  const f = await fixture(admin, "restore-heartbeat");
+  // The changelog is sized to outlast the session timeout on this machine, not to the memory budget: a
+  // budget below it would (rightly) hold the new correlations that end the run.
+  const f = await fixture(admin, "restore-heartbeat", { A2A_LEDGER_RECONCILER_MAX_CORRELATIONS: "100000000" });
   fixtures.push(f);
   const value = stateBytes();
   const producer = kafka.producer({ idempotent: true });
