@@ -37,6 +37,9 @@ export interface ProjectorConfig {
   tokens: string[];
   /** A2A_LEDGER_PROJECTOR_METRICS_OPEN=true serves /metrics without a token even when tokens are set. */
   metricsOpen: boolean;
+  /** Requests per window per read token (or per client address without tokens); 0: no limit. */
+  rateLimit: number;
+  rateLimitWindowMs: number;
   logLevel: LogLevel;
 }
 
@@ -49,6 +52,8 @@ export const configDefaults = {
   sessionTimeoutMs: 10_000,
   cursorSecret: "a2a-ledger-projector-cursor",
   maxStreams: 100,
+  rateLimit: 100_000,
+  rateLimitWindowMs: 60_000,
   logLevel: "info" as LogLevel,
 } as const;
 
@@ -102,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProjectorConfi
     maxStreams: int("A2A_LEDGER_PROJECTOR_MAX_STREAMS", configDefaults.maxStreams, 0, 10_000),
     tokens: tokenList("A2A_LEDGER_PROJECTOR_TOKENS", reader.text("A2A_LEDGER_PROJECTOR_TOKENS"), problems),
     metricsOpen: reader.bool("A2A_LEDGER_PROJECTOR_METRICS_OPEN", false),
+    rateLimit: int("A2A_LEDGER_PROJECTOR_RATE_LIMIT", configDefaults.rateLimit, 0, 100_000_000),
+    rateLimitWindowMs: int("A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS", configDefaults.rateLimitWindowMs, 100, 86_400_000),
     logLevel,
   };
   if (problems.length > 0) throw new ProjectorConfigError(problems);

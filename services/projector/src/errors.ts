@@ -18,6 +18,7 @@ export const errorCatalogue = defineErrorCatalogue("PROJECTOR", {
   PROJECTOR_BAD_CURSOR: { status: 400, message: "The cursor was not issued by this service for this query, or was altered." },
   PROJECTOR_BAD_REQUEST: { status: 400, message: "The HTTP request itself is malformed." },
   PROJECTOR_METHOD_NOT_ALLOWED: { status: 405, message: "The route exists but not for this method; the API is read-only." },
+  PROJECTOR_RATE_LIMITED: { status: 429, message: "This read token (or, without tokens, this client address) sent more requests than A2A_LEDGER_PROJECTOR_RATE_LIMIT per window; retry after Retry-After seconds." },
   PROJECTOR_TOO_MANY_STREAMS: { status: 503, message: "Too many live streams are open on this instance; retry later." },
   PROJECTOR_UNAVAILABLE: { status: 503, message: "The database did not answer; retry later." },
   PROJECTOR_INTERNAL: { status: 500, message: "An unexpected server error; reported in the logs with the request id." },

@@ -28,6 +28,7 @@ const errors = (...codes: string[]): Json =>
       { description: codes.filter((c) => errorCatalogue[c as keyof typeof errorCatalogue].status === status).join(", "), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
     ]),
   );
+const retryAfter: Json = { "Retry-After": { description: "Seconds until the caller's window ends.", schema: { type: "integer", minimum: 1 } } };
 const ok = (description: string, contentType = "application/json"): Json => ({ "200": { description, content: { [contentType]: { schema: { type: contentType === "application/json" ? "object" : "string" } } } } });
 const get = (summary: string, parameters: Json[], responses: Json): Json => ({ get: { summary, parameters, responses: { ...responses, ...errors("PROJECTOR_UNKNOWN_PARAMETER", "PROJECTOR_UNAVAILABLE", "PROJECTOR_INTERNAL") } } });
 
@@ -43,6 +44,8 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
   const paths = document.paths as Record<string, { get: Json }>;
   for (const [route, item] of Object.entries(paths)) {
     const guarded = route.startsWith("/v1/") || (route === "/metrics" && !options.metricsOpen);
+    // The routes a token guards are the ones rate limited, per token (per client address without tokens).
+    if (guarded) item.get.responses = { ...(item.get.responses as Json), "429": { ...(errors("PROJECTOR_RATE_LIMITED")["429"] as Json), headers: retryAfter } };
     if (guarded && options.authRequired) {
       item.get.security = [{ bearer: [] }];
       item.get.responses = { ...(item.get.responses as Json), ...errors("PROJECTOR_UNAUTHORIZED") };

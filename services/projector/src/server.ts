@@ -8,13 +8,14 @@ import { extname } from "node:path";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { bearerTokens, routeGuard, routeMethods } from "@a2a-ledger/env";
 import type { AccessFailure } from "@a2a-ledger/kafka";
-import type { ProjectorConfig } from "./config.ts";
+import { configDefaults, type ProjectorConfig } from "./config.ts";
 import { Cursors } from "./cursor.ts";
 import { type ErrorCode, ProjectorError } from "./errors.ts";
 import type { LiveStream, StreamEvent } from "./live-stream.ts";
 import type { Logger } from "./logger.ts";
 import type { ProjectorMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
+import { perCallerRateLimit } from "./rate-limit.ts";
 import { maxIdChars, parsers, pathId, queryParams } from "./query-params.ts";
 import { activeGeneration } from "./store/generations.ts";
 import { type Tables, tableNames } from "./store/schema.ts";
@@ -37,7 +38,7 @@ export interface KafkaView {
 
 export interface ServerDeps {
   /** `policy`: the recorded trust policy (a2a.policy.v1, followed) or a fixed vendor list. */
-  config: Pick<ProjectorConfig, "cursorSecret" | "maxStreams"> & { policy: PolicySource } & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen">>;
+  config: Pick<ProjectorConfig, "cursorSecret" | "maxStreams"> & { policy: PolicySource } & Partial<Pick<ProjectorConfig, "tokens" | "metricsOpen" | "rateLimit" | "rateLimitWindowMs">>;
   store: Store;
   stream: LiveStream;
   metrics: ProjectorMetrics;
@@ -115,12 +116,22 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, _body, done) => done(null, undefined));
 
+  // Each read token (or, without tokens, each client address) is limited on every route the guard protects.
+  const rateLimited = perCallerRateLimit(app, { max: config.rateLimit ?? configDefaults.rateLimit, windowMs: config.rateLimitWindowMs ?? configDefaults.rateLimitWindowMs }, (request) =>
+    tokens.required ? `token:${tokens.match(request.headers.authorization) ?? "none"}` : `address:${request.ip}`,
+  );
+
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
     if (guard.refuses(request)) {
       throw new ProjectorError("PROJECTOR_UNAUTHORIZED", "A valid bearer read token is required");
     }
+    if (request.is404 || guard.isPublic(request.routeOptions.url ?? "")) return;
+    const wait = await rateLimited(request);
+    if (wait === undefined) return;
+    reply.header("retry-after", String(wait));
+    throw new ProjectorError("PROJECTOR_RATE_LIMITED");
   });
   app.addHook("preClose", async () => {
     closing = true;
