@@ -34,6 +34,8 @@ describe("the correlation budget", () => {
     const second = budget.admit(1, ["z", "w"], () => false);
     expect([first.taken, second.taken]).toEqual([2, 0]);
     expect(budget.waiting.has(1)).toBe(true);
+    budget.admit(1, [], () => false).release();
+    expect(budget.waiting.has(1), "a re-examination (no observation) leaves the partition waiting").toBe(true);
     first.release();
     first.release();
     expect(budget.used()).toBe(1);

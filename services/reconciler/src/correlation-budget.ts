@@ -80,9 +80,10 @@ export class CorrelationBudget {
       released = true;
       this.reserved -= added;
     };
+    // A re-examination brings no observation: it says nothing about whether the partition waits.
     if (taken < keys.length) {
       if (!this.waiting.has(partition)) this.waiting.set(partition, this.now());
-    } else this.waiting.delete(partition);
+    } else if (keys.length > 0) this.waiting.delete(partition);
     this.report();
     return { taken, release };
   }
