@@ -13,9 +13,11 @@
  *   cannot be written (a dispatch whose observations could not survive a crash does not start);
  * - fail-open: everything is forwarded and each observation that does not fit is dropped and counted.
  * An observation the ledger rejects as invalid (400 with details) is dropped, counted and logged; the
- * rest of its batch is sent again.
+ * rest of its batch is sent again. A batch refused by the ledger's rate limit (429) is kept and sent again
+ * like one refused with 503: the ingest client waits what Retry-After asks before each of its retries,
+ * and the buffer backs off after them; a 429 refuses before anything is produced, so nothing is lost or doubled.
  */
-import { IngestRejectedError, type ObservationInput } from "@a2a-ledger/ingest-client";
+import { IngestRejectedError, IngestUnavailableError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import type { DropReason, ProxyMetrics } from "./metrics.ts";
 import type { ObservationSpool, SpoolEntry } from "./observation-spool.ts";
@@ -256,7 +258,9 @@ export class ObservationBuffer {
     }
     this.failures++;
     this.options.metrics.ingestFailures.inc();
-    if (this.reachable) this.options.log.warn({ err: e instanceof Error ? e.message : String(e), buffered: this.queue.length }, "the ledger is unreachable; observations stay buffered and are retried");
+    const rateLimited = e instanceof IngestUnavailableError && e.lastStatus === 429;
+    if (rateLimited && this.reachable) this.options.log.warn({ code: e.lastCode, buffered: this.queue.length }, "the ledger limits this proxy's request rate (429); observations stay buffered and are sent again after Retry-After");
+    else if (this.reachable) this.options.log.warn({ err: e instanceof Error ? e.message : String(e), buffered: this.queue.length }, "the ledger is unreachable; observations stay buffered and are retried");
     this.reachable = false;
     this.options.metrics.ledgerReachable.set(0);
     const backoff = Math.min(this.options.retryMaxMs, this.options.retryInitialMs * 2 ** Math.min(this.failures - 1, 20));
