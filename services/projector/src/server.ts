@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
+import { Readable } from "node:stream";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { bearerTokens, routeGuard, routeMethods } from "@a2a-ledger/env";
 import type { AccessFailure } from "@a2a-ledger/kafka";
@@ -186,10 +187,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get("/v1/tasks/:correlationId/events.ndjson", async (request, reply) => {
     const correlationId = pathId((request.params as { correlationId?: unknown }).correlationId, "correlationId");
     queryParams(request.query, {});
-    const lines = await views((r, t) => observationsNdjson(r, t, correlationId));
-    if (lines === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_TASK", `No correlation ${JSON.stringify(correlationId.slice(0, 200))} is in the views`, "correlationId");
+    // Read and written page by page (lineage.ts): the correlation is never held whole.
+    const pages = await observationsNdjson(views, correlationId);
+    if (pages === undefined) throw new ProjectorError("PROJECTOR_UNKNOWN_TASK", `No correlation ${JSON.stringify(correlationId.slice(0, 200))} is in the views`, "correlationId");
     const file = `${correlationId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100)}.ndjson`;
-    return reply.type("application/x-ndjson; charset=utf-8").header("content-disposition", `attachment; filename="${file}"`).send(lines.map((l) => `${l}\n`).join(""));
+    return reply.type("application/x-ndjson; charset=utf-8").header("content-disposition", `attachment; filename="${file}"`).send(Readable.from(pages));
   });
 
   app.get("/v1/tasks/:correlationId/timeline", async (request) => {

@@ -7,7 +7,7 @@
 import type { Observation } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
-import type { Reader } from "../store/store.ts";
+import type { Reader, SqlValue } from "../store/store.ts";
 import { artifactCodec, attemptCodec, dispatched, eventCodec, serverTaskCodec, taskCodec, type EventRow, type TaskRow, violationCodec } from "./rows.ts";
 import { refusalsOfTask } from "./refusals.ts";
 import { type DecisionMark, indeterminatePeriods, spansByAttempt, type StateSighting } from "./timeline.ts";
@@ -161,12 +161,65 @@ export function toIngestJson(o: Observation): Record<string, unknown> {
   return out;
 }
 
-/** The correlation's observations in log order as NDJSON lines, or undefined when unknown. */
-export async function observationsNdjson(r: Reader, t: Tables, correlationId: string): Promise<string[] | undefined> {
-  const rows = await r.all(`SELECT body FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' ORDER BY log_partition, log_offset`, [correlationId]);
-  if (rows.length === 0) {
+/** Observations per read of events.ndjson: a correlation of any length is read and written this many at a time. */
+export const ndjsonPageSize = 500;
+
+/** Where a page of observations ended, in log order (the row's partition and offset; its id breaks a tie). */
+interface LogPosition {
+  partition: SqlValue;
+  offset: SqlValue;
+  id: SqlValue;
+}
+
+interface ObservationPage {
+  /** NDJSON lines, each ending with a newline. */
+  text: string;
+  count: number;
+  last: LogPosition | undefined;
+}
+
+/** Up to `limit` observations of the correlation after `after` (from the first without), in log order. */
+async function observationPage(r: Reader, t: Tables, correlationId: string, after: LogPosition | undefined, limit: number): Promise<ObservationPage> {
+  const columns = `SELECT id, log_partition, log_offset, body FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation'`;
+  const order = "ORDER BY log_partition, log_offset, id LIMIT ?";
+  const rows =
+    after === undefined
+      ? await r.all(`${columns} ${order}`, [correlationId, limit])
+      : await r.all(`${columns} AND (log_partition > ? OR (log_partition = ? AND (log_offset > ? OR (log_offset = ? AND id > ?)))) ${order}`, [correlationId, after.partition, after.partition, after.offset, after.offset, after.id, limit]);
+  const tail = rows.at(-1);
+  return {
+    text: rows.map((row) => `${JSON.stringify(toIngestJson(JSON.parse(String(row.body)) as Observation))}\n`).join(""),
+    count: rows.length,
+    last: tail === undefined ? undefined : { partition: tail.log_partition ?? null, offset: tail.log_offset ?? null, id: tail.id ?? null },
+  };
+}
+
+/** Runs a read against the views in force (a snapshot per call). */
+export type ViewRead = <T>(fn: (r: Reader, t: Tables) => Promise<T>) => Promise<T>;
+
+/**
+ * The correlation's observations in log order as NDJSON (one line each, newline-terminated), or undefined
+ * when the correlation is unknown. The first page is read at once (so an unknown correlation is known
+ * before anything is written); each further page is read only when the consumer asks for it, one read per
+ * page of `pageSize` keyed by the previous page's last log position, so neither the server nor the
+ * database holds the correlation whole. Observations recorded while the stream is read and after its
+ * position are included; a prune during it ends it early.
+ */
+export async function observationsNdjson(read: ViewRead, correlationId: string, pageSize: number = ndjsonPageSize): Promise<AsyncIterable<string> | undefined> {
+  const first = await read(async (r, t) => {
+    const page = await observationPage(r, t, correlationId, undefined, pageSize);
+    if (page.count > 0) return page;
     const known = await r.all(`SELECT 1 AS known FROM ${t.task} WHERE correlation_id = ?`, [correlationId]);
-    if (known.length === 0) return undefined;
-  }
-  return rows.map((row) => JSON.stringify(toIngestJson(JSON.parse(String(row.body)) as Observation)));
+    return known.length === 0 ? undefined : page;
+  });
+  if (first === undefined) return undefined;
+  return (async function* pages() {
+    let page = first;
+    for (;;) {
+      if (page.count > 0) yield page.text;
+      const after = page.last;
+      if (page.count < pageSize || after === undefined) return;
+      page = await read((r, t) => observationPage(r, t, correlationId, after, pageSize));
+    }
+  })();
 }

@@ -166,9 +166,12 @@ describe.each(storeKinds)("views on %s", (kind) => {
   it("exports the correlation's observations as NDJSON that parses back into the same observations", async () => {
     const store = await newStore(kind);
     const gen = await load(store, inputsFor(story()));
-    const lines = await store.read((r) => observationsNdjson(r, tableNames(gen), "task-42"));
+    const pages = await observationsNdjson((fn) => store.read((r) => fn(r, tableNames(gen))), "task-42");
+    let text = "";
+    for await (const page of pages ?? []) text += page;
+    const lines = text.split("\n").filter((l) => l !== "");
     const original = story().filter((o) => o.correlationId === "task-42");
-    expect(lines?.map((l) => { const p = parseObservation(JSON.parse(l)); if (!p.ok) throw new Error(JSON.stringify(p.issues)); return p.observation; })).toEqual(original);
+    expect(lines.map((l) => { const p = parseObservation(JSON.parse(l)); if (!p.ok) throw new Error(JSON.stringify(p.issues)); return p.observation; })).toEqual(original);
   });
 
   it("shows workers: card history, advertised vs verified per skill, and trust or verify with the reason", async () => {
