@@ -20,9 +20,10 @@ import { ObservationBuffer } from "./observation-buffer.ts";
 import { ObservationSpool } from "./observation-spool.ts";
 
 describe("ObservationBuffer against a rate-limited ingest", () => {
-  it("keeps each batch refused with 429, sends it again after Retry-After, and delivers every observation exactly once", async () => {
+  // The client as the proxy's app builds it (two retries, each after Retry-After), and one without retries, so every 429 reaches the buffer.
+  it.each([2, 0])("keeps each batch refused with 429 and delivers every observation exactly once (client retries: %i)", async (clientRetries) => {
     const endpoints = endpointsFromEnv();
-    const kafka = createKafka({ brokers: endpoints.brokers, clientId: "proxy-rate-limit-test" });
+    const kafka = createKafka({ brokers: endpoints.brokers, clientId: `proxy-rate-limit-test-${clientRetries}` });
     const admin = kafka.admin();
     await admin.connect();
     const topic = await createTestTopic(admin, "proxy.rate-limit", 3);
@@ -36,11 +37,12 @@ describe("ObservationBuffer against a rate-limited ingest", () => {
         statuses.push(response.status);
         return response;
       };
-      // The ingest client as the proxy's app builds it (app.ts): two retries, Retry-After honoured up to 5 s.
-      const sender = new IngestClient({ baseUrl: `http://127.0.0.1:${(ingest.server.server.address() as AddressInfo).port}`, maxBatchEvents: 5, maxRetries: 2, initialBackoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 5_000, timeoutMs: 10_000, fetch: countingFetch });
+      // The ingest client as the proxy's app builds it (app.ts): Retry-After honoured up to 5 s.
+      const sender = new IngestClient({ baseUrl: `http://127.0.0.1:${(ingest.server.server.address() as AddressInfo).port}`, maxBatchEvents: 5, maxRetries: clientRetries, initialBackoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 5_000, timeoutMs: 10_000, fetch: countingFetch });
       const log = createLogger("proxy", "silent");
       const { spool, replayed } = ObservationSpool.open({ dir, log, metrics: { badRecord: () => undefined, writeError: () => undefined, failing: () => undefined, fsyncSeconds: () => undefined, diskBytes: () => undefined } });
       const metrics = createMetrics();
+      const failures = async () => (await metrics.registry.getSingleMetric("a2a_proxy_ingest_failures_total")?.get())?.values[0]?.value ?? 0;
       const buffer = new ObservationBuffer({ sender, spool, replayed, capacity: 1_000, maxBytes: 1 << 30, failMode: "closed", batchMax: 5, flushDelayMs: 0, retryInitialMs: 50, retryMaxMs: 500, metrics, log });
       const count = 20;
       for (let i = 0; i < count; i++) buffer.offer(observation(i, { correlationId: `rate-limit-c${i % 4}` }));
@@ -51,6 +53,8 @@ describe("ObservationBuffer against a rate-limited ingest", () => {
       await buffer.close(0);
 
       expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+      // Without client retries each 429 is a failed send the buffer backs off from and sends again.
+      if (clientRetries === 0) expect(await failures()).toBe(statuses.filter((s) => s === 429).length);
       expect(statuses.filter((s) => s === 202)).toHaveLength(count / 5);
       expect(await topicEndOffset(admin, topic)).toBe(count);
       const serde = new Serde(endpoints.registryUrl);
