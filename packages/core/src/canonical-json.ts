@@ -10,6 +10,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export class CanonicalJsonError extends Error {}
 
 /** A quote, a backslash, a control character or a surrogate: JSON.stringify must escape it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: RFC 8785 escapes exactly these characters
 const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A string as JSON text; the common string with nothing to escape skips JSON.stringify. */

@@ -14,6 +14,7 @@ export type Command = RedispatchCommand | ProbeCommand;
 
 const visibleId = /^[\x21-\x7e]{1,200}$/;
 /** Decision and correlation ids travel into headers, file names and logs: no control characters. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what an id must not hold
 const printable = /^[^\x00-\x1f\x7f]{1,1000}$/;
 
 function check(command: Command): void {
