@@ -34,4 +34,6 @@ for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) 
 const record: BuildRecord = { source: digest };
 writeFileSync(buildRecordFile(workspace), `${JSON.stringify(record)}\n`);
 const { name } = JSON.parse(readFileSync(join(workspace, "package.json"), "utf8")) as { name: string };
-process.stdout.write(`${name}: built dist/${assets > 0 ? ` (${assets} asset${assets === 1 ? "" : "s"} copied)` : ""}\n`);
+process.stdout.write(
+  `${name}: built dist/${assets > 0 ? ` (${assets} asset${assets === 1 ? "" : "s"} copied)` : ""}\n`,
+);

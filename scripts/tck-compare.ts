@@ -43,16 +43,20 @@ const { values, positionals } = parseArgs({
 });
 
 function usage(problem: string): never {
-  process.stderr.write(`${problem}\nusage: node --import tsx scripts/tck-compare.ts <tck-dir> [--worker w1|w2|w3] [--python <python>] [--ingest-url <url>] [--out <dir>] [--transport <list>] [-- <pytest args>]\n`);
+  process.stderr.write(
+    `${problem}\nusage: node --import tsx scripts/tck-compare.ts <tck-dir> [--worker w1|w2|w3] [--python <python>] [--ingest-url <url>] [--out <dir>] [--transport <list>] [-- <pytest args>]\n`,
+  );
   process.exit(2);
 }
 
 const [tckArg, ...pytestArgs] = positionals;
 if (tckArg === undefined) usage("the TCK directory is required");
 const tck = resolve(tckArg);
-if (!existsSync(join(tck, "tests", "compatibility"))) usage(`${tck} is not a checkout of the A2A TCK (no tests/compatibility)`);
+if (!existsSync(join(tck, "tests", "compatibility")))
+  usage(`${tck} is not a checkout of the A2A TCK (no tests/compatibility)`);
 const python = values.python ?? join(tck, ".venv", "bin", "python");
-if (!existsSync(python)) usage(`no Python at ${python}: install the TCK's dependencies into ${join(tck, ".venv")} or pass --python`);
+if (!existsSync(python))
+  usage(`no Python at ${python}: install the TCK's dependencies into ${join(tck, ".venv")} or pass --python`);
 const worker = values.worker;
 if (worker !== "w1" && worker !== "w2" && worker !== "w3") usage("--worker must be w1, w2 or w3");
 const out = resolve(values.out ?? mkdtempSync(join(tmpdir(), "tck-compare-")));
@@ -80,7 +84,16 @@ function verdicts(junitXml: string): Map<string, Verdict> {
 
 function runTck(label: string, sutHost: string): Promise<Map<string, Verdict>> {
   const junit = join(out, `${label}.xml`);
-  const args = ["-m", "pytest", "tests/compatibility/", `--sut-host=${sutHost}`, "--tb=short", "-q", `--junitxml=${junit}`, `--compatibility-report=${join(out, `${label}-compatibility`)}`];
+  const args = [
+    "-m",
+    "pytest",
+    "tests/compatibility/",
+    `--sut-host=${sutHost}`,
+    "--tb=short",
+    "-q",
+    `--junitxml=${junit}`,
+    `--compatibility-report=${join(out, `${label}-compatibility`)}`,
+  ];
   if (values.transport !== undefined) args.push(`--transport=${values.transport}`);
   args.push(...pytestArgs);
   process.stdout.write(`\n== TCK ${label}: ${sutHost}\n`);
@@ -105,7 +118,18 @@ async function startIngest(): Promise<{ url: string; stop(): Promise<void> }> {
   const admin = kafka.admin();
   await admin.connect();
   const topic = await createTestTopic(admin, "tck-compare", 3);
-  const app = createIngestApp({ ...ingestDefaults, brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic, tokens: [], logLevel: "silent", port: 0 }, { logger: false });
+  const app = createIngestApp(
+    {
+      ...ingestDefaults,
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topic,
+      tokens: [],
+      logLevel: "silent",
+      port: 0,
+    },
+    { logger: false },
+  );
   const url = await app.server.listen({ host: "127.0.0.1", port: 0 });
   process.stdout.write(`ingest ${url} on topic ${topic}\n`);
   return {
@@ -127,16 +151,33 @@ function count(v: Map<string, Verdict>): Record<Verdict, number> {
 const stops: (() => Promise<void>)[] = [];
 let exitCode = 0;
 try {
-  const agent: AgentProcess = worker === "w3" ? await spawnPyAgent({ db: join(out, "w3.sqlite"), grpcPort: 0 }) : await spawnJsAgent(worker, { grpcPort: 0 });
+  const agent: AgentProcess =
+    worker === "w3"
+      ? await spawnPyAgent({ db: join(out, "w3.sqlite"), grpcPort: 0 })
+      : await spawnJsAgent(worker, { grpcPort: 0 });
   stops.push(() => agent.stop());
-  const ingest = values["ingest-url"] === undefined ? await startIngest() : { url: values["ingest-url"], stop: async () => undefined };
+  const ingest =
+    values["ingest-url"] === undefined
+      ? await startIngest()
+      : { url: values["ingest-url"], stop: async () => undefined };
   stops.push(() => ingest.stop());
   const workerId = worker.toUpperCase();
   const proxy = await spawnListening("proxy", process.execPath, ["--import", "tsx", proxyMain], {
-    env: { A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: agent.url, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_GRPC_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingest.url, A2A_LEDGER_PROXY_SPOOL_DIR: join(out, "spool"), A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
+    env: {
+      A2A_LEDGER_PROXY_WORKER_ID: workerId,
+      A2A_LEDGER_PROXY_UPSTREAM_URL: agent.url,
+      A2A_LEDGER_PROXY_PORT: "0",
+      A2A_LEDGER_PROXY_GRPC_PORT: "0",
+      A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+      A2A_LEDGER_PROXY_INGEST_URL: ingest.url,
+      A2A_LEDGER_PROXY_SPOOL_DIR: join(out, "spool"),
+      A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+    },
   });
   stops.unshift(() => proxy.stop());
-  process.stdout.write(`${workerId} ${agent.url} (gRPC ${agent.grpcTarget}); proxy ${proxy.url} (gRPC ${proxy.grpcTarget})\n`);
+  process.stdout.write(
+    `${workerId} ${agent.url} (gRPC ${agent.grpcTarget}); proxy ${proxy.url} (gRPC ${proxy.grpcTarget})\n`,
+  );
 
   const direct = await runTck("direct", agent.url);
   const proxied = await runTck("proxied", proxy.url);
@@ -146,13 +187,17 @@ try {
   const counts = { direct: count(direct), proxied: count(proxied) };
   process.stdout.write(`\n== verdicts (${ids.length} tests)\n`);
   process.stdout.write(`${"verdict".padEnd(10)}${"direct".padStart(8)}${"proxied".padStart(9)}\n`);
-  for (const v of Object.keys(counts.direct) as Verdict[]) process.stdout.write(`${v.padEnd(10)}${String(counts.direct[v]).padStart(8)}${String(counts.proxied[v]).padStart(9)}\n`);
+  for (const v of Object.keys(counts.direct) as Verdict[])
+    process.stdout.write(
+      `${v.padEnd(10)}${String(counts.direct[v]).padStart(8)}${String(counts.proxied[v]).padStart(9)}\n`,
+    );
 
   process.stdout.write(`\n== differences: ${differences.length}\n`);
   if (differences.length > 0) {
     const width = Math.max(...differences.map((d) => d.length), 4);
     process.stdout.write(`${"test".padEnd(width)}  ${"direct".padEnd(8)}  proxied\n`);
-    for (const id of differences) process.stdout.write(`${id.padEnd(width)}  ${(direct.get(id) ?? "-").padEnd(8)}  ${proxied.get(id) ?? "-"}\n`);
+    for (const id of differences)
+      process.stdout.write(`${id.padEnd(width)}  ${(direct.get(id) ?? "-").padEnd(8)}  ${proxied.get(id) ?? "-"}\n`);
     exitCode = 1;
   }
 
@@ -170,4 +215,3 @@ try {
   for (const stop of stops) await stop().catch(() => undefined);
 }
 process.exit(exitCode);
-

@@ -25,7 +25,11 @@ lines.forEach((line, i) => {
   const workspace = /^(@[^:]+):test:/.exec(line)?.[1] ?? "";
   const unprefixed = (l: string | undefined) => (l ?? "").replace(/^@[^:]+:test:\s*/, "").trim();
   if (!/^FAIL\s/.test(unprefixed(line))) return;
-  const error = lines.slice(i + 1, i + 6).map(unprefixed).find((l) => l !== "") ?? "";
+  const error =
+    lines
+      .slice(i + 1, i + 6)
+      .map(unprefixed)
+      .find((l) => l !== "") ?? "";
   failures.push(`${workspace} ${unprefixed(line)}\n    ${error}`.trim().slice(0, 600));
 });
 for (const line of lines) {

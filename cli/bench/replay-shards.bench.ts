@@ -40,7 +40,14 @@ const file = join(dir, "log.avro");
   await writer.close();
 }
 const size = statSync(file).size;
-console.log(`${total.toLocaleString("en-US")} generated observations, ${(size / 1e6).toFixed(1)} MB of Avro (${codec}); Node ${process.version}; load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(
+  `${total.toLocaleString("en-US")} generated observations, ${(size / 1e6).toFixed(1)} MB of Avro (${codec}); Node ${process.version}; load average ${(
+    await import("node:os")
+  )
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}`,
+);
 
 async function oneShard(): Promise<{ wall: number; cpu: number; decisions: string }> {
   const w = performance.now();
@@ -55,9 +62,27 @@ async function shards(count: number): Promise<{ wall: number; cpu: number; shard
   const c = cpuNow();
   const counts = await runReplay(ocfSource(file, size), [], wholeLog);
   const shardCpu: number[] = [];
-  const [merged] = await runSharded({ source: { input: file, kafka: false, topic: undefined, format: "avro" }, cwd: dir, rulesVersions: [defaultRuleSet.rulesVersion], policy, scope: wholeLog }, [defaultRuleSet], count, counts.shared, counts.read, (s) => shardCpu.push(s.cpuMs));
+  const [merged] = await runSharded(
+    {
+      source: { input: file, kafka: false, topic: undefined, format: "avro" },
+      cwd: dir,
+      rulesVersions: [defaultRuleSet.rulesVersion],
+      policy,
+      scope: wholeLog,
+    },
+    [defaultRuleSet],
+    count,
+    counts.shared,
+    counts.read,
+    (s) => shardCpu.push(s.cpuMs),
+  );
   const own = cpuNow() - c;
-  return { wall: performance.now() - w, cpu: own + shardCpu.reduce((a, b) => a + b, 0), shardCpu: [own, ...shardCpu], decisions: JSON.stringify(merged?.decisions) };
+  return {
+    wall: performance.now() - w,
+    cpu: own + shardCpu.reduce((a, b) => a + b, 0),
+    shardCpu: [own, ...shardCpu],
+    decisions: JSON.stringify(merged?.decisions),
+  };
 }
 
 const one = { wall: [] as number[], cpu: [] as number[] };
@@ -72,10 +97,13 @@ for (let r = 0; r < rounds; r++) {
   two.cpu.push(b.cpu);
   two.split = b.shardCpu.map((x) => (x / 1000).toFixed(2)).join(" + ");
 }
-const line = (label: string, t: { wall: number[]; cpu: number[] }) => `${label.padEnd(40)} wall ${(median(t.wall) / 1000).toFixed(2)} s ${rate(total, median(t.wall)).padStart(15)} | cpu ${(median(t.cpu) / 1000).toFixed(2)} s, per core ${rate(total, median(t.cpu)).padStart(15)}`;
+const line = (label: string, t: { wall: number[]; cpu: number[] }) =>
+  `${label.padEnd(40)} wall ${(median(t.wall) / 1000).toFixed(2)} s ${rate(total, median(t.wall)).padStart(15)} | cpu ${(median(t.cpu) / 1000).toFixed(2)} s, per core ${rate(total, median(t.cpu)).padStart(15)}`;
 console.log(`median of ${rounds}, default/2, merged decisions equal to one shard's`);
 console.log(line("--shards 1 (this process)", one));
 console.log(line("--shards 2 (counting pass + 2 processes)", two));
 console.log(`--shards 2 cpu split (s, last round): counting pass and merge ${two.split}`);
-console.log(`ratios: wall 1/2 shards ${(median(one.wall) / median(two.wall)).toFixed(2)} (speed-up), cpu 2/1 shards ${(median(two.cpu) / median(one.cpu)).toFixed(2)} (extra work); per core against the 300,000 obs/s goal: 1 shard ${((total / median(one.cpu)) * 1000 / 300_000).toFixed(2)}, 2 shards ${((total / median(two.cpu)) * 1000 / 300_000).toFixed(2)}`);
+console.log(
+  `ratios: wall 1/2 shards ${(median(one.wall) / median(two.wall)).toFixed(2)} (speed-up), cpu 2/1 shards ${(median(two.cpu) / median(one.cpu)).toFixed(2)} (extra work); per core against the 300,000 obs/s goal: 1 shard ${(((total / median(one.cpu)) * 1000) / 300_000).toFixed(2)}, 2 shards ${(((total / median(two.cpu)) * 1000) / 300_000).toFixed(2)}`,
+);
 rmSync(dir, { recursive: true, force: true });

@@ -72,7 +72,9 @@ const file = join(dir, "log.avro");
   const writer = new OcfWriter(file, codec);
   for (const o of observations) await writer.write(o);
   await writer.close();
-  console.log(`generated ${observations.length.toLocaleString("en-US")} observations into ${(statSync(file).size / 1e6).toFixed(1)} MB of Avro (${codec}) in ${((now() - t0) / 1000).toFixed(1)} s; Node ${process.version}`);
+  console.log(
+    `generated ${observations.length.toLocaleString("en-US")} observations into ${(statSync(file).size / 1e6).toFixed(1)} MB of Avro (${codec}) in ${((now() - t0) / 1000).toFixed(1)} s; Node ${process.version}`,
+  );
 }
 const size = statSync(file).size;
 
@@ -83,7 +85,10 @@ async function decodeOnly(): Promise<number> {
 }
 
 /** Decode + rules, with the time spent in each rule set's fold measured around it. */
-async function replayFile(ruleSets: typeof defaultRuleSet[], diff: boolean): Promise<{ events: number; foldMs: number; diffMs: number; decisions: number[] }> {
+async function replayFile(
+  ruleSets: (typeof defaultRuleSet)[],
+  diff: boolean,
+): Promise<{ events: number; foldMs: number; diffMs: number; decisions: number[] }> {
   const runs = ruleSets.map((r) => new RuleSetRun(r, policy, wholeLog));
   let foldMs = 0;
   for (const run of runs) {
@@ -98,7 +103,26 @@ async function replayFile(ruleSets: typeof defaultRuleSet[], diff: boolean): Pro
   let diffMs = 0;
   if (diff) {
     const t = cpuNow();
-    const report = buildReport({ source: file, scope: wholeLog, events: counts.events, correlations: counts.correlations, baseline: { label: "b", rulesVersion: runs[0]?.rulesVersion as string, recorded: false, decisions: runs[0]?.decisions ?? [] }, candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] }, startedBefore: counts.startedBefore, skipped: [], order: { kind: "event-time", reason: null }, rejected: { baseline: rejectionSummary(runs[0]?.rulesVersion as string, runs[0]?.rejected ?? []), candidate: rejectionSummary(runs[1]?.rulesVersion as string, runs[1]?.rejected ?? []) } });
+    const report = buildReport({
+      source: file,
+      scope: wholeLog,
+      events: counts.events,
+      correlations: counts.correlations,
+      baseline: {
+        label: "b",
+        rulesVersion: runs[0]?.rulesVersion as string,
+        recorded: false,
+        decisions: runs[0]?.decisions ?? [],
+      },
+      candidate: { label: "c", rulesVersion: runs[1]?.rulesVersion as string, decisions: runs[1]?.decisions ?? [] },
+      startedBefore: counts.startedBefore,
+      skipped: [],
+      order: { kind: "event-time", reason: null },
+      rejected: {
+        baseline: rejectionSummary(runs[0]?.rulesVersion as string, runs[0]?.rejected ?? []),
+        candidate: rejectionSummary(runs[1]?.rulesVersion as string, runs[1]?.rejected ?? []),
+      },
+    });
     diffMs = cpuNow() - t;
     if (report.diffs.length === 0) throw new Error("the two rule sets should differ on the generated log");
   }
@@ -117,13 +141,21 @@ for (let r = 0; r < rounds; r++) {
   one = await timed(oneT, () => replayFile([defaultRuleSet], false));
   full = await timed(fullT, () => replayFile([defaultRuleSet, restartFromScratchRuleSet], true));
 }
-console.log(`\nFile replay, ${total.toLocaleString("en-US")} observations, median of ${rounds} (cpu ms per round: decode ${decodeT.cpu.map((x) => x.toFixed(0)).join("/")}, one rule set ${oneT.cpu.map((x) => x.toFixed(0)).join("/")}, compare ${fullT.cpu.map((x) => x.toFixed(0)).join("/")})`);
+console.log(
+  `\nFile replay, ${total.toLocaleString("en-US")} observations, median of ${rounds} (cpu ms per round: decode ${decodeT.cpu.map((x) => x.toFixed(0)).join("/")}, one rule set ${oneT.cpu.map((x) => x.toFixed(0)).join("/")}, compare ${fullT.cpu.map((x) => x.toFixed(0)).join("/")})`,
+);
 console.log(line("(a) decode alone", decodeT, total));
 console.log(line("(b) decode + rules (default/2)", oneT, total, `  ${one.decisions[0]} decisions`));
-console.log(line("(c) decode + rules ×2 + diff (replay --candidate)", fullT, total, `  ${full.decisions.join(" / ")} decisions`));
+console.log(
+  line("(c) decode + rules ×2 + diff (replay --candidate)", fullT, total, `  ${full.decisions.join(" / ")} decisions`),
+);
 const [a, b, c] = [median(decodeT.cpu), median(oneT.cpu), median(fullT.cpu)];
-console.log(`ratios (cpu): (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (the replay's throughput relative to decoding alone)`);
-console.log(`where (c)'s cpu time goes (last round): decode and scope ${us((fullT.cpu.at(-1) as number) - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`);
+console.log(
+  `ratios (cpu): (a)/(b) ${(a / b).toFixed(2)}, (a)/(c) ${(a / c).toFixed(2)} (the replay's throughput relative to decoding alone)`,
+);
+console.log(
+  `where (c)'s cpu time goes (last round): decode and scope ${us((fullT.cpu.at(-1) as number) - full.foldMs - full.diffMs, total)}, two folds ${us(full.foldMs, total)}, diff ${us(full.diffMs, total)}`,
+);
 
 /**
  * Peak resident memory (VmHWM, MB) of `a2a-ledger export` run as its own process; Linux only. With
@@ -132,7 +164,10 @@ console.log(`where (c)'s cpu time goes (last round): decode and scope ${us((full
 async function exportPeakMb(args: string[], heapMb?: number): Promise<number | undefined> {
   if (!existsSync("/proc/self/status")) return undefined;
   const env = heapMb === undefined ? process.env : { ...process.env, NODE_OPTIONS: `--max-old-space-size=${heapMb}` };
-  const child = spawn(process.execPath, [join(import.meta.dirname, "../bin/a2a-ledger.js"), "export", ...args], { stdio: ["ignore", "ignore", "pipe"], env });
+  const child = spawn(process.execPath, [join(import.meta.dirname, "../bin/a2a-ledger.js"), "export", ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env,
+  });
   let peak = 0;
   const poll = setInterval(() => {
     try {
@@ -161,7 +196,9 @@ async function exportPeakMb(args: string[], heapMb?: number): Promise<number | u
   const large = await exportPeakMb(["--input", file, "--output", join(dir, "all.ndjson")]);
   const capped = await exportPeakMb(["--input", file, "--output", join(dir, "all-capped.ndjson")], 96);
   if (small !== undefined && large !== undefined && capped !== undefined) {
-    console.log(`export Avro → NDJSON, peak resident memory: ${(total / 10).toLocaleString("en-US")} observations ${small.toFixed(0)} MB, ${total.toLocaleString("en-US")} observations ${large.toFixed(0)} MB (${(statSync(join(dir, "all.ndjson")).size / 1e6).toFixed(0)} MB written); with the V8 heap capped at 96 MB: ${capped.toFixed(0)} MB`);
+    console.log(
+      `export Avro → NDJSON, peak resident memory: ${(total / 10).toLocaleString("en-US")} observations ${small.toFixed(0)} MB, ${total.toLocaleString("en-US")} observations ${large.toFixed(0)} MB (${(statSync(join(dir, "all.ndjson")).size / 1e6).toFixed(0)} MB written); with the V8 heap capped at 96 MB: ${capped.toFixed(0)} MB`,
+    );
   }
 }
 rmSync(dir, { recursive: true, force: true });
@@ -183,15 +220,27 @@ if (topicTotal > 0) {
     const t = now();
     for (let i = 0; i < observations.length; i += 2_000) {
       const chunk = observations.slice(i, i + 2_000);
-      await producer.send({ topic, acks: -1, messages: await Promise.all(chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) }))) });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: await Promise.all(
+          chunk.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) })),
+        ),
+      });
     }
     await producer.disconnect();
-    console.log(`\nproduced ${topicTotal.toLocaleString("en-US")} observations to ${topic} (6 partitions) in ${((now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `\nproduced ${topicTotal.toLocaleString("en-US")} observations to ${topic} (6 partitions) in ${((now() - t) / 1000).toFixed(1)} s`,
+    );
 
     const readOnly = async (): Promise<number> => {
       const ends = await admin.fetchTopicOffsets(topic);
       const left = new Map(ends.map((p) => [p.partition, BigInt(p.high)]));
-      const consumer = kafka.consumer({ groupId: `bench-read-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+      const consumer = kafka.consumer({
+        groupId: `bench-read-${randomUUID()}`,
+        readUncommitted: false,
+        maxWaitTimeInMs: 100,
+      });
       await consumer.connect();
       await consumer.subscribe({ topic, fromBeginning: true });
       let n = 0;
@@ -202,7 +251,8 @@ if (topicTotal > 0) {
           eachBatch: async ({ batch }) => {
             n += batch.messages.length;
             const last = batch.messages.at(-1);
-            if (last !== undefined && BigInt(last.offset) + 1n >= (left.get(batch.partition) ?? 0n)) left.delete(batch.partition);
+            if (last !== undefined && BigInt(last.offset) + 1n >= (left.get(batch.partition) ?? 0n))
+              left.delete(batch.partition);
             if (left.size === 0) resolve();
           },
         });
@@ -224,7 +274,11 @@ if (topicTotal > 0) {
     const e = timing();
     const f = timing();
     for (let r = 0; r < rounds; r++) {
-      for (const [t, fn] of [[d, readOnly], [e, mergedOnly], [f, replayTopic]] as const) {
+      for (const [t, fn] of [
+        [d, readOnly],
+        [e, mergedOnly],
+        [f, replayTopic],
+      ] as const) {
         const n = await timed(t, fn);
         if (n !== topicTotal) throw new Error(`read ${n} of ${topicTotal}`);
       }
@@ -233,11 +287,19 @@ if (topicTotal > 0) {
     console.log(line("(d) consumer that only reads the topic", d, topicTotal));
     console.log(line("(e) merged read (by timestamp), no decode", e, topicTotal));
     console.log(line("(f) replay --kafka: merged read + decode + rules", f, topicTotal));
-    console.log(`ratios (wall): (d)/(f) ${(median(d.wall) / median(f.wall)).toFixed(2)}, (d)/(e) ${(median(d.wall) / median(e.wall)).toFixed(2)}; (cpu): (d)/(f) ${(median(d.cpu) / median(f.cpu)).toFixed(2)}`);
+    console.log(
+      `ratios (wall): (d)/(f) ${(median(d.wall) / median(f.wall)).toFixed(2)}, (d)/(e) ${(median(d.wall) / median(e.wall)).toFixed(2)}; (cpu): (d)/(f) ${(median(d.cpu) / median(f.cpu)).toFixed(2)}`,
+    );
     const exportDir = mkdtempSync(join(tmpdir(), "a2a-ledger-replay-bench-"));
     const peak = await exportPeakMb(["--kafka", "--topic", topic, "--output", join(exportDir, "topic.avro")]);
-    const capped = await exportPeakMb(["--kafka", "--topic", topic, "--output", join(exportDir, "topic-capped.avro")], 96);
-    if (peak !== undefined && capped !== undefined) console.log(`export of the topic to Avro, ${topicTotal.toLocaleString("en-US")} observations, peak resident memory: ${peak.toFixed(0)} MB; with the V8 heap capped at 96 MB: ${capped.toFixed(0)} MB`);
+    const capped = await exportPeakMb(
+      ["--kafka", "--topic", topic, "--output", join(exportDir, "topic-capped.avro")],
+      96,
+    );
+    if (peak !== undefined && capped !== undefined)
+      console.log(
+        `export of the topic to Avro, ${topicTotal.toLocaleString("en-US")} observations, peak resident memory: ${peak.toFixed(0)} MB; with the V8 heap capped at 96 MB: ${capped.toFixed(0)} MB`,
+      );
     rmSync(exportDir, { recursive: true, force: true });
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

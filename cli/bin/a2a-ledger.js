@@ -9,7 +9,9 @@ if (entry.endsWith(".ts")) {
   const { register } = await import("tsx/esm/api");
   register();
 } else if (!existsSync(fileURLToPath(entry))) {
-  process.stderr.write(`a2a-ledger: the CLI is not built (${fileURLToPath(entry)} is missing): run \`npm run build\` first\n`);
+  process.stderr.write(
+    `a2a-ledger: the CLI is not built (${fileURLToPath(entry)} is missing): run \`npm run build\` first\n`,
+  );
   process.exit(2);
 }
 const { main } = await import(entry);

@@ -6,7 +6,15 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertBuilt, BuildMissingError, buildProblem, buildProblems, buildRecordFile, builtWorkspaces, sourceDigest } from "./build-output.ts";
+import {
+  assertBuilt,
+  BuildMissingError,
+  buildProblem,
+  buildProblems,
+  buildRecordFile,
+  builtWorkspaces,
+  sourceDigest,
+} from "./build-output.ts";
 
 /** A repository with workspaces a/x (built), a/y (built) and t (test-only: no tsconfig.build.json). */
 function repo(): string {
@@ -33,7 +41,10 @@ describe("the build's freshness", () => {
 
   it("given no build, says each workspace is not built", () => {
     const root = repo();
-    expect(buildProblems(root)).toEqual(["a/x: not built (no a/x/dist/build.json)", "a/y: not built (no a/y/dist/build.json)"]);
+    expect(buildProblems(root)).toEqual([
+      "a/x: not built (no a/x/dist/build.json)",
+      "a/y: not built (no a/y/dist/build.json)",
+    ]);
   });
 
   it("given a build of the sources as they are, finds nothing wrong", () => {
@@ -51,7 +62,10 @@ describe("the build's freshness", () => {
     writeFileSync(join(root, "a/x/src/index.ts"), "export const x = 2;\n");
     writeFileSync(join(root, "a/y/src/web/app.js"), "1;\n");
     expect(buildProblem(join(root, "a/x"))).toBe("stale");
-    expect(buildProblems(root)).toEqual(["a/x: built from other sources than its src/ now holds", "a/y: built from other sources than its src/ now holds"]);
+    expect(buildProblems(root)).toEqual([
+      "a/x: built from other sources than its src/ now holds",
+      "a/y: built from other sources than its src/ now holds",
+    ]);
     expect(() => assertBuilt(root, "a2a-ledger up")).toThrow(BuildMissingError);
     expect(() => assertBuilt(root, "a2a-ledger up")).toThrow(/run `npm run build` first/);
   });

@@ -54,7 +54,11 @@ export function builtWorkspaces(root: string): string[] {
   const dirs = (workspaces ?? []).flatMap((pattern) => {
     if (!pattern.endsWith("/*")) return [join(root, pattern)];
     const parent = join(root, pattern.slice(0, -2));
-    return existsSync(parent) ? readdirSync(parent, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(parent, e.name)) : [];
+    return existsSync(parent)
+      ? readdirSync(parent, { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => join(parent, e.name))
+      : [];
   });
   return dirs.filter(isBuilt).sort();
 }
@@ -86,7 +90,10 @@ export function buildProblems(root: string): string[] {
 /** Throws, listing every problem at once, unless every built workspace of `root` is current. */
 export function assertBuilt(root: string, what: string): void {
   const problems = buildProblems(root);
-  if (problems.length > 0) throw new BuildMissingError(`${what} runs the compiled programs (dist/), and the build is not current:\n  ${problems.join("\n  ")}\nrun \`npm run build\` first (\`npm start\` does)`);
+  if (problems.length > 0)
+    throw new BuildMissingError(
+      `${what} runs the compiled programs (dist/), and the build is not current:\n  ${problems.join("\n  ")}\nrun \`npm run build\` first (\`npm start\` does)`,
+    );
 }
 
 export class BuildMissingError extends Error {

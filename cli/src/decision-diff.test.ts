@@ -19,14 +19,27 @@ describe("diffDecisions", () => {
   it("pairs decisions of one decisionId with other content as changed, naming the fields", () => {
     const changed = decisions.map((d) => (d.type === "RedispatchCommanded" ? { ...d, targetWorkerId: "w-beta" } : d));
     const [diff] = diffDecisions(decisions, changed);
-    expect(diff).toMatchObject({ correlationId: "task-42", removed: [], added: [], changed: [{ decisionId: expect.stringContaining(":RedispatchCommanded:"), fields: ["targetWorkerId"] }] });
-    expect(diff?.first).toMatchObject({ index: 1, baseline: { targetWorkerId: "w-gamma" }, candidate: { targetWorkerId: "w-beta" } });
+    expect(diff).toMatchObject({
+      correlationId: "task-42",
+      removed: [],
+      added: [],
+      changed: [{ decisionId: expect.stringContaining(":RedispatchCommanded:"), fields: ["targetWorkerId"] }],
+    });
+    expect(diff?.first).toMatchObject({
+      index: 1,
+      baseline: { targetWorkerId: "w-gamma" },
+      candidate: { targetWorkerId: "w-beta" },
+    });
   });
 
   it("tells removed and added decisions apart, and where the sequences first part", () => {
     const [, ...rest] = task(decisions);
     const extra = { ...(task(decisions)[0] as Decision), decisionId: "x:TaskIndeterminate:0" };
-    const [diff] = diffDecisions(decisions, [...decisions.filter((d) => d.correlationId !== "task-42"), ...rest, extra]);
+    const [diff] = diffDecisions(decisions, [
+      ...decisions.filter((d) => d.correlationId !== "task-42"),
+      ...rest,
+      extra,
+    ]);
     expect(diff?.removed.map((d) => d.decisionId)).toEqual([task(decisions)[0]?.decisionId]);
     expect(diff?.added.map((d) => d.decisionId)).toEqual(["x:TaskIndeterminate:0"]);
     expect(diff?.first.index).toBe(0);
@@ -41,12 +54,38 @@ describe("diffDecisions", () => {
   });
 
   it("matches the decisions of a large correlation by keys, key order aside", () => {
-    const many = Array.from({ length: 120 }, (_, i) => ({ ...(task(decisions)[1] as Decision), decisionId: `d${i}`, acceptedOutputModes: [`text/x-${i}`] }) as Decision);
-    const reverse = (v: unknown): unknown => (Array.isArray(v) ? v.map(reverse) : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverse(x)])) : v);
+    const many = Array.from(
+      { length: 120 },
+      (_, i) =>
+        ({
+          ...(task(decisions)[1] as Decision),
+          decisionId: `d${i}`,
+          acceptedOutputModes: [`text/x-${i}`],
+        }) as Decision,
+    );
+    const reverse = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reverse)
+        : v !== null && typeof v === "object"
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reverse(x)]),
+            )
+          : v;
     const reordered = many.map((d) => reverse(d) as Decision);
     expect(diffDecisions(many, reordered)).toEqual([]);
-    const [diff] = diffDecisions(many, [...reordered.slice(0, 60), ...reordered.slice(61), { ...(reordered[60] as Decision), decisionId: "new" }]);
-    expect(diff).toMatchObject({ removed: [{ decisionId: "d60" }], added: [{ decisionId: "new" }], changed: [], first: { index: 60 } });
+    const [diff] = diffDecisions(many, [
+      ...reordered.slice(0, 60),
+      ...reordered.slice(61),
+      { ...(reordered[60] as Decision), decisionId: "new" },
+    ]);
+    expect(diff).toMatchObject({
+      removed: [{ decisionId: "d60" }],
+      added: [{ decisionId: "new" }],
+      changed: [],
+      first: { index: 60 },
+    });
   });
 
   it("marks where a stream ends early with null", () => {
@@ -57,7 +96,11 @@ describe("diffDecisions", () => {
   });
 
   it("counts decisions per kind, violations by their kind", () => {
-    expect(countByKind(decisions)).toMatchObject({ ProbeRequested: 3, "ContractViolation:DIVERGENT_ARTIFACTS": 1, RedispatchCommanded: 1 });
+    expect(countByKind(decisions)).toMatchObject({
+      ProbeRequested: 3,
+      "ContractViolation:DIVERGENT_ARTIFACTS": 1,
+      RedispatchCommanded: 1,
+    });
     expect(diffDecisions(decisions, replay(exampleObservations(), restartFromScratchRuleSet))).toEqual([]);
   });
 });

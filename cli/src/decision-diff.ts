@@ -57,7 +57,6 @@ class Keys {
     if (k === undefined) this.canonicals.set(d, (k = canonical(withoutVersion(d))));
     return k;
   }
-
 }
 
 /** Equal JSON values, key order aside; allocates nothing for the common case of equal decisions. */
@@ -128,12 +127,19 @@ export function diffDecisions(baseline: readonly Decision[], candidate: readonly
 }
 
 /** The difference of one correlation's decisions; undefined when the two sequences are equal. */
-export function diffCorrelation(correlationId: string, left: readonly Decision[], right: readonly Decision[], keys = new Keys()): CorrelationDiff | undefined {
+export function diffCorrelation(
+  correlationId: string,
+  left: readonly Decision[],
+  right: readonly Decision[],
+  keys = new Keys(),
+): CorrelationDiff | undefined {
   let index = 0;
-  while (index < left.length && index < right.length && sameDecision(left[index] as Decision, right[index] as Decision)) index++;
+  while (index < left.length && index < right.length && sameDecision(left[index] as Decision, right[index] as Decision))
+    index++;
   if (index === left.length && index === right.length) return undefined;
   const first = { index, baseline: left[index] ?? null, candidate: right[index] ?? null };
-  const [removedAll, addedAll] = left.length * right.length <= 4_096 ? unmatchedPairwise(left, right) : unmatchedByKeys(left, right, keys);
+  const [removedAll, addedAll] =
+    left.length * right.length <= 4_096 ? unmatchedPairwise(left, right) : unmatchedByKeys(left, right, keys);
   const addedById = new Map<string, Decision>();
   for (const d of addedAll) if (!addedById.has(d.decisionId)) addedById.set(d.decisionId, d);
   const changed: DecisionChange[] = [];
@@ -220,5 +226,7 @@ export function withRecordedPolicyVersions(recorded: readonly Decision[], candid
   const unnamed = new Set<string>();
   for (const d of recorded) if (d.policyVersion === null) unnamed.add(d.decisionId);
   if (unnamed.size === 0) return [...candidate];
-  return candidate.map((d) => (d.policyVersion !== null && unnamed.has(d.decisionId) ? { ...d, policyVersion: null } : d));
+  return candidate.map((d) =>
+    d.policyVersion !== null && unnamed.has(d.decisionId) ? { ...d, policyVersion: null } : d,
+  );
 }

@@ -10,7 +10,13 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { catalogueProblems, cataloguePrefix, errorCodePrefixes, isErrorCatalogue, type ErrorEntry } from "@a2a-ledger/env";
+import {
+  catalogueProblems,
+  cataloguePrefix,
+  errorCodePrefixes,
+  isErrorCatalogue,
+  type ErrorEntry,
+} from "@a2a-ledger/env";
 import { repoRoot } from "@a2a-ledger/infra";
 
 interface Found {
@@ -31,9 +37,13 @@ async function catalogues(): Promise<Found[]> {
   const found: Found[] = [];
   for (const dir of owners) {
     const workspace = (JSON.parse(readFileSync(join(repoRoot, dir, "package.json"), "utf8")) as { name: string }).name;
-    const module = (await import(pathToFileURL(join(repoRoot, dir, "src", "errors.ts")).href)) as Record<string, unknown>;
+    const module = (await import(pathToFileURL(join(repoRoot, dir, "src", "errors.ts")).href)) as Record<
+      string,
+      unknown
+    >;
     for (const [exportName, value] of Object.entries(module)) {
-      if (isErrorCatalogue(value)) found.push({ workspace, dir, exportName, prefix: cataloguePrefix(value) as string, entries: value });
+      if (isErrorCatalogue(value))
+        found.push({ workspace, dir, exportName, prefix: cataloguePrefix(value) as string, entries: value });
     }
   }
   return found;
@@ -49,14 +59,17 @@ describe("the error catalogues", async () => {
   it("have entries of one shape, prefixed by the workspace that owns the prefix", () => {
     for (const c of all) {
       expect(catalogueProblems(c.prefix, c.entries), `${c.dir} ${c.exportName}`).toEqual([]);
-      expect(errorCodePrefixes[c.prefix as keyof typeof errorCodePrefixes], `${c.dir} ${c.exportName}`).toBe(c.workspace);
+      expect(errorCodePrefixes[c.prefix as keyof typeof errorCodePrefixes], `${c.dir} ${c.exportName}`).toBe(
+        c.workspace,
+      );
     }
   });
 
   it("list no code twice, within a service or across services", () => {
     const codes = all.flatMap((c) => Object.keys(c.entries).map((code) => `${code} (${c.dir} ${c.exportName})`));
     const byCode = new Map<string, string[]>();
-    for (const place of codes) byCode.set(place.split(" ")[0] as string, [...(byCode.get(place.split(" ")[0] as string) ?? []), place]);
+    for (const place of codes)
+      byCode.set(place.split(" ")[0] as string, [...(byCode.get(place.split(" ")[0] as string) ?? []), place]);
     expect([...byCode.values()].filter((places) => places.length > 1)).toEqual([]);
     expect(codes.length).toBeGreaterThan(60);
   });
@@ -67,8 +80,13 @@ describe("the error catalogues", async () => {
       const prefixes = [...new Set(all.filter((c) => c.dir === dir).map((c) => c.prefix))];
       if (!existsSync(readme) || prefixes.length === 0) continue;
       const known = new Set(all.filter((c) => c.dir === dir).flatMap((c) => Object.keys(c.entries)));
-      const named = [...readFileSync(readme, "utf8").matchAll(new RegExp(`\`(${prefixes.join("|")})_[A-Z0-9_]+\``, "g"))].map((m) => m[0].slice(1, -1));
-      expect(named.filter((code) => !known.has(code)), readme).toEqual([]);
+      const named = [
+        ...readFileSync(readme, "utf8").matchAll(new RegExp(`\`(${prefixes.join("|")})_[A-Z0-9_]+\``, "g")),
+      ].map((m) => m[0].slice(1, -1));
+      expect(
+        named.filter((code) => !known.has(code)),
+        readme,
+      ).toEqual([]);
     }
   });
 
@@ -79,7 +97,8 @@ describe("the error catalogues", async () => {
       if (codes.length === 0) continue;
       const readme = join(repoRoot, dir, "README.md");
       const text = existsSync(readme) ? readFileSync(readme, "utf8") : "";
-      for (const code of codes) if (!new RegExp(`\\b${code}\\b`).test(text)) undocumented.push(`${code} (${dir}/README.md)`);
+      for (const code of codes)
+        if (!new RegExp(`\\b${code}\\b`).test(text)) undocumented.push(`${code} (${dir}/README.md)`);
     }
     expect(undocumented).toEqual([]);
   });

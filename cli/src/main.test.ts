@@ -16,7 +16,11 @@ describe("the a2a-ledger dispatcher", () => {
   });
 
   it("runs through the bin shim under plain node, with no progress bar or colour when piped", async () => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, "replay", "--input", example, "--candidate", "default/1"], { env: { ...process.env, FORCE_COLOR: "" } });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [bin, "replay", "--input", example, "--candidate", "default/1"],
+      { env: { ...process.env, FORCE_COLOR: "" } },
+    );
     expect(stdout).toContain("baseline default/2 vs candidate default/1");
     expect(stdout).not.toContain("\x1b[");
     expect(stderr).toBe("");
@@ -25,7 +29,9 @@ describe("the a2a-ledger dispatcher", () => {
   });
 
   it("returns exit code 2 through the bin shim on bad input", async () => {
-    const err = await promisify(execFile)(process.execPath, [bin, "replay", "--input", bin]).catch((e: { code: number; stderr: string }) => e);
+    const err = await promisify(execFile)(process.execPath, [bin, "replay", "--input", bin]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(err).toMatchObject({ code: 2, stderr: expect.stringContaining("a2a-ledger.js:1:") });
   });
 });

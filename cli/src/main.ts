@@ -38,7 +38,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const { command } = await load();
   try {
     // A retriable Kafka error is retried within A2A_LEDGER_CLI_KAFKA_RETRY_MS, each retry said on this command's stderr.
-    setKafkaRetries({ budgetMs: kafkaRetryBudgetFromEnv(process.env), report: (line) => io.stderr(`a2a-ledger ${command.name}: ${line}`) });
+    setKafkaRetries({
+      budgetMs: kafkaRetryBudgetFromEnv(process.env),
+      report: (line) => io.stderr(`a2a-ledger ${command.name}: ${line}`),
+    });
     return await command.run(args, io);
   } catch (e) {
     if (e instanceof UsageError) {

@@ -59,7 +59,11 @@ export function newIngestTokens(): IngestTokens {
 
 /** A2A_LEDGER_INGEST_TOKENS entries for `tokens`, after the operator's own when A2A_LEDGER_INGEST_TOKENS (or the deprecated INGEST_TOKENS) is set. */
 export function ingestTokenEntries(tokens: IngestTokens, configured?: string): string {
-  const ours = [`${tokens.dispatcher}=dispatcher`, ...proxyLabels.map((label) => `${tokens.proxies[label]}=proxy:${label}-*`), `${tokens.guard}=guard:${guardedLabel}-*`];
+  const ours = [
+    `${tokens.dispatcher}=dispatcher`,
+    ...proxyLabels.map((label) => `${tokens.proxies[label]}=proxy:${label}-*`),
+    `${tokens.guard}=guard:${guardedLabel}-*`,
+  ];
   return [configured?.trim(), ...ours].filter((e) => e !== undefined && e !== "").join(",");
 }
 
@@ -75,7 +79,8 @@ export interface PlanContext {
 
 /** A compiled entry point run by plain node. */
 const compiled = (entry: string, ...args: string[]) => [entry, ...args];
-const serverUrl = (entry: LogEntry): string | undefined => (typeof entry.url === "string" ? entry.url.replace(/\/+$/, "") : undefined);
+const serverUrl = (entry: LogEntry): string | undefined =>
+  typeof entry.url === "string" ? entry.url.replace(/\/+$/, "") : undefined;
 
 export function ingestSpec(ctx: PlanContext): ProcessSpec {
   return {
@@ -83,15 +88,31 @@ export function ingestSpec(ctx: PlanContext): ProcessSpec {
     command: process.execPath,
     args: () => compiled(ctx.entries.ingest),
     cwd: ctx.root,
-    env: { ...ctx.env, A2A_LEDGER_INGEST_TOPIC: ctx.topics.observations, A2A_LEDGER_INGEST_TOKENS: ingestTokenEntries(ctx.tokens, ctx.env.A2A_LEDGER_INGEST_TOKENS ?? ctx.env.INGEST_TOKENS) },
+    env: {
+      ...ctx.env,
+      A2A_LEDGER_INGEST_TOPIC: ctx.topics.observations,
+      A2A_LEDGER_INGEST_TOKENS: ingestTokenEntries(
+        ctx.tokens,
+        ctx.env.A2A_LEDGER_INGEST_TOKENS ?? ctx.env.INGEST_TOKENS,
+      ),
+    },
     portEnv: "A2A_LEDGER_INGEST_PORT",
     // fastify says where it listens; the service says when Kafka is connected.
-    ready: readyOnMessages(["ingest ready for observations"], (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined)),
+    ready: readyOnMessages(["ingest ready for observations"], (e) =>
+      typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined,
+    ),
   };
 }
 
 export function reconcilerSpec(ctx: PlanContext): ProcessSpec {
-  return { name: "reconciler", command: process.execPath, args: () => compiled(ctx.entries.reconciler), cwd: ctx.root, env: ctx.env, ready: readyOnMessage("partitions assigned") };
+  return {
+    name: "reconciler",
+    command: process.execPath,
+    args: () => compiled(ctx.entries.reconciler),
+    cwd: ctx.root,
+    env: ctx.env,
+    ready: readyOnMessage("partitions assigned"),
+  };
 }
 
 export function projectorSpec(ctx: PlanContext): ProcessSpec {
@@ -108,23 +129,53 @@ export function projectorSpec(ctx: PlanContext): ProcessSpec {
 }
 
 export function dispatcherSpec(ctx: PlanContext, ingestUrl: string, workersFile: string | undefined): ProcessSpec {
-  const env: NodeJS.ProcessEnv = { ...ctx.env, A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl, A2A_LEDGER_DISPATCHER_INGEST_TOKEN: ctx.tokens.dispatcher };
+  const env: NodeJS.ProcessEnv = {
+    ...ctx.env,
+    A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+    A2A_LEDGER_DISPATCHER_INGEST_TOKEN: ctx.tokens.dispatcher,
+  };
   if (workersFile !== undefined) env.A2A_LEDGER_DISPATCHER_WORKERS_FILE = workersFile;
   // The operator's value wins, also under its deprecated name.
-  if (env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS === undefined && env.DISPATCHER_CANARY_POLL_MS === undefined) env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS = "1000";
-  return { name: "dispatcher", command: process.execPath, args: () => compiled(ctx.entries.dispatcher), cwd: ctx.root, env, portEnv: "A2A_LEDGER_DISPATCHER_PORT", ready: readyOnMessages(["listening", "partitions assigned"], (e) => (e.msg === "listening" ? serverUrl(e) : undefined)) };
+  if (env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS === undefined && env.DISPATCHER_CANARY_POLL_MS === undefined)
+    env.A2A_LEDGER_DISPATCHER_CANARY_POLL_MS = "1000";
+  return {
+    name: "dispatcher",
+    command: process.execPath,
+    args: () => compiled(ctx.entries.dispatcher),
+    cwd: ctx.root,
+    env,
+    portEnv: "A2A_LEDGER_DISPATCHER_PORT",
+    ready: readyOnMessages(["listening", "partitions assigned"], (e) =>
+      e.msg === "listening" ? serverUrl(e) : undefined,
+    ),
+  };
 }
 
 /**
  * `guard`: the worker enforces its card at emission and records refusals under the ledger's worker id,
  * with the guard's ingest token (in its environment, never on its command line).
  */
-export function jsAgentSpec(ctx: PlanContext, kind: "w1" | "w2", configFile?: string, guard?: { workerId: string; ingestUrl: string }): ProcessSpec {
-  const guardArgs = guard === undefined ? [] : ["--guard-worker-id", guard.workerId, "--guard-ingest-url", guard.ingestUrl];
+export function jsAgentSpec(
+  ctx: PlanContext,
+  kind: "w1" | "w2",
+  configFile?: string,
+  guard?: { workerId: string; ingestUrl: string },
+): ProcessSpec {
+  const guardArgs =
+    guard === undefined ? [] : ["--guard-worker-id", guard.workerId, "--guard-ingest-url", guard.ingestUrl];
   return {
     name: kind.toUpperCase(),
     command: process.execPath,
-    args: (port) => compiled(ctx.entries.jsAgent, "--agent", kind, "--port", String(port), ...(configFile === undefined ? [] : ["--config", configFile]), ...guardArgs),
+    args: (port) =>
+      compiled(
+        ctx.entries.jsAgent,
+        "--agent",
+        kind,
+        "--port",
+        String(port),
+        ...(configFile === undefined ? [] : ["--config", configFile]),
+        ...guardArgs,
+      ),
     cwd: ctx.root,
     env: guard === undefined ? ctx.env : { ...ctx.env, GUARD_INGEST_TOKEN: ctx.tokens.guard },
     ready: readyOnMessage("listening"),
@@ -144,13 +195,28 @@ export function pyAgentSpec(ctx: PlanContext, db: string): ProcessSpec {
   };
 }
 
-export function proxySpec(ctx: PlanContext, workerId: string, label: ProxyLabel, upstreamUrl: string, ingestUrl: string): ProcessSpec {
+export function proxySpec(
+  ctx: PlanContext,
+  workerId: string,
+  label: ProxyLabel,
+  upstreamUrl: string,
+  ingestUrl: string,
+): ProcessSpec {
   return {
     name: `proxy-${label}`,
     command: process.execPath,
     args: () => compiled(ctx.entries.proxy),
     cwd: ctx.root,
-    env: { ...ctx.env, A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: upstreamUrl, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_INGEST_TOKEN: ctx.tokens.proxies[label], A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
+    env: {
+      ...ctx.env,
+      A2A_LEDGER_PROXY_WORKER_ID: workerId,
+      A2A_LEDGER_PROXY_UPSTREAM_URL: upstreamUrl,
+      A2A_LEDGER_PROXY_PORT: "0",
+      A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+      A2A_LEDGER_PROXY_INGEST_URL: ingestUrl,
+      A2A_LEDGER_PROXY_INGEST_TOKEN: ctx.tokens.proxies[label],
+      A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+    },
     // Port 0 at the first start; a restart keeps the address the worker's clients were given.
     portEnv: "A2A_LEDGER_PROXY_PORT",
     ready: readyOnMessage("listening"),
@@ -196,12 +262,17 @@ export function demoWorkersFile(workers: readonly DemoWorker[]): unknown {
     [meshSkillId]: {
       redispatch: {
         message: "{correlationId}: answer again (attempt {attempt})",
-        resume: { TASK_STATE_INPUT_REQUIRED: "need-input {correlationId}: resumed after {fromServerTaskId} was lost (attempt {attempt})" },
+        resume: {
+          TASK_STATE_INPUT_REQUIRED:
+            "need-input {correlationId}: resumed after {fromServerTaskId} was lost (attempt {attempt})",
+        },
       },
       canaries: [{ message: "delay-ms=500 probe canary" }, { message: "need-input probe canary", park: true }],
     },
   };
-  return { workers: Object.fromEntries(workers.map((w) => [w.workerId, { url: w.proxyUrl, workerUrl: w.workerUrl, skills }])) };
+  return {
+    workers: Object.fromEntries(workers.map((w) => [w.workerId, { url: w.proxyUrl, workerUrl: w.workerUrl, skills }])),
+  };
 }
 
 /** The orchestrator's story file. */
@@ -211,5 +282,12 @@ export function demoStory(runId: string, workers: readonly DemoWorker[]): unknow
     if (w === undefined) throw new Error(`no ${label} in the demo`);
     return { workerId: w.workerId, url: w.proxyUrl };
   };
-  return { runId, tasks: demoIds(runId).tasks, workers: { w1: of("W1"), w2: of("W2"), w3: of("W3") }, skillId: meshSkillId, acceptedOutputModes, ledgerTimeoutMs: 120_000 };
+  return {
+    runId,
+    tasks: demoIds(runId).tasks,
+    workers: { w1: of("W1"), w2: of("W2"), w3: of("W3") },
+    skillId: meshSkillId,
+    acceptedOutputModes,
+    ledgerTimeoutMs: 120_000,
+  };
 }

@@ -36,7 +36,8 @@ interface Arrow {
 const kindOf = (dir: string): Kind => {
   if (dir.startsWith("services/")) return "service";
   if (dir === "cli" || dir.startsWith("mesh/")) return "program";
-  if (dir.startsWith("packages/") || dir.startsWith("clients/") || dir === "schemas" || dir === "infra") return "library";
+  if (dir.startsWith("packages/") || dir.startsWith("clients/") || dir === "schemas" || dir === "infra")
+    return "library";
   return "other";
 };
 
@@ -56,28 +57,49 @@ function shippedSources(dir: string): string[] {
 const workspaceImport = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)["'](@a2a-ledger\/[^"'/]+)/g;
 
 function workspaces(root: string): Workspace[] {
-  const patterns = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { workspaces: string[] }).workspaces;
-  const dirs = patterns.flatMap((p) => (p.endsWith("/*") ? readdirSync(join(root, p.slice(0, -2))).map((d) => join(root, p.slice(0, -2), d)) : [join(root, p)]));
+  const patterns = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { workspaces: string[] })
+    .workspaces;
+  const dirs = patterns.flatMap((p) =>
+    p.endsWith("/*")
+      ? readdirSync(join(root, p.slice(0, -2))).map((d) => join(root, p.slice(0, -2), d))
+      : [join(root, p)],
+  );
   return dirs
     .filter((d) => existsSync(join(d, "package.json")))
     .map((abs) => {
-      const pkg = JSON.parse(readFileSync(join(abs, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-      const ours = (deps: Record<string, string> | undefined) => Object.keys(deps ?? {}).filter((d) => d.startsWith("@a2a-ledger/"));
+      const pkg = JSON.parse(readFileSync(join(abs, "package.json"), "utf8")) as {
+        name: string;
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+      };
+      const ours = (deps: Record<string, string> | undefined) =>
+        Object.keys(deps ?? {}).filter((d) => d.startsWith("@a2a-ledger/"));
       const imports = shippedSources(abs).flatMap((file) =>
-        [...readFileSync(file, "utf8").matchAll(workspaceImport)].map((m) => ({ target: m[1] as string, file: relative(root, file) })).filter((i) => i.target !== pkg.name),
+        [...readFileSync(file, "utf8").matchAll(workspaceImport)]
+          .map((m) => ({ target: m[1] as string, file: relative(root, file) }))
+          .filter((i) => i.target !== pkg.name),
       );
-      return { name: pkg.name, dir: relative(root, abs), kind: kindOf(relative(root, abs)), runtime: ours(pkg.dependencies), all: [...ours(pkg.dependencies), ...ours(pkg.devDependencies)], imports };
+      return {
+        name: pkg.name,
+        dir: relative(root, abs),
+        kind: kindOf(relative(root, abs)),
+        runtime: ours(pkg.dependencies),
+        all: [...ours(pkg.dependencies), ...ours(pkg.devDependencies)],
+        imports,
+      };
     });
 }
 
 const devDependencies = "package.json devDependencies";
 
-const forbiddenForLibrary = (to: Workspace): string | undefined => (to.kind === "program" || to.kind === "service" ? "a library never depends on a program" : undefined);
+const forbiddenForLibrary = (to: Workspace): string | undefined =>
+  to.kind === "program" || to.kind === "service" ? "a library never depends on a program" : undefined;
 
 /** Why an arrow from `from` to `to` is forbidden, or undefined when it may exist. */
 function forbidden(from: Workspace, to: Workspace): string | undefined {
   if (from.dir === "schemas") return "schemas depends on no other workspace";
-  if (from.dir === "cli" && to.dir.startsWith("mesh/")) return "the CLI starts the demo mesh as processes and reads the ledger through Kafka: it imports no mesh program";
+  if (from.dir === "cli" && to.dir.startsWith("mesh/"))
+    return "the CLI starts the demo mesh as processes and reads the ledger through Kafka: it imports no mesh program";
   if (from.kind === "library" && forbiddenForLibrary(to) !== undefined) return forbiddenForLibrary(to);
   if (from.kind === "service" && to.kind === "service") return "a service never depends on another service";
   return undefined;
@@ -96,7 +118,14 @@ function forbiddenArrows(all: readonly Workspace[]): (Arrow & { rule: string })[
     return arrows.flatMap((a) => {
       const to = byName.get(a.to);
       // Test code may compose programs, but a library's tests do not: a library → program arrow is forbidden in devDependencies too.
-      const rule = to === undefined ? undefined : a.via === devDependencies ? (from.kind === "library" ? forbiddenForLibrary(to) : undefined) : forbidden(from, to);
+      const rule =
+        to === undefined
+          ? undefined
+          : a.via === devDependencies
+            ? from.kind === "library"
+              ? forbiddenForLibrary(to)
+              : undefined
+            : forbidden(from, to);
       return rule === undefined ? [] : [{ ...a, rule }];
     });
   });
@@ -104,14 +133,32 @@ function forbiddenArrows(all: readonly Workspace[]): (Arrow & { rule: string })[
 
 /** Imports of shipped code from a workspace that is not a runtime dependency (an arrow hidden in devDependencies). */
 function undeclared(all: readonly Workspace[]): Arrow[] {
-  return all.flatMap((w) => w.imports.filter((i) => !w.runtime.includes(i.target)).map((i) => ({ from: w.name, to: i.target, via: i.file })));
+  return all.flatMap((w) =>
+    w.imports.filter((i) => !w.runtime.includes(i.target)).map((i) => ({ from: w.name, to: i.target, via: i.file })),
+  );
 }
 
-const ws = (dir: string, runtime: string[] = [], imports: string[] = [], dev: string[] = []): Workspace => ({ name: `@a2a-ledger/${dir.split("/").pop()}`, dir, kind: kindOf(dir), runtime: runtime.map((d) => `@a2a-ledger/${d}`), all: [...runtime, ...dev].map((d) => `@a2a-ledger/${d}`), imports: imports.map((d) => ({ target: `@a2a-ledger/${d}`, file: `${dir}/src/x.ts` })) });
+const ws = (dir: string, runtime: string[] = [], imports: string[] = [], dev: string[] = []): Workspace => ({
+  name: `@a2a-ledger/${dir.split("/").pop()}`,
+  dir,
+  kind: kindOf(dir),
+  runtime: runtime.map((d) => `@a2a-ledger/${d}`),
+  all: [...runtime, ...dev].map((d) => `@a2a-ledger/${d}`),
+  imports: imports.map((d) => ({ target: `@a2a-ledger/${d}`, file: `${dir}/src/x.ts` })),
+});
 
 describe("the package graph's rules", () => {
   it("forbid a library depending on a program, a service on another service, schemas on anything, and the CLI's code importing a mesh program", () => {
-    const graph = [ws("packages/core", ["reconciler"]), ws("packages/kafka", ["core"]), ws("services/reconciler", ["core"]), ws("services/projector", [], ["reconciler"]), ws("schemas", ["kafka"], ["core"]), ws("infra", [], ["cli"]), ws("cli", ["reconciler", "infra"], ["orchestrator"], ["orchestrator"]), ws("mesh/orchestrator")];
+    const graph = [
+      ws("packages/core", ["reconciler"]),
+      ws("packages/kafka", ["core"]),
+      ws("services/reconciler", ["core"]),
+      ws("services/projector", [], ["reconciler"]),
+      ws("schemas", ["kafka"], ["core"]),
+      ws("infra", [], ["cli"]),
+      ws("cli", ["reconciler", "infra"], ["orchestrator"], ["orchestrator"]),
+      ws("mesh/orchestrator"),
+    ];
     expect(forbiddenArrows(graph).map((a) => `${a.from} -> ${a.to} (${a.via})`)).toEqual([
       "@a2a-ledger/core -> @a2a-ledger/reconciler (package.json dependencies)",
       "@a2a-ledger/projector -> @a2a-ledger/reconciler (services/projector/src/x.ts)",
@@ -123,13 +170,33 @@ describe("the package graph's rules", () => {
   });
 
   it("forbid a library's devDependency on a service or program, and allow a service's or program's on another for its tests", () => {
-    const graph = [ws("packages/worker-guard", ["core"], [], ["ingest", "kafka"]), ws("packages/core"), ws("packages/kafka"), ws("services/ingest"), ws("services/projector", [], [], ["reconciler"]), ws("services/reconciler"), ws("cli", [], [], ["ingest"])];
-    expect(forbiddenArrows(graph).map((a) => `${a.from} -> ${a.to} (${a.via}): ${a.rule}`)).toEqual(["@a2a-ledger/worker-guard -> @a2a-ledger/ingest (package.json devDependencies): a library never depends on a program"]);
+    const graph = [
+      ws("packages/worker-guard", ["core"], [], ["ingest", "kafka"]),
+      ws("packages/core"),
+      ws("packages/kafka"),
+      ws("services/ingest"),
+      ws("services/projector", [], [], ["reconciler"]),
+      ws("services/reconciler"),
+      ws("cli", [], [], ["ingest"]),
+    ];
+    expect(forbiddenArrows(graph).map((a) => `${a.from} -> ${a.to} (${a.via}): ${a.rule}`)).toEqual([
+      "@a2a-ledger/worker-guard -> @a2a-ledger/ingest (package.json devDependencies): a library never depends on a program",
+    ]);
   });
 
   it("find an import of shipped code that is no runtime dependency, and every cycle", () => {
-    expect(undeclared([ws("services/proxy", ["core"], ["core", "kafka"])]).map((a) => a.to)).toEqual(["@a2a-ledger/kafka"]);
-    expect(graphCycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);
+    expect(undeclared([ws("services/proxy", ["core"], ["core", "kafka"])]).map((a) => a.to)).toEqual([
+      "@a2a-ledger/kafka",
+    ]);
+    expect(
+      graphCycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", ["a"]],
+        ]),
+      ),
+    ).toEqual([["a", "b", "c", "a"]]);
   });
 });
 
@@ -137,8 +204,11 @@ describe("the package graph", () => {
   const all = workspaces(repoRoot);
 
   it("sees every kind of workspace and the imports of their code", () => {
-    for (const kind of ["library", "service", "program"] as const) expect(all.filter((w) => w.kind === kind).length, kind).toBeGreaterThanOrEqual(3);
-    expect(all.find((w) => w.dir === "services/projector")?.imports.map((i) => i.target)).toContain("@a2a-ledger/kafka");
+    for (const kind of ["library", "service", "program"] as const)
+      expect(all.filter((w) => w.kind === kind).length, kind).toBeGreaterThanOrEqual(3);
+    expect(all.find((w) => w.dir === "services/projector")?.imports.map((i) => i.target)).toContain(
+      "@a2a-ledger/kafka",
+    );
   });
 
   it("has no arrow from a library to a program, from a service to another service, or from schemas to anything", () => {
@@ -158,7 +228,9 @@ describe("the package graph", () => {
       });
     const files = everySource(join(repoRoot, "schemas")).filter((f) => !/\.test\.[cm]?[jt]s$/.test(f));
     expect(files.some((f) => f.includes("/scripts/")) && files.some((f) => f.includes("/bench/"))).toBe(true);
-    const kafkaImports = files.filter((f) => /["'](@a2a-ledger\/kafka|kafkajs)["'/]/.test(readFileSync(f, "utf8"))).map((f) => relative(repoRoot, f));
+    const kafkaImports = files
+      .filter((f) => /["'](@a2a-ledger\/kafka|kafkajs)["'/]/.test(readFileSync(f, "utf8")))
+      .map((f) => relative(repoRoot, f));
     expect(kafkaImports).toEqual([]);
   });
 

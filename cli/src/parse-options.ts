@@ -4,7 +4,9 @@ import { UsageError } from "./io.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>["values"];
+type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>
+>["values"];
 
 export function parseOptions<const O extends Options>(args: string[], options: O, usage: string): Parsed<O> {
   try {

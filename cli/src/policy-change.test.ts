@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { defaultValidFromMarginMs, planPolicyChange, PolicyChangeError } from "./policy-change.ts";
 
 const now = Date.UTC(2026, 11, 2, 0, 0, 0);
-const recorded = (version: number, validFrom: number): TrustPolicy => ({ version, validFrom, trustedVendors: [], setAt: 0, setBy: "x", reason: null });
+const recorded = (version: number, validFrom: number): TrustPolicy => ({
+  version,
+  validFrom,
+  trustedVendors: [],
+  setAt: 0,
+  setBy: "x",
+  reason: null,
+});
 const code = (f: () => unknown) => {
   try {
     f();
@@ -16,27 +23,57 @@ const code = (f: () => unknown) => {
 describe("policy set: planning a new version", () => {
   it("numbers it one above the highest recorded and makes it valid from now plus the margin by default", () => {
     // given versions 1 and 3 recorded / when a change without --valid-from / then version 4 from now + 60 s
-    const plan = planPolicyChange([recorded(3, 0), recorded(1, 0)], { trustedVendors: " Beta,Acme,, Acme ", setBy: "ops@host", now });
-    expect(plan).toEqual({ version: 4, validFrom: now + defaultValidFromMarginMs, trustedVendors: ["Acme", "Beta"], setAt: now, setBy: "ops@host", reason: null });
+    const plan = planPolicyChange([recorded(3, 0), recorded(1, 0)], {
+      trustedVendors: " Beta,Acme,, Acme ",
+      setBy: "ops@host",
+      now,
+    });
+    expect(plan).toEqual({
+      version: 4,
+      validFrom: now + defaultValidFromMarginMs,
+      trustedVendors: ["Acme", "Beta"],
+      setAt: now,
+      setBy: "ops@host",
+      reason: null,
+    });
   });
 
   it("is version 1 on an empty topic, and an empty list trusts nobody", () => {
-    expect(planPolicyChange([], { trustedVendors: "", setBy: "ops", now, reason: "  revoke all  " })).toMatchObject({ version: 1, trustedVendors: [], reason: "revoke all" });
+    expect(planPolicyChange([], { trustedVendors: "", setBy: "ops", now, reason: "  revoke all  " })).toMatchObject({
+      version: 1,
+      trustedVendors: [],
+      reason: "revoke all",
+    });
   });
 
   it("takes --valid-from as ISO-8601 with an offset or epoch milliseconds", () => {
-    expect(planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: "2026-12-02T02:00:00+01:00" }).validFrom).toBe(now + 3_600_000);
-    expect(planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now + 7_000) }).validFrom).toBe(now + 7_000);
+    expect(
+      planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: "2026-12-02T02:00:00+01:00" })
+        .validFrom,
+    ).toBe(now + 3_600_000);
+    expect(
+      planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now + 7_000) }).validFrom,
+    ).toBe(now + 7_000);
   });
 
   it("refuses a validFrom in the past or within the minimum margin, and one that is no time", () => {
-    expect(code(() => planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now - 1) }))).toBe("POLICY_VALID_FROM_TOO_EARLY");
-    expect(code(() => planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now + 4_999) }))).toBe("POLICY_VALID_FROM_TOO_EARLY");
-    expect(planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now + 5_000) }).validFrom).toBe(now + 5_000);
-    expect(code(() => planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: "tomorrow" }))).toBe("POLICY_BAD_VALID_FROM");
+    expect(
+      code(() => planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now - 1) })),
+    ).toBe("POLICY_VALID_FROM_TOO_EARLY");
+    expect(
+      code(() => planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now + 4_999) })),
+    ).toBe("POLICY_VALID_FROM_TOO_EARLY");
+    expect(
+      planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: String(now + 5_000) }).validFrom,
+    ).toBe(now + 5_000);
+    expect(code(() => planPolicyChange([], { trustedVendors: "A", setBy: "ops", now, validFrom: "tomorrow" }))).toBe(
+      "POLICY_BAD_VALID_FROM",
+    );
   });
 
   it("refuses a vendor name with control characters", () => {
-    expect(code(() => planPolicyChange([], { trustedVendors: "A,B\u0007", setBy: "ops", now }))).toBe("POLICY_BAD_VENDOR");
+    expect(code(() => planPolicyChange([], { trustedVendors: "A,B\u0007", setBy: "ops", now }))).toBe(
+      "POLICY_BAD_VENDOR",
+    );
   });
 });

@@ -18,7 +18,10 @@ export type PolicyChangeErrorCode = "POLICY_BAD_VALID_FROM" | "POLICY_VALID_FROM
 
 export class PolicyChangeError extends Error {
   override name = "PolicyChangeError";
-  constructor(readonly code: PolicyChangeErrorCode, message: string) {
+  constructor(
+    readonly code: PolicyChangeErrorCode,
+    message: string,
+  ) {
     super(`${code}: ${message}`);
   }
 }
@@ -33,17 +36,32 @@ export interface PolicyChangeRequest {
   now: number;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a vendor name must not hold
+const controlCharacter = /[\u0000-\u001f]/;
+
 export function vendorList(raw: string): string[] {
-  const vendors = [...new Set(raw.split(",").map((v) => v.trim()).filter((v) => v !== ""))].sort();
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a vendor name must not hold
-  for (const v of vendors) if (v.length > 200 || /[\u0000-\u001f]/.test(v)) throw new PolicyChangeError("POLICY_BAD_VENDOR", `vendor ${JSON.stringify(v)}: at most 200 characters, no control characters`);
+  const vendors = [
+    ...new Set(
+      raw
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== ""),
+    ),
+  ].sort();
+  for (const v of vendors)
+    if (v.length > 200 || controlCharacter.test(v))
+      throw new PolicyChangeError(
+        "POLICY_BAD_VENDOR",
+        `vendor ${JSON.stringify(v)}: at most 200 characters, no control characters`,
+      );
   return vendors;
 }
 
 function validFromOf(given: string | undefined, now: number): number {
   if (given === undefined) return now + defaultValidFromMarginMs;
   const parsed = toEpochMillis(/^-?\d+$/.test(given.trim()) ? Number(given.trim()) : given.trim());
-  if (!parsed.ok) throw new PolicyChangeError("POLICY_BAD_VALID_FROM", `--valid-from ${JSON.stringify(given)}: ${parsed.message}`);
+  if (!parsed.ok)
+    throw new PolicyChangeError("POLICY_BAD_VALID_FROM", `--valid-from ${JSON.stringify(given)}: ${parsed.message}`);
   if (parsed.value < now + minimumValidFromMarginMs) {
     throw new PolicyChangeError(
       "POLICY_VALID_FROM_TOO_EARLY",

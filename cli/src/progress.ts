@@ -22,7 +22,12 @@ export function progressBar(io: Io, what: string, unit: "bytes" | "records", del
   return {
     update(done, total, events) {
       const elapsed = (Date.now() - started) / 1000;
-      const payload = { events: events.toLocaleString("en-US"), eps: elapsed > 0 ? Math.round(events / elapsed).toLocaleString("en-US") : "–", doneText: size(done), totalText: size(total) };
+      const payload = {
+        events: events.toLocaleString("en-US"),
+        eps: elapsed > 0 ? Math.round(events / elapsed).toLocaleString("en-US") : "–",
+        doneText: size(done),
+        totalText: size(total),
+      };
       if (bar === undefined) {
         if (Date.now() - started < delayMs) return;
         bar = new cliProgress.SingleBar(

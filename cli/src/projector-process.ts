@@ -12,5 +12,8 @@ import { entryPoints } from "./mesh-plan.ts";
 /** `node <projector>/dist/main.js <args…>` with `env`; stdout and stderr piped. Throws when the build is not current. */
 export function spawnProjector(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
   assertBuilt(repoRoot, "a2a-ledger projector");
-  return spawn(process.execPath, [entryPoints(repoRoot).projector, ...args], { env: compiledEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, [entryPoints(repoRoot).projector, ...args], {
+    env: compiledEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }

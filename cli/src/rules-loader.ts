@@ -15,7 +15,9 @@ function isRuleSet(value: unknown): value is RuleSet {
     typeof v.rulesVersion === "string" &&
     (ruleModels as readonly unknown[]).includes(v.model) &&
     Array.isArray(v.rules) &&
-    v.rules.every((r: unknown) => typeof r === "object" && r !== null && typeof (r as { apply?: unknown }).apply === "function")
+    v.rules.every(
+      (r: unknown) => typeof r === "object" && r !== null && typeof (r as { apply?: unknown }).apply === "function",
+    )
   );
 }
 
@@ -24,16 +26,25 @@ export async function loadRuleSet(spec: string, cwd: string): Promise<RuleSet> {
   if (named !== undefined) return named;
   const path = isAbsolute(spec) ? spec : resolve(cwd, spec);
   if (!existsSync(path)) {
-    throw new UsageError(`no rule set named ${JSON.stringify(spec)} (shipped: ${ruleSetNames.join(", ")}) and no module at ${path}`);
+    throw new UsageError(
+      `no rule set named ${JSON.stringify(spec)} (shipped: ${ruleSetNames.join(", ")}) and no module at ${path}`,
+    );
   }
   let mod: Record<string, unknown>;
   try {
     // A TypeScript module goes through tsx, also when the CLI itself runs compiled.
-    mod = (/\.[cm]?ts$/.test(path) ? await tsImport(pathToFileURL(path).href, import.meta.url) : await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    mod = (
+      /\.[cm]?ts$/.test(path)
+        ? await tsImport(pathToFileURL(path).href, import.meta.url)
+        : await import(pathToFileURL(path).href)
+    ) as Record<string, unknown>;
   } catch (e) {
     throw new UsageError(`cannot load the rules module ${spec}: ${(e as Error).message.split("\n")[0]}`);
   }
   const candidate = [mod["default"], mod["ruleSet"]].find(isRuleSet);
-  if (candidate === undefined) throw new UsageError(`${spec} exports no rule set (a default or \`ruleSet\` export with name, rulesVersion, model and rules[{id, apply}] — spread a shipped rule set to build one)`);
+  if (candidate === undefined)
+    throw new UsageError(
+      `${spec} exports no rule set (a default or \`ruleSet\` export with name, rulesVersion, model and rules[{id, apply}] — spread a shipped rule set to build one)`,
+    );
   return candidate;
 }

@@ -8,7 +8,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readyOnMessage, readyOnMessages, StartError, Supervisor, type ProcessSpec, type SupervisorEvent } from "./supervisor.ts";
+import {
+  readyOnMessage,
+  readyOnMessages,
+  StartError,
+  Supervisor,
+  type ProcessSpec,
+  type SupervisorEvent,
+} from "./supervisor.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "supervisor-"));
 const script = (name: string, body: string) => {
@@ -36,23 +43,47 @@ const s = createServer((_q, r) => r.end(String(process.pid)));
 s.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(JSON.stringify({ msg: "listening", url: "http://127.0.0.1:" + s.address().port })));
 `,
 );
-const oneShot = script("one-shot.mjs", `console.log(JSON.stringify({ msg: "listening" })); setTimeout(() => process.exit(0), 100);\n`);
+const oneShot = script(
+  "one-shot.mjs",
+  `console.log(JSON.stringify({ msg: "listening" })); setTimeout(() => process.exit(0), 100);\n`,
+);
 // Ready at its first start only: every later start fails before it is ready (its port was taken, say).
-const firstStartOnly = (marker: string) => script("first-start-only.mjs", `import { existsSync, writeFileSync } from "node:fs";
+const firstStartOnly = (marker: string) =>
+  script(
+    "first-start-only.mjs",
+    `import { existsSync, writeFileSync } from "node:fs";
 if (existsSync(${JSON.stringify(marker)})) { console.error("address in use"); process.exit(9); }
 writeFileSync(${JSON.stringify(marker)}, "");
 console.log(JSON.stringify({ msg: "listening" }));
 setTimeout(() => process.exit(1), 20);
-`);
-const crashLoop = script("crash-loop.mjs", `console.log(JSON.stringify({ msg: "listening" })); setTimeout(() => { console.error("out of luck"); process.exit(7); }, 20);\n`);
-const stubborn = script("stubborn.mjs", `console.log(JSON.stringify({ msg: "listening" })); process.on("SIGTERM", () => console.log(JSON.stringify({ msg: "ignored" }))); setInterval(() => {}, 1000);\n`);
+`,
+  );
+const crashLoop = script(
+  "crash-loop.mjs",
+  `console.log(JSON.stringify({ msg: "listening" })); setTimeout(() => { console.error("out of luck"); process.exit(7); }, 20);\n`,
+);
+const stubborn = script(
+  "stubborn.mjs",
+  `console.log(JSON.stringify({ msg: "listening" })); process.on("SIGTERM", () => console.log(JSON.stringify({ msg: "ignored" }))); setInterval(() => {}, 1000);\n`,
+);
 const crash = script("crash.mjs", `console.error("no configuration"); process.exit(3);\n`);
 
-const spec = (name: string, file: string, extra: Partial<ProcessSpec> = {}): ProcessSpec => ({ name, command: process.execPath, args: (port) => [file, String(port)], env: process.env, ready: readyOnMessage("listening"), ...extra });
+const spec = (name: string, file: string, extra: Partial<ProcessSpec> = {}): ProcessSpec => ({
+  name,
+  command: process.execPath,
+  args: (port) => [file, String(port)],
+  env: process.env,
+  ready: readyOnMessage("listening"),
+  ...extra,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Resolves with the events once `until` holds for them (polled; fails after 10 s). */
-async function eventsUntil(events: SupervisorEvent[], until: (events: SupervisorEvent[]) => boolean): Promise<SupervisorEvent[]> {
-  for (const deadline = Date.now() + 10_000; !until(events); await sleep(20)) if (Date.now() > deadline) throw new Error(`events so far: ${JSON.stringify(events)}`);
+async function eventsUntil(
+  events: SupervisorEvent[],
+  until: (events: SupervisorEvent[]) => boolean,
+): Promise<SupervisorEvent[]> {
+  for (const deadline = Date.now() + 10_000; !until(events); await sleep(20))
+    if (Date.now() > deadline) throw new Error(`events so far: ${JSON.stringify(events)}`);
   return events;
 }
 const kinds = (events: SupervisorEvent[]) => events.map((e) => `${e.kind} ${e.name}`);
@@ -102,7 +133,13 @@ describe("the supervisor", () => {
     await sup.restart("b");
     const pids = sup.processes.map((m) => m.child.pid);
     const stoppedAt = new Map<string, bigint>();
-    for (const m of sup.processes) void m.nextLine((e) => e.msg === "bye", 10_000, "bye").then((e) => stoppedAt.set(m.spec.name, BigInt(String(e.stoppedAt))), () => undefined);
+    for (const m of sup.processes)
+      void m
+        .nextLine((e) => e.msg === "bye", 10_000, "bye")
+        .then(
+          (e) => stoppedAt.set(m.spec.name, BigInt(String(e.stoppedAt))),
+          () => undefined,
+        );
     expect(sup.processes.map((m) => m.spec.name)).toEqual(["a", "b", "c"]);
     await sup.stopAll();
     sup = undefined;
@@ -114,7 +151,9 @@ describe("the supervisor", () => {
   it("fails a start when the process exits before it is ready, pointing at its log, and refuses starts once stopping", async () => {
     sup = new Supervisor(join(dir, "logs-4"));
     await expect(sup.start(spec("broken", crash))).rejects.toThrow(StartError);
-    await expect(sup.start(spec("broken", crash))).rejects.toThrow(/exited \(3\) before it was ready; see .*broken\.log/);
+    await expect(sup.start(spec("broken", crash))).rejects.toThrow(
+      /exited \(3\) before it was ready; see .*broken\.log/,
+    );
     expect(readFileSync(join(dir, "logs-4", "broken.log"), "utf8")).toContain("no configuration");
     await sup.stopAll();
     await expect(sup.start(spec("late", server))).rejects.toThrow(/stopping/);
@@ -123,9 +162,17 @@ describe("the supervisor", () => {
 
   it("waits for every readiness message, and times out with the log's path", async () => {
     sup = new Supervisor(join(dir, "logs-5"));
-    const ready = await sup.start(spec("two", server, { ready: readyOnMessages(["plain text first", "listening"], (e) => (typeof e.url === "string" ? e.url : undefined)) }));
+    const ready = await sup.start(
+      spec("two", server, {
+        ready: readyOnMessages(["plain text first", "listening"], (e) =>
+          typeof e.url === "string" ? e.url : undefined,
+        ),
+      }),
+    );
     expect(ready.url).toMatch(/^http:/);
-    await expect(sup.start(spec("never", server, { ready: readyOnMessage("never said"), startTimeoutMs: 1_000 }))).rejects.toThrow(/never did not log that it is ready within 1000 ms \(see .*never\.log\)/);
+    await expect(
+      sup.start(spec("never", server, { ready: readyOnMessage("never said"), startTimeoutMs: 1_000 })),
+    ).rejects.toThrow(/never did not log that it is ready within 1000 ms \(see .*never\.log\)/);
   });
 });
 
@@ -143,20 +190,34 @@ describe("a service that dies", () => {
     const second = sup.find("reconciler");
     expect(kinds(events)).toEqual(["died reconciler", "restarted reconciler"]);
     expect(events[0]).toMatchObject({ exit: "signal SIGKILL", attempt: 1, delayMs: 200, pid: first.child.pid });
-    expect(events[0]?.message).toMatch(new RegExp(`^reconciler \\(pid ${first.child.pid}\\) died \\(signal SIGKILL\\) after \\d+\\.\\d s up: restart 1 in 0\\.2 s, at \\d{4}-`));
+    expect(events[0]?.message).toMatch(
+      new RegExp(
+        `^reconciler \\(pid ${first.child.pid}\\) died \\(signal SIGKILL\\) after \\d+\\.\\d s up: restart 1 in 0\\.2 s, at \\d{4}-`,
+      ),
+    );
     expect(events[1]).toMatchObject({ attempt: 1, pid: second?.child.pid });
-    expect((at.get(events[1] as SupervisorEvent) ?? 0) - (at.get(events[0] as SupervisorEvent) ?? 0)).toBeGreaterThanOrEqual(200);
+    expect(
+      (at.get(events[1] as SupervisorEvent) ?? 0) - (at.get(events[0] as SupervisorEvent) ?? 0),
+    ).toBeGreaterThanOrEqual(200);
     expect(second?.child.pid).not.toBe(first.child.pid);
     expect(second?.url).toBe(first.url);
     expect(await (await fetch(second?.url ?? "")).text()).toBe(String(second?.child.pid));
-    expect(sup.processes.map((m) => m.spec.name), "it keeps its place in the stop order").toEqual(["reconciler", "after"]);
+    expect(
+      sup.processes.map((m) => m.spec.name),
+      "it keeps its place in the stop order",
+    ).toEqual(["reconciler", "after"]);
 
     // Dead again soon: a longer pause (200 ms doubled).
     process.kill(second?.child.pid ?? -1, "SIGKILL");
     await eventsUntil(events, (e) => e.length === 4);
     expect(events[2]).toMatchObject({ kind: "died", attempt: 2, delayMs: 400 });
-    expect((at.get(events[3] as SupervisorEvent) ?? 0) - (at.get(events[2] as SupervisorEvent) ?? 0)).toBeGreaterThanOrEqual(400);
-    const log = readFileSync(join(dir, "logs-6", "reconciler.log"), "utf8").split("\n").filter((l) => l.includes('"source":"supervisor"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(
+      (at.get(events[3] as SupervisorEvent) ?? 0) - (at.get(events[2] as SupervisorEvent) ?? 0),
+    ).toBeGreaterThanOrEqual(400);
+    const log = readFileSync(join(dir, "logs-6", "reconciler.log"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"source":"supervisor"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(log.map((l) => l.kind)).toEqual(["died", "restarted", "died", "restarted"]);
     expect(log[0]).toMatchObject({ name: "reconciler", exit: "signal SIGKILL", attempt: 1, msg: events[0]?.message });
 
@@ -190,13 +251,24 @@ describe("a service that dies", () => {
 
   it("is given up when it dies too often within the window, with a message that says so", async () => {
     const events: SupervisorEvent[] = [];
-    sup = new Supervisor(join(dir, "logs-8"), { restart: { ...restart, initialDelayMs: 50, maxDeaths: 3, windowMs: 10_000 }, onEvent: (e) => events.push(e) });
+    sup = new Supervisor(join(dir, "logs-8"), {
+      restart: { ...restart, initialDelayMs: 50, maxDeaths: 3, windowMs: 10_000 },
+      onEvent: (e) => events.push(e),
+    });
     await sup.start(spec("projector", crashLoop));
     const gaveUp = await sup.gaveUp;
-    expect(kinds(events)).toEqual(["died projector", "restarted projector", "died projector", "restarted projector", "gave-up projector"]);
+    expect(kinds(events)).toEqual([
+      "died projector",
+      "restarted projector",
+      "died projector",
+      "restarted projector",
+      "gave-up projector",
+    ]);
     expect(gaveUp).toBe(events[4]);
     expect(gaveUp).toMatchObject({ exit: "exit code 7", deaths: 3 });
-    expect(gaveUp.message).toMatch(/^projector \(pid \d+\) died \(exit code 7\) after \d+\.\d s up, 3 deaths within 10 s: given up, not restarted again \(see .*projector\.log\)$/);
+    expect(gaveUp.message).toMatch(
+      /^projector \(pid \d+\) died \(exit code 7\) after \d+\.\d s up, 3 deaths within 10 s: given up, not restarted again \(see .*projector\.log\)$/,
+    );
     await sleep(300);
     expect(events).toHaveLength(5);
     expect(readFileSync(join(dir, "logs-8", "projector.log"), "utf8")).toContain('"kind":"gave-up"');
@@ -204,14 +276,21 @@ describe("a service that dies", () => {
 
   it("counts a restart that does not become ready as a death, says so without a pid, and gives up", async () => {
     const events: SupervisorEvent[] = [];
-    sup = new Supervisor(join(dir, "logs-9"), { restart: { ...restart, initialDelayMs: 50, maxDeaths: 3, windowMs: 10_000 }, onEvent: (e) => events.push(e) });
+    sup = new Supervisor(join(dir, "logs-9"), {
+      restart: { ...restart, initialDelayMs: 50, maxDeaths: 3, windowMs: 10_000 },
+      onEvent: (e) => events.push(e),
+    });
     await sup.start(spec("ingest", firstStartOnly(join(dir, "ingest-started"))));
     const gaveUp = await sup.gaveUp;
     expect(kinds(events)).toEqual(["died ingest", "died ingest", "gave-up ingest"]);
     expect(events[0]).toMatchObject({ exit: "exit code 1", attempt: 1, delayMs: 50 });
     expect(events[1]).toMatchObject({ pid: undefined, attempt: 2, delayMs: 100 });
-    expect(events[1]?.message).toMatch(/^ingest did not start again \(restart 1: ingest exited \(9\) before it was ready; see .*ingest\.log\): restart 2 in 0\.1 s, at /);
-    expect(gaveUp.message).toMatch(/^ingest did not start again \(restart 2: ingest exited \(9\) before it was ready; see .*ingest\.log\), 3 deaths within 10 s: given up, not restarted again$/);
+    expect(events[1]?.message).toMatch(
+      /^ingest did not start again \(restart 1: ingest exited \(9\) before it was ready; see .*ingest\.log\): restart 2 in 0\.1 s, at /,
+    );
+    expect(gaveUp.message).toMatch(
+      /^ingest did not start again \(restart 2: ingest exited \(9\) before it was ready; see .*ingest\.log\), 3 deaths within 10 s: given up, not restarted again$/,
+    );
     expect(readFileSync(join(dir, "logs-9", "ingest.log"), "utf8")).toContain("address in use");
   });
 });

@@ -65,14 +65,31 @@ export interface RestartPolicy {
   windowMs: number;
 }
 
-export const defaultRestartPolicy: RestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 30_000, stableAfterMs: 60_000, maxDeaths: 5, windowMs: 60_000 };
+export const defaultRestartPolicy: RestartPolicy = {
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  stableAfterMs: 60_000,
+  maxDeaths: 5,
+  windowMs: 60_000,
+};
 
 /** The pause before restart `attempt` (1, 2, …). */
-export const restartDelay = (policy: RestartPolicy, attempt: number): number => Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, attempt - 1));
+export const restartDelay = (policy: RestartPolicy, attempt: number): number =>
+  Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, attempt - 1));
 
 export type SupervisorEvent =
   /** A service ended without being stopped (or a restart of it did not become ready: no pid); `attempt` is the restart that follows in `delayMs`. */
-  | { kind: "died"; name: string; pid: number | undefined; exit: string; upMs: number; attempt: number; delayMs: number; restartAt: string; message: string }
+  | {
+      kind: "died";
+      name: string;
+      pid: number | undefined;
+      exit: string;
+      upMs: number;
+      attempt: number;
+      delayMs: number;
+      restartAt: string;
+      message: string;
+    }
   | { kind: "restarted"; name: string; pid: number | undefined; attempt: number; message: string }
   /** It died `deaths` times within the policy's window: it is not restarted again. */
   | { kind: "gave-up"; name: string; exit: string; deaths: number; message: string };
@@ -237,12 +254,16 @@ export class Supervisor {
       }
     });
     child.stderr?.on("data", (chunk: Buffer) => log.write(chunk));
-    const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+    const exited = new Promise<number | string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+    );
     const nextLine: Managed["nextLine"] = (predicate, timeoutMs, what) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           listeners.delete(listener);
-          reject(new Error(`${spec.name} did not log ${what} within ${timeoutMs} ms (see ${this.logFileOf(spec.name)})`));
+          reject(
+            new Error(`${spec.name} did not log ${what} within ${timeoutMs} ms (see ${this.logFileOf(spec.name)})`),
+          );
         }, timeoutMs);
         const listener = (entry: LogEntry) => {
           if (!predicate(entry)) return;
@@ -274,7 +295,9 @@ export class Supervisor {
       ]);
     } catch (error) {
       killGroup(child, "SIGKILL");
-      throw error instanceof StartError ? error : new StartError(error instanceof Error ? error.message : String(error));
+      throw error instanceof StartError
+        ? error
+        : new StartError(error instanceof Error ? error.message : String(error));
     } finally {
       this.starting.delete(child);
     }
@@ -282,7 +305,17 @@ export class Supervisor {
       killGroup(child, "SIGKILL");
       throw new StartError(`${spec.name} started while stopping: stopped again`);
     }
-    const managed: Managed = { spec, child, url, port: url === undefined ? 0 : Number(new URL(url).port), logFile: this.logFileOf(spec.name), startedAt: Date.now(), lines, exited, nextLine };
+    const managed: Managed = {
+      spec,
+      child,
+      url,
+      port: url === undefined ? 0 : Number(new URL(url).port),
+      logFile: this.logFileOf(spec.name),
+      startedAt: Date.now(),
+      lines,
+      exited,
+      nextLine,
+    };
     const at = replacing === undefined ? -1 : this.running.indexOf(replacing);
     if (at === -1) this.running.push(managed);
     else this.running[at] = managed;
@@ -301,7 +334,10 @@ export class Supervisor {
    * A death: the process ended after `upMs` ready, or restart `failedRestart` did not become ready (a
    * death too, without a process that ran).
    */
-  private died(managed: Managed, death: { exit: string; upMs: number } | { exit: string; failedRestart: number }): void {
+  private died(
+    managed: Managed,
+    death: { exit: string; upMs: number } | { exit: string; failedRestart: number },
+  ): void {
     const { name } = managed.spec;
     let state = this.restarts.get(name);
     if (state === undefined) this.restarts.set(name, (state = { attempt: 0, deaths: [] }));
@@ -309,7 +345,10 @@ export class Supervisor {
     if ("upMs" in death && death.upMs >= this.policy.stableAfterMs) state.attempt = 0;
     state.deaths = [...state.deaths.filter((t) => now - t < this.policy.windowMs), now];
     const pid = "upMs" in death ? managed.child.pid : undefined;
-    const what = "upMs" in death ? `${name} (pid ${pid}) died (${death.exit}) after ${(death.upMs / 1000).toFixed(1)} s up` : `${name} did not start again (restart ${death.failedRestart}: ${death.exit})`;
+    const what =
+      "upMs" in death
+        ? `${name} (pid ${pid}) died (${death.exit}) after ${(death.upMs / 1000).toFixed(1)} s up`
+        : `${name} did not start again (restart ${death.failedRestart}: ${death.exit})`;
     if (state.deaths.length >= this.policy.maxDeaths) {
       const message = `${what}, ${state.deaths.length} deaths within ${this.policy.windowMs / 1000} s: given up, not restarted again${"upMs" in death ? ` (see ${managed.logFile})` : ""}`;
       const event = { kind: "gave-up", name, exit: death.exit, deaths: state.deaths.length, message } as const;
@@ -322,7 +361,17 @@ export class Supervisor {
     const delayMs = restartDelay(this.policy, attempt);
     const restartAt = new Date(now + delayMs).toISOString();
     const message = `${what}: restart ${attempt} in ${delayMs / 1000} s, at ${restartAt}`;
-    this.report(name, { kind: "died", name, pid, exit: death.exit, upMs: "upMs" in death ? death.upMs : 0, attempt, delayMs, restartAt, message });
+    this.report(name, {
+      kind: "died",
+      name,
+      pid,
+      exit: death.exit,
+      upMs: "upMs" in death ? death.upMs : 0,
+      attempt,
+      delayMs,
+      restartAt,
+      message,
+    });
     const restartState = state;
     restartState.timer = setTimeout(() => {
       restartState.timer = undefined;
@@ -335,7 +384,13 @@ export class Supervisor {
     if (this.closed || !this.running.includes(dead)) return;
     try {
       const fresh = await this.launch(dead.spec, dead.port, dead);
-      this.report(fresh.spec.name, { kind: "restarted", name: fresh.spec.name, pid: fresh.child.pid, attempt, message: `${fresh.spec.name} restarted (restart ${attempt}): pid ${fresh.child.pid}${fresh.url === undefined ? "" : `, ${fresh.url}`}` });
+      this.report(fresh.spec.name, {
+        kind: "restarted",
+        name: fresh.spec.name,
+        pid: fresh.child.pid,
+        attempt,
+        message: `${fresh.spec.name} restarted (restart ${attempt}): pid ${fresh.child.pid}${fresh.url === undefined ? "" : `, ${fresh.url}`}`,
+      });
     } catch (error) {
       if (this.closed || !this.running.includes(dead)) return;
       this.died(dead, { exit: error instanceof Error ? error.message : String(error), failedRestart: attempt });
@@ -348,7 +403,9 @@ export class Supervisor {
     const { message, ...fields } = event;
     // pino's levels, as the services log: warn for a death, error when given up, info for a restart.
     const level = event.kind === "gave-up" ? 50 : event.kind === "died" ? 40 : 30;
-    this.logOf(name).write(`${JSON.stringify({ level, time: Date.now(), source: "supervisor", ...fields, msg: message })}\n`);
+    this.logOf(name).write(
+      `${JSON.stringify({ level, time: Date.now(), source: "supervisor", ...fields, msg: message })}\n`,
+    );
     this.options.onEvent?.(event);
   }
 

@@ -7,14 +7,28 @@ import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { readyOnMessage, spawnService, stopChild } from "@a2a-ledger/env/testing";
-import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, logLevel, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import {
+  type Admin,
+  createKafka,
+  endpointsFromEnv,
+  ensureTopics,
+  type Kafka,
+  logLevel,
+  suffixedTopicNames,
+  topicSpecs,
+  type TopicNames,
+} from "@a2a-ledger/kafka";
 import { produceAll, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
 const repo = join(import.meta.dirname, "../..");
 export const endpoints = endpointsFromEnv();
-export const kafka: Kafka = createKafka({ brokers: endpoints.brokers, clientId: "cli-test", logLevel: logLevel.NOTHING });
+export const kafka: Kafka = createKafka({
+  brokers: endpoints.brokers,
+  clientId: "cli-test",
+  logLevel: logLevel.NOTHING,
+});
 export const serde = new Serde(endpoints.registryUrl);
 
 export interface Stack {
@@ -33,12 +47,24 @@ export async function createStack(admin: Admin, label: string): Promise<Stack> {
 
 /** `services/reconciler/src/main.ts` as a child process on the stack's topics; resolves once it started. */
 export async function startReconciler(stack: Stack, env: NodeJS.ProcessEnv = {}): Promise<{ output: () => string }> {
-  const service = await spawnService("the reconciler", process.execPath, ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")], {
-    cwd: repo,
-    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: stack.suffix, A2A_LEDGER_RECONCILER_GROUP: stack.groupId, A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000", ...env },
-    startTimeoutMs: 90_000,
-    ready: readyOnMessage("reconciler started"),
-  });
+  const service = await spawnService(
+    "the reconciler",
+    process.execPath,
+    ["--import", "tsx", join(repo, "services/reconciler/src/main.ts")],
+    {
+      cwd: repo,
+      env: {
+        ...process.env,
+        A2A_LEDGER_TOPIC_SUFFIX: stack.suffix,
+        A2A_LEDGER_RECONCILER_GROUP: stack.groupId,
+        A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing",
+        A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
+        ...env,
+      },
+      startTimeoutMs: 90_000,
+      ready: readyOnMessage("reconciler started"),
+    },
+  );
   stack.reconciler = service.child;
   return { output: () => service.output() };
 }
@@ -55,7 +81,11 @@ export async function deleteStack(admin: Admin, stack: Stack): Promise<void> {
 }
 
 /** Observations encoded with the Serde, keyed by correlationId, idempotent, acks=all. */
-export async function produce(topic: string, observations: readonly Observation[], raw: { key: string; value: Buffer }[] = []): Promise<void> {
+export async function produce(
+  topic: string,
+  observations: readonly Observation[],
+  raw: { key: string; value: Buffer }[] = [],
+): Promise<void> {
   await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o), raw });
 }
 

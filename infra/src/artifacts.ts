@@ -25,7 +25,20 @@ export function kafkaLibs(config: StackConfig): string {
   const mvn = requireMaven();
   const staging = `${libs}.partial`;
   rmSync(staging, { recursive: true, force: true });
-  run(mvn, ["-q", "-B", "-f", kafkaPom, `-Dkafka.version=${config.kafkaVersion}`, "dependency:copy-dependencies", "-DincludeScope=runtime", `-DoutputDirectory=${staging}`], `Fetching Kafka ${config.kafkaVersion}`);
+  run(
+    mvn,
+    [
+      "-q",
+      "-B",
+      "-f",
+      kafkaPom,
+      `-Dkafka.version=${config.kafkaVersion}`,
+      "dependency:copy-dependencies",
+      "-DincludeScope=runtime",
+      `-DoutputDirectory=${staging}`,
+    ],
+    `Fetching Kafka ${config.kafkaVersion}`,
+  );
   rmSync(libs, { recursive: true, force: true });
   renameSync(staging, libs);
   return libs;
@@ -39,8 +52,14 @@ export function apicurioHome(config: StackConfig): string {
   const downloads = join(config.cacheDir, "downloads");
   mkdirSync(downloads, { recursive: true });
   const artifact = `io.apicurio:apicurio-registry-app:${config.apicurioVersion}:tar.gz:all`;
-  run(mvn, ["-q", "-B", "dependency:copy", `-Dartifact=${artifact}`, `-DoutputDirectory=${downloads}`], `Fetching Apicurio Registry ${config.apicurioVersion}`);
-  const tarball = readdirSync(downloads).find((f) => f.startsWith(`apicurio-registry-app-${config.apicurioVersion}`) && f.endsWith(".tar.gz"));
+  run(
+    mvn,
+    ["-q", "-B", "dependency:copy", `-Dartifact=${artifact}`, `-DoutputDirectory=${downloads}`],
+    `Fetching Apicurio Registry ${config.apicurioVersion}`,
+  );
+  const tarball = readdirSync(downloads).find(
+    (f) => f.startsWith(`apicurio-registry-app-${config.apicurioVersion}`) && f.endsWith(".tar.gz"),
+  );
   if (tarball === undefined) throw new Error(`Maven reported success but no Apicurio tarball is in ${downloads}`);
   const staging = `${home}.partial`;
   rmSync(staging, { recursive: true, force: true });

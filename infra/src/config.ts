@@ -59,13 +59,17 @@ function nodeCount(env: NodeJS.ProcessEnv): number {
   const raw = nonEmpty(env, "A2A_LEDGER_KAFKA_NODES");
   if (raw === undefined) return 1;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > maxKafkaNodes) throw new ConfigError(`A2A_LEDGER_KAFKA_NODES=${JSON.stringify(raw)} is not a node count from 1 to ${maxKafkaNodes}`);
+  if (!Number.isInteger(value) || value < 1 || value > maxKafkaNodes)
+    throw new ConfigError(
+      `A2A_LEDGER_KAFKA_NODES=${JSON.stringify(raw)} is not a node count from 1 to ${maxKafkaNodes}`,
+    );
   return value;
 }
 
 function securityMode(env: NodeJS.ProcessEnv): StackConfig["security"] {
   const raw = nonEmpty(env, "A2A_LEDGER_KAFKA_SECURITY")?.toLowerCase() ?? "plaintext";
-  if (raw !== "plaintext" && raw !== "secured") throw new ConfigError(`A2A_LEDGER_KAFKA_SECURITY=${JSON.stringify(raw)} must be plaintext or secured`);
+  if (raw !== "plaintext" && raw !== "secured")
+    throw new ConfigError(`A2A_LEDGER_KAFKA_SECURITY=${JSON.stringify(raw)} must be plaintext or secured`);
   return raw;
 }
 
@@ -79,8 +83,14 @@ function partitionCount(env: NodeJS.ProcessEnv): number {
   }
 }
 
-export function nodePorts(config: Pick<StackConfig, "kafkaPort" | "controllerPort" | "kafkaNodes">): { id: number; port: number; controllerPort: number }[] {
-  return Array.from({ length: config.kafkaNodes }, (_, i) => ({ id: i + 1, port: config.kafkaPort + 2 * i, controllerPort: config.controllerPort + 2 * i }));
+export function nodePorts(
+  config: Pick<StackConfig, "kafkaPort" | "controllerPort" | "kafkaNodes">,
+): { id: number; port: number; controllerPort: number }[] {
+  return Array.from({ length: config.kafkaNodes }, (_, i) => ({
+    id: i + 1,
+    port: config.kafkaPort + 2 * i,
+    controllerPort: config.controllerPort + 2 * i,
+  }));
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
@@ -88,9 +98,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
   const externalRegistryUrl = nonEmpty(env, "SCHEMA_REGISTRY_URL");
   if (externalBrokers !== undefined) {
     for (const broker of externalBrokers.split(",")) {
-      if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) throw new ConfigError(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
+      if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim()))
+        throw new ConfigError(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
     }
-    if (externalRegistryUrl === undefined) throw new ConfigError("KAFKA_BROKERS is set but SCHEMA_REGISTRY_URL is not: set both to use an existing cluster");
+    if (externalRegistryUrl === undefined)
+      throw new ConfigError("KAFKA_BROKERS is set but SCHEMA_REGISTRY_URL is not: set both to use an existing cluster");
   }
   if (externalRegistryUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(externalRegistryUrl)) {
     throw new ConfigError(`SCHEMA_REGISTRY_URL=${JSON.stringify(externalRegistryUrl)} is not an http(s) URL`);
@@ -112,13 +124,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
   };
   const secured = config.security === "secured";
   const ports = [
-    ...nodePorts(config).flatMap((n) => [n.port, n.controllerPort, ...(secured ? [config.sslPort + 2 * (n.id - 1)] : [])]),
+    ...nodePorts(config).flatMap((n) => [
+      n.port,
+      n.controllerPort,
+      ...(secured ? [config.sslPort + 2 * (n.id - 1)] : []),
+    ]),
     // In secured mode the registry's TLS front listens on A2A_LEDGER_REGISTRY_PORT + 2.
-    config.registryPort, config.registryPort + 1, ...(secured ? [config.registryPort + 2] : []),
+    config.registryPort,
+    config.registryPort + 1,
+    ...(secured ? [config.registryPort + 2] : []),
   ];
   if (new Set(ports).size !== ports.length) {
-    throw new ConfigError(`the Kafka, controller and registry ports must differ (got ${ports.join(", ")}; node n listens on A2A_LEDGER_KAFKA_PORT + 2(n-1) and A2A_LEDGER_KAFKA_CONTROLLER_PORT + 2(n-1), the registry's health interface on A2A_LEDGER_REGISTRY_PORT + 1; secured: SSL listeners on A2A_LEDGER_KAFKA_SSL_PORT + 2(n-1), the registry's TLS front on A2A_LEDGER_REGISTRY_PORT + 2)`);
+    throw new ConfigError(
+      `the Kafka, controller and registry ports must differ (got ${ports.join(", ")}; node n listens on A2A_LEDGER_KAFKA_PORT + 2(n-1) and A2A_LEDGER_KAFKA_CONTROLLER_PORT + 2(n-1), the registry's health interface on A2A_LEDGER_REGISTRY_PORT + 1; secured: SSL listeners on A2A_LEDGER_KAFKA_SSL_PORT + 2(n-1), the registry's TLS front on A2A_LEDGER_REGISTRY_PORT + 2)`,
+    );
   }
-  if (ports.some((p) => p > 65535)) throw new ConfigError(`the ports of ${config.kafkaNodes} Kafka nodes go past 65535 (got ${ports.join(", ")})`);
+  if (ports.some((p) => p > 65535))
+    throw new ConfigError(`the ports of ${config.kafkaNodes} Kafka nodes go past 65535 (got ${ports.join(", ")})`);
   return config;
 }

@@ -50,7 +50,10 @@ export async function startDockerStack(config: StackConfig): Promise<{ brokers: 
     .withName(containerNames.registry)
     .withNetworkMode(containerNames.network)
     .withExposedPorts({ container: 8080, host: config.registryPort })
-    .withEnvironment({ APICURIO_STORAGE_KIND: "kafkasql", APICURIO_KAFKASQL_BOOTSTRAP_SERVERS: `${containerNames.kafka}:9094` })
+    .withEnvironment({
+      APICURIO_STORAGE_KIND: "kafkasql",
+      APICURIO_KAFKASQL_BOOTSTRAP_SERVERS: `${containerNames.kafka}:9094`,
+    })
     .withWaitStrategy(Wait.forListeningPorts())
     .start();
   const registryUrl = registryUrlOf(config.registryPort);
@@ -59,6 +62,9 @@ export async function startDockerStack(config: StackConfig): Promise<{ brokers: 
 }
 
 export function stopDockerStack(): void {
-  spawnSync("docker", ["rm", "-f", containerNames.registry, containerNames.kafka], { stdio: "ignore", timeout: 60_000 });
+  spawnSync("docker", ["rm", "-f", containerNames.registry, containerNames.kafka], {
+    stdio: "ignore",
+    timeout: 60_000,
+  });
   spawnSync("docker", ["network", "rm", containerNames.network], { stdio: "ignore", timeout: 30_000 });
 }

@@ -35,7 +35,8 @@ function parseDockerfile(text: string): Instruction[] {
     const [keyword = "", ...rest] = whole.split(/\s+/);
     const body = whole.slice(keyword.length).trim();
     const args = body.startsWith("[") ? (JSON.parse(body) as string[]) : rest;
-    if (keyword.toUpperCase() === "FROM") stage = args[2] !== undefined && args[1]?.toUpperCase() === "AS" ? args[2] : (args[0] ?? "");
+    if (keyword.toUpperCase() === "FROM")
+      stage = args[2] !== undefined && args[1]?.toUpperCase() === "AS" ? args[2] : (args[0] ?? "");
     instructions.push({ stage, keyword: keyword.toUpperCase(), args, line: startLine });
   });
   return instructions;
@@ -50,7 +51,12 @@ const ignored = readFileSync(join(repoRoot, ".dockerignore"), "utf8")
 /** COPY/ADD sources from the build context (not --from another stage). */
 const contextSources = dockerfile
   .filter((i) => (i.keyword === "COPY" || i.keyword === "ADD") && !i.args.some((a) => a.startsWith("--from=")))
-  .flatMap((i) => i.args.filter((a) => !a.startsWith("--")).slice(0, -1).map((source) => ({ source, line: i.line })));
+  .flatMap((i) =>
+    i.args
+      .filter((a) => !a.startsWith("--"))
+      .slice(0, -1)
+      .map((source) => ({ source, line: i.line })),
+  );
 
 const services = readdirSync(join(repoRoot, "services"), { withFileTypes: true })
   .filter((e) => e.isDirectory() && existsSync(join(repoRoot, "services", e.name, "package.json")))
@@ -59,12 +65,17 @@ const services = readdirSync(join(repoRoot, "services"), { withFileTypes: true }
 describe("the Dockerfile", () => {
   it("copies only paths that exist in the repository", () => {
     expect(contextSources.length).toBeGreaterThan(0);
-    for (const { source, line } of contextSources) expect(existsSync(join(repoRoot, source)), `line ${line}: COPY ${source}`).toBe(true);
+    for (const { source, line } of contextSources)
+      expect(existsSync(join(repoRoot, source)), `line ${line}: COPY ${source}`).toBe(true);
   });
 
   it("copies nothing that .dockerignore leaves out of the context", () => {
     for (const { source, line } of contextSources) {
-      for (const pattern of ignored) expect(source === pattern || source.startsWith(`${pattern}/`), `line ${line}: COPY ${source} is excluded by ${pattern}`).toBe(false);
+      for (const pattern of ignored)
+        expect(
+          source === pattern || source.startsWith(`${pattern}/`),
+          `line ${line}: COPY ${source} is excluded by ${pattern}`,
+        ).toBe(false);
     }
     // The image installs and builds for itself: nothing installed or built on the host goes in.
     expect(ignored).toEqual(expect.arrayContaining(["**/node_modules", "**/dist"]));
@@ -74,7 +85,10 @@ describe("the Dockerfile", () => {
     const { workspaces } = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { workspaces: string[] };
     for (const pattern of workspaces) {
       const dir = pattern.replace(/\/\*$/, "");
-      expect(contextSources.some(({ source }) => dir === source || dir.startsWith(`${source}/`)), `workspace ${pattern} is not copied`).toBe(true);
+      expect(
+        contextSources.some(({ source }) => dir === source || dir.startsWith(`${source}/`)),
+        `workspace ${pattern} is not copied`,
+      ).toBe(true);
     }
   });
 
@@ -84,7 +98,10 @@ describe("the Dockerfile", () => {
     for (const entry of entries) {
       const files = entry.args.filter((a) => /\.[cm]?js$/.test(a));
       expect(files.length, `line ${entry.line}: ${entry.keyword} runs no file`).toBeGreaterThan(0);
-      for (const file of files) expect(existsSync(join(repoRoot, file)), `line ${entry.line}: ${file} (run \`npm run build\` first)`).toBe(true);
+      for (const file of files)
+        expect(existsSync(join(repoRoot, file)), `line ${entry.line}: ${file} (run \`npm run build\` first)`).toBe(
+          true,
+        );
     }
   });
 
@@ -92,7 +109,10 @@ describe("the Dockerfile", () => {
     expect(services.length).toBeGreaterThan(0);
     for (const service of services) {
       const cmd = dockerfile.filter((i) => i.stage === service && i.keyword === "CMD");
-      expect(cmd.map((i) => i.args), `target ${service}`).toEqual([["node", `services/${service}/dist/main.js`]]);
+      expect(
+        cmd.map((i) => i.args),
+        `target ${service}`,
+      ).toEqual([["node", `services/${service}/dist/main.js`]]);
     }
   });
 });

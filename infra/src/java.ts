@@ -51,7 +51,9 @@ export function findJava(minMajor: number, purpose: string, env: NodeJS.ProcessE
     if (runtime.major >= minMajor) return runtime;
     seen.push(runtime);
   }
-  const found = seen.length ? ` Found only: ${seen.map((r) => `${r.path} (Java ${r.major})`).join(", ")}.` : " No Java runtime was found.";
+  const found = seen.length
+    ? ` Found only: ${seen.map((r) => `${r.path} (Java ${r.major})`).join(", ")}.`
+    : " No Java runtime was found.";
   throw new MissingToolError(
     `${purpose} needs Java ${minMajor} or newer.${found} Install a JDK ${minMajor}+ (e.g. apt-get install openjdk-${minMajor}-jre-headless, or Temurin ${minMajor}) and/or set A2A_LEDGER_JAVA_HOME to it; or run with Docker, or set KAFKA_BROKERS and SCHEMA_REGISTRY_URL to use an existing cluster.`,
   );

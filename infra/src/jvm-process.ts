@@ -25,7 +25,13 @@ export function runningPid(files: ProcessFiles): number | undefined {
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
 }
 
-export function startDetached(command: string, args: string[], files: ProcessFiles, env: NodeJS.ProcessEnv = process.env, cwd?: string): number {
+export function startDetached(
+  command: string,
+  args: string[],
+  files: ProcessFiles,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
+): number {
   const out = openSync(files.logFile, "a");
   const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env, cwd });
   closeSync(out);
@@ -38,7 +44,11 @@ export function startDetached(command: string, args: string[], files: ProcessFil
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Stops the process of `files` if it runs; resolves once it is gone. */
-export async function stopProcess(files: ProcessFiles, graceMs = 30_000, signal: NodeJS.Signals = "SIGTERM"): Promise<boolean> {
+export async function stopProcess(
+  files: ProcessFiles,
+  graceMs = 30_000,
+  signal: NodeJS.Signals = "SIGTERM",
+): Promise<boolean> {
   const pid = runningPid(files);
   if (pid === undefined) {
     rmSync(files.pidFile, { force: true });

@@ -14,10 +14,17 @@ function withFlags(args: readonly string[], env: NodeJS.ProcessEnv): NodeJS.Proc
     if (arg === "--nodes") nodes = args[++i] ?? "";
     else if (arg.startsWith("--nodes=")) nodes = arg.slice("--nodes=".length);
     else if (arg === "--secured") secured = true;
-    else throw new ConfigError(`unknown option ${JSON.stringify(arg)} (usage: infra up|down|status [--nodes N] [--secured])`);
+    else
+      throw new ConfigError(
+        `unknown option ${JSON.stringify(arg)} (usage: infra up|down|status [--nodes N] [--secured])`,
+      );
   }
   if (nodes === "") throw new ConfigError("--nodes needs a node count");
-  return { ...env, ...(nodes === undefined ? {} : { A2A_LEDGER_KAFKA_NODES: nodes }), ...(secured ? { A2A_LEDGER_KAFKA_SECURITY: "secured" } : {}) };
+  return {
+    ...env,
+    ...(nodes === undefined ? {} : { A2A_LEDGER_KAFKA_NODES: nodes }),
+    ...(secured ? { A2A_LEDGER_KAFKA_SECURITY: "secured" } : {}),
+  };
 }
 
 const [command, ...args] = process.argv.slice(2);
@@ -27,8 +34,12 @@ try {
     const started = Date.now();
     const state = await up(config, (line) => console.log(line));
     console.log(`stack up in ${((Date.now() - started) / 1000).toFixed(1)} s (${state.strategy})`);
-    if (state.secured === undefined) console.log(`export KAFKA_BROKERS=${state.brokers} SCHEMA_REGISTRY_URL=${state.registryUrl}`);
-    else console.log(`export KAFKA_CLIENT_CONFIG=${state.secured.clientConfigs.admin.sasl}  # or <principal>.sasl.properties / <principal>.mtls.properties in ${state.secured.secretsDir}`);
+    if (state.secured === undefined)
+      console.log(`export KAFKA_BROKERS=${state.brokers} SCHEMA_REGISTRY_URL=${state.registryUrl}`);
+    else
+      console.log(
+        `export KAFKA_CLIENT_CONFIG=${state.secured.clientConfigs.admin.sasl}  # or <principal>.sasl.properties / <principal>.mtls.properties in ${state.secured.secretsDir}`,
+      );
   } else if (command === "down") {
     const stopped = await down(config);
     console.log(stopped.length ? `stopped: ${stopped.join(", ")}` : "nothing was running");

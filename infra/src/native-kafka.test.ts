@@ -8,7 +8,11 @@ import { brokersOf, kafkaNodes, serverProperties } from "./native-kafka.ts";
 const setting = (props: string, key: string) => new RegExp(`^${key.replace(/\./g, "\\.")}=(.*)$`, "m").exec(props)?.[1];
 
 describe("the native broker's server.properties", () => {
-  const config = loadConfig({ A2A_LEDGER_KAFKA_PORT: "29092", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093", A2A_LEDGER_DATA_DIR: "/data" });
+  const config = loadConfig({
+    A2A_LEDGER_KAFKA_PORT: "29092",
+    A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093",
+    A2A_LEDGER_DATA_DIR: "/data",
+  });
   const props = serverProperties(config);
 
   it("binds broker and controller to loopback only", () => {
@@ -17,7 +21,14 @@ describe("the native broker's server.properties", () => {
   });
 
   it("gives every internal topic replication 1, as one node requires", () => {
-    for (const key of ["offsets.topic.replication.factor", "transaction.state.log.replication.factor", "transaction.state.log.min.isr", "share.coordinator.state.topic.replication.factor", "default.replication.factor", "min.insync.replicas"]) {
+    for (const key of [
+      "offsets.topic.replication.factor",
+      "transaction.state.log.replication.factor",
+      "transaction.state.log.min.isr",
+      "share.coordinator.state.topic.replication.factor",
+      "default.replication.factor",
+      "min.insync.replicas",
+    ]) {
       expect(setting(props, key)).toBe("1");
     }
   });
@@ -34,7 +45,12 @@ describe("the native broker's server.properties", () => {
 });
 
 describe("a three-node cluster's server.properties", () => {
-  const config = loadConfig({ A2A_LEDGER_KAFKA_NODES: "3", A2A_LEDGER_KAFKA_PORT: "29092", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093", A2A_LEDGER_DATA_DIR: "/data" });
+  const config = loadConfig({
+    A2A_LEDGER_KAFKA_NODES: "3",
+    A2A_LEDGER_KAFKA_PORT: "29092",
+    A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29093",
+    A2A_LEDGER_DATA_DIR: "/data",
+  });
   const nodes = kafkaNodes(config);
   const props = nodes.map((n) => serverProperties(config, n));
 
@@ -45,18 +61,34 @@ describe("a three-node cluster's server.properties", () => {
       [3, 29096, 29097, "/data/kafka/node-3/data"],
     ]);
     expect(props.map((p) => setting(p, "node.id"))).toEqual(["1", "2", "3"]);
-    expect(props.map((p) => setting(p, "advertised.listeners"))).toEqual(["PLAINTEXT://127.0.0.1:29092", "PLAINTEXT://127.0.0.1:29094", "PLAINTEXT://127.0.0.1:29096"]);
+    expect(props.map((p) => setting(p, "advertised.listeners"))).toEqual([
+      "PLAINTEXT://127.0.0.1:29092",
+      "PLAINTEXT://127.0.0.1:29094",
+      "PLAINTEXT://127.0.0.1:29096",
+    ]);
     expect(brokersOf(config)).toBe("127.0.0.1:29092,127.0.0.1:29094,127.0.0.1:29096");
   });
 
   it("names the same static controller quorum on every node", () => {
-    for (const p of props) expect(setting(p, "controller.quorum.voters")).toBe("1@127.0.0.1:29093,2@127.0.0.1:29095,3@127.0.0.1:29097");
+    for (const p of props)
+      expect(setting(p, "controller.quorum.voters")).toBe("1@127.0.0.1:29093,2@127.0.0.1:29095,3@127.0.0.1:29097");
   });
 
   it("replicates the internal topics three times with two in sync, and never elects an unclean leader", () => {
     for (const p of props) {
-      for (const key of ["offsets.topic.replication.factor", "transaction.state.log.replication.factor", "share.coordinator.state.topic.replication.factor", "default.replication.factor"]) expect(setting(p, key)).toBe("3");
-      for (const key of ["transaction.state.log.min.isr", "share.coordinator.state.topic.min.isr", "min.insync.replicas"]) expect(setting(p, key)).toBe("2");
+      for (const key of [
+        "offsets.topic.replication.factor",
+        "transaction.state.log.replication.factor",
+        "share.coordinator.state.topic.replication.factor",
+        "default.replication.factor",
+      ])
+        expect(setting(p, key)).toBe("3");
+      for (const key of [
+        "transaction.state.log.min.isr",
+        "share.coordinator.state.topic.min.isr",
+        "min.insync.replicas",
+      ])
+        expect(setting(p, key)).toBe("2");
       expect(setting(p, "unclean.leader.election.enable")).toBe("false");
     }
   });
@@ -73,11 +105,20 @@ describe("a three-node cluster's server.properties", () => {
 
 describe("a secured node's server.properties", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "secured-props-"));
-  const config = loadConfig({ A2A_LEDGER_KAFKA_SECURITY: "secured", A2A_LEDGER_KAFKA_PORT: "25000", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "25001", A2A_LEDGER_KAFKA_SSL_PORT: "25010", A2A_LEDGER_REGISTRY_PORT: "25020", A2A_LEDGER_DATA_DIR: dataDir });
+  const config = loadConfig({
+    A2A_LEDGER_KAFKA_SECURITY: "secured",
+    A2A_LEDGER_KAFKA_PORT: "25000",
+    A2A_LEDGER_KAFKA_CONTROLLER_PORT: "25001",
+    A2A_LEDGER_KAFKA_SSL_PORT: "25010",
+    A2A_LEDGER_REGISTRY_PORT: "25020",
+    A2A_LEDGER_DATA_DIR: dataDir,
+  });
   const props = serverProperties(config);
 
   it("listens with SASL_SSL and mTLS only, on loopback, and talks between brokers and to the controller over mTLS", () => {
-    expect(setting(props, "listeners")).toBe("SASL_SSL://127.0.0.1:25000,SSL://127.0.0.1:25010,CONTROLLER://127.0.0.1:25001");
+    expect(setting(props, "listeners")).toBe(
+      "SASL_SSL://127.0.0.1:25000,SSL://127.0.0.1:25010,CONTROLLER://127.0.0.1:25001",
+    );
     expect(setting(props, "listener.security.protocol.map")).toBe("SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:SSL");
     expect(setting(props, "inter.broker.listener.name")).toBe("SSL");
     expect(setting(props, "listener.name.ssl.ssl.client.auth")).toBe("required");
@@ -95,7 +136,8 @@ describe("a secured node's server.properties", () => {
   it("keeps its certificates and passwords private in the data directory", () => {
     const secrets = join(dataDir, "secrets");
     expect(statSync(secrets).mode & 0o077).toBe(0);
-    for (const file of ["ca.key", "server.key", "ingest.key", "passwords.json"]) expect(statSync(join(secrets, file)).mode & 0o077, file).toBe(0);
+    for (const file of ["ca.key", "server.key", "ingest.key", "passwords.json"])
+      expect(statSync(join(secrets, file)).mode & 0o077, file).toBe(0);
     expect(readFileSync(join(secrets, "server.pem"), "utf8")).toContain("BEGIN CERTIFICATE");
   });
 });

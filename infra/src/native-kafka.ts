@@ -43,10 +43,17 @@ export function kafkaNodes(config: StackConfig): KafkaNode[] {
     const root = config.kafkaNodes === 1 ? base : join(base, `node-${id}`);
     const sslPort = config.sslPort + 2 * (id - 1);
     return {
-      id, port, controllerPort, sslPort, root,
+      id,
+      port,
+      controllerPort,
+      sslPort,
+      root,
       address: `127.0.0.1:${port}`,
       sslAddress: `127.0.0.1:${sslPort}`,
-      data: join(root, "data"), logs: join(root, "logs"), properties: join(root, "server.properties"), log4j: join(root, "log4j2.xml"),
+      data: join(root, "data"),
+      logs: join(root, "logs"),
+      properties: join(root, "server.properties"),
+      log4j: join(root, "log4j2.xml"),
       files: { pidFile: join(root, "kafka.pid"), logFile: join(root, "kafka.out") },
     };
   });
@@ -119,18 +126,23 @@ export function securedListenerProperties(node: KafkaNode, secrets: Secrets): st
 export function serverProperties(config: StackConfig, node: KafkaNode = kafkaNodes(config)[0] as KafkaNode): string {
   const host = "127.0.0.1";
   const nodes = kafkaNodes(config);
-  const quorum = config.kafkaNodes === 1
-    ? [`node.id=1`, `controller.quorum.bootstrap.servers=${host}:${node.controllerPort}`]
-    : [`node.id=${node.id}`, `controller.quorum.voters=${nodes.map((n) => `${n.id}@${host}:${n.controllerPort}`).join(",")}`];
-  const listeners = config.security === "secured"
-    ? securedListenerProperties(node, ensureSecrets(config))
-    : [
-      `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
-      `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
-      "controller.listener.names=CONTROLLER",
-      "inter.broker.listener.name=PLAINTEXT",
-      "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-    ];
+  const quorum =
+    config.kafkaNodes === 1
+      ? [`node.id=1`, `controller.quorum.bootstrap.servers=${host}:${node.controllerPort}`]
+      : [
+          `node.id=${node.id}`,
+          `controller.quorum.voters=${nodes.map((n) => `${n.id}@${host}:${n.controllerPort}`).join(",")}`,
+        ];
+  const listeners =
+    config.security === "secured"
+      ? securedListenerProperties(node, ensureSecrets(config))
+      : [
+          `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
+          `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
+          "controller.listener.names=CONTROLLER",
+          "inter.broker.listener.name=PLAINTEXT",
+          "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        ];
   return `${[
     "process.roles=broker,controller",
     ...quorum,
@@ -164,15 +176,24 @@ const log4j = `<Configuration status="WARN">
 `;
 
 /** The bootstrap list of the configured cluster: every node's client listener. */
-export const brokersOf = (config: StackConfig) => kafkaNodes(config).map((n) => n.address).join(",");
+export const brokersOf = (config: StackConfig) =>
+  kafkaNodes(config)
+    .map((n) => n.address)
+    .join(",");
 
 function javaArgs(config: StackConfig, node: KafkaNode, libs: string): string[] {
   // Three JVMs share two cores with the registry and the tests: a smaller heap per node of a cluster.
   const heap = config.kafkaNodes === 1 ? "-Xmx768m" : "-Xmx512m";
   return [
-    "-Xms128m", heap, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
-    `-Dlog4j2.configurationFile=${node.log4j}`, `-Dkafka.logs.dir=${node.logs}`,
-    "-cp", `${libs}/*`,
+    "-Xms128m",
+    heap,
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-Djava.awt.headless=true",
+    `-Dlog4j2.configurationFile=${node.log4j}`,
+    `-Dkafka.logs.dir=${node.logs}`,
+    "-cp",
+    `${libs}/*`,
   ];
 }
 
@@ -202,7 +223,11 @@ function clusterIdOf(nodes: readonly KafkaNode[]): string {
 }
 
 /** Writes a node's configuration and formats its storage on first start; starts its JVM unless it runs. */
-export function launchKafkaNode(config: StackConfig, node: KafkaNode, clusterId = clusterIdOf(kafkaNodes(config))): void {
+export function launchKafkaNode(
+  config: StackConfig,
+  node: KafkaNode,
+  clusterId = clusterIdOf(kafkaNodes(config)),
+): void {
   if (runningPid(node.files) !== undefined) return;
   const java = findJava(17, "Apache Kafka 4.1");
   const libs = kafkaLibs(config);
@@ -211,8 +236,23 @@ export function launchKafkaNode(config: StackConfig, node: KafkaNode, clusterId 
   writeFileSync(node.log4j, log4j);
   if (!existsSync(join(node.data, "meta.properties"))) {
     const standalone = config.kafkaNodes === 1 ? ["--standalone"] : [];
-    const format = spawnSync(java.path, [...javaArgs(config, node, libs), "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", node.properties, ...standalone, ...scramUsers(config)], { encoding: "utf8", timeout: 120_000 });
-    if (format.status !== 0) throw new Error(`formatting the storage of Kafka node ${node.id} failed:\n${format.stdout}${format.stderr}`);
+    const format = spawnSync(
+      java.path,
+      [
+        ...javaArgs(config, node, libs),
+        "kafka.tools.StorageTool",
+        "format",
+        "-t",
+        clusterId,
+        "-c",
+        node.properties,
+        ...standalone,
+        ...scramUsers(config),
+      ],
+      { encoding: "utf8", timeout: 120_000 },
+    );
+    if (format.status !== 0)
+      throw new Error(`formatting the storage of Kafka node ${node.id} failed:\n${format.stdout}${format.stderr}`);
   }
   startDetached(java.path, [...javaArgs(config, node, libs), "kafka.Kafka", node.properties], node.files);
 }
@@ -221,16 +261,26 @@ export function launchKafkaNode(config: StackConfig, node: KafkaNode, clusterId 
 function scramUsers(config: StackConfig): string[] {
   if (config.security !== "secured") return [];
   const { passwords } = ensureSecrets(config);
-  return principals.flatMap((p) => ["SCRAM-SHA-256", "SCRAM-SHA-512"].flatMap((m) => ["--add-scram", `${m}=[name=${p},password=${passwords[p]}]`]));
+  return principals.flatMap((p) =>
+    ["SCRAM-SHA-256", "SCRAM-SHA-512"].flatMap((m) => ["--add-scram", `${m}=[name=${p},password=${passwords[p]}]`]),
+  );
 }
 
 function diagnostics(nodes: readonly KafkaNode[]): string {
-  return nodes.map((n) => `--- node ${n.id} ---\n${tail(n.files.logFile, 10)}\n${tail(join(n.logs, "server.log"))}`).join("\n");
+  return nodes
+    .map((n) => `--- node ${n.id} ---\n${tail(n.files.logFile, 10)}\n${tail(join(n.logs, "server.log"))}`)
+    .join("\n");
 }
 
 /** Resolves when `node` answers metadata requests itself. */
 export async function waitForKafkaNode(node: KafkaNode, timeoutMs = 120_000, client?: ClientConfig): Promise<void> {
-  await waitUntil(`Kafka node ${node.id} at ${node.address}`, () => brokerAnswers(node.address, client), timeoutMs, () => diagnostics([node]), () => runningPid(node.files) !== undefined);
+  await waitUntil(
+    `Kafka node ${node.id} at ${node.address}`,
+    () => brokerAnswers(node.address, client),
+    timeoutMs,
+    () => diagnostics([node]),
+    () => runningPid(node.files) !== undefined,
+  );
 }
 
 /**
@@ -241,12 +291,20 @@ export async function startKafka(config: StackConfig, timeoutMs = 180_000, clien
   const nodes = kafkaNodes(config);
   const clash = otherLayouts(config).find((files) => runningPid(files) !== undefined);
   if (clash !== undefined) {
-    throw new Error(`a Kafka node of another node count runs from ${config.dataDir} (${clash.pidFile}); stop it first (npm run infra:down with that A2A_LEDGER_KAFKA_NODES)`);
+    throw new Error(
+      `a Kafka node of another node count runs from ${config.dataDir} (${clash.pidFile}); stop it first (npm run infra:down with that A2A_LEDGER_KAFKA_NODES)`,
+    );
   }
   const clusterId = clusterIdOf(nodes);
   for (const node of nodes) launchKafkaNode(config, node, clusterId);
   const brokers = brokersOf(config);
-  await waitUntil(`Kafka (${nodes.length} node${nodes.length === 1 ? "" : "s"}) at ${brokers}`, () => clusterAnswers(brokers, nodes.length, client), timeoutMs, () => diagnostics(nodes), () => nodes.every((n) => runningPid(n.files) !== undefined));
+  await waitUntil(
+    `Kafka (${nodes.length} node${nodes.length === 1 ? "" : "s"}) at ${brokers}`,
+    () => clusterAnswers(brokers, nodes.length, client),
+    timeoutMs,
+    () => diagnostics(nodes),
+    () => nodes.every((n) => runningPid(n.files) !== undefined),
+  );
   return brokers;
 }
 
@@ -272,10 +330,12 @@ export async function stopKafkaNode(node: KafkaNode, graceMs = 60_000): Promise<
 /** Stops every node of this data directory, of any node count. */
 export async function stopKafka(config: StackConfig): Promise<boolean> {
   const files = [...kafkaNodes(config).map((n) => n.files), ...otherLayouts(config)];
-  const stopped = await Promise.all(files.map(async (f) => {
-    const pid = runningPid(f);
-    if (pid !== undefined) process.kill(pid, "SIGCONT");
-    return stopProcess(f, 60_000);
-  }));
+  const stopped = await Promise.all(
+    files.map(async (f) => {
+      const pid = runningPid(f);
+      if (pid !== undefined) process.kill(pid, "SIGCONT");
+      return stopProcess(f, 60_000);
+    }),
+  );
   return stopped.some(Boolean);
 }

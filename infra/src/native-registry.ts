@@ -29,15 +29,23 @@ export function registryFiles(config: StackConfig, name: string): ProcessFiles {
   return { pidFile: join(root, "registry.pid"), logFile: join(root, "registry.out") };
 }
 
-export async function startRegistry(config: StackConfig, instance: RegistryInstance, timeoutMs = 180_000): Promise<string> {
+export async function startRegistry(
+  config: StackConfig,
+  instance: RegistryInstance,
+  timeoutMs = 180_000,
+): Promise<string> {
   const url = registryUrlOf(instance.port);
   const files = registryFiles(config, instance.name);
   if (runningPid(files) === undefined) {
     const java = findJava(21, `Apicurio Registry ${config.apicurioVersion}`);
     const home = apicurioHome(config);
     const args = [
-      "-Xms64m", "-Xmx512m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
-      `-Dquarkus.http.port=${instance.port}`, "-Dquarkus.http.host=127.0.0.1",
+      "-Xms64m",
+      "-Xmx512m",
+      "-XX:+UseG1GC",
+      "-Djava.awt.headless=true",
+      `-Dquarkus.http.port=${instance.port}`,
+      "-Dquarkus.http.host=127.0.0.1",
       // Health and metrics (the management interface) would otherwise listen on every interface at 9000.
       "-Dquarkus.management.host=127.0.0.1",
       `-Dquarkus.management.port=${instance.port + 1}`,
@@ -46,22 +54,31 @@ export async function startRegistry(config: StackConfig, instance: RegistryInsta
       `-Dapicurio.kafkasql.topic=${instance.journalTopic}`,
       `-Dapicurio.kafkasql.snapshots.topic=${instance.journalTopic}-snapshots`,
       `-Dapicurio.events.kafka.topic=${instance.journalTopic}-events`,
-      ...(instance.kafkaTls === undefined ? [] : [
-        // Passed to every Kafka client of the storage. (The apicurio.kafkasql.security.ssl.* keys apply a
-        // truststore only together with a password, which a PEM truststore cannot have.)
-        "-Dapicurio.kafka.common.security.protocol=SSL",
-        "-Dapicurio.kafka.common.ssl.truststore.type=PEM",
-        `-Dapicurio.kafka.common.ssl.truststore.location=${instance.kafkaTls.truststore}`,
-        "-Dapicurio.kafka.common.ssl.keystore.type=PEM",
-        `-Dapicurio.kafka.common.ssl.keystore.location=${instance.kafkaTls.keystore}`,
-        `-Dapicurio.kafkasql.consumer.group-prefix=${instance.kafkaTls.groupPrefix}`,
-      ]),
+      ...(instance.kafkaTls === undefined
+        ? []
+        : [
+            // Passed to every Kafka client of the storage. (The apicurio.kafkasql.security.ssl.* keys apply a
+            // truststore only together with a password, which a PEM truststore cannot have.)
+            "-Dapicurio.kafka.common.security.protocol=SSL",
+            "-Dapicurio.kafka.common.ssl.truststore.type=PEM",
+            `-Dapicurio.kafka.common.ssl.truststore.location=${instance.kafkaTls.truststore}`,
+            "-Dapicurio.kafka.common.ssl.keystore.type=PEM",
+            `-Dapicurio.kafka.common.ssl.keystore.location=${instance.kafkaTls.keystore}`,
+            `-Dapicurio.kafkasql.consumer.group-prefix=${instance.kafkaTls.groupPrefix}`,
+          ]),
       "-Dquarkus.log.console.json=false",
-      "-jar", join(home, "quarkus-run.jar"),
+      "-jar",
+      join(home, "quarkus-run.jar"),
     ];
     startDetached(java.path, args, files, process.env, home);
   }
-  await waitUntil(`Apicurio Registry at ${url}`, () => registryAnswers(url), timeoutMs, () => tail(files.logFile), () => runningPid(files) !== undefined);
+  await waitUntil(
+    `Apicurio Registry at ${url}`,
+    () => registryAnswers(url),
+    timeoutMs,
+    () => tail(files.logFile),
+    () => runningPid(files) !== undefined,
+  );
   return url;
 }
 

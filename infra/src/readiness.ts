@@ -8,19 +8,34 @@ import { registryRequest, type RegistrySecurity } from "@a2a-ledger/schemas/serd
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it holds; fails early when `alive` says the process behind it has exited. */
-export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, onTimeout: () => string = () => "", alive: () => boolean = () => true): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  onTimeout: () => string = () => "",
+  alive: () => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
     if (!alive()) throw new Error(`${what} exited before it was ready.\n${onTimeout()}`);
-    if (Date.now() > deadline) throw new Error(`${what} was not ready after ${Math.round(timeoutMs / 1000)} s.\n${onTimeout()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} was not ready after ${Math.round(timeoutMs / 1000)} s.\n${onTimeout()}`);
     await sleep(500);
   }
 }
 
 /** The cluster answers metadata requests and lists at least `nodes` brokers. */
 export async function clusterAnswers(brokers: string, nodes: number, client?: ClientConfig): Promise<boolean> {
-  const kafka = createKafka({ brokers, clientId: "a2a-ledger-readiness", connectionTimeoutMs: 2_000, requestTimeoutMs: 5_000, retries: 0, logLevel: logLevel.NOTHING, ...(client === undefined ? {} : { client }) });
+  const kafka = createKafka({
+    brokers,
+    clientId: "a2a-ledger-readiness",
+    connectionTimeoutMs: 2_000,
+    requestTimeoutMs: 5_000,
+    retries: 0,
+    logLevel: logLevel.NOTHING,
+    ...(client === undefined ? {} : { client }),
+  });
   const admin = kafka.admin();
   try {
     await admin.connect();
@@ -31,9 +46,14 @@ export async function clusterAnswers(brokers: string, nodes: number, client?: Cl
   }
 }
 
-export const brokerAnswers = (brokers: string, client?: ClientConfig): Promise<boolean> => clusterAnswers(brokers, 1, client);
+export const brokerAnswers = (brokers: string, client?: ClientConfig): Promise<boolean> =>
+  clusterAnswers(brokers, 1, client);
 
 export async function registryAnswers(url: string, security?: RegistrySecurity): Promise<boolean> {
-  const response = await registryRequest(`${url}/subjects`, { timeoutMs: 5_000 }, security ?? processClientConfig().registry);
+  const response = await registryRequest(
+    `${url}/subjects`,
+    { timeoutMs: 5_000 },
+    security ?? processClientConfig().registry,
+  );
   return response.status === 200 && Array.isArray(JSON.parse(response.text));
 }

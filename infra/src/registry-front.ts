@@ -30,30 +30,40 @@ export function basicAuthAllows(users: Readonly<Record<string, string>>, authori
   const match = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(authorization ?? "");
   const presented = digest(match === null ? "" : Buffer.from(match[1] as string, "base64").toString("utf8"));
   let ok = false;
-  for (const [user, password] of Object.entries(users)) ok = timingSafeEqual(digest(`${user}:${password}`), presented) || ok;
+  for (const [user, password] of Object.entries(users))
+    ok = timingSafeEqual(digest(`${user}:${password}`), presented) || ok;
   return ok && match !== null;
 }
 
 export function startFront(config: FrontConfig): https.Server {
   const users = JSON.parse(readFileSync(config.passwordsFile, "utf8")) as Record<string, string>;
-  const server = https.createServer({ cert: readFileSync(config.certFile), key: readFileSync(config.keyFile) }, (req, res) => {
-    if (!basicAuthAllows(users, req.headers.authorization)) {
-      res.writeHead(401, { "www-authenticate": 'Basic realm="a2a-ledger registry", charset="UTF-8"', "content-type": "application/json" });
-      res.end(JSON.stringify({ error_code: 40101, message: "Unauthorized: basic auth credentials required" }));
-      return;
-    }
-    const headers = { ...req.headers };
-    delete headers.authorization;
-    const upstream = http.request({ host: "127.0.0.1", port: config.upstreamPort, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on("error", () => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error_code: 50201, message: "the registry behind this front does not answer" }));
-    });
-    req.pipe(upstream);
-  });
+  const server = https.createServer(
+    { cert: readFileSync(config.certFile), key: readFileSync(config.keyFile) },
+    (req, res) => {
+      if (!basicAuthAllows(users, req.headers.authorization)) {
+        res.writeHead(401, {
+          "www-authenticate": 'Basic realm="a2a-ledger registry", charset="UTF-8"',
+          "content-type": "application/json",
+        });
+        res.end(JSON.stringify({ error_code: 40101, message: "Unauthorized: basic auth credentials required" }));
+        return;
+      }
+      const headers = { ...req.headers };
+      delete headers.authorization;
+      const upstream = http.request(
+        { host: "127.0.0.1", port: config.upstreamPort, method: req.method, path: req.url, headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on("error", () => {
+        if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error_code: 50201, message: "the registry behind this front does not answer" }));
+      });
+      req.pipe(upstream);
+    },
+  );
   server.listen(config.port, "127.0.0.1");
   return server;
 }
@@ -65,6 +75,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   const server = startFront(JSON.parse(readFileSync(file, "utf8")) as FrontConfig);
-  server.on("listening", () => console.log(JSON.stringify({ msg: "registry front listening", address: server.address() })));
+  server.on("listening", () =>
+    console.log(JSON.stringify({ msg: "registry front listening", address: server.address() })),
+  );
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => server.close(() => process.exit(0)));
 }

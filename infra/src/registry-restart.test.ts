@@ -13,8 +13,19 @@ import { sampleObservation } from "@a2a-ledger/schemas/testing";
 import { loadConfig } from "./config.ts";
 import { startRegistry, stopRegistry } from "./native-registry.ts";
 
-const config = loadConfig({ ...process.env, A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "registry-restart-")), A2A_LEDGER_REGISTRY_PORT: "18091", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" });
-const instance = { name: "registry-restart", port: 18091, brokers: endpointsFromEnv().brokers, journalTopic: `kafkasql-journal-restart-test-${process.pid}` };
+const config = loadConfig({
+  ...process.env,
+  A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "registry-restart-")),
+  A2A_LEDGER_REGISTRY_PORT: "18091",
+  KAFKA_BROKERS: "",
+  SCHEMA_REGISTRY_URL: "",
+});
+const instance = {
+  name: "registry-restart",
+  port: 18091,
+  brokers: endpointsFromEnv().brokers,
+  journalTopic: `kafkasql-journal-restart-test-${process.pid}`,
+};
 
 afterAll(async () => {
   await stopRegistry(config, instance.name);

@@ -33,7 +33,8 @@ export interface Secrets {
 
 function openssl(dir: string, ...args: string[]): void {
   const result = spawnSync("openssl", args, { cwd: dir, encoding: "utf8", timeout: 60_000 });
-  if (result.error !== undefined || result.status !== 0) throw new Error(`openssl ${args.slice(0, 2).join(" ")} failed: ${result.stderr || String(result.error)}`);
+  if (result.error !== undefined || result.status !== 0)
+    throw new Error(`openssl ${args.slice(0, 2).join(" ")} failed: ${result.stderr || String(result.error)}`);
 }
 
 const ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
@@ -42,8 +43,30 @@ function issue(dir: string, name: string, subject: string, extensions: string): 
   if (existsSync(join(dir, `${name}.pem`))) return;
   openssl(dir, "req", ...ecKey, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject);
   writeFileSync(join(dir, `${name}.ext`), extensions);
-  openssl(dir, "x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.pem`, "-days", "825", "-sha256", "-extfile", `${name}.ext`);
-  writeFileSync(join(dir, `${name}-keystore.pem`), `${readFileSync(join(dir, `${name}.key`), "utf8")}${readFileSync(join(dir, `${name}.pem`), "utf8")}`, { mode: 0o600 });
+  openssl(
+    dir,
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    `${name}.pem`,
+    "-days",
+    "825",
+    "-sha256",
+    "-extfile",
+    `${name}.ext`,
+  );
+  writeFileSync(
+    join(dir, `${name}-keystore.pem`),
+    `${readFileSync(join(dir, `${name}.key`), "utf8")}${readFileSync(join(dir, `${name}.pem`), "utf8")}`,
+    { mode: 0o600 },
+  );
   chmodSync(join(dir, `${name}.key`), 0o600);
 }
 
@@ -53,17 +76,49 @@ export function ensureSecrets(config: StackConfig): Secrets {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   if (!existsSync(join(dir, "ca.pem"))) {
-    openssl(dir, "req", "-x509", ...ecKey, "-keyout", "ca.key", "-out", "ca.pem", "-days", "3650", "-sha256", "-subj", "/CN=a2a-ledger local CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+    openssl(
+      dir,
+      "req",
+      "-x509",
+      ...ecKey,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "3650",
+      "-sha256",
+      "-subj",
+      "/CN=a2a-ledger local CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    );
     chmodSync(join(dir, "ca.key"), 0o600);
   }
-  issue(dir, "server", "/CN=broker", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  issue(
+    dir,
+    "server",
+    "/CN=broker",
+    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n",
+  );
   for (const principal of principals) {
     if (principal === "broker") continue;
-    issue(dir, principal, `/CN=${principal}`, "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n");
+    issue(
+      dir,
+      principal,
+      `/CN=${principal}`,
+      "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
+    );
   }
   const passwordFile = join(dir, "passwords.json");
-  const known = existsSync(passwordFile) ? (JSON.parse(readFileSync(passwordFile, "utf8")) as Partial<Record<Principal, string>>) : {};
-  const passwords = Object.fromEntries(principals.map((p) => [p, known[p] ?? randomBytes(18).toString("base64url")])) as Record<Principal, string>;
+  const known = existsSync(passwordFile)
+    ? (JSON.parse(readFileSync(passwordFile, "utf8")) as Partial<Record<Principal, string>>)
+    : {};
+  const passwords = Object.fromEntries(
+    principals.map((p) => [p, known[p] ?? randomBytes(18).toString("base64url")]),
+  ) as Record<Principal, string>;
   writeFileSync(passwordFile, `${JSON.stringify(passwords, null, 2)}\n`, { mode: 0o600 });
   const file = (name: string) => join(dir, name);
   return {
@@ -87,7 +142,11 @@ export interface ClientFiles {
 }
 
 /** Writes a principal's two client properties files (mode 600); returns their paths. */
-export function writeClientProperties(secrets: Secrets, principal: Principal, endpoints: { saslBrokers: string; sslBrokers: string; registryUrl: string }): ClientFiles {
+export function writeClientProperties(
+  secrets: Secrets,
+  principal: Principal,
+  endpoints: { saslBrokers: string; sslBrokers: string; registryUrl: string },
+): ClientFiles {
   const registry = [
     `schema.registry.url=${endpoints.registryUrl}`,
     "basic.auth.credentials.source=USER_INFO",
@@ -116,7 +175,10 @@ export function writeClientProperties(secrets: Secrets, principal: Principal, en
     `ssl.key.location=${secrets.key(principal)}`,
     ...registry,
   ];
-  const files = { sasl: join(secrets.dir, `${principal}.sasl.properties`), mtls: join(secrets.dir, `${principal}.mtls.properties`) };
+  const files = {
+    sasl: join(secrets.dir, `${principal}.sasl.properties`),
+    mtls: join(secrets.dir, `${principal}.mtls.properties`),
+  };
   writeFileSync(files.sasl, `${sasl.join("\n")}\n`, { mode: 0o600 });
   writeFileSync(files.mtls, `${mtls.join("\n")}\n`, { mode: 0o600 });
   return files;

@@ -21,7 +21,16 @@ describe("the stack the project started", () => {
 
 describe("the native Kafka launcher", () => {
   it("starts a broker that answers metadata, keeps its data across a restart, and stops it", async () => {
-    const config = loadConfig({ ...process.env, A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "kafka-launcher-")), A2A_LEDGER_KAFKA_PORT: "29192", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29193", A2A_LEDGER_REGISTRY_PORT: "28181", A2A_LEDGER_KAFKA_NODES: "1", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" });
+    const config = loadConfig({
+      ...process.env,
+      A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "kafka-launcher-")),
+      A2A_LEDGER_KAFKA_PORT: "29192",
+      A2A_LEDGER_KAFKA_CONTROLLER_PORT: "29193",
+      A2A_LEDGER_REGISTRY_PORT: "28181",
+      A2A_LEDGER_KAFKA_NODES: "1",
+      KAFKA_BROKERS: "",
+      SCHEMA_REGISTRY_URL: "",
+    });
     try {
       const brokers = await startKafka(config);
       expect(brokers).toBe("127.0.0.1:29192");

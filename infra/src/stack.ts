@@ -4,7 +4,15 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ClientConfig, correlationPartitions, createKafka, ensureTopics, type EnsureResult, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
+import {
+  type ClientConfig,
+  correlationPartitions,
+  createKafka,
+  ensureTopics,
+  type EnsureResult,
+  processClientConfig,
+  topicSpecs,
+} from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { StackConfig } from "./config.ts";
 import { dockerEngineAnswers, startDockerStack, stopDockerStack } from "./docker-stack.ts";
@@ -34,10 +42,17 @@ export function chooseStrategy(config: StackConfig, env: NodeJS.ProcessEnv = pro
   const forced = env.A2A_LEDGER_STACK;
   // `docker info` is only asked when neither the environment nor a forced choice decides.
   const needsDocker = !forced && config.externalBrokers === undefined;
-  return selectStrategy({ externalBrokers: config.externalBrokers, dockerEngine: needsDocker && dockerEngineAnswers(), forced });
+  return selectStrategy({
+    externalBrokers: config.externalBrokers,
+    dockerEngine: needsDocker && dockerEngineAnswers(),
+    forced,
+  });
 }
 
-async function startServices(config: StackConfig, strategy: Strategy): Promise<{ brokers: string; registryUrl: string; secured?: SecuredEndpoints }> {
+async function startServices(
+  config: StackConfig,
+  strategy: Strategy,
+): Promise<{ brokers: string; registryUrl: string; secured?: SecuredEndpoints }> {
   switch (strategy) {
     case "external": {
       const brokers = config.externalBrokers as string;
@@ -47,7 +62,10 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
       return { brokers, registryUrl };
     }
     case "docker":
-      if (config.kafkaNodes > 1) throw new Error(`the Docker stack runs one Kafka node; A2A_LEDGER_KAFKA_NODES=${config.kafkaNodes} needs the native launcher (A2A_LEDGER_STACK=native)`);
+      if (config.kafkaNodes > 1)
+        throw new Error(
+          `the Docker stack runs one Kafka node; A2A_LEDGER_KAFKA_NODES=${config.kafkaNodes} needs the native launcher (A2A_LEDGER_STACK=native)`,
+        );
       return startDockerStack(config);
     case "native": {
       if (config.security === "secured") {
@@ -55,7 +73,12 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
         return { brokers: secured.brokers, registryUrl: secured.registryUrl, secured };
       }
       const brokers = await startKafka(config);
-      const registryUrl = await startRegistry(config, { name: defaultRegistryInstance, port: config.registryPort, brokers, journalTopic: "kafkasql-journal" });
+      const registryUrl = await startRegistry(config, {
+        name: defaultRegistryInstance,
+        port: config.registryPort,
+        brokers,
+        journalTopic: "kafkasql-journal",
+      });
       return { brokers, registryUrl };
     }
   }
@@ -66,8 +89,17 @@ async function startServices(config: StackConfig, strategy: Strategy): Promise<{
  * correlation-keyed topics are created with `partitions` (A2A_LEDGER_PARTITIONS), or with the count
  * the existing ones have.
  */
-export async function applyProjectSetup(brokers: string, registryUrl: string, client?: ClientConfig, partitions: number = correlationPartitions): Promise<{ topics: EnsureResult; subjects: number }> {
-  const admin = createKafka({ brokers, clientId: "a2a-ledger-infra", ...(client === undefined ? {} : { client }) }).admin();
+export async function applyProjectSetup(
+  brokers: string,
+  registryUrl: string,
+  client?: ClientConfig,
+  partitions: number = correlationPartitions,
+): Promise<{ topics: EnsureResult; subjects: number }> {
+  const admin = createKafka({
+    brokers,
+    clientId: "a2a-ledger-infra",
+    ...(client === undefined ? {} : { client }),
+  }).admin();
   await admin.connect();
   try {
     const topicResult = await ensureTopics(admin, topicSpecs(undefined, partitions));
@@ -84,12 +116,41 @@ export async function up(config: StackConfig, log: (line: string) => void = () =
   mkdirSync(config.dataDir, { recursive: true });
   const { brokers, registryUrl, secured } = await startServices(config, strategy);
   log(`kafka: ${brokers}\nregistry: ${registryUrl}`);
-  if (secured !== undefined) log(`kafka (mTLS): ${secured.sslBrokers}\nclient properties per principal: ${secured.secretsDir}/<principal>.{sasl,mtls}.properties`);
-  const setup = await applyProjectSetup(brokers, registryUrl, secured === undefined ? undefined : principalClient(secured, "admin"), config.partitions);
-  log(`topics created: ${setup.topics.created.join(", ") || "none"}; existing: ${setup.topics.existing.length}; subjects registered: ${setup.subjects}`);
+  if (secured !== undefined)
+    log(
+      `kafka (mTLS): ${secured.sslBrokers}\nclient properties per principal: ${secured.secretsDir}/<principal>.{sasl,mtls}.properties`,
+    );
+  const setup = await applyProjectSetup(
+    brokers,
+    registryUrl,
+    secured === undefined ? undefined : principalClient(secured, "admin"),
+    config.partitions,
+  );
+  log(
+    `topics created: ${setup.topics.created.join(", ") || "none"}; existing: ${setup.topics.existing.length}; subjects registered: ${setup.subjects}`,
+  );
   const installed = setup.topics.correlationPartitions;
-  if (installed !== undefined) log(`correlation-keyed topics: ${installed} partitions${installed === config.partitions ? "" : ` (created so before; A2A_LEDGER_PARTITIONS=${config.partitions} applies to new topics only)`}`);
-  const state: StackState = { strategy, brokers, registryUrl, startedAt: new Date().toISOString(), ...(strategy === "native" ? { kafkaNodes: config.kafkaNodes, dataDir: config.dataDir } : {}), ...(secured === undefined ? {} : { secured: { sslBrokers: secured.sslBrokers, secretsDir: secured.secretsDir, caFile: secured.caFile, clientConfigs: secured.clientConfigs } }) };
+  if (installed !== undefined)
+    log(
+      `correlation-keyed topics: ${installed} partitions${installed === config.partitions ? "" : ` (created so before; A2A_LEDGER_PARTITIONS=${config.partitions} applies to new topics only)`}`,
+    );
+  const state: StackState = {
+    strategy,
+    brokers,
+    registryUrl,
+    startedAt: new Date().toISOString(),
+    ...(strategy === "native" ? { kafkaNodes: config.kafkaNodes, dataDir: config.dataDir } : {}),
+    ...(secured === undefined
+      ? {}
+      : {
+          secured: {
+            sslBrokers: secured.sslBrokers,
+            secretsDir: secured.secretsDir,
+            caFile: secured.caFile,
+            clientConfigs: secured.clientConfigs,
+          },
+        }),
+  };
   writeFileSync(stackFile(config), `${JSON.stringify(state, null, 2)}\n`);
   return state;
 }

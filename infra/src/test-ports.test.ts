@@ -37,7 +37,10 @@ function testFiles(dir: string): string[] {
     if (skipped.has(entry.name)) return [];
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return testFiles(path);
-    const isTest = /\.test\.[cm]?[jt]sx?$/.test(entry.name) || /(^|\/)test_[^/]*\.py$/.test(path) || /\/test\/[^/]+\.[cm]?[jt]s$/.test(path);
+    const isTest =
+      /\.test\.[cm]?[jt]sx?$/.test(entry.name) ||
+      /(^|\/)test_[^/]*\.py$/.test(path) ||
+      /\/test\/[^/]+\.[cm]?[jt]s$/.test(path);
     return isTest ? [path] : [];
   });
 }
@@ -49,14 +52,18 @@ describe("fixed ports in tests", () => {
     expect(ephemeralPortsIn(`{ sslPort: 45010 }`)).toEqual([45010]);
     expect(ephemeralPortsIn(`A2A_LEDGER_KAFKA_PORT: "45000"`)).toEqual([45000]);
     expect(ephemeralPortsIn(`["--port", "41003"]`)).toEqual([41003]);
-    expect(ephemeralPortsIn(`{ port: 0 }, listen(25000), A2A_LEDGER_KAFKA_PORT: "19092", timeoutMs: 45000`)).toEqual([]);
+    expect(ephemeralPortsIn(`{ port: 0 }, listen(25000), A2A_LEDGER_KAFKA_PORT: "19092", timeoutMs: 45000`)).toEqual(
+      [],
+    );
   });
 
   it("binds none in the kernel's ephemeral range", () => {
     // This file's own examples above are not binds.
     const files = testFiles(repoRoot).filter((file) => !file.endsWith("test-ports.test.ts"));
     expect(files.length).toBeGreaterThan(100);
-    const offenders = files.flatMap((file) => ephemeralPortsIn(readFileSync(file, "utf8")).map((port) => `${relative(repoRoot, file)}: ${port}`));
+    const offenders = files.flatMap((file) =>
+      ephemeralPortsIn(readFileSync(file, "utf8")).map((port) => `${relative(repoRoot, file)}: ${port}`),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -32,7 +32,9 @@ async function running(): Promise<{ brokers: string; registryUrl: string } | und
   const state = readStackState(config);
   const endpoints = config.externalBrokers ? endpointsFromEnv() : state;
   if (!endpoints) return undefined;
-  const ok = (await brokerAnswers(endpoints.brokers).catch(() => false)) && (await registryAnswers(endpoints.registryUrl).catch(() => false));
+  const ok =
+    (await brokerAnswers(endpoints.brokers).catch(() => false)) &&
+    (await registryAnswers(endpoints.registryUrl).catch(() => false));
   return ok ? endpoints : undefined;
 }
 
@@ -46,7 +48,12 @@ if (endpoints) {
   started = true;
   endpoints = state;
 }
-env = { ...testEnv, KAFKA_BROKERS: endpoints.brokers, SCHEMA_REGISTRY_URL: endpoints.registryUrl, A2A_LEDGER_DATA_DIR: config.dataDir };
+env = {
+  ...testEnv,
+  KAFKA_BROKERS: endpoints.brokers,
+  SCHEMA_REGISTRY_URL: endpoints.registryUrl,
+  A2A_LEDGER_DATA_DIR: config.dataDir,
+};
 
 async function stop(): Promise<void> {
   if (!started) return;

@@ -23,19 +23,31 @@ async function promtool(...args: string[]): Promise<string> {
     return stdout + stderr;
   } catch (e) {
     const err = e as { code?: string | number; stdout?: string; stderr?: string };
-    if (err.code === "ENOENT") throw new Error("promtool is not installed: run scripts/setup-promtool.sh (Debian's prometheus package)");
+    if (err.code === "ENOENT")
+      throw new Error("promtool is not installed: run scripts/setup-promtool.sh (Debian's prometheus package)");
     throw new Error(`promtool ${args.join(" ")} failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
   }
 }
 
 /** Metric names in the rules' expressions (series selectors, not functions, labels or keywords). */
 function metricsInRules(): string[] {
-  const exprs = [...readFileSync(new URL(rulesFile, import.meta.url), "utf8").matchAll(/^\s+expr: (.+)$/gm)].map((m) => m[1] as string);
-  return [...new Set(exprs.flatMap((e) => [...e.matchAll(/\b(a2a_[a-z0-9_]+|ingest_[a-z0-9_]+)\b/g)].map((m) => m[1] as string)))].sort();
+  const exprs = [...readFileSync(new URL(rulesFile, import.meta.url), "utf8").matchAll(/^\s+expr: (.+)$/gm)].map(
+    (m) => m[1] as string,
+  );
+  return [
+    ...new Set(
+      exprs.flatMap((e) => [...e.matchAll(/\b(a2a_[a-z0-9_]+|ingest_[a-z0-9_]+)\b/g)].map((m) => m[1] as string)),
+    ),
+  ].sort();
 }
 
 async function exported(): Promise<Set<string>> {
-  const registries = [proxyMetrics().registry, dispatcherMetrics().registry, projectorMetrics().registry, new ReconcilerMetrics().registry];
+  const registries = [
+    proxyMetrics().registry,
+    dispatcherMetrics().registry,
+    projectorMetrics().registry,
+    new ReconcilerMetrics().registry,
+  ];
   const names = new Set<string>();
   for (const r of registries) for (const m of await r.getMetricsAsJSON()) names.add(m.name);
   return names;
@@ -58,7 +70,21 @@ describe("the Prometheus alerting rules", () => {
   });
 
   it("cover the operator's signals: old indeterminate tasks, blocked reconciliations, dead letters, lag of each consumer, the proxy's spool, the reconciler's correlation budget", () => {
-    const alerts = [...readFileSync(new URL(rulesFile, import.meta.url), "utf8").matchAll(/- alert: (\S+)/g)].map((m) => m[1]);
-    expect(alerts).toEqual(expect.arrayContaining(["A2ALedgerIndeterminateTaskOld", "A2ALedgerReconciliationBlocked", "A2ALedgerDeadLettersGrowing", "A2ALedgerReconcilerLag", "A2ALedgerProjectorLag", "A2ALedgerDispatcherLag", "A2ALedgerProxySpoolFilling", "A2ALedgerReconcilerCorrelationBudget", "A2ALedgerReconcilerCorrelationBudgetReached"]));
+    const alerts = [...readFileSync(new URL(rulesFile, import.meta.url), "utf8").matchAll(/- alert: (\S+)/g)].map(
+      (m) => m[1],
+    );
+    expect(alerts).toEqual(
+      expect.arrayContaining([
+        "A2ALedgerIndeterminateTaskOld",
+        "A2ALedgerReconciliationBlocked",
+        "A2ALedgerDeadLettersGrowing",
+        "A2ALedgerReconcilerLag",
+        "A2ALedgerProjectorLag",
+        "A2ALedgerDispatcherLag",
+        "A2ALedgerProxySpoolFilling",
+        "A2ALedgerReconcilerCorrelationBudget",
+        "A2ALedgerReconcilerCorrelationBudgetReached",
+      ]),
+    );
   });
 });

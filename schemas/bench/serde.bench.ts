@@ -22,7 +22,8 @@ function envInt(name: string, fallback: number, min: number, max: number): numbe
   const raw = process.env[name]?.trim();
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
   return value;
 }
 
@@ -39,7 +40,8 @@ interface SerdeLike {
 
 const { Serde } = (await import(pathToFileURL(modulePath).href)) as { Serde: new (url: string) => SerdeLike };
 const { registryUrl } = endpointsFromEnv();
-const fmt = (n: number, digits = 2) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 2) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 function groupOf(record: LedgerRecord): SchemaGroup {
@@ -64,8 +66,11 @@ function timeSync(n: number, body: (i: number) => unknown): number {
 const serde = new Serde(registryUrl);
 await serde.registerAll();
 
-console.log(`Node ${process.version}; ${modulePath === resolve(import.meta.dirname, "../src/serde.ts") ? "this Serde" : `Serde from ${modulePath}`}; ${fmt(recordCount, 0)} records per measurement, ${rounds} rounds (median)`);
-const header = "| records | bytes | avsc decode | Serde.decode | ratio | avsc encode | Serde.encodeValidated | ratio | Serde.encode | ratio |";
+console.log(
+  `Node ${process.version}; ${modulePath === resolve(import.meta.dirname, "../src/serde.ts") ? "this Serde" : `Serde from ${modulePath}`}; ${fmt(recordCount, 0)} records per measurement, ${rounds} rounds (median)`,
+);
+const header =
+  "| records | bytes | avsc decode | Serde.decode | ratio | avsc encode | Serde.encodeValidated | ratio | Serde.encode | ratio |";
 console.log(`\n${header}\n|${"---|".repeat(10)}`);
 
 for (const [label, filter] of [
@@ -80,17 +85,29 @@ for (const [label, filter] of [
   // Every decoded record equals its input, so the loops time real work (and warm up).
   for (let i = 0; i < samples.length; i++) {
     const { record } = await serde.decode(framed[i] as Buffer);
-    if (!isDeepStrictEqual({ ...record }, { ...records[i] })) throw new Error(`${records[i]?.type} does not round-trip`);
+    if (!isDeepStrictEqual({ ...record }, { ...records[i] }))
+      throw new Error(`${records[i]?.type} does not round-trip`);
   }
-  const figures = { avscDecode: [] as number[], decode: [] as number[], avscEncode: [] as number[], encodeValidated: [] as number[], encode: [] as number[] };
+  const figures = {
+    avscDecode: [] as number[],
+    decode: [] as number[],
+    avscEncode: [] as number[],
+    encodeValidated: [] as number[],
+    encode: [] as number[],
+  };
   for (let round = 0; round < rounds; round++) {
-    figures.avscDecode.push(timeSync(recordCount, (i) => (types[i] as (typeof types)[number]).decode(framed[i] as Buffer, 5)));
+    figures.avscDecode.push(
+      timeSync(recordCount, (i) => (types[i] as (typeof types)[number]).decode(framed[i] as Buffer, 5)),
+    );
     figures.decode.push(await time(recordCount, (i) => serde.decode(framed[i] as Buffer)));
     figures.avscEncode.push(timeSync(recordCount, (i) => (types[i] as (typeof types)[number]).toBuffer(records[i])));
     figures.encodeValidated.push(await time(recordCount, (i) => serde.encodeValidated(records[i] as LedgerRecord)));
     figures.encode.push(await time(recordCount, (i) => serde.encode(records[i] as LedgerRecord)));
   }
-  const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, median(v)])) as Record<keyof typeof figures, number>;
+  const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, median(v)])) as Record<
+    keyof typeof figures,
+    number
+  >;
   console.log(
     `| ${label} | ${fmt(bytes, 0)} | ${fmt(m.avscDecode)} µs | ${fmt(m.decode)} µs | **${fmt(m.decode / m.avscDecode)}×** | ${fmt(m.avscEncode)} µs | ${fmt(m.encodeValidated)} µs | **${fmt(m.encodeValidated / m.avscEncode)}×** | ${fmt(m.encode)} µs | **${fmt(m.encode / m.avscEncode)}×** |`,
   );

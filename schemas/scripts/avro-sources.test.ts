@@ -9,16 +9,41 @@ describe("the Avro catalogue", () => {
   const events = resolveEvents();
 
   it("holds every observation and decision of DESIGN §3, and the guards' EmissionRefused (§10)", () => {
-    expect(events.filter((e) => e.group === "observations").map((e) => e.name).sort()).toEqual(
-      ["AgentCardObserved", "ArtifactEmitted", "EmissionRefused", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"],
-    );
-    expect(events.filter((e) => e.group === "decisions").map((e) => e.name).sort()).toEqual(
-      ["CapabilitiesVerified", "CardChanged", "ContractViolation", "ProbeRequested", "ReconciliationBlocked", "RedispatchCommanded", "TaskFailed", "TaskIndeterminate", "TaskReconciled"],
-    );
+    expect(
+      events
+        .filter((e) => e.group === "observations")
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual([
+      "AgentCardObserved",
+      "ArtifactEmitted",
+      "EmissionRefused",
+      "ProbeCompleted",
+      "TaskDispatched",
+      "TaskNotFoundObserved",
+      "TaskStateObserved",
+    ]);
+    expect(
+      events
+        .filter((e) => e.group === "decisions")
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual([
+      "CapabilitiesVerified",
+      "CardChanged",
+      "ContractViolation",
+      "ProbeRequested",
+      "ReconciliationBlocked",
+      "RedispatchCommanded",
+      "TaskFailed",
+      "TaskIndeterminate",
+      "TaskReconciled",
+    ]);
   });
 
   it("resolves each event into a self-contained schema that avsc accepts", () => {
-    for (const event of events) expect(() => avro.Type.forSchema(event.schema as avro.Schema), event.name).not.toThrow();
+    for (const event of events)
+      expect(() => avro.Type.forSchema(event.schema as avro.Schema), event.name).not.toThrow();
   });
 
   it("starts every observation and decision with the common fields", () => {

@@ -20,10 +20,13 @@ export const avroRoot = new URL("../avro/", import.meta.url).pathname;
 export function readSources(root = avroRoot): AvroSource[] {
   const sources: AvroSource[] = [];
   for (const group of ["shared", ...schemaGroups] as const) {
-    for (const file of readdirSync(join(root, group)).filter((f) => f.endsWith(".avsc")).sort()) {
+    for (const file of readdirSync(join(root, group))
+      .filter((f) => f.endsWith(".avsc"))
+      .sort()) {
       const schema = JSON.parse(readFileSync(join(root, group, file), "utf8")) as { [key: string]: AvroJson };
       const fullName = `${String(schema.namespace)}.${String(schema.name)}`;
-      if (`${String(schema.name)}.avsc` !== file) throw new Error(`${group}/${file} defines ${fullName}: name the file after the type`);
+      if (`${String(schema.name)}.avsc` !== file)
+        throw new Error(`${group}/${file} defines ${fullName}: name the file after the type`);
       sources.push({ group, fullName, schema });
     }
   }
@@ -56,7 +59,12 @@ export function resolve(schema: AvroJson, named: Map<string, AvroJson>, defined 
     out.items = resolve(schema.items as AvroJson, named, defined);
   } else if (schema.type === "map") {
     out.values = resolve(schema.values as AvroJson, named, defined);
-  } else if (typeof schema.type === "object" || (typeof schema.type === "string" && !["record", "enum", "fixed"].includes(schema.type) && !primitives.has(schema.type))) {
+  } else if (
+    typeof schema.type === "object" ||
+    (typeof schema.type === "string" &&
+      !["record", "enum", "fixed"].includes(schema.type) &&
+      !primitives.has(schema.type))
+  ) {
     out.type = resolve(schema.type as AvroJson, named, defined);
   }
   return out;

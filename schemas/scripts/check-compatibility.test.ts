@@ -53,7 +53,9 @@ describe("npm run schemas:check", () => {
   }, 60_000);
 
   it("accepts a backward-compatible change (a new field with a default)", async () => {
-    const dir = editedCopy("observations/TaskDispatched.avsc", (s) => s.fields.push({ name: "priority", type: "int", default: 0 }));
+    const dir = editedCopy("observations/TaskDispatched.avsc", (s) =>
+      s.fields.push({ name: "priority", type: "int", default: 0 }),
+    );
     const { code, output } = await check(dir);
     expect(output).toMatch(/compatible\s+a2a\.ledger\.v1\.TaskDispatched/);
     expect(code).toBe(0);

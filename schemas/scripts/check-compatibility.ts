@@ -11,7 +11,11 @@ import { avroRoot, readSources, resolveEvents } from "./avro-sources.ts";
 
 export async function checkAll(registryUrl: string, avroDir = avroRoot) {
   const events = resolveEvents(readSources(avroDir));
-  return Promise.all(events.map((e) => checkCompatibility(registryUrl, subjectOf(e.name), JSON.stringify(e.schema), processClientConfig().registry)));
+  return Promise.all(
+    events.map((e) =>
+      checkCompatibility(registryUrl, subjectOf(e.name), JSON.stringify(e.schema), processClientConfig().registry),
+    ),
+  );
 }
 
 const dirFlag = process.argv.indexOf("--avro-dir");

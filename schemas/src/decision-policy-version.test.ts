@@ -24,7 +24,11 @@ describe("a decision written before policyVersion existed", () => {
     before.fields = before.fields.filter((f) => f.name !== "policyVersion");
     expect(before.fields.length).toBe((avroSchemas.decisions.TaskFailed as unknown as RecordSchema).fields.length - 1);
     const subject = `test.policy-version.${randomUUID().slice(0, 8)}.TaskFailed`;
-    const response = await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}/versions`, { method: "POST", headers: { "content-type": "application/vnd.schemaregistry.v1+json" }, body: JSON.stringify({ schema: JSON.stringify(before) }) });
+    const response = await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}/versions`, {
+      method: "POST",
+      headers: { "content-type": "application/vnd.schemaregistry.v1+json" },
+      body: JSON.stringify({ schema: JSON.stringify(before) }),
+    });
     const { id } = (await response.json()) as { id: number };
     // when a record written with it is decoded by the current catalogue
     const { type: _type, policyVersion: _v, ...old } = sampleDecision("TaskFailed");

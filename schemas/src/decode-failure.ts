@@ -17,10 +17,20 @@ export function classifyDecodeFailure(error: unknown): DecodeFailure | undefined
   if (error instanceof WireFormatError) return { kind: "undecodable", message: error.message };
   // An unknown schema id, a writer schema that does not resolve to the catalogue's, bytes that do not decode.
   if (error instanceof SerdeError) return { kind: "unknown-schema", message: `${error.code}: ${error.message}` };
-  const e = (typeof error === "object" && error !== null ? error : {}) as { status?: number; message?: string; code?: string; cause?: { code?: string } };
+  const e = (typeof error === "object" && error !== null ? error : {}) as {
+    status?: number;
+    message?: string;
+    code?: string;
+    cause?: { code?: string };
+  };
   const message = e.message ?? String(error);
   if (e.status === 404 || /not found/i.test(message)) return { kind: "unknown-schema", message };
-  const transient = e.status !== undefined ? e.status >= 500 || e.status === 429 : /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|fetch failed|socket hang up|timeout/i.test(`${message} ${e.code ?? ""} ${e.cause?.code ?? ""}`);
+  const transient =
+    e.status !== undefined
+      ? e.status >= 500 || e.status === 429
+      : /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|fetch failed|socket hang up|timeout/i.test(
+          `${message} ${e.code ?? ""} ${e.cause?.code ?? ""}`,
+        );
   if (transient) return undefined;
   // avsc refusing the bytes (truncated, trailing data, wrong schema) lands here.
   return { kind: "unknown-schema", message };

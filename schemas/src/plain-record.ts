@@ -27,13 +27,22 @@ function toPlain(value: unknown): unknown {
 
 /** `{ "a": v["a"], "b": c[1](v["b"]) }` for the fields of a record, each field copied by its copier. */
 function literal(fields: readonly avro.types.Field[], copies: (Copy | undefined)[]): string {
-  return fields.map((f, i) => `${JSON.stringify(f.name)}: ${copies[i] === undefined ? "" : `c[${i}](`}v[${JSON.stringify(f.name)}]${copies[i] === undefined ? "" : ")"}`).join(", ");
+  return fields
+    .map(
+      (f, i) =>
+        `${JSON.stringify(f.name)}: ${copies[i] === undefined ? "" : `c[${i}](`}v[${JSON.stringify(f.name)}]${copies[i] === undefined ? "" : ")"}`,
+    )
+    .join(", ");
 }
 
 function recordCopier(type: avro.types.RecordType, lead: string, leadValue: unknown): Copy {
   const copies = type.fields.map((f) => copierOf(f.type));
   // Field names are Avro names ([A-Za-z_][A-Za-z0-9_]*, avsc refuses others), quoted all the same.
-  const make = new Function("c", "t", `return function (v) { return { ${lead}${literal(type.fields, copies)} }; };`) as (c: (Copy | undefined)[], t: unknown) => Copy;
+  const make = new Function(
+    "c",
+    "t",
+    `return function (v) { return { ${lead}${literal(type.fields, copies)} }; };`,
+  ) as (c: (Copy | undefined)[], t: unknown) => Copy;
   return make(copies, leadValue);
 }
 
@@ -63,7 +72,11 @@ export function copierOf(type: avro.Type): Copy | undefined {
       };
     }
   } else if (type instanceof avro.types.UnwrappedUnionType || type instanceof avro.types.WrappedUnionType) {
-    if ((type.types as avro.Type[]).some((t) => copierOf(t) !== undefined) || type instanceof avro.types.WrappedUnionType) copy = toPlain;
+    if (
+      (type.types as avro.Type[]).some((t) => copierOf(t) !== undefined) ||
+      type instanceof avro.types.WrappedUnionType
+    )
+      copy = toPlain;
   }
   copiers.set(type, copy ?? null);
   return copy;
@@ -71,7 +84,8 @@ export function copierOf(type: avro.Type): Copy | undefined {
 
 /** The plain event of a decoded record of `type`: `{ type: typeName, ...fields }` in schema order. */
 export function eventCopier(type: avro.Type, typeName: string): (value: unknown) => Record<string, unknown> {
-  if (!(type instanceof avro.types.RecordType)) throw new Error(`an event schema is a record, ${typeName} is a ${type.typeName}`);
+  if (!(type instanceof avro.types.RecordType))
+    throw new Error(`an event schema is a record, ${typeName} is a ${type.typeName}`);
   let byName = events.get(type);
   if (byName === undefined) events.set(type, (byName = new Map()));
   let copy = byName.get(typeName);

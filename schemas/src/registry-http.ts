@@ -42,7 +42,9 @@ export function registryAgent(security: RegistrySecurity): https.Agent | undefin
 /** The Authorization header value for a registry security, if it has credentials. */
 export function registryAuthorization(security: RegistrySecurity): string | undefined {
   const auth = security.basicAuth;
-  return auth === undefined ? undefined : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
+  return auth === undefined
+    ? undefined
+    : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
 }
 
 export interface RegistryResponse {
@@ -62,7 +64,11 @@ export class RegistryUnreachableError extends Error {
 }
 
 /** One request to the registry; rejects with RegistryUnreachableError when no answer comes. */
-export function registryRequest(url: string, request: RegistryRequest, security: RegistrySecurity): Promise<RegistryResponse> {
+export function registryRequest(
+  url: string,
+  request: RegistryRequest,
+  security: RegistrySecurity,
+): Promise<RegistryResponse> {
   const target = new URL(url);
   const secure = target.protocol === "https:";
   const authorization = registryAuthorization(security);
@@ -70,7 +76,11 @@ export function registryRequest(url: string, request: RegistryRequest, security:
   return new Promise((resolve, reject) => {
     const options: https.RequestOptions = {
       method: request.method ?? "GET",
-      headers: { ...(request.headers ?? {}), ...(authorization === undefined ? {} : { authorization }), ...(request.body === undefined ? {} : { "content-length": String(Buffer.byteLength(request.body)) }) },
+      headers: {
+        ...(request.headers ?? {}),
+        ...(authorization === undefined ? {} : { authorization }),
+        ...(request.body === undefined ? {} : { "content-length": String(Buffer.byteLength(request.body)) }),
+      },
       timeout: timeoutMs,
       ...(secure ? { agent: registryAgent(security) } : {}),
     };
@@ -78,10 +88,18 @@ export function registryRequest(url: string, request: RegistryRequest, security:
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", (e) => reject(new RegistryUnreachableError(`the registry at ${target.origin} broke off its answer: ${e.message}`)));
+      res.on("error", (e) =>
+        reject(new RegistryUnreachableError(`the registry at ${target.origin} broke off its answer: ${e.message}`)),
+      );
     });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", (e: NodeJS.ErrnoException) => reject(new RegistryUnreachableError(`the registry at ${target.origin} cannot be reached: ${e.code ?? ""}${e.code ? " " : ""}${e.message}`)));
+    req.on("error", (e: NodeJS.ErrnoException) =>
+      reject(
+        new RegistryUnreachableError(
+          `the registry at ${target.origin} cannot be reached: ${e.code ?? ""}${e.code ? " " : ""}${e.message}`,
+        ),
+      ),
+    );
     if (request.body !== undefined) req.write(request.body);
     req.end();
   });

@@ -29,7 +29,8 @@ interface RecordSchema {
   fields: { name: string; type: unknown; default?: unknown }[];
 }
 
-const shipped = (typeName: keyof typeof avroSchemas.observations) => structuredClone(avroSchemas.observations[typeName]) as unknown as RecordSchema;
+const shipped = (typeName: keyof typeof avroSchemas.observations) =>
+  structuredClone(avroSchemas.observations[typeName]) as unknown as RecordSchema;
 
 /** Registers `schema` as the next version of `subject`; its registry id. */
 async function registerVersion(subject: string, schema: RecordSchema): Promise<number> {
@@ -39,7 +40,8 @@ async function registerVersion(subject: string, schema: RecordSchema): Promise<n
     body: JSON.stringify({ schema: JSON.stringify(schema) }),
   });
   const body = (await response.json()) as { id?: number };
-  if (response.status !== 200 || body.id === undefined) throw new Error(`registering in ${subject}: HTTP ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || body.id === undefined)
+    throw new Error(`registering in ${subject}: HTTP ${response.status} ${JSON.stringify(body)}`);
   return body.id;
 }
 
@@ -75,7 +77,10 @@ afterAll(async () => {
 describe("records of an older schema version decode as the catalogue's version", () => {
   it("an ArtifactEmitted written before append and lastChunk existed decodes with their defaults (false, null)", async () => {
     const current = shipped("ArtifactEmitted");
-    const older: RecordSchema = { ...current, fields: current.fields.filter((f) => f.name !== "append" && f.name !== "lastChunk") };
+    const older: RecordSchema = {
+      ...current,
+      fields: current.fields.filter((f) => f.name !== "append" && f.name !== "lastChunk"),
+    };
     const subject = testSubject("ArtifactEmitted");
     const v1 = await registerVersion(subject, older);
     await setSubjectCompatibility(registryUrl, subject, "BACKWARD");
@@ -87,18 +92,25 @@ describe("records of an older schema version decode as the catalogue's version",
     const [oldBytes, newBytes] = await throughKafka([framed(v1, older, fields), framed(v2, current, streamed)]);
 
     const fresh = new Serde(registryUrl); // no id known yet: both writer schemas come from the registry
-    const [oldRecord, newRecord] = await Promise.all([fresh.decode(oldBytes as Buffer), fresh.decode(newBytes as Buffer)]);
+    const [oldRecord, newRecord] = await Promise.all([
+      fresh.decode(oldBytes as Buffer),
+      fresh.decode(newBytes as Buffer),
+    ]);
     expect(oldRecord).toMatchObject({ schemaId: v1, typeName: "ArtifactEmitted", group: "observations" });
     expect(oldRecord.record).toEqual({ ...sampleObservation("ArtifactEmitted"), append: false, lastChunk: null });
     // The shape every reader sees: `type` first, then every field of the catalogue's schema in order.
     expect(Object.keys(oldRecord.record)).toEqual(["type", ...current.fields.map((f) => f.name)]);
     expect(newRecord.record).toEqual({ type: "ArtifactEmitted", ...streamed });
-    expect(JSON.stringify(oldRecord.record)).toBe(JSON.stringify({ ...sampleObservation("ArtifactEmitted"), append: false, lastChunk: null }));
+    expect(JSON.stringify(oldRecord.record)).toBe(
+      JSON.stringify({ ...sampleObservation("ArtifactEmitted"), append: false, lastChunk: null }),
+    );
   });
 
   it("after a catalogue change that adds a defaulted field, records of the previous version read with the default, and the previous catalogue still reads the new ones", async () => {
     const subject = testSubject("TaskStateObserved");
-    const before: SubjectSchema[] = catalogue().filter((s) => s.typeName === "TaskStateObserved").map((s) => ({ ...s, subject }));
+    const before: SubjectSchema[] = catalogue()
+      .filter((s) => s.typeName === "TaskStateObserved")
+      .map((s) => ({ ...s, subject }));
     const added = shipped("TaskStateObserved");
     added.fields.push({ name: "region", type: "string", default: "unknown" });
     const after: SubjectSchema[] = before.map((s) => ({ ...s, schema: JSON.stringify(added) }));
@@ -110,7 +122,11 @@ describe("records of an older schema version decode as the catalogue's version",
     expect(nextIds.get("TaskStateObserved")).not.toBe(previousIds.get("TaskStateObserved"));
 
     const old = sampleObservation("TaskStateObserved");
-    const current = { ...sampleObservation("TaskStateObserved"), eventId: "ev-new", region: "eu-west" } as unknown as LedgerRecord;
+    const current = {
+      ...sampleObservation("TaskStateObserved"),
+      eventId: "ev-new",
+      region: "eu-west",
+    } as unknown as LedgerRecord;
     const [oldBytes, newBytes] = await throughKafka([await previous.encode(old), await next.encode(current)]);
 
     const reader = new Serde(registryUrl, after);
@@ -131,25 +147,45 @@ describe("records that cannot be read as the catalogue's are refused with a stab
     const serde = new Serde(registryUrl);
     const refused = await serde.decode(framed(id, incompatible, fields)).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SerdeError);
-    expect(refused).toMatchObject({ code: "SERDE_UNRESOLVABLE_SCHEMA", message: new RegExp(`^schema id ${id} \\(a2a.ledger.v1.TaskNotFoundObserved\\) cannot be read as this catalogue's TaskNotFoundObserved`) });
+    expect(refused).toMatchObject({
+      code: "SERDE_UNRESOLVABLE_SCHEMA",
+      message: new RegExp(
+        `^schema id ${id} \\(a2a.ledger.v1.TaskNotFoundObserved\\) cannot be read as this catalogue's TaskNotFoundObserved`,
+      ),
+    });
     // The refusal is not remembered as a reader, and the Serde goes on reading good records.
-    await expect(serde.decode(framed(id, incompatible, fields))).rejects.toMatchObject({ code: "SERDE_UNRESOLVABLE_SCHEMA" });
+    await expect(serde.decode(framed(id, incompatible, fields))).rejects.toMatchObject({
+      code: "SERDE_UNRESOLVABLE_SCHEMA",
+    });
     const good = sampleObservation("TaskNotFoundObserved");
     expect((await serde.decode(await serde.encode(good))).record).toEqual(good);
   });
 
   it("a record of the ledger's namespace whose type is not in the catalogue is SERDE_NOT_IN_CATALOGUE", async () => {
-    const stranger: RecordSchema = { type: "record", name: "TaskTeleported", namespace: "a2a.ledger.v1", fields: [{ name: "eventId", type: "string" }] };
+    const stranger: RecordSchema = {
+      type: "record",
+      name: "TaskTeleported",
+      namespace: "a2a.ledger.v1",
+      fields: [{ name: "eventId", type: "string" }],
+    };
     const id = await registerVersion(testSubject("TaskTeleported"), stranger);
-    const refused = await new Serde(registryUrl).decode(framed(id, stranger, { eventId: "e" })).catch((e: unknown) => e);
+    const refused = await new Serde(registryUrl)
+      .decode(framed(id, stranger, { eventId: "e" }))
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(WireFormatError);
-    expect(refused).toMatchObject({ code: "SERDE_NOT_IN_CATALOGUE", message: `schema id ${id} is a2a.ledger.v1.TaskTeleported, not an event of this catalogue` });
+    expect(refused).toMatchObject({
+      code: "SERDE_NOT_IN_CATALOGUE",
+      message: `schema id ${id} is a2a.ledger.v1.TaskTeleported, not an event of this catalogue`,
+    });
   });
 
   it("an unknown writer schema id is SERDE_UNKNOWN_SCHEMA_ID, each time it is met", async () => {
     const serde = new Serde(registryUrl);
     const bytes = Buffer.from([0, 0x7f, 0xff, 0xff, 0xf1, 0x02, 0x61]);
-    const both = await Promise.all([serde.decode(bytes).catch((e: unknown) => e), serde.decode(bytes).catch((e: unknown) => e)]);
+    const both = await Promise.all([
+      serde.decode(bytes).catch((e: unknown) => e),
+      serde.decode(bytes).catch((e: unknown) => e),
+    ]);
     for (const refused of both) expect(refused).toMatchObject({ name: "SerdeError", code: "SERDE_UNKNOWN_SCHEMA_ID" });
   });
 });

@@ -1,4 +1,27 @@
-export { Serde, SerdeError, schemaIdOf, WireFormatError, type Decoded, type LedgerRecord, type SerdeErrorCode } from "./serde.ts";
-export { checkCompatibility, getSubjectCompatibility, setSubjectCompatibility, type Compatibility, type CompatibilityVerdict } from "./registry-admin.ts";
-export { registryAgent, registryAuthorization, registryRefusal, registryRequest, RegistryUnreachableError, type RegistryRequest, type RegistryResponse, type RegistrySecurity } from "./registry-http.ts";
+export {
+  Serde,
+  SerdeError,
+  schemaIdOf,
+  WireFormatError,
+  type Decoded,
+  type LedgerRecord,
+  type SerdeErrorCode,
+} from "./serde.ts";
+export {
+  checkCompatibility,
+  getSubjectCompatibility,
+  setSubjectCompatibility,
+  type Compatibility,
+  type CompatibilityVerdict,
+} from "./registry-admin.ts";
+export {
+  registryAgent,
+  registryAuthorization,
+  registryRefusal,
+  registryRequest,
+  RegistryUnreachableError,
+  type RegistryRequest,
+  type RegistryResponse,
+  type RegistrySecurity,
+} from "./registry-http.ts";
 export { classifyDecodeFailure, type DecodeFailure, type DecodeFailureKind } from "./decode-failure.ts";

@@ -39,14 +39,20 @@ describe("Avro serde on the real registry and broker", () => {
     const records = [...allSamples(), ...randomRecords()];
     const producer = kafka.producer({ idempotent: true });
     await producer.connect();
-    await producer.send({ topic, acks: -1, messages: await Promise.all(records.map(async (r) => ({ key: "k", value: await serde.encode(r) }))) });
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: await Promise.all(records.map(async (r) => ({ key: "k", value: await serde.encode(r) }))),
+    });
     await producer.disconnect();
 
     const messages = await readMessages(kafka, topic, records.length);
     const fresh = new Serde(registryUrl); // no cached ids: every schema comes from the registry
     const decoded = await Promise.all(messages.map((m) => fresh.decode(m.value as Buffer)));
     expect(decoded.map((d) => d.record)).toEqual(records);
-    expect(new Set(decoded.map((d) => d.typeName)).size).toBe(Object.values(avroSchemas).reduce((n, g) => n + Object.keys(g).length, 0));
+    expect(new Set(decoded.map((d) => d.typeName)).size).toBe(
+      Object.values(avroSchemas).reduce((n, g) => n + Object.keys(g).length, 0),
+    );
   });
 
   it("encodeValidated writes the bytes encode writes, and they decode to the input through the registry", async () => {
@@ -101,12 +107,18 @@ describe("Avro serde on the real registry and broker", () => {
     expect(direct.map((d) => d.record)).toEqual(records);
     const truncated = (bytes[0] as Buffer).subarray(0, (bytes[0] as Buffer).length - 3);
     await expect(fresh.decode(truncated)).rejects.toMatchObject({ code: "SERDE_BAD_BYTES", message: /truncated/ });
-    await expect(fresh.decode(Buffer.concat([bytes[0] as Buffer, Buffer.from([1])]))).rejects.toMatchObject({ code: "SERDE_BAD_BYTES", message: /1 bytes after the record/ });
+    await expect(fresh.decode(Buffer.concat([bytes[0] as Buffer, Buffer.from([1])]))).rejects.toMatchObject({
+      code: "SERDE_BAD_BYTES",
+      message: /1 bytes after the record/,
+    });
   });
 
   it("refuses bytes that are not in the Confluent wire format", async () => {
     await expect(serde.decode(Buffer.from('{"type":"TaskDispatched"}'))).rejects.toBeInstanceOf(WireFormatError);
-    await expect(serde.decode(Buffer.alloc(3))).rejects.toMatchObject({ name: "WireFormatError", code: "SERDE_NOT_WIRE_FORMAT" });
+    await expect(serde.decode(Buffer.alloc(3))).rejects.toMatchObject({
+      name: "WireFormatError",
+      code: "SERDE_NOT_WIRE_FORMAT",
+    });
   });
 
   it("refuses a schema id the registry does not know", async () => {
@@ -114,17 +126,30 @@ describe("Avro serde on the real registry and broker", () => {
     const refused = await serde.decode(framed).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SerdeError);
     expect(refused).not.toBeInstanceOf(WireFormatError);
-    expect(refused).toMatchObject({ code: "SERDE_UNKNOWN_SCHEMA_ID", message: "schema id 2147483632 is not in the registry" });
+    expect(refused).toMatchObject({
+      code: "SERDE_UNKNOWN_SCHEMA_ID",
+      message: "schema id 2147483632 is not in the registry",
+    });
   });
 
   it("refuses a record that does not match its schema", async () => {
     const bad = { ...allSamples()[0], occurredAt: "yesterday", etag: 7 } as unknown as LedgerRecord;
-    await expect(serde.encode(bad)).rejects.toMatchObject({ code: "SERDE_INVALID_RECORD", message: /AgentCardObserved record does not fit its schema at occurredAt, etag/ });
-    await expect(serde.encode({ ...allSamples()[0], type: "NoSuchEvent" } as unknown as LedgerRecord)).rejects.toMatchObject({ code: "SERDE_UNKNOWN_EVENT_TYPE" });
+    await expect(serde.encode(bad)).rejects.toMatchObject({
+      code: "SERDE_INVALID_RECORD",
+      message: /AgentCardObserved record does not fit its schema at occurredAt, etag/,
+    });
+    await expect(
+      serde.encode({ ...allSamples()[0], type: "NoSuchEvent" } as unknown as LedgerRecord),
+    ).rejects.toMatchObject({ code: "SERDE_UNKNOWN_EVENT_TYPE" });
   });
 
   it("refuses a schema id of a record that is not an event of the catalogue", async () => {
-    const foreign = JSON.stringify({ type: "record", name: "Foreign", namespace: "elsewhere", fields: [{ name: "x", type: "int" }] });
+    const foreign = JSON.stringify({
+      type: "record",
+      name: "Foreign",
+      namespace: "elsewhere",
+      fields: [{ name: "x", type: "int" }],
+    });
     const response = await fetch(`${registryUrl}/subjects/test.foreign.Foreign/versions`, {
       method: "POST",
       headers: { "content-type": "application/vnd.schemaregistry.v1+json" },
@@ -134,6 +159,10 @@ describe("Avro serde on the real registry and broker", () => {
     const body = avro.Type.forSchema(JSON.parse(foreign) as avro.Schema).toBuffer({ x: 1 });
     const header = Buffer.alloc(5);
     header.writeInt32BE(id, 1);
-    await expect(serde.decode(Buffer.concat([header, body]))).rejects.toMatchObject({ name: "WireFormatError", code: "SERDE_NOT_IN_CATALOGUE", message: /elsewhere.Foreign, not an event of this catalogue/ });
+    await expect(serde.decode(Buffer.concat([header, body]))).rejects.toMatchObject({
+      name: "WireFormatError",
+      code: "SERDE_NOT_IN_CATALOGUE",
+      message: /elsewhere.Foreign, not an event of this catalogue/,
+    });
   });
 });

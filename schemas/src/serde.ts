@@ -69,7 +69,8 @@ export class WireFormatError extends SerdeError {
 
 /** The schema id of a Confluent-framed record, or a WireFormatError. */
 export function schemaIdOf(buffer: Buffer): number {
-  if (buffer.length < 5 || buffer[0] !== 0) throw new WireFormatError("not a Confluent wire-format record (magic byte 0 and a schema id expected)");
+  if (buffer.length < 5 || buffer[0] !== 0)
+    throw new WireFormatError("not a Confluent wire-format record (magic byte 0 and a schema id expected)");
   return buffer.readInt32BE(1);
 }
 
@@ -108,11 +109,27 @@ class Reader {
     try {
       decoded = this.type.decode(buffer, headerBytes, this.resolver);
     } catch (error) {
-      throw new SerdeError(`a ${this.typeName} record (schema id ${this.schemaId}) does not decode: ${(error as Error).message}`, "SERDE_BAD_BYTES");
+      throw new SerdeError(
+        `a ${this.typeName} record (schema id ${this.schemaId}) does not decode: ${(error as Error).message}`,
+        "SERDE_BAD_BYTES",
+      );
     }
-    if (decoded.offset < 0) throw new SerdeError(`a ${this.typeName} record (schema id ${this.schemaId}) does not decode: truncated (${buffer.length} bytes)`, "SERDE_BAD_BYTES");
-    if (decoded.offset !== buffer.length) throw new SerdeError(`a ${this.typeName} record (schema id ${this.schemaId}) does not decode: ${buffer.length - decoded.offset} bytes after the record`, "SERDE_BAD_BYTES");
-    return { schemaId: this.schemaId, typeName: this.typeName, group: this.group, record: this.copy(decoded.value) as unknown as LedgerRecord };
+    if (decoded.offset < 0)
+      throw new SerdeError(
+        `a ${this.typeName} record (schema id ${this.schemaId}) does not decode: truncated (${buffer.length} bytes)`,
+        "SERDE_BAD_BYTES",
+      );
+    if (decoded.offset !== buffer.length)
+      throw new SerdeError(
+        `a ${this.typeName} record (schema id ${this.schemaId}) does not decode: ${buffer.length - decoded.offset} bytes after the record`,
+        "SERDE_BAD_BYTES",
+      );
+    return {
+      schemaId: this.schemaId,
+      typeName: this.typeName,
+      group: this.group,
+      record: this.copy(decoded.value) as unknown as LedgerRecord,
+    };
   }
 }
 
@@ -135,7 +152,11 @@ export class Serde {
    * `security`: basic auth and TLS for the registry, none by default; a program passes its client
    * configuration's (`processClientConfig().registry` of @a2a-ledger/kafka).
    */
-  constructor(readonly registryUrl: string, readonly schemas: SubjectSchema[] = catalogue(), private readonly security: RegistrySecurity = {}) {
+  constructor(
+    readonly registryUrl: string,
+    readonly schemas: SubjectSchema[] = catalogue(),
+    private readonly security: RegistrySecurity = {},
+  ) {
     const auth = security.basicAuth;
     const agent = registryUrl.startsWith("https:") ? registryAgent(security) : undefined;
     this.registry = new SchemaRegistry({
@@ -151,7 +172,10 @@ export class Serde {
   async registerAll(): Promise<Map<string, number>> {
     for (const entry of this.entries.values()) {
       await setSubjectCompatibility(this.registryUrl, entry.subject, "BACKWARD", this.security);
-      const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: entry.schema }, { subject: entry.subject });
+      const { id } = await this.registry.register(
+        { type: SchemaType.AVRO, schema: entry.schema },
+        { subject: entry.subject },
+      );
       this.remember(entry, id);
     }
     return new Map(this.ids);
@@ -159,7 +183,8 @@ export class Serde {
 
   private entryOf(typeName: string): Entry {
     const entry = this.entries.get(typeName);
-    if (entry === undefined) throw new SerdeError(`no schema for event type ${JSON.stringify(typeName)}`, "SERDE_UNKNOWN_EVENT_TYPE");
+    if (entry === undefined)
+      throw new SerdeError(`no schema for event type ${JSON.stringify(typeName)}`, "SERDE_UNKNOWN_EVENT_TYPE");
     return entry;
   }
 
@@ -199,7 +224,10 @@ export class Serde {
     } catch (error) {
       const paths: string[] = [];
       entry.type.isValid(record, { errorHook: (path: string[]) => paths.push(path.join(".")) });
-      throw new SerdeError(`a ${record.type} record does not fit its schema${paths.length > 0 ? ` at ${paths.join(", ")}` : ""}: ${(error as Error).message}`, "SERDE_INVALID_RECORD");
+      throw new SerdeError(
+        `a ${record.type} record does not fit its schema${paths.length > 0 ? ` at ${paths.join(", ")}` : ""}: ${(error as Error).message}`,
+        "SERDE_INVALID_RECORD",
+      );
     }
   }
 
@@ -236,21 +264,35 @@ export class Serde {
     try {
       writer = await this.registry.getSchema(schemaId);
     } catch (error) {
-      if ((error as { status?: number }).status === 404) throw new SerdeError(`schema id ${schemaId} is not in the registry`, "SERDE_UNKNOWN_SCHEMA_ID");
+      if ((error as { status?: number }).status === 404)
+        throw new SerdeError(`schema id ${schemaId} is not in the registry`, "SERDE_UNKNOWN_SCHEMA_ID");
       throw error;
     }
-    if (!avro.Type.isType(writer)) throw new WireFormatError(`schema id ${schemaId} is not an Avro schema, not an event of this catalogue`, "SERDE_NOT_IN_CATALOGUE");
+    if (!avro.Type.isType(writer))
+      throw new WireFormatError(
+        `schema id ${schemaId} is not an Avro schema, not an event of this catalogue`,
+        "SERDE_NOT_IN_CATALOGUE",
+      );
     const writerType = writer as avro.Type;
     const fullName = writerType.name ?? "";
-    const entry = fullName.startsWith(`${namespace}.`) ? this.entries.get(fullName.slice(namespace.length + 1)) : undefined;
-    if (entry === undefined) throw new WireFormatError(`schema id ${schemaId} is ${fullName || "not a named record"}, not an event of this catalogue`, "SERDE_NOT_IN_CATALOGUE");
+    const entry = fullName.startsWith(`${namespace}.`)
+      ? this.entries.get(fullName.slice(namespace.length + 1))
+      : undefined;
+    if (entry === undefined)
+      throw new WireFormatError(
+        `schema id ${schemaId} is ${fullName || "not a named record"}, not an event of this catalogue`,
+        "SERDE_NOT_IN_CATALOGUE",
+      );
     let resolver: Resolver | undefined;
     if (!writerType.equals(entry.type)) {
       try {
         resolver = entry.type.createResolver(writerType);
       } catch (error) {
         const why = (error as Error).message.split("\n")[0] ?? "";
-        throw new SerdeError(`schema id ${schemaId} (${fullName}) cannot be read as this catalogue's ${entry.typeName}: ${why.slice(0, 500)}`, "SERDE_UNRESOLVABLE_SCHEMA");
+        throw new SerdeError(
+          `schema id ${schemaId} (${fullName}) cannot be read as this catalogue's ${entry.typeName}: ${why.slice(0, 500)}`,
+          "SERDE_UNRESOLVABLE_SCHEMA",
+        );
       }
     }
     const reader = new Reader(schemaId, entry.typeName, entry.group, entry.type, resolver);

@@ -19,6 +19,11 @@ export interface SubjectSchema {
 /** Every schema of the catalogue with its subject, in a stable order. */
 export function catalogue(schemas: typeof avroSchemas = avroSchemas): SubjectSchema[] {
   return (Object.keys(schemas) as SchemaGroup[]).flatMap((group) =>
-    Object.entries(schemas[group]).map(([typeName, schema]) => ({ group, typeName, subject: subjectOf(typeName), schema: JSON.stringify(schema) })),
+    Object.entries(schemas[group]).map(([typeName, schema]) => ({
+      group,
+      typeName,
+      subject: subjectOf(typeName),
+      schema: JSON.stringify(schema),
+    })),
   );
 }

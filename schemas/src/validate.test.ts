@@ -11,11 +11,17 @@ const strip = <T extends { type: string }>(r: T) => {
 
 describe("validateRecord", () => {
   it("accepts a well-formed observation", () => {
-    expect(validateRecord("observations", "TaskStateObserved", strip(sampleObservation("TaskStateObserved")))).toEqual([]);
+    expect(validateRecord("observations", "TaskStateObserved", strip(sampleObservation("TaskStateObserved")))).toEqual(
+      [],
+    );
   });
 
   it("names the path and the expectation of every wrong field", () => {
-    const record = { ...strip(sampleObservation("ArtifactEmitted")), occurredAt: 1.5, parts: [{ kind: "TEXT", mediaType: 3, sizeBytes: 1 }] };
+    const record = {
+      ...strip(sampleObservation("ArtifactEmitted")),
+      occurredAt: 1.5,
+      parts: [{ kind: "TEXT", mediaType: 3, sizeBytes: 1 }],
+    };
     expect(validateRecord("observations", "ArtifactEmitted", record)).toEqual([
       { path: "occurredAt", message: "expected an integer (long), got number 1.5" },
       { path: "parts[0].mediaType", message: "expected null or string, got number 3" },
@@ -23,7 +29,10 @@ describe("validateRecord", () => {
   });
 
   it("reports v0.3 spellings as invalid: normalization happens before validation", () => {
-    const issues = validateRecord("observations", "TaskStateObserved", { ...strip(sampleObservation("TaskStateObserved")), state: "working" });
+    const issues = validateRecord("observations", "TaskStateObserved", {
+      ...strip(sampleObservation("TaskStateObserved")),
+      state: "working",
+    });
     expect(issues).toHaveLength(1);
     expect(issues[0]?.path).toBe("state");
   });
@@ -39,12 +48,15 @@ describe("validateRecord", () => {
 
   it("reports a missing required field", () => {
     const { eventId: _eventId, ...record } = strip(sampleObservation("TaskDispatched"));
-    expect(validateRecord("observations", "TaskDispatched", record)).toEqual([{ path: "eventId", message: "expected string, got missing" }]);
+    expect(validateRecord("observations", "TaskDispatched", record)).toEqual([
+      { path: "eventId", message: "expected string, got missing" },
+    ]);
   });
 });
 
 describe("isValidRecord, the one-check fast path of validateRecord", () => {
-  const groupOf = (type: string): SchemaGroup => (Object.keys(avroSchemas) as SchemaGroup[]).find((g) => Object.hasOwn(avroSchemas[g], type))!;
+  const groupOf = (type: string): SchemaGroup =>
+    (Object.keys(avroSchemas) as SchemaGroup[]).find((g) => Object.hasOwn(avroSchemas[g], type))!;
 
   it("accepts every sample, as validateRecord does", () => {
     for (const sample of allSamples()) {
@@ -82,12 +94,21 @@ describe("isValidRecord, the one-check fast path of validateRecord", () => {
       else if (type instanceof avro.types.ArrayType) visit(type.itemsType, `${path}[]`, seen);
       else if (type instanceof avro.types.MapType) visit(type.valuesType, `${path}{}`, seen);
       else if (type instanceof avro.types.UnwrappedUnionType) {
-        if (type.types.filter((t) => t instanceof avro.types.RecordType || t instanceof avro.types.ArrayType || t instanceof avro.types.MapType).length > 1) unions.push(path);
+        if (
+          type.types.filter(
+            (t) =>
+              t instanceof avro.types.RecordType ||
+              t instanceof avro.types.ArrayType ||
+              t instanceof avro.types.MapType,
+          ).length > 1
+        )
+          unions.push(path);
         for (const t of type.types) visit(t, path, seen);
       }
     };
     for (const group of Object.keys(avroSchemas) as SchemaGroup[]) {
-      for (const name of Object.keys(avroSchemas[group])) visit(avroType(group, name as never), `${group}/${name}`, new Set());
+      for (const name of Object.keys(avroSchemas[group]))
+        visit(avroType(group, name as never), `${group}/${name}`, new Set());
     }
     expect(unions).toEqual([]);
   });

@@ -7,7 +7,11 @@ import { avroSchemas } from "./generated/avro-schemas.ts";
 import type { DecisionType, ObservationType, StateRecordType } from "./generated/types.ts";
 
 export type SchemaGroup = keyof typeof avroSchemas;
-export type TypeName<G extends SchemaGroup> = G extends "observations" ? ObservationType : G extends "decisions" ? DecisionType : StateRecordType;
+export type TypeName<G extends SchemaGroup> = G extends "observations"
+  ? ObservationType
+  : G extends "decisions"
+    ? DecisionType
+    : StateRecordType;
 
 export interface SchemaIssue {
   /** JSON path inside the record, e.g. `parts[0].mediaType`; empty for the record itself. */
@@ -15,7 +19,11 @@ export interface SchemaIssue {
   message: string;
 }
 
-const types: Record<SchemaGroup, Map<string, avro.Type>> = { observations: new Map(), decisions: new Map(), state: new Map() };
+const types: Record<SchemaGroup, Map<string, avro.Type>> = {
+  observations: new Map(),
+  decisions: new Map(),
+  state: new Map(),
+};
 
 /** The avsc Type of an event, built once. */
 export function avroType<G extends SchemaGroup>(group: G, name: TypeName<G>): avro.Type {
@@ -38,7 +46,8 @@ function describe(value: unknown): string {
   if (value === undefined) return "missing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === "string")
+    return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
 }
 
@@ -90,7 +99,10 @@ export function validateRecord<G extends SchemaGroup>(group: G, name: TypeName<G
   const issues: SchemaIssue[] = [];
   type.isValid(value, {
     errorHook(path: string[], val: unknown, t: avro.Type) {
-      const at = path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("").replace(/^\./, "");
+      const at = path
+        .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+        .join("")
+        .replace(/^\./, "");
       issues.push({ path: at, message: `expected ${expected(t)}, got ${describe(val)}` });
     },
   });

@@ -36,7 +36,8 @@ async function registerVersion(subject: string, schema: RecordSchema): Promise<n
     body: JSON.stringify({ schema: JSON.stringify(schema) }),
   });
   const body = (await response.json()) as { id?: number };
-  if (response.status !== 200 || body.id === undefined) throw new Error(`registering in ${subject}: HTTP ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || body.id === undefined)
+    throw new Error(`registering in ${subject}: HTTP ${response.status} ${JSON.stringify(body)}`);
   return body.id;
 }
 
@@ -54,7 +55,10 @@ afterAll(async () => {
 describe("export --kafka of records written with an older schema version", () => {
   it("writes them as the catalogue's version, with the defaults of the fields added since", async () => {
     const current = structuredClone(avroSchemas.observations.ArtifactEmitted) as unknown as RecordSchema;
-    const older: RecordSchema = { ...current, fields: current.fields.filter((f) => f.name !== "append" && f.name !== "lastChunk") };
+    const older: RecordSchema = {
+      ...current,
+      fields: current.fields.filter((f) => f.name !== "append" && f.name !== "lastChunk"),
+    };
     const subject = `test.export-evolution.${randomUUID().slice(0, 8)}.ArtifactEmitted`;
     const v1 = await registerVersion(subject, older);
     await setSubjectCompatibility(endpoints.registryUrl, subject, "BACKWARD");
@@ -87,8 +91,13 @@ describe("export --kafka of records written with an older schema version", () =>
     const exported = await run(["export", "--kafka", "--topic", topic, "--output", file]);
     expect(exported.stderr).toContain("exported 2 of 2 observations");
     expect(exported.code).toBe(0);
-    const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
-    expect(lines.map((l) => JSON.parse(l) as Observation)).toEqual([{ ...written[0], append: false, lastChunk: null }, written[1]]);
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
+    expect(lines.map((l) => JSON.parse(l) as Observation)).toEqual([
+      { ...written[0], append: false, lastChunk: null },
+      written[1],
+    ]);
     expect(lines[0]).toBe(JSON.stringify({ ...written[0], append: false, lastChunk: null }));
   }, 120_000);
 });

@@ -83,9 +83,14 @@ function ndjsonWriter(path: string): ObservationWriter {
 }
 
 function formatOf(output: string, format: string | undefined): "avro" | "ndjson" {
-  const f = format ?? (/\.(avro|ocf)$/i.test(output) ? "avro" : /\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : undefined);
+  const f =
+    format ?? (/\.(avro|ocf)$/i.test(output) ? "avro" : /\.(ndjson|jsonl)$/i.test(output) ? "ndjson" : undefined);
   if (f === "avro" || f === "ndjson") return f;
-  throw new UsageError(format === undefined ? `cannot tell the format of ${output} from its name: use .avro or .ndjson, or --format avro|ndjson` : `--format ${format}: expected avro or ndjson`);
+  throw new UsageError(
+    format === undefined
+      ? `cannot tell the format of ${output} from its name: use .avro or .ndjson, or --format avro|ndjson`
+      : `--format ${format}: expected avro or ndjson`,
+  );
 }
 
 async function run(args: string[], io: Io): Promise<number> {
@@ -103,9 +108,14 @@ async function run(args: string[], io: Io): Promise<number> {
   let cluster: Cluster | undefined;
   const partial = `${output}.partial`;
   try {
-    const opened = await openSource({ input: o.input, kafka: o.kafka, topic: o.topic, format: o["input-format"] }, io, () => (cluster ??= clusterFromEnv("a2a-ledger-export")));
+    const opened = await openSource(
+      { input: o.input, kafka: o.kafka, topic: o.topic, format: o["input-format"] },
+      io,
+      () => (cluster ??= clusterFromEnv("a2a-ledger-export")),
+    );
     // Written under a temporary name and renamed at the end: a failed export leaves no file that looks complete.
-    const writer: ObservationWriter = format === "avro" ? new OcfWriter(partial, o.codec as OcfCodec) : ndjsonWriter(partial);
+    const writer: ObservationWriter =
+      format === "avro" ? new OcfWriter(partial, o.codec as OcfCodec) : ndjsonWriter(partial);
     const capabilityScope = new CapabilityScope();
     const keepShaping = isPartial(scope) && !o["only-scope"];
     const bar = progressBar(io, "export", opened.source.unit);
@@ -132,8 +142,13 @@ async function run(args: string[], io: Io): Promise<number> {
       bar.stop();
     }
     await rename(partial, output);
-    if (opened.skipped.length > 0) io.stderr(`a2a-ledger export: ${opened.skipped.length} record(s) of ${opened.source.label} are not observations and were not exported (first: ${opened.skipped[0]?.where}: ${opened.skipped[0]?.reason})\n`);
-    io.stderr(`exported ${written.toLocaleString("en-US")} of ${read.toLocaleString("en-US")} observations from ${opened.source.label} to ${o.output} (${format})\n`);
+    if (opened.skipped.length > 0)
+      io.stderr(
+        `a2a-ledger export: ${opened.skipped.length} record(s) of ${opened.source.label} are not observations and were not exported (first: ${opened.skipped[0]?.where}: ${opened.skipped[0]?.reason})\n`,
+      );
+    io.stderr(
+      `exported ${written.toLocaleString("en-US")} of ${read.toLocaleString("en-US")} observations from ${opened.source.label} to ${o.output} (${format})\n`,
+    );
     return exitCodes.ok;
   } catch (e) {
     throw asCliError(e);

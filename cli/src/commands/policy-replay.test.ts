@@ -8,7 +8,16 @@ import type { Admin } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStack, deleteStack, kafka, produce, serde, type Stack, startReconciler, waitForReconciler } from "../../test/ledger-stack.ts";
+import {
+  createStack,
+  deleteStack,
+  kafka,
+  produce,
+  serde,
+  type Stack,
+  startReconciler,
+  waitForReconciler,
+} from "../../test/ledger-stack.ts";
 import { run } from "../../test/run.ts";
 import type { ReplaySummary } from "../replay/replay-report.ts";
 
@@ -23,7 +32,8 @@ let validFrom: number;
 let recorded: Decision[] = [];
 const savedEnv = { ...process.env };
 
-const summaryOf = (stdout: string) => (JSON.parse(stdout.trim().split("\n").at(-1) as string) as { summary: ReplaySummary }).summary;
+const summaryOf = (stdout: string) =>
+  (JSON.parse(stdout.trim().split("\n").at(-1) as string) as { summary: ReplaySummary }).summary;
 
 beforeAll(async () => {
   admin = kafka.admin();
@@ -46,12 +56,26 @@ beforeAll(async () => {
   ]);
   await waitForReconciler(admin, stack);
 
-  const set = await run(["policy", "set", "--trusted-vendors", "Acme", "--valid-from", String(Date.now() + 20_000), "--reason", "Acme's store is durable"]);
+  const set = await run([
+    "policy",
+    "set",
+    "--trusted-vendors",
+    "Acme",
+    "--valid-from",
+    String(Date.now() + 20_000),
+    "--reason",
+    "Acme's store is durable",
+  ]);
   expect(set.stderr).toBe("");
   expect(set.code).toBe(0);
   const shown = await run(["policy", "show", "--json"]);
-  const versions = (JSON.parse(shown.stdout) as { versions: { version: number; validFrom: number; trustedVendors: string[] }[] }).versions;
-  expect(versions.map((v) => [v.version, v.trustedVendors])).toEqual([[1, []], [2, ["Acme"]]]);
+  const versions = (
+    JSON.parse(shown.stdout) as { versions: { version: number; validFrom: number; trustedVendors: string[] }[] }
+  ).versions;
+  expect(versions.map((v) => [v.version, v.trustedVendors])).toEqual([
+    [1, []],
+    [2, ["Acme"]],
+  ]);
   validFrom = versions[1]!.validFrom;
 
   // The second half happens after the change (its occurredAt at or after validFrom).
@@ -75,7 +99,10 @@ describe("a history across a change of the trust policy", () => {
   it("the reconciler seeded version 1 from its variable and judged each half by its own version", () => {
     expect(reconcilerOutput()).toContain("seeded version 1 from A2A_LEDGER_TRUSTED_VENDORS");
     const of = (corr: string) => recorded.filter((d) => d.correlationId === corr).map((d) => [d.type, d.policyVersion]);
-    expect(of("before")).toEqual([["TaskIndeterminate", 1], ["ReconciliationBlocked", 1]]);
+    expect(of("before")).toEqual([
+      ["TaskIndeterminate", 1],
+      ["ReconciliationBlocked", 1],
+    ]);
     expect(of("after")).toEqual([["TaskFailed", 2]]);
     expect(of("probe-w1")).toEqual([["ProbeRequested", 1]]);
   });
@@ -83,21 +110,48 @@ describe("a history across a change of the trust policy", () => {
   it("replays from Kafka to an empty diff against the recorded decisions, whatever A2A_LEDGER_TRUSTED_VENDORS says", async () => {
     for (const vendors of ["", "Acme", "Other"]) {
       process.env.A2A_LEDGER_TRUSTED_VENDORS = vendors;
-      const { code, stdout, stderr } = await run(["replay", "--kafka", "--baseline", "recorded", "--json", "--fail-on-diff"]);
+      const { code, stdout, stderr } = await run([
+        "replay",
+        "--kafka",
+        "--baseline",
+        "recorded",
+        "--json",
+        "--fail-on-diff",
+      ]);
       expect({ vendors, code, stderr }).toEqual({ vendors, code: 0, stderr: "" });
       expect(summaryOf(stdout)).toMatchObject({ determinism: { reproduced: true }, correlationsChanged: 0 });
     }
   });
 
   it("tells the difference when a fixed vendor list replaces the recorded policy (a what-if)", async () => {
-    const { code, stdout } = await run(["replay", "--kafka", "--baseline", "recorded", "--trusted-vendors", "", "--json", "--fail-on-diff"]);
+    const { code, stdout } = await run([
+      "replay",
+      "--kafka",
+      "--baseline",
+      "recorded",
+      "--trusted-vendors",
+      "",
+      "--json",
+      "--fail-on-diff",
+    ]);
     expect(code).toBe(1);
-    const changed = stdout.trim().split("\n").slice(0, -1).map((l) => JSON.parse(l) as { correlationId: string });
+    const changed = stdout
+      .trim()
+      .split("\n")
+      .slice(0, -1)
+      .map((l) => JSON.parse(l) as { correlationId: string });
     expect(changed.map((c) => c.correlationId).sort()).toEqual(["after", "before", "probe-w1"]);
   });
 
   it("refuses a validFrom in the past with a stable code and records nothing", async () => {
-    const { code, stderr } = await run(["policy", "set", "--trusted-vendors", "Other", "--valid-from", String(Date.now() - 1_000)]);
+    const { code, stderr } = await run([
+      "policy",
+      "set",
+      "--trusted-vendors",
+      "Other",
+      "--valid-from",
+      String(Date.now() - 1_000),
+    ]);
     expect(code).toBe(2);
     expect(stderr).toContain("POLICY_VALID_FROM_TOO_EARLY");
     const shown = JSON.parse((await run(["policy", "show", "--json"])).stdout) as { versions: unknown[] };

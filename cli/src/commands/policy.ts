@@ -12,7 +12,12 @@ import { exitCodes, type Io, UsageError } from "../io.ts";
 import { type Cluster, clusterFromEnv } from "../kafka/cluster.ts";
 import { readPolicyHistory, writePolicyVersion } from "../kafka/policy-topic.ts";
 import { parseOptions } from "../parse-options.ts";
-import { defaultValidFromMarginMs, minimumValidFromMarginMs, planPolicyChange, PolicyChangeError } from "../policy-change.ts";
+import {
+  defaultValidFromMarginMs,
+  minimumValidFromMarginMs,
+  planPolicyChange,
+  PolicyChangeError,
+} from "../policy-change.ts";
 import { asCliError } from "./replay.ts";
 
 const usage = `usage: a2a-ledger policy set --trusted-vendors a,b [--valid-from TIME] [--reason TEXT] [--set-by WHO]
@@ -36,17 +41,31 @@ async function show(cluster: Cluster, json: boolean, io: Io): Promise<number> {
   for (const s of skipped) io.stderr(`a2a-ledger policy: ${s.where} skipped: ${s.reason}\n`);
   const sorted = [...versions].sort((a, b) => a.version - b.version);
   if (json) io.stdout(`${JSON.stringify({ inForce, versions: sorted })}\n`);
-  else if (sorted.length === 0) io.stdout(`no trust policy recorded on ${cluster.topics.policy}: version 0 (no vendor trusted) until a reconciler seeds version 1 from A2A_LEDGER_TRUSTED_VENDORS or policy set records one\n`);
+  else if (sorted.length === 0)
+    io.stdout(
+      `no trust policy recorded on ${cluster.topics.policy}: version 0 (no vendor trusted) until a reconciler seeds version 1 from A2A_LEDGER_TRUSTED_VENDORS or policy set records one\n`,
+    );
   else io.stdout(sorted.map((p) => line(p, now, inForce)).join(""));
   return exitCodes.ok;
 }
 
-async function set(cluster: Cluster, o: { "trusted-vendors"?: string; "valid-from"?: string; reason?: string; "set-by"?: string }, io: Io): Promise<number> {
-  if (o["trusted-vendors"] === undefined) throw new UsageError(`policy set needs --trusted-vendors (give "" to trust no vendor)\n${usage}`);
+async function set(
+  cluster: Cluster,
+  o: { "trusted-vendors"?: string; "valid-from"?: string; reason?: string; "set-by"?: string },
+  io: Io,
+): Promise<number> {
+  if (o["trusted-vendors"] === undefined)
+    throw new UsageError(`policy set needs --trusted-vendors (give "" to trust no vendor)\n${usage}`);
   const { versions } = await readPolicyHistory(cluster);
   let planned: TrustPolicy;
   try {
-    planned = planPolicyChange(versions, { trustedVendors: o["trusted-vendors"], validFrom: o["valid-from"], reason: o.reason, setBy: o["set-by"] ?? `${userInfo().username}@${hostname()}`, now: Date.now() });
+    planned = planPolicyChange(versions, {
+      trustedVendors: o["trusted-vendors"],
+      validFrom: o["valid-from"],
+      reason: o.reason,
+      setBy: o["set-by"] ?? `${userInfo().username}@${hostname()}`,
+      now: Date.now(),
+    });
   } catch (e) {
     if (e instanceof PolicyChangeError) throw new UsageError(e.message);
     throw e;
@@ -55,7 +74,9 @@ async function set(cluster: Cluster, o: { "trusted-vendors"?: string; "valid-fro
   // Another `policy set` at the same moment takes the same number: the later record wins (compaction).
   const after = (await readPolicyHistory(cluster)).versions.find((p) => p.version === planned.version);
   if (after === undefined || after.setAt !== planned.setAt || after.setBy !== planned.setBy) {
-    io.stderr(`a2a-ledger policy: POLICY_CONCURRENT_SET: version ${planned.version} was written again by ${after?.setBy ?? "someone else"} at the same time; run policy show and set again\n`);
+    io.stderr(
+      `a2a-ledger policy: POLICY_CONCURRENT_SET: version ${planned.version} was written again by ${after?.setBy ?? "someone else"} at the same time; run policy show and set again\n`,
+    );
     return exitCodes.checkFailed;
   }
   io.stdout(line(planned, Date.now(), -1));
@@ -73,13 +94,26 @@ export const command: Command = {
       io.stdout(`${usage}\n`);
       return exitCodes.ok;
     }
-    if (sub !== "set" && sub !== "show") throw new UsageError(`unknown policy command ${JSON.stringify(sub)}: set or show\n${usage}`);
-    const o = sub === "set"
-      ? parseOptions(rest, { "trusted-vendors": { type: "string" }, "valid-from": { type: "string" }, reason: { type: "string" }, "set-by": { type: "string" } }, usage)
-      : parseOptions(rest, { json: { type: "boolean" } }, usage);
+    if (sub !== "set" && sub !== "show")
+      throw new UsageError(`unknown policy command ${JSON.stringify(sub)}: set or show\n${usage}`);
+    const o =
+      sub === "set"
+        ? parseOptions(
+            rest,
+            {
+              "trusted-vendors": { type: "string" },
+              "valid-from": { type: "string" },
+              reason: { type: "string" },
+              "set-by": { type: "string" },
+            },
+            usage,
+          )
+        : parseOptions(rest, { json: { type: "boolean" } }, usage);
     const cluster = clusterFromEnv("a2a-ledger-policy");
     try {
-      return sub === "set" ? await set(cluster, o as Parameters<typeof set>[1], io) : await show(cluster, (o as { json?: boolean }).json === true, io);
+      return sub === "set"
+        ? await set(cluster, o as Parameters<typeof set>[1], io)
+        : await show(cluster, (o as { json?: boolean }).json === true, io);
     } catch (e) {
       throw asCliError(e);
     }

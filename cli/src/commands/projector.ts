@@ -11,11 +11,13 @@ import type { Command } from "../command.ts";
 import { exitCodes, UsageError } from "../io.ts";
 import { spawnProjector } from "../projector-process.ts";
 
-const usage = "usage: a2a-ledger projector rebuild\n       a2a-ledger projector prune --before <ISO date: 2026-01-31 (midnight UTC) or 2026-01-31T12:00:00Z>";
+const usage =
+  "usage: a2a-ledger projector rebuild\n       a2a-ledger projector prune --before <ISO date: 2026-01-31 (midnight UTC) or 2026-01-31T12:00:00Z>";
 
 export const command: Command = {
   name: "projector",
-  summary: "projector maintenance: `rebuild` the views from offset 0 into fresh tables, swapped in when caught up; `prune --before <date>` the correlations whose last event is older",
+  summary:
+    "projector maintenance: `rebuild` the views from offset 0 into fresh tables, swapped in when caught up; `prune --before <date>` the correlations whose last event is older",
   usage,
   async run(args, io) {
     const rebuilding = args.length === 1 && args[0] === "rebuild";
@@ -34,6 +36,12 @@ export const command: Command = {
     child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
     // 3: Kafka refused the projector (credentials, certificate, ACL) or is out of reach, as the other commands say it.
-    return code === 0 ? exitCodes.ok : code === 2 ? exitCodes.usage : code === 3 ? exitCodes.unavailable : exitCodes.checkFailed;
+    return code === 0
+      ? exitCodes.ok
+      : code === 2
+        ? exitCodes.usage
+        : code === 3
+          ? exitCodes.unavailable
+          : exitCodes.checkFailed;
   },
 };

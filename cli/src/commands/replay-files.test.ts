@@ -22,7 +22,11 @@ const full = replay(observations, defaultRuleSet);
 const ndjson = join(dir, "log.ndjson");
 const avro = join(dir, "log.avro");
 const fixtures = join(import.meta.dirname, "../../test/fixtures");
-const jsonLines = <T = Decision>(text: string): T[] => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as T);
+const jsonLines = <T = Decision>(text: string): T[] =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as T);
 
 beforeAll(async () => {
   writeFileSync(ndjson, `${lines.join("\n")}\n`);
@@ -49,13 +53,23 @@ describe("replay of files", () => {
     const target = full.find((d) => d.type === "RedispatchCommanded")?.correlationId as string;
     const withCapabilities = join(dir, "one.ndjson");
     const only = join(dir, "only.ndjson");
-    expect((await run(["export", "--input", avro, "--correlation", target, "--output", withCapabilities])).code).toBe(0);
-    expect((await run(["export", "--input", avro, "--correlation", target, "--only-scope", "--output", only])).code).toBe(0);
+    expect((await run(["export", "--input", avro, "--correlation", target, "--output", withCapabilities])).code).toBe(
+      0,
+    );
+    expect(
+      (await run(["export", "--input", avro, "--correlation", target, "--only-scope", "--output", only])).code,
+    ).toBe(0);
     const own = observations.filter((o) => o.correlationId === target);
     expect(parseLines(readFileSync(only, "utf8").split("\n"))).toEqual(own);
     const exported = parseLines(readFileSync(withCapabilities, "utf8").split("\n"));
     expect(exported.filter((o) => o.correlationId === target)).toEqual(own);
-    expect(exported.filter((o) => o.correlationId !== target).every((o) => o.type === "AgentCardObserved" || o.type === "ProbeCompleted" || o.type === "TaskNotFoundObserved")).toBe(true);
+    expect(
+      exported
+        .filter((o) => o.correlationId !== target)
+        .every(
+          (o) => o.type === "AgentCardObserved" || o.type === "ProbeCompleted" || o.type === "TaskNotFoundObserved",
+        ),
+    ).toBe(true);
     const replayed = await run(["replay", "--input", withCapabilities, "--correlation", target, "--json"]);
     expect(jsonLines(replayed.stdout)).toEqual(full.filter((d) => d.correlationId === target));
   });
@@ -66,7 +80,8 @@ describe("replay of files", () => {
     expect(code).toBe(0);
     const windowed = jsonLines(stdout);
     const startedBefore = new Set(observations.filter((o) => o.occurredAt < since).map((o) => o.correlationId));
-    const fresh = (ds: readonly Decision[]) => ds.filter((d) => d.decidedAt >= since && !startedBefore.has(d.correlationId));
+    const fresh = (ds: readonly Decision[]) =>
+      ds.filter((d) => d.decidedAt >= since && !startedBefore.has(d.correlationId));
     expect(fresh(windowed).length).toBeGreaterThan(100);
     expect(fresh(windowed)).toEqual(fresh(full));
     expect(windowed.every((d) => d.decidedAt >= since)).toBe(true);
@@ -74,8 +89,23 @@ describe("replay of files", () => {
 
   it("marks the differences of correlations that started before the window", async () => {
     const since = (observations[10_000] as { occurredAt: number }).occurredAt;
-    const { stdout } = await run(["replay", "--input", avro, "--since", String(since), "--baseline", "default/2", "--candidate", "default/1", "--json"]);
-    const out = jsonLines<{ correlationId?: string; startedBeforeWindow?: boolean; summary?: { scope: { since: string } } }>(stdout);
+    const { stdout } = await run([
+      "replay",
+      "--input",
+      avro,
+      "--since",
+      String(since),
+      "--baseline",
+      "default/2",
+      "--candidate",
+      "default/1",
+      "--json",
+    ]);
+    const out = jsonLines<{
+      correlationId?: string;
+      startedBeforeWindow?: boolean;
+      summary?: { scope: { since: string } };
+    }>(stdout);
     expect(out.at(-1)?.summary?.scope.since).toBe(new Date(since).toISOString());
     const startedBefore = new Set(observations.filter((o) => o.occurredAt < since).map((o) => o.correlationId));
     const diffs = out.slice(0, -1);
@@ -95,17 +125,39 @@ describe("replay of files", () => {
 
   it("compares two rule sets: a summary line for machines, a coloured-or-plain text for people, an HTML report, --fail-on-diff", async () => {
     const report = join(dir, "report.html");
-    const json = await run(["replay", "--input", avro, "--candidate", "restart-from-scratch", "--json", "--report", report, "--fail-on-diff"]);
+    const json = await run([
+      "replay",
+      "--input",
+      avro,
+      "--candidate",
+      "restart-from-scratch",
+      "--json",
+      "--report",
+      report,
+      "--fail-on-diff",
+    ]);
     expect(json.code).toBe(1);
     const out = jsonLines<Record<string, unknown>>(json.stdout);
-    const summary = out.at(-1)?.["summary"] as { events: number; correlations: number; correlationsChanged: number; baseline: { byKind: Record<string, number> }; candidate: { byKind: Record<string, number> } };
+    const summary = out.at(-1)?.["summary"] as {
+      events: number;
+      correlations: number;
+      correlationsChanged: number;
+      baseline: { byKind: Record<string, number> };
+      candidate: { byKind: Record<string, number> };
+    };
     expect(summary.events).toBe(20_000);
     expect(summary.correlations).toBe(new Set(observations.map((o) => o.correlationId)).size);
     expect(summary.correlationsChanged).toBe(out.length - 1);
     expect(summary.correlationsChanged).toBeGreaterThan(10);
     expect(summary.baseline.byKind["ReconciliationBlocked"]).toBe(summary.correlationsChanged);
     expect(summary.candidate.byKind["ReconciliationBlocked"]).toBeUndefined();
-    for (const d of out.slice(0, -1)) expect(d).toMatchObject({ first: { baseline: { type: "ReconciliationBlocked" }, candidate: { type: "RedispatchCommanded", resumeState: null } } });
+    for (const d of out.slice(0, -1))
+      expect(d).toMatchObject({
+        first: {
+          baseline: { type: "ReconciliationBlocked" },
+          candidate: { type: "RedispatchCommanded", resumeState: null },
+        },
+      });
     const html = readFileSync(report, "utf8");
     expect(html.match(/<details><summary>task-/g)).toHaveLength(summary.correlationsChanged);
     const text = await run(["replay", "--input", avro, "--candidate", "restart-from-scratch"]);
@@ -133,32 +185,52 @@ describe("observations the rules reject are reported as the reconciler dead-lett
     expect(listed.code).toBe(0);
     expect(jsonLines(listed.stdout)).toEqual(expected.decisions);
     const stderr = result.stderr.split("\n");
-    expect(stderr[0]).toBe(`a2a-ledger replay: rules throwing/1 rejected ${notFoundLines.length} observation(s), as the reconciler dead-letters them (RECONCILER_RULES_REJECTED); the rest was decided:`);
-    expect(stderr[1]).toMatch(new RegExp(`^a2a-ledger replay:   .*log\\.ndjson:${notFoundLines[0]} \\(eventId "ev-\\d+", correlation "[^"]+"\\): explode: cannot judge a lost task$`));
-    expect(result.stderr).toContain(`, ${expected.decisions.length} decisions, ${notFoundLines.length} rejected (rules throwing/1)`);
+    expect(stderr[0]).toBe(
+      `a2a-ledger replay: rules throwing/1 rejected ${notFoundLines.length} observation(s), as the reconciler dead-letters them (RECONCILER_RULES_REJECTED); the rest was decided:`,
+    );
+    expect(stderr[1]).toMatch(
+      new RegExp(
+        `^a2a-ledger replay:   .*log\\.ndjson:${notFoundLines[0]} \\(eventId "ev-\\d+", correlation "[^"]+"\\): explode: cannot judge a lost task$`,
+      ),
+    );
+    expect(result.stderr).toContain(
+      `, ${expected.decisions.length} decisions, ${notFoundLines.length} rejected (rules throwing/1)`,
+    );
     // With --json the report is one JSON line on stderr: stdout stays decisions only.
     const report = JSON.parse(listed.stderr.trim()) as { rejected: RejectionSummary };
     expect(report.rejected.count).toBe(notFoundLines.length);
-    expect(report.rejected.observations.map((r) => [r.where.replace(/^.*:/, ""), r.reason])).toEqual(notFoundLines.slice(0, 100).map((n) => [String(n), "RECONCILER_RULES_REJECTED"]));
+    expect(report.rejected.observations.map((r) => [r.where.replace(/^.*:/, ""), r.reason])).toEqual(
+      notFoundLines.slice(0, 100).map((n) => [String(n), "RECONCILER_RULES_REJECTED"]),
+    );
     expect(report.rejected.observations[0]?.eventId).toBe(observations[(notFoundLines[0] as number) - 1]?.eventId);
   });
 
   it("comparing: the summary names each side's rejections; an Avro input names them by byte offset", async () => {
     const result = await run(["replay", "--input", avro, "--candidate", throwing, "--json"]);
     expect(result.code).toBe(0);
-    const summary = (jsonLines<{ summary?: { rejected: { baseline: RejectionSummary; candidate: RejectionSummary } } }>(result.stdout).at(-1)?.summary) as { rejected: { baseline: RejectionSummary; candidate: RejectionSummary } };
-    expect(summary.rejected.baseline).toEqual({ rulesVersion: defaultRuleSet.rulesVersion, count: 0, observations: [] });
+    const summary = jsonLines<{ summary?: { rejected: { baseline: RejectionSummary; candidate: RejectionSummary } } }>(
+      result.stdout,
+    ).at(-1)?.summary as { rejected: { baseline: RejectionSummary; candidate: RejectionSummary } };
+    expect(summary.rejected.baseline).toEqual({
+      rulesVersion: defaultRuleSet.rulesVersion,
+      count: 0,
+      observations: [],
+    });
     expect(summary.rejected.candidate.count).toBe(notFoundLines.length);
     expect(summary.rejected.candidate.observations[0]?.where).toMatch(/log\.avro: byte \d+$/);
     const text = await run(["replay", "--input", ndjson, "--candidate", throwing]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`rules throwing/1 rejected ${notFoundLines.length} observation(s), as the reconciler dead-letters them (RECONCILER_RULES_REJECTED); the rest was decided:`);
+    expect(text.stdout).toContain(
+      `rules throwing/1 rejected ${notFoundLines.length} observation(s), as the reconciler dead-letters them (RECONCILER_RULES_REJECTED); the rest was decided:`,
+    );
   });
 
   it("a clean replay reports nothing and keeps its output", async () => {
     const result = await run(["replay", "--input", ndjson]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(`${observations.length} observations, ${full.length} decisions (rules ${defaultRuleSet.rulesVersion})\n`);
+    expect(result.stderr).toBe(
+      `${observations.length} observations, ${full.length} decisions (rules ${defaultRuleSet.rulesVersion})\n`,
+    );
   });
 });
 
@@ -178,17 +250,27 @@ describe("bad inputs are named by file and line or byte, exit 2, and leave no re
     const bytes = readFileSync(avro);
     const cut = join(dir, "cut.avro");
     writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.7)));
-    await refused(["replay", "--input", cut], /^a2a-ledger replay: malformed input: .*cut\.avro:byte \d+: truncated: a block of \d+ records needs \d+ bytes/);
+    await refused(
+      ["replay", "--input", cut],
+      /^a2a-ledger replay: malformed input: .*cut\.avro:byte \d+: truncated: a block of \d+ records needs \d+ bytes/,
+    );
   });
 
   it("an Avro file written with an unknown schema", async () => {
     const avsc = await import("avsc");
     const path = join(dir, "foreign.avro");
-    const encoder = avsc.default.createFileEncoder(path, { type: "record", name: "com.example.Invoice", fields: [{ name: "amount", type: "long" }] });
+    const encoder = avsc.default.createFileEncoder(path, {
+      type: "record",
+      name: "com.example.Invoice",
+      fields: [{ name: "amount", type: "long" }],
+    });
     encoder.end({ amount: 1 });
     await new Promise((r) => encoder.on("finish", r));
     await new Promise((r) => setTimeout(r, 50));
-    await refused(["replay", "--input", path], /malformed input: .*foreign\.avro:byte 4: written with an unknown schema \(com\.example\.Invoice\)/);
+    await refused(
+      ["replay", "--input", path],
+      /malformed input: .*foreign\.avro:byte 4: written with an unknown schema \(com\.example\.Invoice\)/,
+    );
   });
 
   it("a garbage NDJSON line in the middle of a long file", async () => {
@@ -200,25 +282,55 @@ describe("bad inputs are named by file and line or byte, exit 2, and leave no re
   it("a card nested 20,000 arrays deep", async () => {
     const path = join(dir, "deep-card.ndjson");
     const depth = 20_000;
-    const card = JSON.stringify(observations.find((o) => o.type === "AgentCardObserved")).replace(/"card":"(?:[^"\\]|\\.)*"/, `"card":{"name":"deep","skills":${"[".repeat(depth)}0${"]".repeat(depth)}}`);
+    const card = JSON.stringify(observations.find((o) => o.type === "AgentCardObserved")).replace(
+      /"card":"(?:[^"\\]|\\.)*"/,
+      `"card":{"name":"deep","skills":${"[".repeat(depth)}0${"]".repeat(depth)}}`,
+    );
     expect(card.includes("[[[[")).toBe(true);
     writeFileSync(path, [...lines.slice(0, 100), card, ...lines.slice(100)].join("\n"));
-    await refused(["replay", "--input", path], new RegExp(`^a2a-ledger replay: malformed input: .*deep-card\\.ndjson:101: card\\.skills(\\[0\\]){31}: nested deeper than 32 levels\n$`));
+    await refused(
+      ["replay", "--input", path],
+      new RegExp(
+        `^a2a-ledger replay: malformed input: .*deep-card\\.ndjson:101: card\\.skills(\\[0\\]){31}: nested deeper than 32 levels\n$`,
+      ),
+    );
   });
 
   it("a rules module that throws while it is loaded", async () => {
-    await refused(["replay", "--input", ndjson, "--baseline", join(fixtures, "failing-import-rules.ts")], /^a2a-ledger replay: cannot load the rules module .*failing-import-rules\.ts: this rules module cannot be imported/);
+    await refused(
+      ["replay", "--input", ndjson, "--baseline", join(fixtures, "failing-import-rules.ts")],
+      /^a2a-ledger replay: cannot load the rules module .*failing-import-rules\.ts: this rules module cannot be imported/,
+    );
   });
 
   it("a rules module that returns malformed decisions", async () => {
-    await refused(["replay", "--input", avro, "--baseline", join(fixtures, "malformed-decision-rules.ts")], /^a2a-ledger replay: rules malformed\/1 failed on the observation at .*log\.avro: byte \d+ \(eventId "ev-\d+"\): returned a malformed decision "ev-\d+:TaskIndeterminate:\d+": serverTaskId: expected string, got number 42/);
+    await refused(
+      ["replay", "--input", avro, "--baseline", join(fixtures, "malformed-decision-rules.ts")],
+      /^a2a-ledger replay: rules malformed\/1 failed on the observation at .*log\.avro: byte \d+ \(eventId "ev-\d+"\): returned a malformed decision "ev-\d+:TaskIndeterminate:\d+": serverTaskId: expected string, got number 42/,
+    );
   });
 
   it("an export or a report into a directory that does not exist is refused before any work", async () => {
     const exported = await run(["export", "--input", avro, "--output", join(dir, "missing", "x.avro")]);
-    expect(exported).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/cannot write .*missing\/x\.avro: .*missing is not a writable directory/) });
-    const replayed = await run(["replay", "--input", avro, "--candidate", "default/1", "--report", join(dir, "missing", "r.html")]);
-    expect(replayed).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/cannot write .*missing\/r\.html/) });
+    expect(exported).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringMatching(/cannot write .*missing\/x\.avro: .*missing is not a writable directory/),
+    });
+    const replayed = await run([
+      "replay",
+      "--input",
+      avro,
+      "--candidate",
+      "default/1",
+      "--report",
+      join(dir, "missing", "r.html"),
+    ]);
+    expect(replayed).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringMatching(/cannot write .*missing\/r\.html/),
+    });
   });
 
   it("an export of a bad file leaves no output file", async () => {

@@ -12,7 +12,17 @@ import type { Admin } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStack, deleteStack, kafka, produce, serde, type Stack, startReconciler, stopReconciler, waitForReconciler } from "../../test/ledger-stack.ts";
+import {
+  createStack,
+  deleteStack,
+  kafka,
+  produce,
+  serde,
+  type Stack,
+  startReconciler,
+  stopReconciler,
+  waitForReconciler,
+} from "../../test/ledger-stack.ts";
 import { parseLines } from "../../test/observations.ts";
 import { run } from "../../test/run.ts";
 import { type CorrelationDiff, diffDecisions } from "../decision-diff.ts";
@@ -29,7 +39,11 @@ let stack: Stack;
 const savedEnv = { ...process.env };
 
 type Line = Partial<CorrelationDiff> & { startedBeforeWindow?: boolean; summary?: ReplaySummary };
-const lines = (text: string): Line[] => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Line);
+const lines = (text: string): Line[] =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Line);
 const summaryOf = (text: string) => lines(text).at(-1)?.summary as ReplaySummary;
 
 beforeAll(async () => {
@@ -59,23 +73,48 @@ describe("replay --kafka against what the reconciler committed", () => {
     expect(json.stderr).toBe("");
     expect(json.code).toBe(0);
     const summary = summaryOf(json.stdout);
-    expect(summary).toMatchObject({ events: log.length, correlationsChanged: 0, determinism: { rulesVersion: "default/2", reproduced: true } });
+    expect(summary).toMatchObject({
+      events: log.length,
+      correlationsChanged: 0,
+      determinism: { rulesVersion: "default/2", reproduced: true },
+    });
     expect(summary.baseline).toMatchObject({ recorded: true, rulesVersion: "default/2", decisions: expected.length });
     expect(summary.candidate.decisions).toBe(expected.length);
-    expect(summary.skipped).toEqual([{ where: expect.stringMatching(new RegExp(`^${stack.topics.observations.replace(/\./g, "\\.")}\\[\\d\\]@\\d+$`)), reason: expect.stringContaining("not a Confluent wire-format record") }]);
+    expect(summary.skipped).toEqual([
+      {
+        where: expect.stringMatching(new RegExp(`^${stack.topics.observations.replace(/\./g, "\\.")}\\[\\d\\]@\\d+$`)),
+        reason: expect.stringContaining("not a Confluent wire-format record"),
+      },
+    ]);
     const text = await run(["replay", "--kafka", "--baseline", "recorded"]);
-    expect(text.stdout).toContain(`determinism check passed: replaying the recorded observations with default/2 reproduces all ${expected.length} recorded decisions (empty diff)`);
+    expect(text.stdout).toContain(
+      `determinism check passed: replaying the recorded observations with default/2 reproduces all ${expected.length} recorded decisions (empty diff)`,
+    );
   }, 120_000);
 
   it("with restart-from-scratch as candidate, differs exactly where the pure replays differ, and nowhere else", async () => {
-    const { code, stdout } = await run(["replay", "--kafka", "--baseline", "recorded", "--candidate", "restart-from-scratch", "--json", "--fail-on-diff"]);
+    const { code, stdout } = await run([
+      "replay",
+      "--kafka",
+      "--baseline",
+      "recorded",
+      "--candidate",
+      "restart-from-scratch",
+      "--json",
+      "--fail-on-diff",
+    ]);
     expect(code).toBe(1);
     const diffs = lines(stdout).slice(0, -1);
     const predicted = diffDecisions(expected, replay(log, restartFromScratchRuleSet));
     expect(predicted.length).toBeGreaterThan(5);
     const ids = (ds: readonly Partial<CorrelationDiff>[]) => ds.map((d) => d.correlationId).sort();
     expect(ids(diffs)).toEqual(ids(predicted));
-    const shape = (d: Partial<CorrelationDiff>) => ({ removed: d.removed?.map((x) => x.decisionId), added: d.added?.map((x) => x.decisionId), changed: d.changed?.map((x) => x.decisionId), first: d.first?.index });
+    const shape = (d: Partial<CorrelationDiff>) => ({
+      removed: d.removed?.map((x) => x.decisionId),
+      added: d.added?.map((x) => x.decisionId),
+      changed: d.changed?.map((x) => x.decisionId),
+      first: d.first?.index,
+    });
     const byId = new Map(predicted.map((d) => [d.correlationId, shape(d)]));
     for (const d of diffs) expect(shape(d)).toEqual(byId.get(d.correlationId as string));
     expect(summaryOf(stdout).determinism).toBeNull();
@@ -83,25 +122,65 @@ describe("replay --kafka against what the reconciler committed", () => {
 
   it("replays one correlation against its recorded decisions", async () => {
     const target = expected.find((d) => d.type === "TaskReconciled")?.correlationId as string;
-    const { code, stdout } = await run(["replay", "--kafka", "--correlation", target, "--baseline", "recorded:default/2", "--json"]);
+    const { code, stdout } = await run([
+      "replay",
+      "--kafka",
+      "--correlation",
+      target,
+      "--baseline",
+      "recorded:default/2",
+      "--json",
+    ]);
     expect(code).toBe(0);
-    expect(summaryOf(stdout)).toMatchObject({ events: log.filter((o) => o.correlationId === target).length, correlations: 1, correlationsChanged: 0, baseline: { decisions: expected.filter((d) => d.correlationId === target).length } });
+    expect(summaryOf(stdout)).toMatchObject({
+      events: log.filter((o) => o.correlationId === target).length,
+      correlations: 1,
+      correlationsChanged: 0,
+      baseline: { decisions: expected.filter((d) => d.correlationId === target).length },
+    });
   }, 120_000);
 });
 
 describe("export → replay", () => {
-  it.each(["avro", "ndjson"])("a %s export replays to exactly the decisions the reconciler committed live", async (format) => {
-    const file = join(dir, `all.${format}`);
-    const exported = await run(["export", "--kafka", "--output", file]);
-    expect(exported.code).toBe(0);
-    expect(exported.stderr).toContain(`exported ${log.length.toLocaleString("en-US")} of ${log.length.toLocaleString("en-US")} observations`);
-    const { code, stdout } = await run(["replay", "--input", file, "--baseline", "recorded", "--json", "--fail-on-diff"]);
-    expect(code).toBe(0);
-    expect(summaryOf(stdout)).toMatchObject({ events: log.length, correlationsChanged: 0, determinism: { reproduced: true }, baseline: { decisions: expected.length } });
-    const listed = await run(["replay", "--input", file, "--json"]);
-    const byEvent = (os: readonly { eventId: string }[]) => os.map((o) => o.eventId).sort();
-    expect(byEvent(listed.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { eventId?: string; decisionId: string }).map((d) => ({ eventId: d.decisionId })))).toEqual(byEvent(expected.map((d) => ({ eventId: d.decisionId }))));
-  }, 120_000);
+  it.each(["avro", "ndjson"])(
+    "a %s export replays to exactly the decisions the reconciler committed live",
+    async (format) => {
+      const file = join(dir, `all.${format}`);
+      const exported = await run(["export", "--kafka", "--output", file]);
+      expect(exported.code).toBe(0);
+      expect(exported.stderr).toContain(
+        `exported ${log.length.toLocaleString("en-US")} of ${log.length.toLocaleString("en-US")} observations`,
+      );
+      const { code, stdout } = await run([
+        "replay",
+        "--input",
+        file,
+        "--baseline",
+        "recorded",
+        "--json",
+        "--fail-on-diff",
+      ]);
+      expect(code).toBe(0);
+      expect(summaryOf(stdout)).toMatchObject({
+        events: log.length,
+        correlationsChanged: 0,
+        determinism: { reproduced: true },
+        baseline: { decisions: expected.length },
+      });
+      const listed = await run(["replay", "--input", file, "--json"]);
+      const byEvent = (os: readonly { eventId: string }[]) => os.map((o) => o.eventId).sort();
+      expect(
+        byEvent(
+          listed.stdout
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { eventId?: string; decisionId: string })
+            .map((d) => ({ eventId: d.decisionId })),
+        ),
+      ).toEqual(byEvent(expected.map((d) => ({ eventId: d.decisionId }))));
+    },
+    120_000,
+  );
 
   it("a windowed replay of the topic and of a windowed export agree, and differ from the record only for correlations that started before the window", async () => {
     const since = (tasks[Math.floor(tasks.length / 2)] as Observation).occurredAt;
@@ -113,7 +192,16 @@ describe("export → replay", () => {
 
     const file = join(dir, "window.avro");
     expect((await run(["export", "--kafka", "--since", String(since), "--output", file])).code).toBe(0);
-    const fromFile = await run(["replay", "--input", file, "--since", String(since), "--baseline", "recorded", "--json"]);
+    const fromFile = await run([
+      "replay",
+      "--input",
+      file,
+      "--since",
+      String(since),
+      "--baseline",
+      "recorded",
+      "--json",
+    ]);
     // The export holds no observation of a task correlation from before the window, so the file cannot tell which started before it.
     const diff = ({ startedBeforeWindow: _unknowable, ...rest }: Line) => rest;
     expect(lines(fromFile.stdout).slice(0, -1).map(diff)).toEqual(topicLines.slice(0, -1).map(diff));
@@ -126,7 +214,9 @@ describe("observations the rules reject, from the topic", () => {
     const throwing = join(import.meta.dirname, "../../test/fixtures/throwing-rules.ts");
     const { code, stdout, stderr } = await run(["replay", "--kafka", "--baseline", throwing, "--json"]);
     expect(code).toBe(0);
-    const { rejected } = JSON.parse(stderr.split("\n").find((l) => l.startsWith('{"rejected"')) as string) as { rejected: RejectionSummary };
+    const { rejected } = JSON.parse(stderr.split("\n").find((l) => l.startsWith('{"rejected"')) as string) as {
+      rejected: RejectionSummary;
+    };
     // Where each observation really is on the topic.
     const topic = stack.topics.observations;
     const at = new Map<string, string>();
@@ -142,9 +232,17 @@ describe("observations the rules reject, from the topic", () => {
     const listed = rejected.observations.map((r) => r.eventId);
     expect(new Set(listed).size).toBe(Math.min(100, notFound.length));
     expect(listed.filter((id) => !notFound.some((o) => o.eventId === id))).toEqual([]);
-    for (const r of rejected.observations) expect([r.where, r.reason, r.detail]).toEqual([at.get(r.eventId), "RECONCILER_RULES_REJECTED", "explode: cannot judge a lost task"]);
+    for (const r of rejected.observations)
+      expect([r.where, r.reason, r.detail]).toEqual([
+        at.get(r.eventId),
+        "RECONCILER_RULES_REJECTED",
+        "explode: cannot judge a lost task",
+      ]);
     // Every other observation is decided; none of the decisions stems from a rejected one.
-    const decided = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { causeEventIds: string[] });
+    const decided = stdout
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { causeEventIds: string[] });
     expect(decided.length).toBeGreaterThan(0);
     const notFoundIds = new Set(notFound.map((o) => o.eventId));
     expect(decided.some((d) => d.causeEventIds.some((id) => notFoundIds.has(id)))).toBe(false);
@@ -154,13 +252,31 @@ describe("observations the rules reject, from the topic", () => {
 describe("when the log is not what the record claims", () => {
   it("a determinism check that fails names the first differing decision of each correlation", async () => {
     await stopReconciler(stack);
-    const lost = expected.find((d) => d.type === "TaskReconciled") as { correlationId: string; workerId: string | null; serverTaskId: string };
-    const tampered: Observation = { type: "TaskNotFoundObserved", eventId: "tampered-1", correlationId: lost.correlationId, occurredAt: (log.at(-1) as Observation).occurredAt + 1, observer: "orchestrator", workerId: "w-acme", serverTaskId: "never-seen", method: "GetTask", errorCode: "-32001" };
+    const lost = expected.find((d) => d.type === "TaskReconciled") as {
+      correlationId: string;
+      workerId: string | null;
+      serverTaskId: string;
+    };
+    const tampered: Observation = {
+      type: "TaskNotFoundObserved",
+      eventId: "tampered-1",
+      correlationId: lost.correlationId,
+      occurredAt: (log.at(-1) as Observation).occurredAt + 1,
+      observer: "orchestrator",
+      workerId: "w-acme",
+      serverTaskId: "never-seen",
+      method: "GetTask",
+      errorCode: "-32001",
+    };
     await produce(stack.topics.observations, [tampered]);
     const { code, stdout } = await run(["replay", "--kafka", "--baseline", "recorded"]);
     expect(code).toBe(0);
     expect(stdout).toContain("determinism check FAILED");
-    expect(stdout).toMatch(new RegExp(`${lost.correlationId}\\n(.*\\n)*  first difference at decision \\d+: baseline nothing, candidate tampered-1:`));
+    expect(stdout).toMatch(
+      new RegExp(
+        `${lost.correlationId}\\n(.*\\n)*  first difference at decision \\d+: baseline nothing, candidate tampered-1:`,
+      ),
+    );
   }, 120_000);
 });
 
@@ -174,9 +290,14 @@ describe("Kafka out of reach", () => {
       expect(replayed.stdout).toBe("");
       const lines = replayed.stderr.split("\n");
       expect(lines.pop()).toBe("");
-      expect(lines.at(-1)).toMatch(/^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*ECONNREFUSED.* \(retried \d+ times? over \d+\.\d s\) \(brokers 127\.0\.0\.1:1\)$/);
+      expect(lines.at(-1)).toMatch(
+        /^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*ECONNREFUSED.* \(retried \d+ times? over \d+\.\d s\) \(brokers 127\.0\.0\.1:1\)$/,
+      );
       expect(lines.length).toBeGreaterThanOrEqual(2);
-      for (const retry of lines.slice(0, -1)) expect(retry).toMatch(/^a2a-ledger replay: reading a2a\.(policy|observations)\.v1\.cli-replay-\w+ failed: .*ECONNREFUSED.*; retry \d+ in \d\.\d+ s \(\d+ s of A2A_LEDGER_CLI_KAFKA_RETRY_MS left\)$/);
+      for (const retry of lines.slice(0, -1))
+        expect(retry).toMatch(
+          /^a2a-ledger replay: reading a2a\.(policy|observations)\.v1\.cli-replay-\w+ failed: .*ECONNREFUSED.*; retry \d+ in \d\.\d+ s \(\d+ s of A2A_LEDGER_CLI_KAFKA_RETRY_MS left\)$/,
+        );
       const out = join(dir, "never.avro");
       const exported = await run(["export", "--kafka", "--output", out]);
       expect(exported.code).toBe(3);
@@ -186,7 +307,9 @@ describe("Kafka out of reach", () => {
       process.env["A2A_LEDGER_CLI_KAFKA_RETRY_MS"] = "0";
       const once = await run(["replay", "--kafka", "--json"]);
       expect(once.code).toBe(3);
-      expect(once.stderr).toMatch(/^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/);
+      expect(once.stderr).toMatch(
+        /^a2a-ledger replay: cannot read a2a\.(policy|observations)\.v1\.cli-replay-\w+: .*\(brokers 127\.0\.0\.1:1\)\n$/,
+      );
       expect(once.stderr).not.toContain("retr");
     } finally {
       if (savedEnv["KAFKA_BROKERS"] === undefined) delete process.env["KAFKA_BROKERS"];

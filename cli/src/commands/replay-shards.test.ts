@@ -13,7 +13,16 @@ import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Admin } from "@a2a-ledger/kafka";
 import type { Decision, TaskState } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStack, deleteStack, kafka, produce, serde, type Stack, startReconciler, waitForReconciler } from "../../test/ledger-stack.ts";
+import {
+  createStack,
+  deleteStack,
+  kafka,
+  produce,
+  serde,
+  type Stack,
+  startReconciler,
+  waitForReconciler,
+} from "../../test/ledger-stack.ts";
 import { parseLines } from "../../test/observations.ts";
 import { run } from "../../test/run.ts";
 import { shardOf } from "../replay/replay-shard.ts";
@@ -21,7 +30,17 @@ import { shardOf } from "../replay/replay-shard.ts";
 const generated = generateLog(12_000);
 const lastAt = Math.max(...parseLines(generated.slice(-50)).map((o) => o.occurredAt));
 // A conformance probe asking for a task id nobody saw (default/3 tells it apart from default/2).
-const probeLine = JSON.stringify({ type: "TaskNotFoundObserved", correlationId: "task-196", observer: "tck", workerId: "w-delta", serverTaskId: "tck-made-up-id", method: "GetTask", errorCode: "-32001", eventId: "ev-tck-1", occurredAt: lastAt + 1 });
+const probeLine = JSON.stringify({
+  type: "TaskNotFoundObserved",
+  correlationId: "task-196",
+  observer: "tck",
+  workerId: "w-delta",
+  serverTaskId: "tck-made-up-id",
+  method: "GetTask",
+  errorCode: "-32001",
+  eventId: "ev-tck-1",
+  occurredAt: lastAt + 1,
+});
 const lines = [...generated, probeLine];
 const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-shards-"));
 const input = join(dir, "log.ndjson");
@@ -29,22 +48,36 @@ writeFileSync(input, `${lines.join("\n")}\n`);
 const savedEnv = { ...process.env };
 process.env["A2A_LEDGER_TRUSTED_VENDORS"] = "";
 
-const decisionsOf = (stdout: string) => stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Decision);
+const decisionsOf = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Decision);
 
 /** Runs the replay with each shard count; the outputs of 2 and 3 shards must be the one of 1. */
-async function byShards(args: string[], counts = [1, 2, 3]): Promise<{ shards: number; code: number; stdout: string; stderr: string }[]> {
+async function byShards(
+  args: string[],
+  counts = [1, 2, 3],
+): Promise<{ shards: number; code: number; stdout: string; stderr: string }[]> {
   const out = [];
   for (const shards of counts) out.push({ shards, ...(await run(["replay", ...args, "--shards", String(shards)])) });
   return out;
 }
 
 /** `atLeast`: the one-shard output is that long (the comparison is not of two empty outputs). */
-function expectSame(results: { shards: number; code: number; stdout: string; stderr: string }[], atLeast = 1_000): void {
+function expectSame(
+  results: { shards: number; code: number; stdout: string; stderr: string }[],
+  atLeast = 1_000,
+): void {
   const [one, ...others] = results;
   expect(one?.code).toBe(0);
   expect(one?.stdout.length).toBeGreaterThan(atLeast);
   for (const r of others) {
-    expect({ shards: r.shards, code: r.code, stderr: r.stderr }).toEqual({ shards: r.shards, code: one?.code, stderr: one?.stderr });
+    expect({ shards: r.shards, code: r.code, stderr: r.stderr }).toEqual({
+      shards: r.shards,
+      code: one?.code,
+      stderr: one?.stderr,
+    });
     // toBe on the whole text: byte equality, and vitest shows the first line that differs.
     expect(r.stdout, `--shards ${r.shards}`).toBe(one?.stdout);
   }
@@ -60,11 +93,15 @@ describe("replay --shards N from a file", () => {
       const results = await byShards(["--input", input, "--rules", rules, "--json"]);
       expectSame(results);
       const decisions = decisionsOf(results[0]?.stdout ?? "");
-      for (const n of [2, 3]) expect(new Set(decisions.map((d) => shardOf(d.correlationId, n))).size, `${n} shards`).toBe(n);
+      for (const n of [2, 3])
+        expect(new Set(decisions.map((d) => shardOf(d.correlationId, n))).size, `${n} shards`).toBe(n);
       if (rules === "default/3") {
         // The real task lost in input-required revokes the worker's interrupted states: a capability change
         // a shard not owning that task must know of.
-        expect(decisions.filter((d) => d.type === "CapabilitiesVerified" && (d as { durable?: boolean }).durable === false).length).toBeGreaterThan(0);
+        expect(
+          decisions.filter((d) => d.type === "CapabilitiesVerified" && (d as { durable?: boolean }).durable === false)
+            .length,
+        ).toBeGreaterThan(0);
       }
     }, 300_000);
 
@@ -72,23 +109,57 @@ describe("replay --shards N from a file", () => {
       const results = [];
       for (const shards of [1, 2, 3]) {
         const report = join(dir, `${rules.replace("/", "-")}-${shards}.html`);
-        const r = await run(["replay", "--input", input, "--baseline", rules, "--candidate", "restart-from-scratch", "--json", "--report", report, "--shards", String(shards)]);
+        const r = await run([
+          "replay",
+          "--input",
+          input,
+          "--baseline",
+          rules,
+          "--candidate",
+          "restart-from-scratch",
+          "--json",
+          "--report",
+          report,
+          "--shards",
+          String(shards),
+        ]);
         results.push({ shards, ...r, report: readFileSync(report, "utf8") });
       }
       expectSame(results);
       expect(results[0]?.stdout.split("\n").length).toBeGreaterThan(10);
       for (const r of results.slice(1)) expect(r.report, `report of --shards ${r.shards}`).toBe(results[0]?.report);
       // The text rendering too.
-      expectSame(await byShards(["--input", input, "--baseline", rules, "--candidate", "restart-from-scratch"], [1, 2]));
+      expectSame(
+        await byShards(["--input", input, "--baseline", rules, "--candidate", "restart-from-scratch"], [1, 2]),
+      );
     }, 300_000);
   }
 
   it("cuts a window and one correlation as one shard does", async () => {
-    const times = parseLines(lines).map((o) => o.occurredAt).sort((x, y) => x - y);
+    const times = parseLines(lines)
+      .map((o) => o.occurredAt)
+      .sort((x, y) => x - y);
     const since = String(times[Math.floor(times.length / 3)]);
     const until = String(times[Math.floor((2 * times.length) / 3)]);
-    expectSame(await byShards(["--input", input, "--since", since, "--until", until, "--baseline", "default/2", "--candidate", "default/3", "--json"]));
-    const lost = await byShards(["--input", input, "--rules", "default/3", "--correlation", "task-196", "--json"], [1, 2]);
+    expectSame(
+      await byShards([
+        "--input",
+        input,
+        "--since",
+        since,
+        "--until",
+        until,
+        "--baseline",
+        "default/2",
+        "--candidate",
+        "default/3",
+        "--json",
+      ]),
+    );
+    const lost = await byShards(
+      ["--input", input, "--rules", "default/3", "--correlation", "task-196", "--json"],
+      [1, 2],
+    );
     expectSame(lost, 100);
   }, 300_000);
 
@@ -97,20 +168,46 @@ describe("replay --shards N from a file", () => {
     // them), the one of shard 1 first in id order; then a durable worker's card and probe: one sweep
     // re-dispatches both at the probe.
     const e = events("sweep-");
-    const acme = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "completed", "failed"], taskStore: "ephemeral", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
-    const gamma = agentCard({ org: "Gamma", states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED"], taskStore: "durable", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
+    const acme = agentCard({
+      org: "Acme",
+      states: ["submitted", "working", "input-required", "completed", "failed"],
+      taskStore: "ephemeral",
+      skills: [{ id: "summarize", outputModes: ["text/plain"] }],
+    });
+    const gamma = agentCard({
+      org: "Gamma",
+      states: [
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_FAILED",
+      ],
+      taskStore: "durable",
+      skills: [{ id: "summarize", outputModes: ["text/plain"] }],
+    });
     const ids: string[] = [];
     for (let k = 0; ids.length < 4; k++) {
       const id = `task-${k}`;
       const want = ids.length % 2 === 0 ? 1 : 0;
       if (shardOf(id, 2) === want) ids.push(id);
     }
-    const states: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
+    const states: TaskState[] = [
+      "TASK_STATE_SUBMITTED",
+      "TASK_STATE_WORKING",
+      "TASK_STATE_INPUT_REQUIRED",
+      "TASK_STATE_COMPLETED",
+    ];
     const log = [
       e.card("w-acme", acme, { at: 1_000, maxAge: 3600 }),
       e.probe("w-acme", cardHash(acme), { at: 2_000, states, modes: ["text/plain"] }),
       ...ids.flatMap((id, i) => [
-        e.dispatch(id, "w-acme", { at: 10_000 + i * 100, accepted: ["text/plain"], cardHash: cardHash(acme), cardFetchedAt: 1_000 }),
+        e.dispatch(id, "w-acme", {
+          at: 10_000 + i * 100,
+          accepted: ["text/plain"],
+          cardHash: cardHash(acme),
+          cardFetchedAt: 1_000,
+        }),
         e.state(id, "w-acme", `${id}-t`, "working", { at: 10_010 + i * 100, observer: "proxy", via: "stream" }),
         e.state(id, "w-acme", `${id}-t`, "input-required", { at: 10_020 + i * 100, observer: "proxy", via: "stream" }),
         e.notFound(id, "w-acme", `${id}-t`, { at: 20_000 + i * 100 }),
@@ -123,7 +220,9 @@ describe("replay --shards N from a file", () => {
     // When replayed with one and with two shards, then the same lines
     const results = await byShards(["--input", file, "--rules", "default/2", "--json"], [1, 2]);
     expectSame(results, 100);
-    const redispatched = decisionsOf(results[0]?.stdout ?? "").filter((d) => d.type === "RedispatchCommanded").map((d) => d.correlationId);
+    const redispatched = decisionsOf(results[0]?.stdout ?? "")
+      .filter((d) => d.type === "RedispatchCommanded")
+      .map((d) => d.correlationId);
     expect(redispatched).toEqual(ids);
   }, 120_000);
 
@@ -165,9 +264,20 @@ describe("replay --kafka --shards N", () => {
   });
 
   it("prints the comparison with the recorded decisions, in the recorded order, as one shard does", async () => {
-    const results = await byShards(["--kafka", "--baseline", "recorded", "--candidate", "restart-from-scratch", "--json"]);
+    const results = await byShards([
+      "--kafka",
+      "--baseline",
+      "recorded",
+      "--candidate",
+      "restart-from-scratch",
+      "--json",
+    ]);
     expectSame(results);
-    const summary = (JSON.parse(results[0]?.stdout.trim().split("\n").at(-1) as string) as { summary: { events: number; order: { kind: string } } }).summary;
+    const summary = (
+      JSON.parse(results[0]?.stdout.trim().split("\n").at(-1) as string) as {
+        summary: { events: number; order: { kind: string } };
+      }
+    ).summary;
     expect(summary).toMatchObject({ events: log.length, order: { kind: "recorded" } });
     // And the decisions of default/2 themselves, folded batch by batch.
     expectSame(await byShards(["--kafka", "--rules", "default/2", "--json"]));

@@ -104,7 +104,9 @@ function printDecisions(io: Io, decisions: readonly Decision[], json: boolean): 
   }
   let current: string | null = null;
   const lines: string[] = [];
-  const byCorrelation = [...decisions].sort((a, b) => (a.correlationId < b.correlationId ? -1 : a.correlationId > b.correlationId ? 1 : 0));
+  const byCorrelation = [...decisions].sort((a, b) =>
+    a.correlationId < b.correlationId ? -1 : a.correlationId > b.correlationId ? 1 : 0,
+  );
   for (const d of byCorrelation) {
     if (d.correlationId !== current) {
       current = d.correlationId;
@@ -118,7 +120,8 @@ function printDecisions(io: Io, decisions: readonly Decision[], json: boolean): 
 /** The recorded baseline: `recorded` or `recorded:VERSION`; undefined for a rule-set baseline. */
 function recordedSpec(baseline: string): { version: string | undefined } | undefined {
   if (baseline === "recorded") return { version: undefined };
-  if (baseline.startsWith("recorded:") && baseline.length > "recorded:".length) return { version: baseline.slice("recorded:".length) };
+  if (baseline.startsWith("recorded:") && baseline.length > "recorded:".length)
+    return { version: baseline.slice("recorded:".length) };
   return undefined;
 }
 
@@ -131,21 +134,45 @@ interface Baseline {
   ruleSet?: RuleSet;
 }
 
-async function recordedBaseline(o: Options, cluster: Cluster, version: string | undefined, scope: ReplayScope, io: Io): Promise<Baseline> {
+async function recordedBaseline(
+  o: Options,
+  cluster: Cluster,
+  version: string | undefined,
+  scope: ReplayScope,
+  io: Io,
+): Promise<Baseline> {
   const topic = o["decisions-topic"] ?? cluster.topics.decisions;
   const recorded = await readRecordedDecisions(cluster.kafka, cluster.serde, topic, scope);
-  if (recorded.skipped.length > 0) io.stderr(`a2a-ledger replay: ${recorded.skipped.length} record(s) of ${topic} are not decisions and were skipped (first: ${recorded.skipped[0]?.where}: ${recorded.skipped[0]?.reason})\n`);
+  if (recorded.skipped.length > 0)
+    io.stderr(
+      `a2a-ledger replay: ${recorded.skipped.length} record(s) of ${topic} are not decisions and were skipped (first: ${recorded.skipped[0]?.where}: ${recorded.skipped[0]?.reason})\n`,
+    );
   const versions = [...recorded.byVersion.keys()].sort();
   let chosen = version;
   if (chosen === undefined) {
-    if (versions.length > 1) throw new UsageError(`${topic} holds decisions of several rules versions in this scope (${versions.join(", ")}): name one with --baseline recorded:VERSION`);
+    if (versions.length > 1)
+      throw new UsageError(
+        `${topic} holds decisions of several rules versions in this scope (${versions.join(", ")}): name one with --baseline recorded:VERSION`,
+      );
     chosen = versions[0];
-    if (chosen === undefined) throw new UsageError(`${topic} holds no decisions in this scope: name the version to compare with --baseline recorded:VERSION`);
+    if (chosen === undefined)
+      throw new UsageError(
+        `${topic} holds no decisions in this scope: name the version to compare with --baseline recorded:VERSION`,
+      );
   }
-  return { label: `recorded ${chosen}`, rulesVersion: chosen, recorded: true, decisions: recorded.byVersion.get(chosen) ?? [] };
+  return {
+    label: `recorded ${chosen}`,
+    rulesVersion: chosen,
+    recorded: true,
+    decisions: recorded.byVersion.get(chosen) ?? [],
+  };
 }
 
-const vendorsOf = (raw: string) => raw.split(",").map((v) => v.trim()).filter((v) => v !== "");
+const vendorsOf = (raw: string) =>
+  raw
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
 
 /**
  * The policy a replay judges by. From Kafka: the versions recorded on the policy topic, each event by the
@@ -160,7 +187,10 @@ async function policyFrom(o: Options, fromKafka: boolean, connect: () => Cluster
   if (!fromKafka) return { trustedVendors: vendorsOf(process.env["A2A_LEDGER_TRUSTED_VENDORS"] ?? "") };
   const cluster = connect();
   const recorded = await readPolicyHistory(cluster, o["policy-topic"] ?? cluster.topics.policy);
-  if (recorded.skipped.length > 0) io.stderr(`a2a-ledger replay: ${recorded.skipped.length} record(s) of the policy topic are not trust policies and were skipped (first: ${recorded.skipped[0]?.where}: ${recorded.skipped[0]?.reason})\n`);
+  if (recorded.skipped.length > 0)
+    io.stderr(
+      `a2a-ledger replay: ${recorded.skipped.length} record(s) of the policy topic are not trust policies and were skipped (first: ${recorded.skipped[0]?.where}: ${recorded.skipped[0]?.reason})\n`,
+    );
   return { versions: recorded.versions };
 }
 
@@ -177,14 +207,19 @@ async function run(args: string[], io: Io): Promise<number> {
     io.stdout(`${usage}\n`);
     return exitCodes.ok;
   }
-  if (o.input === undefined && !o.kafka) throw new UsageError(`--input is required (or --kafka to read the observations topic)\n${usage}`);
-  if (o.baseline !== undefined && o.rules !== undefined) throw new UsageError("--rules and --baseline name the same thing: give one");
-  if (o.order !== undefined && o.order !== "recorded" && o.order !== "event-time") throw new UsageError(`--order ${o.order}: expected recorded or event-time`);
+  if (o.input === undefined && !o.kafka)
+    throw new UsageError(`--input is required (or --kafka to read the observations topic)\n${usage}`);
+  if (o.baseline !== undefined && o.rules !== undefined)
+    throw new UsageError("--rules and --baseline name the same thing: give one");
+  if (o.order !== undefined && o.order !== "recorded" && o.order !== "event-time")
+    throw new UsageError(`--order ${o.order}: expected recorded or event-time`);
   const baselineSpec = o.baseline ?? o.rules ?? "default";
   const recorded = recordedSpec(baselineSpec);
   const comparing = o.candidate !== undefined || recorded !== undefined;
-  if (o["fail-on-diff"] && !comparing) throw new UsageError("--fail-on-diff needs --candidate (or --baseline recorded)");
-  if (o.report !== undefined && !comparing) throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
+  if (o["fail-on-diff"] && !comparing)
+    throw new UsageError("--fail-on-diff needs --candidate (or --baseline recorded)");
+  if (o.report !== undefined && !comparing)
+    throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
   const scope = scopeFromOptions(o);
   const shards = shardsFromOption(o.shards);
   if (o.report !== undefined) checkWritable(resolve(io.cwd, o.report), o.report);
@@ -192,23 +227,41 @@ async function run(args: string[], io: Io): Promise<number> {
   let cluster: Cluster | undefined;
   const connect = () => (cluster ??= clusterFromEnv("a2a-ledger-replay"));
   try {
-    const baseline: Baseline = recorded === undefined ? await ruleSetBaseline(baselineSpec, io) : await recordedBaseline(o, connect(), recorded.version, scope, io);
+    const baseline: Baseline =
+      recorded === undefined
+        ? await ruleSetBaseline(baselineSpec, io)
+        : await recordedBaseline(o, connect(), recorded.version, scope, io);
     let candidate: RuleSet | undefined;
     if (o.candidate !== undefined) candidate = await loadRuleSet(o.candidate, io.cwd);
     else if (baseline.recorded) {
       candidate = ruleSetByName(baseline.rulesVersion);
-      if (candidate === undefined) throw new UsageError(`the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`);
+      if (candidate === undefined)
+        throw new UsageError(
+          `the recorded decisions are of ${baseline.rulesVersion}, which is not a shipped rule set: name the rules that made them with --candidate PATH`,
+        );
     }
     const policy = await policyFrom(o, o.kafka === true || recorded !== undefined, connect, io);
     const ruleSets = [...(baseline.ruleSet ? [baseline.ruleSet] : []), ...(candidate ? [candidate] : [])];
     if (shards > 1) {
       const module = ruleSets.find((r) => ruleSetByName(r.rulesVersion) !== r);
       // A module may derive capabilities from any observation: the shards' tables could part from the one-shard table.
-      if (module !== undefined) throw new UsageError(`--shards ${shards} needs shipped rule sets: ${module.name} (${module.rulesVersion}) is a rules module; replay it with --shards 1`);
+      if (module !== undefined)
+        throw new UsageError(
+          `--shards ${shards} needs shipped rule sets: ${module.name} (${module.rulesVersion}) is a rules module; replay it with --shards 1`,
+        );
     }
-    const sourceOptions = { input: o.input, kafka: o.kafka, topic: o.topic, format: o.format, recordedOrder: o.kafka && o.order !== "event-time" };
+    const sourceOptions = {
+      input: o.input,
+      kafka: o.kafka,
+      topic: o.topic,
+      format: o.format,
+      recordedOrder: o.kafka && o.order !== "event-time",
+    };
     const opened = await openSource(sourceOptions, io, connect);
-    if (opened.order.kind === "event-time" && opened.order.reason !== null) io.stderr(`a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`);
+    if (opened.order.kind === "event-time" && opened.order.reason !== null)
+      io.stderr(
+        `a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`,
+      );
     const single = shards === 1 ? ruleSets.map((r) => new RuleSetRun(r, policy, scope)) : [];
     const bar = progressBar(io, "replay", opened.source.unit);
     let counts;
@@ -218,16 +271,38 @@ async function run(args: string[], io: Io): Promise<number> {
     } finally {
       bar.stop();
     }
-    const runs: readonly (RuleSetRun | MergedRun)[] = shards === 1 ? single : await runSharded({ source: sourceOptions, cwd: io.cwd, rulesVersions: ruleSets.map((r) => r.rulesVersion), policy, scope }, ruleSets, shards, counts.shared, counts.read);
-    if (opened.skipped.length > 0 && !comparing) io.stderr(`a2a-ledger replay: ${opened.skipped.length} record(s) of ${opened.source.label} are not observations and were skipped, as the reconciler dead-letters them (first: ${opened.skipped[0]?.where}: ${opened.skipped[0]?.reason})\n`);
+    const runs: readonly (RuleSetRun | MergedRun)[] =
+      shards === 1
+        ? single
+        : await runSharded(
+            { source: sourceOptions, cwd: io.cwd, rulesVersions: ruleSets.map((r) => r.rulesVersion), policy, scope },
+            ruleSets,
+            shards,
+            counts.shared,
+            counts.read,
+          );
+    if (opened.skipped.length > 0 && !comparing)
+      io.stderr(
+        `a2a-ledger replay: ${opened.skipped.length} record(s) of ${opened.source.label} are not observations and were skipped, as the reconciler dead-letters them (first: ${opened.skipped[0]?.where}: ${opened.skipped[0]?.reason})\n`,
+      );
 
     if (!comparing) {
       const only = runs[0] as RuleSetRun | MergedRun;
       printDecisions(io, only.decisions, o.json);
       // stdout stays the decisions alone; the rejections go to stderr, as one JSON line with --json.
       const rejected = rejectionSummary(only.rulesVersion, only.rejected);
-      if (rejected.count > 0) io.stderr(o.json ? `${JSON.stringify({ rejected })}\n` : rejectionLines(rejected).map((l) => `a2a-ledger replay: ${l}\n`).join(""));
-      if (!o.json) io.stderr(`${counts.events} observations, ${only.decisions.length} decisions${rejected.count > 0 ? `, ${rejected.count} rejected` : ""} (rules ${only.rulesVersion})\n`);
+      if (rejected.count > 0)
+        io.stderr(
+          o.json
+            ? `${JSON.stringify({ rejected })}\n`
+            : rejectionLines(rejected)
+                .map((l) => `a2a-ledger replay: ${l}\n`)
+                .join(""),
+        );
+      if (!o.json)
+        io.stderr(
+          `${counts.events} observations, ${only.decisions.length} decisions${rejected.count > 0 ? `, ${rejected.count} rejected` : ""} (rules ${only.rulesVersion})\n`,
+        );
       return exitCodes.ok;
     }
     const candidateRun = runs[runs.length - 1] as RuleSetRun | MergedRun;
@@ -236,16 +311,41 @@ async function run(args: string[], io: Io): Promise<number> {
       scope,
       events: counts.events,
       correlations: counts.correlations,
-      baseline: { label: baseline.label, rulesVersion: baseline.rulesVersion, recorded: baseline.recorded, decisions: baseline.decisions ?? (runs[0] as RuleSetRun | MergedRun).decisions },
-      candidate: { label: candidateRun.ruleSet.name === candidateRun.rulesVersion ? candidateRun.rulesVersion : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`, rulesVersion: candidateRun.rulesVersion, decisions: baseline.decisions === undefined ? candidateRun.decisions : withRecordedPolicyVersions(baseline.decisions, candidateRun.decisions) },
+      baseline: {
+        label: baseline.label,
+        rulesVersion: baseline.rulesVersion,
+        recorded: baseline.recorded,
+        decisions: baseline.decisions ?? (runs[0] as RuleSetRun | MergedRun).decisions,
+      },
+      candidate: {
+        label:
+          candidateRun.ruleSet.name === candidateRun.rulesVersion
+            ? candidateRun.rulesVersion
+            : `${candidateRun.ruleSet.name} (${candidateRun.rulesVersion})`,
+        rulesVersion: candidateRun.rulesVersion,
+        decisions:
+          baseline.decisions === undefined
+            ? candidateRun.decisions
+            : withRecordedPolicyVersions(baseline.decisions, candidateRun.decisions),
+      },
       startedBefore: counts.startedBefore,
       skipped: opened.skipped,
       order: opened.order,
-      rejected: { baseline: baseline.recorded ? null : rejectionSummary((runs[0] as RuleSetRun | MergedRun).rulesVersion, (runs[0] as RuleSetRun | MergedRun).rejected), candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected) },
+      rejected: {
+        baseline: baseline.recorded
+          ? null
+          : rejectionSummary(
+              (runs[0] as RuleSetRun | MergedRun).rulesVersion,
+              (runs[0] as RuleSetRun | MergedRun).rejected,
+            ),
+        candidate: rejectionSummary(candidateRun.rulesVersion, candidateRun.rejected),
+      },
     });
     if (o.report !== undefined) await writeReport(resolve(io.cwd, o.report), renderHtml(report));
     if (o.json) {
-      io.stdout(report.diffs.map((d) => `${JSON.stringify(d)}\n`).join("") + `${JSON.stringify({ summary: report.summary })}\n`);
+      io.stdout(
+        report.diffs.map((d) => `${JSON.stringify(d)}\n`).join("") + `${JSON.stringify({ summary: report.summary })}\n`,
+      );
     } else {
       io.stdout(renderTerminal(report, io.color === true));
     }
@@ -257,18 +357,25 @@ async function run(args: string[], io: Io): Promise<number> {
 
 async function ruleSetBaseline(spec: string, io: Io): Promise<Baseline> {
   const ruleSet = await loadRuleSet(spec, io.cwd);
-  return { label: ruleSet.name === ruleSet.rulesVersion ? ruleSet.rulesVersion : `${ruleSet.name} (${ruleSet.rulesVersion})`, rulesVersion: ruleSet.rulesVersion, recorded: false, ruleSet };
+  return {
+    label: ruleSet.name === ruleSet.rulesVersion ? ruleSet.rulesVersion : `${ruleSet.name} (${ruleSet.rulesVersion})`,
+    rulesVersion: ruleSet.rulesVersion,
+    recorded: false,
+    ruleSet,
+  };
 }
 
 /** Errors the user can act on, as the CLI reports them (exit 2 or 3); anything else stays a crash. */
 export function asCliError(e: unknown): unknown {
   if (e instanceof InputError) return new UsageError(`malformed input: ${e.message}`);
   if (e instanceof RulesError) return new UsageError(e.message);
-  if (e instanceof TopicUnavailableError) return new UnavailableError(`${e.message} (brokers ${endpointsFromEnv().brokers})`);
+  if (e instanceof TopicUnavailableError)
+    return new UnavailableError(`${e.message} (brokers ${endpointsFromEnv().brokers})`);
   const refused = accessFailureOf(e, { client: processClientConfig() });
   if (refused !== undefined) return new UnavailableError(refused.message);
   const name = (e as { name?: unknown } | null)?.name;
-  if (typeof name === "string" && name.startsWith("KafkaJS")) return new UnavailableError(`Kafka cannot be reached: ${(e as Error).message}`);
+  if (typeof name === "string" && name.startsWith("KafkaJS"))
+    return new UnavailableError(`Kafka cannot be reached: ${(e as Error).message}`);
   return e;
 }
 

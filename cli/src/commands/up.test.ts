@@ -15,7 +15,19 @@ import { topicNames } from "@a2a-ledger/kafka";
 import { repoRoot } from "@a2a-ledger/infra";
 import { parseStoryConfig } from "@a2a-ledger/orchestrator";
 import { run } from "../../test/run.ts";
-import { demoIds, demoStory, demoWorkersFile, dispatcherSpec, entryPoints, ingestSpec, jsAgentSpec, newIngestTokens, type PlanContext, proxyLabels, proxySpec } from "../mesh-plan.ts";
+import {
+  demoIds,
+  demoStory,
+  demoWorkersFile,
+  dispatcherSpec,
+  entryPoints,
+  ingestSpec,
+  jsAgentSpec,
+  newIngestTokens,
+  type PlanContext,
+  proxyLabels,
+  proxySpec,
+} from "../mesh-plan.ts";
 
 const bin = new URL("../../bin/a2a-ledger.js", import.meta.url).pathname;
 
@@ -30,7 +42,12 @@ describe("a2a-ledger up's arguments", () => {
 });
 
 describe("the demo's files", () => {
-  const workers = (["W1", "W2", "W3"] as const).map((label, i) => ({ label, workerId: `${label}-abc123`, workerUrl: `http://127.0.0.1:2100${i + 1}`, proxyUrl: `http://127.0.0.1:2200${i + 1}` }));
+  const workers = (["W1", "W2", "W3"] as const).map((label, i) => ({
+    label,
+    workerId: `${label}-abc123`,
+    workerUrl: `http://127.0.0.1:2100${i + 1}`,
+    proxyUrl: `http://127.0.0.1:2200${i + 1}`,
+  }));
 
   it("give the orchestrator a story it accepts, naming every worker by its proxy", () => {
     const story = parseStoryConfig(JSON.stringify(demoStory("abc123", workers)));
@@ -40,11 +57,29 @@ describe("the demo's files", () => {
   });
 
   it("give the dispatcher every worker through its proxy, with a resume message that stops in INPUT_REQUIRED and one parked canary", () => {
-    const file = demoWorkersFile(workers) as { workers: Record<string, { url: string; workerUrl: string; skills: { answer: { redispatch: { resume: Record<string, string> }; canaries: { message: string; park?: boolean }[] } } }> };
+    const file = demoWorkersFile(workers) as {
+      workers: Record<
+        string,
+        {
+          url: string;
+          workerUrl: string;
+          skills: {
+            answer: { redispatch: { resume: Record<string, string> }; canaries: { message: string; park?: boolean }[] };
+          };
+        }
+      >;
+    };
     expect(Object.keys(file.workers)).toEqual(["W1-abc123", "W2-abc123", "W3-abc123"]);
-    expect(file.workers["W3-abc123"]).toMatchObject({ url: "http://127.0.0.1:22003", workerUrl: "http://127.0.0.1:21003" });
-    expect(file.workers["W3-abc123"]?.skills.answer.redispatch.resume.TASK_STATE_INPUT_REQUIRED).toMatch(/^need-input /);
-    expect(file.workers["W1-abc123"]?.skills.answer.canaries.filter((c) => c.park)).toEqual([{ message: "need-input probe canary", park: true }]);
+    expect(file.workers["W3-abc123"]).toMatchObject({
+      url: "http://127.0.0.1:22003",
+      workerUrl: "http://127.0.0.1:21003",
+    });
+    expect(file.workers["W3-abc123"]?.skills.answer.redispatch.resume.TASK_STATE_INPUT_REQUIRED).toMatch(
+      /^need-input /,
+    );
+    expect(file.workers["W1-abc123"]?.skills.answer.canaries.filter((c) => c.park)).toEqual([
+      { message: "need-input probe canary", park: true },
+    ]);
   });
 
   it("start every process from an entry point in this checkout", () => {
@@ -54,16 +89,39 @@ describe("the demo's files", () => {
 
   it("give each proxy, the dispatcher and the guarded worker its own ingest token, bound at ingest to the observer it writes as", () => {
     const tokens = newIngestTokens();
-    const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env: { A2A_LEDGER_INGEST_TOKENS: "operator-token-0123456789" }, topics: topicNames, tokens };
-    const entries = String(ingestSpec(ctx).env.A2A_LEDGER_INGEST_TOKENS).split(",").map((e) => e.split("="));
-    const proxies = proxyLabels.map((label) => String(proxySpec(ctx, `${label}-run1`, label, "http://127.0.0.1:1", "http://127.0.0.1:2").env.A2A_LEDGER_PROXY_INGEST_TOKEN));
-    const dispatcher = String(dispatcherSpec(ctx, "http://127.0.0.1:2", undefined).env.A2A_LEDGER_DISPATCHER_INGEST_TOKEN);
+    const ctx: PlanContext = {
+      root: repoRoot,
+      entries: entryPoints(repoRoot),
+      env: { A2A_LEDGER_INGEST_TOKENS: "operator-token-0123456789" },
+      topics: topicNames,
+      tokens,
+    };
+    const entries = String(ingestSpec(ctx).env.A2A_LEDGER_INGEST_TOKENS)
+      .split(",")
+      .map((e) => e.split("="));
+    const proxies = proxyLabels.map((label) =>
+      String(
+        proxySpec(ctx, `${label}-run1`, label, "http://127.0.0.1:1", "http://127.0.0.1:2").env
+          .A2A_LEDGER_PROXY_INGEST_TOKEN,
+      ),
+    );
+    const dispatcher = String(
+      dispatcherSpec(ctx, "http://127.0.0.1:2", undefined).env.A2A_LEDGER_DISPATCHER_INGEST_TOKEN,
+    );
     expect(new Set([...proxies, dispatcher]).size).toBe(4);
     for (const token of [...proxies, dispatcher]) expect(token.length).toBeGreaterThanOrEqual(16);
-    const guard = String(jsAgentSpec(ctx, "w2", undefined, { workerId: "W2-run1", ingestUrl: "http://127.0.0.1:2" }).env.GUARD_INGEST_TOKEN);
+    const guard = String(
+      jsAgentSpec(ctx, "w2", undefined, { workerId: "W2-run1", ingestUrl: "http://127.0.0.1:2" }).env
+        .GUARD_INGEST_TOKEN,
+    );
     expect(guard.length).toBeGreaterThanOrEqual(16);
     expect(jsAgentSpec(ctx, "w1").env.GUARD_INGEST_TOKEN, "an unguarded worker gets no token").toBeUndefined();
-    expect(entries).toEqual([["operator-token-0123456789"], [dispatcher, "dispatcher"], ...proxyLabels.map((label, i) => [proxies[i], `proxy:${label}-*`]), [guard, "guard:W2-*"]]);
+    expect(entries).toEqual([
+      ["operator-token-0123456789"],
+      [dispatcher, "dispatcher"],
+      ...proxyLabels.map((label, i) => [proxies[i], `proxy:${label}-*`]),
+      [guard, "guard:W2-*"],
+    ]);
   });
 });
 
@@ -82,7 +140,16 @@ describe("a2a-ledger up on the real stack", () => {
     const suffix = `up-${randomUUID().slice(0, 8)}`;
     const operatorToken = `operator-${randomUUID()}`;
     const child = spawn(process.execPath, [bin, "up"], {
-      env: { ...process.env, A2A_LEDGER_DATA_DIR: dataDir, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing", A2A_LEDGER_INGEST_TOKENS: operatorToken },
+      env: {
+        ...process.env,
+        A2A_LEDGER_DATA_DIR: dataDir,
+        A2A_LEDGER_TOPIC_SUFFIX: suffix,
+        A2A_LEDGER_INGEST_PORT: "0",
+        A2A_LEDGER_PROJECTOR_PORT: "0",
+        A2A_LEDGER_DISPATCHER_PORT: "0",
+        A2A_LEDGER_KAFKA_LOG_LEVEL: "nothing",
+        A2A_LEDGER_INGEST_TOKENS: operatorToken,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -98,7 +165,12 @@ describe("a2a-ledger up on the real stack", () => {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`up did not come up:\n${out}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    const processes = [...out.matchAll(/^process (\S+): pid (\d+)(?:, (\S+))?, log (\S+)$/gm)].map((m) => ({ name: m[1] as string, pid: Number(m[2]), url: m[3], log: m[4] as string }));
+    const processes = [...out.matchAll(/^process (\S+): pid (\d+)(?:, (\S+))?, log (\S+)$/gm)].map((m) => ({
+      name: m[1] as string,
+      pid: Number(m[2]),
+      url: m[3],
+      log: m[4] as string,
+    }));
     expect(processes.map((p) => p.name)).toEqual(["ingest", "reconciler", "projector", "dispatcher"]);
     expect(out).toContain(`logs: ${join(dataDir, "logs")}/<process>.log`);
     for (const p of processes) {
@@ -111,7 +183,12 @@ describe("a2a-ledger up on the real stack", () => {
     expect((await fetch(`${dispatcher?.url}/healthz`)).status).toBe(200);
     const ingest = processes.find((p) => p.name === "ingest");
     // up binds ingest to tokens: a request without one is refused, the operator's own token is heard.
-    const post = (headers: Record<string, string>) => fetch(`${ingest?.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "[]" });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${ingest?.url}/v1/observations`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: "[]",
+      });
     expect((await post({})).status).toBe(401);
     expect((await post({ authorization: `Bearer ${operatorToken}` })).status).toBe(400);
 
@@ -124,7 +201,12 @@ describe("a2a-ledger up on the real stack", () => {
       for (const until = Date.now() + 120_000; !restarted.test(out); await new Promise((r) => setTimeout(r, 200))) {
         if (Date.now() > until || child.exitCode !== null) throw new Error(`${name} was not restarted:\n${out}`);
       }
-      expect(out).toMatch(new RegExp(`^process ${name} \\(pid ${dead?.pid}\\) died \\(signal SIGKILL\\) after \\d+\\.\\d s up: restart 1 in 1 s, at \\d{4}-`, "m"));
+      expect(out).toMatch(
+        new RegExp(
+          `^process ${name} \\(pid ${dead?.pid}\\) died \\(signal SIGKILL\\) after \\d+\\.\\d s up: restart 1 in 1 s, at \\d{4}-`,
+          "m",
+        ),
+      );
       const pid = Number(restarted.exec(out)?.[1]);
       expect(alive(pid), `${name} runs again`).toBe(true);
       restartedPids.push(pid);

@@ -26,7 +26,14 @@ import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { compiledEnv, serveChaos } from "@a2a-ledger/env";
 import { loadConfig as loadStackConfig, repoRoot, up as stackUp } from "@a2a-ledger/infra";
-import { createKafka, ensureTopics, suffixedTopicNames, topicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import {
+  createKafka,
+  ensureTopics,
+  suffixedTopicNames,
+  topicNames,
+  topicSpecs,
+  type TopicNames,
+} from "@a2a-ledger/kafka";
 import { LedgerFeed } from "@a2a-ledger/ledger-feed";
 import type { Decision } from "@a2a-ledger/schemas";
 import { assertBuilt, BuildMissingError } from "../build-output.ts";
@@ -64,7 +71,9 @@ async function ensurePythonVenv(io: Io): Promise<void> {
     io.stdout(`W3: ${stdout.trim().split("\n").at(-1) ?? "virtual environment ready"}\n`);
   } catch (e) {
     const failure = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`W3's virtual environment could not be made (bash mesh/agent-py/setup.sh):\n${failure.stderr || failure.stdout || failure.message}`);
+    throw new Error(
+      `W3's virtual environment could not be made (bash mesh/agent-py/setup.sh):\n${failure.stderr || failure.stdout || failure.message}`,
+    );
   }
 }
 
@@ -76,14 +85,35 @@ interface Expected {
 /** What the ledger must decide in a demo run. */
 function expectedDecisions(runId: string): Expected[] {
   const ids = demoIds(runId);
-  const violation = (kind: string, where: (d: Extract<Decision, { type: "ContractViolation" }>) => boolean) => (d: Decision) => d.type === "ContractViolation" && d.kind === kind && where(d);
+  const violation =
+    (kind: string, where: (d: Extract<Decision, { type: "ContractViolation" }>) => boolean) => (d: Decision) =>
+      d.type === "ContractViolation" && d.kind === kind && where(d);
   return [
-    { what: `${ids.tasks.lost} indeterminate (not failed)`, match: (d) => d.type === "TaskIndeterminate" && d.correlationId === ids.tasks.lost },
-    { what: `${ids.tasks.lost} re-dispatched to ${ids.workers.W3}`, match: (d) => d.type === "RedispatchCommanded" && d.correlationId === ids.tasks.lost && d.targetWorkerId === ids.workers.W3 },
-    { what: `${ids.tasks.lost} reconciled`, match: (d) => d.type === "TaskReconciled" && d.correlationId === ids.tasks.lost },
-    { what: `TASK_STORE_NOT_DURABLE for ${ids.workers.W1} (its parked canary)`, match: violation("TASK_STORE_NOT_DURABLE", (d) => d.workerId === ids.workers.W1) },
-    { what: `OUTPUT_MODE_NOT_ADVERTISED on ${ids.tasks.retried}`, match: violation("OUTPUT_MODE_NOT_ADVERTISED", (d) => d.correlationId === ids.tasks.retried) },
-    { what: `DIVERGENT_ARTIFACTS on ${ids.tasks.retried}`, match: violation("DIVERGENT_ARTIFACTS", (d) => d.correlationId === ids.tasks.retried) },
+    {
+      what: `${ids.tasks.lost} indeterminate (not failed)`,
+      match: (d) => d.type === "TaskIndeterminate" && d.correlationId === ids.tasks.lost,
+    },
+    {
+      what: `${ids.tasks.lost} re-dispatched to ${ids.workers.W3}`,
+      match: (d) =>
+        d.type === "RedispatchCommanded" && d.correlationId === ids.tasks.lost && d.targetWorkerId === ids.workers.W3,
+    },
+    {
+      what: `${ids.tasks.lost} reconciled`,
+      match: (d) => d.type === "TaskReconciled" && d.correlationId === ids.tasks.lost,
+    },
+    {
+      what: `TASK_STORE_NOT_DURABLE for ${ids.workers.W1} (its parked canary)`,
+      match: violation("TASK_STORE_NOT_DURABLE", (d) => d.workerId === ids.workers.W1),
+    },
+    {
+      what: `OUTPUT_MODE_NOT_ADVERTISED on ${ids.tasks.retried}`,
+      match: violation("OUTPUT_MODE_NOT_ADVERTISED", (d) => d.correlationId === ids.tasks.retried),
+    },
+    {
+      what: `DIVERGENT_ARTIFACTS on ${ids.tasks.retried}`,
+      match: violation("DIVERGENT_ARTIFACTS", (d) => d.correlationId === ids.tasks.retried),
+    },
   ];
 }
 
@@ -97,7 +127,11 @@ interface Running {
   dataDir: string;
 }
 
-async function startDemoMesh(io: Io, r: Running, runId: string): Promise<{ workers: DemoWorker[]; workersFile: string; storyFile: string; w1Config: string }> {
+async function startDemoMesh(
+  io: Io,
+  r: Running,
+  runId: string,
+): Promise<{ workers: DemoWorker[]; workersFile: string; storyFile: string; w1Config: string }> {
   const ids = demoIds(runId);
   const meshDir = join(r.dataDir, "mesh");
   mkdirSync(meshDir, { recursive: true });
@@ -132,8 +166,16 @@ interface LostTaskReport {
 function isLostTaskReport(value: unknown): value is LostTaskReport {
   const lost = (value as { lost?: unknown } | null)?.lost as Record<string, unknown> | undefined;
   return (
-    typeof lost === "object" && lost !== null && typeof lost.correlationId === "string" && typeof lost.finalState === "string" &&
-    Array.isArray(lost.serverTaskIds) && lost.serverTaskIds.every((t: unknown) => typeof (t as { workerId?: unknown }).workerId === "string" && typeof (t as { serverTaskId?: unknown }).serverTaskId === "string")
+    typeof lost === "object" &&
+    lost !== null &&
+    typeof lost.correlationId === "string" &&
+    typeof lost.finalState === "string" &&
+    Array.isArray(lost.serverTaskIds) &&
+    lost.serverTaskIds.every(
+      (t: unknown) =>
+        typeof (t as { workerId?: unknown }).workerId === "string" &&
+        typeof (t as { serverTaskId?: unknown }).serverTaskId === "string",
+    )
   );
 }
 
@@ -142,18 +184,26 @@ function isLostTaskReport(value: unknown): value is LostTaskReport {
  * (@a2a-ledger/env's chaos channel); resolves with its report or its failure.
  */
 async function playStory(io: Io, r: Running, storyFile: string, w1Config: string): Promise<LostTaskReport | Error> {
-  const orchestrator = await r.sup.start(orchestratorSpec(r.ctx, storyFile, (e) => typeof e.step === "string" && io.stdout(`orchestrator: ${e.step}\n`)));
+  const orchestrator = await r.sup.start(
+    orchestratorSpec(r.ctx, storyFile, (e) => typeof e.step === "string" && io.stdout(`orchestrator: ${e.step}\n`)),
+  );
   serveChaos(orchestrator.child, {
     async restartW1() {
       io.stdout("chaos: restarting W1 (a new process on the same port: its in-memory tasks are gone)\n");
       await r.sup.restart("W1");
     },
     async reloadW1(outputMediaType) {
-      io.stdout(`chaos: W1 reloads its configuration: answers in ${outputMediaType} from now on (its card does not change)\n`);
+      io.stdout(
+        `chaos: W1 reloads its configuration: answers in ${outputMediaType} from now on (its card does not change)\n`,
+      );
       const w1 = r.sup.find("W1");
       if (w1 === undefined) throw new Error("W1 is not running");
       writeFileSync(w1Config, `${JSON.stringify({ outputMediaType })}\n`);
-      const reloaded = w1.nextLine((e) => e.msg === "configuration reloaded", 10_000, "that it reloaded its configuration");
+      const reloaded = w1.nextLine(
+        (e) => e.msg === "configuration reloaded",
+        10_000,
+        "that it reloaded its configuration",
+      );
       w1.child.kill("SIGHUP");
       await reloaded;
     },
@@ -161,16 +211,22 @@ async function playStory(io: Io, r: Running, storyFile: string, w1Config: string
   const code = await orchestrator.exited;
   const done = orchestrator.lines.find((e) => e.msg === "story done");
   if (code === 0 && done !== undefined) {
-    return isLostTaskReport(done.report) ? done.report : new Error(`the orchestrator's report does not say where the lost task went (${orchestrator.logFile})`);
+    return isLostTaskReport(done.report)
+      ? done.report
+      : new Error(`the orchestrator's report does not say where the lost task went (${orchestrator.logFile})`);
   }
   const failed = orchestrator.lines.find((e) => e.msg === "story failed") as { err?: { message?: string } } | undefined;
-  return new Error(`the orchestrator stopped (${code}): ${failed?.err?.message ?? "see its log"} (${orchestrator.logFile})`);
+  return new Error(
+    `the orchestrator stopped (${code}): ${failed?.err?.message ?? "see its log"} (${orchestrator.logFile})`,
+  );
 }
 
 function lookAt(io: Io, projector: Managed, runId: string): void {
   const ids = demoIds(runId);
   if (projector.url === undefined) {
-    io.stdout(`projector: it did not report its address, so there is no page to open; its log says why (${projector.logFile})\n`);
+    io.stdout(
+      `projector: it did not report its address, so there is no page to open; its log says why (${projector.logFile})\n`,
+    );
     return;
   }
   const page = `${projector.url}/`;
@@ -216,12 +272,18 @@ async function demo(io: Io, r: Running): Promise<boolean> {
     }
     const missing: string[] = [];
     for (const expected of expectedDecisions(runId)) {
-      await feed.waitFor((d) => expected.match(d as Decision), 60_000, expected.what).catch(() => missing.push(expected.what));
+      await feed
+        .waitFor((d) => expected.match(d as Decision), 60_000, expected.what)
+        .catch(() => missing.push(expected.what));
     }
     const failed = feed.ofType("TaskFailed");
-    io.stdout(`demo ${runId}: ${report.lost.correlationId} went ${report.lost.serverTaskIds.map((t) => `${t.workerId}/${t.serverTaskId}`).join(" → ")}, ended ${report.lost.finalState}\n`);
+    io.stdout(
+      `demo ${runId}: ${report.lost.correlationId} went ${report.lost.serverTaskIds.map((t) => `${t.workerId}/${t.serverTaskId}`).join(" → ")}, ended ${report.lost.finalState}\n`,
+    );
     if (missing.length > 0 || failed.length > 0) {
-      io.stderr(`demo ${runId}: the ledger did not decide ${[...missing, ...failed.map((f) => `no TaskFailed (got one for ${f.correlationId})`)].join("; ")}\n`);
+      io.stderr(
+        `demo ${runId}: the ledger did not decide ${[...missing, ...failed.map((f) => `no TaskFailed (got one for ${f.correlationId})`)].join("; ")}\n`,
+      );
       return false;
     }
     io.stdout(`demo ${runId}: the ledger decided everything the story shows (${feed.records.length} decisions)\n`);
@@ -236,7 +298,12 @@ async function demo(io: Io, r: Running): Promise<boolean> {
 export function parseUpArgs(args: string[]): { demo: boolean; exitAfterDemo: boolean } {
   let values;
   try {
-    ({ values } = parseArgs({ args, options: { demo: { type: "boolean", default: false }, "exit-after-demo": { type: "boolean", default: false } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args,
+      options: { demo: { type: "boolean", default: false }, "exit-after-demo": { type: "boolean", default: false } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (e) {
     throw new UsageError(`${e instanceof Error ? e.message : String(e)}\n${usage}`);
   }
@@ -246,7 +313,8 @@ export function parseUpArgs(args: string[]): { demo: boolean; exitAfterDemo: boo
 
 export const command: Command = {
   name: "up",
-  summary: "run the ledger as processes (ingest, reconciler, projector, dispatcher); --demo adds W1–W3, their proxies and the orchestrator's live §1 story",
+  summary:
+    "run the ledger as processes (ingest, reconciler, projector, dispatcher); --demo adds W1–W3, their proxies and the orchestrator's live §1 story",
   usage,
   async run(args, io) {
     const values = parseUpArgs(args);
@@ -260,9 +328,13 @@ export const command: Command = {
     const stackConfig = loadStackConfig();
     const logsDir = join(stackConfig.dataDir, "logs");
     const sup = new Supervisor(logsDir, {
-      onStart: (m) => io.stdout(`process ${m.spec.name}: pid ${m.child.pid}${m.url === undefined ? "" : `, ${m.url}`}, log ${m.logFile}\n`),
+      onStart: (m) =>
+        io.stdout(
+          `process ${m.spec.name}: pid ${m.child.pid}${m.url === undefined ? "" : `, ${m.url}`}, log ${m.logFile}\n`,
+        ),
       // A service that dies is restarted (after 1 s, doubling up to 30 s) and said so; one that died 5 times within a minute ends the run.
-      onEvent: (e) => (e.kind === "restarted" ? io.stdout(`process ${e.message}\n`) : io.stderr(`process ${e.message}\n`)),
+      onEvent: (e) =>
+        e.kind === "restarted" ? io.stdout(`process ${e.message}\n`) : io.stderr(`process ${e.message}\n`),
     });
     const gaveUp = sup.gaveUp.then((e): never => {
       throw new Error(`${e.message}; stopping every process`);
@@ -305,8 +377,19 @@ export const command: Command = {
       const admin = createKafka({ brokers: state.brokers, clientId: "a2a-ledger-up" }).admin();
       await admin.connect();
       await ensureTopics(admin, topicSpecs(topics, stackConfig.partitions)).finally(() => admin.disconnect());
-      const env: NodeJS.ProcessEnv = { ...compiledEnv(process.env), KAFKA_BROKERS: state.brokers, SCHEMA_REGISTRY_URL: state.registryUrl, A2A_LEDGER_DATA_DIR: stackConfig.dataDir };
-      const ctx: PlanContext = { root: repoRoot, entries: entryPoints(repoRoot), env, topics, tokens: newIngestTokens() };
+      const env: NodeJS.ProcessEnv = {
+        ...compiledEnv(process.env),
+        KAFKA_BROKERS: state.brokers,
+        SCHEMA_REGISTRY_URL: state.registryUrl,
+        A2A_LEDGER_DATA_DIR: stackConfig.dataDir,
+      };
+      const ctx: PlanContext = {
+        root: repoRoot,
+        entries: entryPoints(repoRoot),
+        env,
+        topics,
+        tokens: newIngestTokens(),
+      };
       io.stdout(`logs: ${logsDir}/<process>.log\n`);
       const announce = (m: Managed, what: string) => io.stdout(`${m.spec.name}: ${what}\n`);
       const ingest = await sup.start(ingestSpec(ctx));
@@ -314,12 +397,25 @@ export const command: Command = {
       announce(await sup.start(reconcilerSpec(ctx)), `consuming ${topics.observations}`);
       const projector = await sup.start(projectorSpec(ctx));
       announce(projector, `page ${projector.url}/, API ${projector.url}/v1/tasks`);
-      const r: Running = { sup, ctx, ingest, projector, brokers: state.brokers, registryUrl: state.registryUrl, dataDir: stackConfig.dataDir };
+      const r: Running = {
+        sup,
+        ctx,
+        ingest,
+        projector,
+        brokers: state.brokers,
+        registryUrl: state.registryUrl,
+        dataDir: stackConfig.dataDir,
+      };
       if (!values.demo) {
-        const workersFileSetting = (process.env.A2A_LEDGER_DISPATCHER_WORKERS_FILE ?? process.env.DISPATCHER_WORKERS_FILE)?.trim(); // the deprecated name is still read
+        const workersFileSetting = (
+          process.env.A2A_LEDGER_DISPATCHER_WORKERS_FILE ?? process.env.DISPATCHER_WORKERS_FILE
+        )?.trim(); // the deprecated name is still read
         const workersFile = workersFileSetting ? resolve(workersFileSetting) : undefined;
         const dispatcher = await sup.start(dispatcherSpec(ctx, ingest.url ?? "", workersFile));
-        announce(dispatcher, `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (A2A_LEDGER_DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`);
+        announce(
+          dispatcher,
+          `consuming ${topics.commands}${workersFile === undefined ? "; no workers file (A2A_LEDGER_DISPATCHER_WORKERS_FILE), so commands are refused" : `, workers in ${workersFile}`}`,
+        );
         io.stdout(`\nThe projector's page: ${projector.url}/\n`);
         return;
       }

@@ -13,7 +13,12 @@ export async function decodeRecord(serde: Serde, record: TopicRecord): Promise<D
     return await serde.decode(record.value);
   } catch (error) {
     const failure = classifyDecodeFailure(error);
-    if (failure === undefined) throw new TopicUnavailableError(`the schema registry at ${serde.registryUrl} cannot be reached: ${(error as Error).message}`);
-    return failure.kind === "undecodable" ? failure.message : `the schema id is unknown or the bytes do not decode with it: ${failure.message}`;
+    if (failure === undefined)
+      throw new TopicUnavailableError(
+        `the schema registry at ${serde.registryUrl} cannot be reached: ${(error as Error).message}`,
+      );
+    return failure.kind === "undecodable"
+      ? failure.message
+      : `the schema id is unknown or the bytes do not decode with it: ${failure.message}`;
   }
 }

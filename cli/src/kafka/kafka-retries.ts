@@ -23,7 +23,10 @@ export function kafkaRetryBudgetFromEnv(env: NodeJS.ProcessEnv = process.env): n
   const text = env["A2A_LEDGER_CLI_KAFKA_RETRY_MS"]?.trim();
   if (text === undefined || text === "") return defaultKafkaRetryBudgetMs;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value > maxBudgetMs) throw new UsageError(`A2A_LEDGER_CLI_KAFKA_RETRY_MS=${JSON.stringify(text)}: milliseconds from 0 (no retry) to ${maxBudgetMs}`);
+  if (!/^\d+$/.test(text) || value > maxBudgetMs)
+    throw new UsageError(
+      `A2A_LEDGER_CLI_KAFKA_RETRY_MS=${JSON.stringify(text)}: milliseconds from 0 (no retry) to ${maxBudgetMs}`,
+    );
   return value;
 }
 
@@ -52,7 +55,11 @@ export function kafkaRetries(): KafkaRetrySettings {
 export function kafkaErrorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   let type: string | undefined;
-  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e !== null && typeof e === "object" && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const t = (e as { type?: unknown }).type;
     if (typeof t === "string") {
       type = t;
@@ -69,7 +76,11 @@ export function retryLine(what: string, retry: KafkaRetry): string {
 }
 
 /** `operation` (`what` names it: "reading a2a.policy.v1"), retried as above; the initial pause can be shortened for tests. */
-export function withKafkaRetries<T>(what: string, operation: (attempt: number) => Promise<T>, options: { initialDelayMs?: number } = {}): Promise<T> {
+export function withKafkaRetries<T>(
+  what: string,
+  operation: (attempt: number) => Promise<T>,
+  options: { initialDelayMs?: number } = {},
+): Promise<T> {
   const { budgetMs, report } = kafkaRetries();
   return retryKafka(operation, { budgetMs, ...options, onRetry: (retry) => report(retryLine(what, retry)) });
 }

@@ -24,17 +24,24 @@ export async function decodeObservation(serde: Serde, record: TopicRecord): Prom
   if (decoded.group !== "observations") return `a ${decoded.typeName} record, not an observation`;
   const observation = decoded.record as Observation;
   const key = record.key?.toString("utf8") ?? null;
-  if (key !== observation.correlationId) return `key ${JSON.stringify(key)} is not the correlationId ${JSON.stringify(observation.correlationId)}`;
+  if (key !== observation.correlationId)
+    return `key ${JSON.stringify(key)} is not the correlationId ${JSON.stringify(observation.correlationId)}`;
   return observation;
 }
 
 /** A slice of records as a chunk's observations (where each came from), the others listed in `skipped`. */
-export async function decodeObservations(serde: Serde, topic: string, records: readonly TopicRecord[], skipped: SkippedRecord[]): Promise<Pick<ObservationChunk, "observations" | "where">> {
+export async function decodeObservations(
+  serde: Serde,
+  topic: string,
+  records: readonly TopicRecord[],
+  skipped: SkippedRecord[],
+): Promise<Pick<ObservationChunk, "observations" | "where">> {
   const observations: Observation[] = [];
   const from: TopicRecord[] = [];
   for (const record of records) {
     const decoded = await decodeObservation(serde, record);
-    if (typeof decoded === "string") skipped.push({ where: `${topic}[${record.partition}]@${record.offset}`, reason: decoded });
+    if (typeof decoded === "string")
+      skipped.push({ where: `${topic}[${record.partition}]@${record.offset}`, reason: decoded });
     else {
       observations.push(decoded);
       from.push(record);
@@ -50,7 +57,10 @@ export function topicSource(kafka: Kafka, serde: Serde, topic: string, skipped: 
     unit: "records",
     async *chunks(): AsyncGenerator<ObservationChunk> {
       let progress = 0;
-      for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay", onStart: (total) => (source.total = total) })) {
+      for await (const slice of streamTopic(kafka, topic, {
+        groupPrefix: "a2a-ledger-replay",
+        onStart: (total) => (source.total = total),
+      })) {
         progress += slice.length;
         yield { ...(await decodeObservations(serde, topic, slice, skipped)), progress };
       }

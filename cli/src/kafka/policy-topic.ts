@@ -27,7 +27,8 @@ export async function readPolicyHistory(cluster: Cluster, topic = cluster.topics
       const where = `${topic}[${record.partition}]@${record.offset}`;
       const decoded = await decodeRecord(cluster.serde, record);
       if (typeof decoded === "string") skipped.push({ where, reason: decoded });
-      else if (decoded.record.type !== "TrustPolicy") skipped.push({ where, reason: `a ${decoded.typeName} record, not a trust policy` });
+      else if (decoded.record.type !== "TrustPolicy")
+        skipped.push({ where, reason: `a ${decoded.typeName} record, not a trust policy` });
       else {
         const { type: _type, ...version } = decoded.record;
         versions = withPolicyVersion(versions, version);
@@ -41,11 +42,19 @@ export async function readPolicyHistory(cluster: Cluster, topic = cluster.topics
  * Writes one version (acknowledged by every in-sync replica before this resolves). A retriable failure is
  * retried within the CLI's bound; a version written twice is the same record under the same key.
  */
-export async function writePolicyVersion(cluster: Cluster, policy: TrustPolicy, topic = cluster.topics.policy): Promise<void> {
+export async function writePolicyVersion(
+  cluster: Cluster,
+  policy: TrustPolicy,
+  topic = cluster.topics.policy,
+): Promise<void> {
   const value = await cluster.serde.encode({ type: "TrustPolicy", ...policy });
   try {
     await withKafkaRetries(`writing ${topic}`, async () => {
-      const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+      const producer = cluster.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+      });
       try {
         await producer.connect();
         await producer.send({ topic, acks: -1, messages: [{ key: String(policy.version), value }] });
@@ -54,7 +63,8 @@ export async function writePolicyVersion(cluster: Cluster, policy: TrustPolicy, 
       }
     });
   } catch (e) {
-    if (e instanceof KafkaRetriesExhaustedError) throw new TopicUnavailableError(`cannot write ${topic}: ${e.message}`, { cause: e });
+    if (e instanceof KafkaRetriesExhaustedError)
+      throw new TopicUnavailableError(`cannot write ${topic}: ${e.message}`, { cause: e });
     throw e;
   }
 }

@@ -17,7 +17,12 @@ export interface RecordedDecisions {
   skipped: SkippedRecord[];
 }
 
-export async function readRecordedDecisions(kafka: Kafka, serde: Serde, topic: string, scope: ReplayScope): Promise<RecordedDecisions> {
+export async function readRecordedDecisions(
+  kafka: Kafka,
+  serde: Serde,
+  topic: string,
+  scope: ReplayScope,
+): Promise<RecordedDecisions> {
   const byVersion = new Map<string, Decision[]>();
   const skipped: SkippedRecord[] = [];
   for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay-decisions" })) {

@@ -30,7 +30,8 @@ function mergeHeads(lists: readonly TopicRecord[][]): TopicRecord[] {
       const r = (lists[i] as TopicRecord[])[heads[i] as number];
       if (r === undefined) continue;
       const b = best === -1 ? undefined : (lists[best] as TopicRecord[])[heads[best] as number];
-      if (b === undefined || r.timestamp < b.timestamp || (r.timestamp === b.timestamp && r.partition < b.partition)) best = i;
+      if (b === undefined || r.timestamp < b.timestamp || (r.timestamp === b.timestamp && r.partition < b.partition))
+        best = i;
     }
     if (best === -1) return out;
     out.push((lists[best] as TopicRecord[])[heads[best] as number] as TopicRecord);
@@ -38,17 +39,30 @@ function mergeHeads(lists: readonly TopicRecord[][]): TopicRecord[] {
   }
 }
 
-async function readBatches(kafka: Kafka, serde: Serde, topic: string): Promise<{ batches: RecordedBatch[]; firstAt: number } | string> {
+async function readBatches(
+  kafka: Kafka,
+  serde: Serde,
+  topic: string,
+): Promise<{ batches: RecordedBatch[]; firstAt: number } | string> {
   const batches: RecordedBatch[] = [];
   let firstAt = Number.POSITIVE_INFINITY;
   try {
     for await (const slice of streamTopic(kafka, topic, { groupPrefix: "a2a-ledger-replay-batches" })) {
       for (const record of slice) {
         const decoded = await decodeRecord(serde, record);
-        if (typeof decoded === "string" || decoded.typeName !== "ReconcilerBatch") return `${topic}[${record.partition}]@${record.offset} is not a batch record (${typeof decoded === "string" ? decoded : decoded.typeName})`;
+        if (typeof decoded === "string" || decoded.typeName !== "ReconcilerBatch")
+          return `${topic}[${record.partition}]@${record.offset} is not a batch record (${typeof decoded === "string" ? decoded : decoded.typeName})`;
         const b = decoded.record as ReconcilerBatch;
         if (record.timestamp < firstAt) firstAt = record.timestamp;
-        batches.push({ partition: b.partition, fromOffset: b.fromOffset, toOffset: b.toOffset, recheck: b.recheck, capabilityReads: b.capabilityReads, capabilityOwnBatches: b.capabilityOwnBatches, policyVersions: b.policyVersions });
+        batches.push({
+          partition: b.partition,
+          fromOffset: b.fromOffset,
+          toOffset: b.toOffset,
+          recheck: b.recheck,
+          capabilityReads: b.capabilityReads,
+          capabilityOwnBatches: b.capabilityOwnBatches,
+          policyVersions: b.policyVersions,
+        });
       }
     }
   } catch (e) {
@@ -72,7 +86,12 @@ async function readPartitions(kafka: Kafka, topic: string): Promise<Map<number, 
 }
 
 /** The records of `list` with offsets in [from, to], from position `at` on: their end position. */
-function takeRange(list: readonly TopicRecord[], at: number, from: number, to: number): { records: TopicRecord[]; next: number; below: boolean } {
+function takeRange(
+  list: readonly TopicRecord[],
+  at: number,
+  from: number,
+  to: number,
+): { records: TopicRecord[]; next: number; below: boolean } {
   let i = at;
   let below = false;
   while (i < list.length && Number((list[i] as TopicRecord).offset) < from) {
@@ -84,7 +103,13 @@ function takeRange(list: readonly TopicRecord[], at: number, from: number, to: n
   return { records: list.slice(start, i), next: i, below };
 }
 
-export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: string, batchesTopic: string, skipped: SkippedRecord[]): Promise<RecordedOrder> {
+export async function recordedOrderSource(
+  kafka: Kafka,
+  serde: Serde,
+  topic: string,
+  batchesTopic: string,
+  skipped: SkippedRecord[],
+): Promise<RecordedOrder> {
   const read = await readBatches(kafka, serde, batchesTopic);
   if (typeof read === "string") return { unavailable: read };
   const { batches, firstAt: firstBatchAt } = read;
@@ -99,7 +124,10 @@ export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: str
     }
     const list = partitions.get(batch.partition) ?? [];
     const taken = takeRange(list, position.get(batch.partition) ?? 0, batch.fromOffset, batch.toOffset);
-    if (taken.below) return { unavailable: `observations of partition ${batch.partition} below offset ${batch.fromOffset} are in no batch record (read before batches were recorded)` };
+    if (taken.below)
+      return {
+        unavailable: `observations of partition ${batch.partition} below offset ${batch.fromOffset} are in no batch record (read before batches were recorded)`,
+      };
     position.set(batch.partition, taken.next);
     planned.push({ batch, records: taken.records });
   }
@@ -107,7 +135,10 @@ export async function recordedOrderSource(kafka: Kafka, serde: Serde, topic: str
   // after the first batch record (the reconciler has not read it yet).
   for (const [p, list] of partitions) {
     const first = list[0];
-    if (!position.has(p) && first !== undefined && first.timestamp < firstBatchAt) return { unavailable: `observations of partition ${p} from before the first batch record are in no batch record (read before batches were recorded)` };
+    if (!position.has(p) && first !== undefined && first.timestamp < firstBatchAt)
+      return {
+        unavailable: `observations of partition ${p} from before the first batch record are in no batch record (read before batches were recorded)`,
+      };
   }
   const tail = mergeHeads([...partitions].map(([p, list]) => list.slice(position.get(p) ?? 0)));
   const total = [...partitions.values()].reduce((n, l) => n + l.length, 0);

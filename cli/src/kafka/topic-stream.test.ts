@@ -8,7 +8,9 @@ import { streamTopic, type TopicRecord, TopicUnavailableError } from "./topic-st
 
 const require = createRequire(import.meta.url);
 /** A broker's error code as kafkajs raises it (6: NOT_LEADER_FOR_PARTITION, 29: TOPIC_AUTHORIZATION_FAILED). */
-const { createErrorFromCode } = require("kafkajs/src/protocol/error.js") as { createErrorFromCode(code: number): Error };
+const { createErrorFromCode } = require("kafkajs/src/protocol/error.js") as {
+  createErrorFromCode(code: number): Error;
+};
 
 let admin: Admin;
 const topics: string[] = [];
@@ -22,7 +24,11 @@ afterAll(async () => {
   await admin.disconnect();
 });
 
-async function readAll(topic: string, options: { highWater?: number; sliceSize?: number } = {}, client: Kafka = kafka): Promise<TopicRecord[]> {
+async function readAll(
+  topic: string,
+  options: { highWater?: number; sliceSize?: number } = {},
+  client: Kafka = kafka,
+): Promise<TopicRecord[]> {
   const out: TopicRecord[] = [];
   for await (const slice of streamTopic(client, topic, { groupPrefix: "topic-stream-test", ...options })) {
     expect(slice.length).toBeLessThanOrEqual(options.sliceSize ?? 10_000);
@@ -39,7 +45,16 @@ describe("streamTopic", () => {
     await producer.connect();
     // Partition p gets timestamps 1000 + 3i + p: the merge interleaves them p0, p1, p2, p0, …
     for (let p = 0; p < 3; p++) {
-      await producer.send({ topic, acks: -1, messages: Array.from({ length: 400 }, (_, i) => ({ partition: p, key: `k${p}`, value: `${p}:${i}`, timestamp: String(1_000 + 3 * i + p) })) });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: Array.from({ length: 400 }, (_, i) => ({
+          partition: p,
+          key: `k${p}`,
+          value: `${p}:${i}`,
+          timestamp: String(1_000 + 3 * i + p),
+        })),
+      });
     }
     // A transaction that is aborted leaves records no read_committed reader may see.
     const tx = kafka.producer({ transactionalId: `${topic}-tx`, idempotent: true, maxInFlightRequests: 1 });
@@ -52,7 +67,9 @@ describe("streamTopic", () => {
 
     const records = await readAll(topic, { highWater: 10, sliceSize: 7 });
     expect(records).toHaveLength(1_200);
-    expect(records.map((r) => r.value?.toString())).toEqual(Array.from({ length: 1_200 }, (_, n) => `${n % 3}:${Math.floor(n / 3)}`));
+    expect(records.map((r) => r.value?.toString())).toEqual(
+      Array.from({ length: 1_200 }, (_, n) => `${n % 3}:${Math.floor(n / 3)}`),
+    );
   }, 120_000);
 
   it("reads nothing from an empty topic and ends", async () => {
@@ -67,9 +84,17 @@ describe("streamTopic", () => {
  * end offsets is answered as by a broker that is no longer the leader, and the first reader's fetches fail
  * the same way after its first batch, until kafkajs gives that consumer up.
  */
-function faultyKafka(faults: { offsetLookups: number; readerCode?: number; lookupCode?: number }): { kafka: Kafka; consumers: () => number } {
+function faultyKafka(faults: { offsetLookups: number; readerCode?: number; lookupCode?: number }): {
+  kafka: Kafka;
+  consumers: () => number;
+} {
   // Few retries of its own, so that kafkajs gives up quickly and the CLI's retry is what is tested.
-  const inner = createKafka({ brokers: endpoints.brokers, clientId: "cli-test-faults", logLevel: logLevel.NOTHING, retries: 1 });
+  const inner = createKafka({
+    brokers: endpoints.brokers,
+    clientId: "cli-test-faults",
+    logLevel: logLevel.NOTHING,
+    retries: 1,
+  });
   let lookups = 0;
   let consumers = 0;
   const forward = <T extends object>(target: T, override: (name: string | symbol) => unknown) =>
@@ -110,7 +135,10 @@ function faultyKafka(faults: { offsetLookups: number; readerCode?: number; looku
         : undefined,
     );
   };
-  return { kafka: forward(inner, (name) => (name === "admin" ? admin : name === "consumer" ? consumer : undefined)), consumers: () => consumers };
+  return {
+    kafka: forward(inner, (name) => (name === "admin" ? admin : name === "consumer" ? consumer : undefined)),
+    consumers: () => consumers,
+  };
 }
 
 describe("streamTopic after a broker restart", () => {
@@ -123,7 +151,16 @@ describe("streamTopic after a broker restart", () => {
     const producer = kafka.producer({ idempotent: true });
     await producer.connect();
     for (let p = 0; p < 2; p++) {
-      await producer.send({ topic, acks: -1, messages: Array.from({ length: 300 }, (_, i) => ({ partition: p, key: `k${p}`, value: `${p}:${i}`, timestamp: String(1_000 + 2 * i + p) })) });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: Array.from({ length: 300 }, (_, i) => ({
+          partition: p,
+          key: `k${p}`,
+          value: `${p}:${i}`,
+          timestamp: String(1_000 + 2 * i + p),
+        })),
+      });
     }
     await producer.disconnect();
     return topic;
@@ -135,11 +172,15 @@ describe("streamTopic after a broker restart", () => {
     setKafkaRetries({ budgetMs: 60_000, report: (line) => lines.push(line) });
     const faulty = faultyKafka({ offsetLookups: 2, readerCode: 6 });
     const records = await readAll(topic, { highWater: 50, sliceSize: 20 }, faulty.kafka);
-    expect(records.map((r) => r.value?.toString())).toEqual(Array.from({ length: 600 }, (_, n) => `${n % 2}:${Math.floor(n / 2)}`));
+    expect(records.map((r) => r.value?.toString())).toEqual(
+      Array.from({ length: 600 }, (_, n) => `${n % 2}:${Math.floor(n / 2)}`),
+    );
     expect(faulty.consumers(), "the read went on with a second reader").toBe(2);
     const retries = lines.filter((l) => l.startsWith(`reading ${topic} failed: `));
     expect(retries.length, lines.join("")).toBe(3);
-    expect(retries[0]).toMatch(/This server is not the leader for that topic-partition \(NOT_LEADER_FOR_PARTITION\); retry 1 in 0\.25 s/);
+    expect(retries[0]).toMatch(
+      /This server is not the leader for that topic-partition \(NOT_LEADER_FOR_PARTITION\); retry 1 in 0\.25 s/,
+    );
     expect(retries[1]).toContain("; retry 2 in 0.50 s");
     expect(retries[2]).toMatch(/; retry 1 in 0\.25 s/);
   }, 120_000);
@@ -149,7 +190,9 @@ describe("streamTopic after a broker restart", () => {
     const lines: string[] = [];
     setKafkaRetries({ budgetMs: 60_000, report: (line) => lines.push(line) });
     const started = Date.now();
-    const denied = await readAll(topic, {}, faultyKafka({ offsetLookups: 1, lookupCode: 29 }).kafka).catch((e: unknown) => e);
+    const denied = await readAll(topic, {}, faultyKafka({ offsetLookups: 1, lookupCode: 29 }).kafka).catch(
+      (e: unknown) => e,
+    );
     expect(denied).toBeInstanceOf(TopicUnavailableError);
     expect((denied as Error).message).toContain(`cannot read ${topic}: `);
     expect(lines).toEqual([]);
@@ -158,7 +201,11 @@ describe("streamTopic after a broker restart", () => {
     setKafkaRetries({ budgetMs: 1_500, report: (line) => lines.push(line) });
     const spent = await readAll(topic, {}, faultyKafka({ offsetLookups: 1_000 }).kafka).catch((e: unknown) => e);
     expect(spent).toBeInstanceOf(TopicUnavailableError);
-    expect((spent as Error).message).toMatch(new RegExp(`^cannot read ${topic.replaceAll(".", "\\.")}: This server is not the leader for that topic-partition \\(retried 2 times over \\d+\\.\\d s\\)$`));
+    expect((spent as Error).message).toMatch(
+      new RegExp(
+        `^cannot read ${topic.replaceAll(".", "\\.")}: This server is not the leader for that topic-partition \\(retried 2 times over \\d+\\.\\d s\\)$`,
+      ),
+    );
     expect(lines).toHaveLength(2);
   }, 60_000);
 });

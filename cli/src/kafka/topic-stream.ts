@@ -14,7 +14,14 @@
  * end offsets, the start of the reader, and a read that failed half-way, which goes on with a new reader
  * from where it was (the records already taken are not handed over twice).
  */
-import { accessFailureOf, isRetriableKafkaError, type Kafka, type KafkaMessage, processClientConfig, TopicReader } from "@a2a-ledger/kafka";
+import {
+  accessFailureOf,
+  isRetriableKafkaError,
+  type Kafka,
+  type KafkaMessage,
+  processClientConfig,
+  TopicReader,
+} from "@a2a-ledger/kafka";
 import { withKafkaRetries } from "./kafka-retries.ts";
 
 export interface TopicRecord {
@@ -58,13 +65,23 @@ interface PartitionQueue {
 
 /** What went wrong, in the words of an access failure (credentials, certificate, ACL) when it is one. */
 function why(error: unknown, topic: string, groupId?: string): string {
-  return accessFailureOf(error, { topics: [topic], ...(groupId === undefined ? {} : { groupId }), client: processClientConfig() })?.message ?? (error as Error).message;
+  return (
+    accessFailureOf(error, {
+      topics: [topic],
+      ...(groupId === undefined ? {} : { groupId }),
+      client: processClientConfig(),
+    })?.message ?? (error as Error).message
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Records of `topic` in merged order, in slices. */
-export async function* streamTopic(kafka: Kafka, topic: string, options: TopicStreamOptions): AsyncGenerator<TopicRecord[]> {
+export async function* streamTopic(
+  kafka: Kafka,
+  topic: string,
+  options: TopicStreamOptions,
+): AsyncGenerator<TopicRecord[]> {
   const sliceSize = options.sliceSize ?? 10_000;
   const highWater = options.highWater ?? 5_000;
   const stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
@@ -78,7 +95,9 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
         if (!topics.includes(topic)) {
           // On a secured cluster a topic the principal may not Describe is not listed either.
           const client = processClientConfig();
-          throw new TopicUnavailableError(`topic ${topic} does not exist${client.protocol === "PLAINTEXT" ? "" : ` or ${client.principal ?? "this client"} may not Describe it (see a2a-ledger acls --service cli)`}`);
+          throw new TopicUnavailableError(
+            `topic ${topic} does not exist${client.protocol === "PLAINTEXT" ? "" : ` or ${client.principal ?? "this client"} may not Describe it (see a2a-ledger acls --service cli)`}`,
+          );
         }
         return await admin.fetchTopicOffsets(topic);
       } catch (e) {
@@ -95,7 +114,17 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
   const queues = new Map<number, PartitionQueue>();
   for (const p of offsets) {
     const start = BigInt(p.low);
-    if (BigInt(p.high) > start) queues.set(p.partition, { partition: p.partition, start, end: BigInt(p.high), records: [], head: 0, paused: false, next: start, reached: start });
+    if (BigInt(p.high) > start)
+      queues.set(p.partition, {
+        partition: p.partition,
+        start,
+        end: BigInt(p.high),
+        records: [],
+        head: 0,
+        paused: false,
+        next: start,
+        reached: start,
+      });
   }
   options.onStart?.(Number([...queues.values()].reduce((n, q) => n + (q.end - q.start), 0n)));
   if (queues.size === 0) {
@@ -112,18 +141,30 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
   /** A reader of the partitions not read to their end yet. */
   const newReader = (): TopicReader => {
     const unread = [...queues.values()].filter((q) => q.reached < q.end).map((q) => q.partition);
-    const fresh: TopicReader = new TopicReader(kafka, admin, topic, (partition, m: KafkaMessage) => {
-      const q = queues.get(partition);
-      if (q === undefined) return;
-      const offset = BigInt(m.offset);
-      if (offset >= q.end || offset < q.next) return;
-      q.records.push({ partition, offset: m.offset, timestamp: Number(m.timestamp), key: m.key, value: m.value });
-      q.next = offset + 1n;
-      if (q.records.length - q.head >= highWater && !q.paused) {
-        q.paused = true;
-        fresh.pause([q.partition]);
-      }
-    }, options.groupPrefix, { concurrency: unread.length, crash: "fail", onProgress: notify, ...(unread.length < queues.size ? { partitions: unread } : {}) });
+    const fresh: TopicReader = new TopicReader(
+      kafka,
+      admin,
+      topic,
+      (partition, m: KafkaMessage) => {
+        const q = queues.get(partition);
+        if (q === undefined) return;
+        const offset = BigInt(m.offset);
+        if (offset >= q.end || offset < q.next) return;
+        q.records.push({ partition, offset: m.offset, timestamp: Number(m.timestamp), key: m.key, value: m.value });
+        q.next = offset + 1n;
+        if (q.records.length - q.head >= highWater && !q.paused) {
+          q.paused = true;
+          fresh.pause([q.partition]);
+        }
+      },
+      options.groupPrefix,
+      {
+        concurrency: unread.length,
+        crash: "fail",
+        onProgress: notify,
+        ...(unread.length < queues.size ? { partitions: unread } : {}),
+      },
+    );
     return fresh;
   };
   /** A started reader; one that fails to start is stopped and, when the error is retriable, made anew. */
@@ -140,7 +181,8 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
         throw e;
       }
     });
-  const groupOf = (e: unknown) => (e as { groupId?: string }).groupId ?? (e as { cause?: { groupId?: string } }).cause?.groupId;
+  const groupOf = (e: unknown) =>
+    (e as { groupId?: string }).groupId ?? (e as { cause?: { groupId?: string } }).cause?.groupId;
   let reader: TopicReader | undefined;
   const close = async () => {
     await reader?.stop().catch(() => undefined);
@@ -167,7 +209,10 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
       const failure = [...queues.values()].every(drained) ? undefined : reader.failed;
       if (failure) {
         const { groupId } = reader;
-        if (!isRetriableKafkaError(failure)) throw new TopicUnavailableError(`reading ${topic} failed: ${why(failure, topic, groupId)}`, { cause: failure });
+        if (!isRetriableKafkaError(failure))
+          throw new TopicUnavailableError(`reading ${topic} failed: ${why(failure, topic, groupId)}`, {
+            cause: failure,
+          });
         // Read on with a new reader from where this one was; it is retried within the bound, said on stderr.
         for (const q of queues.values()) {
           q.reached = position(q);
@@ -178,7 +223,9 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
         try {
           reader = await startReader(failure);
         } catch (e) {
-          throw new TopicUnavailableError(`reading ${topic} failed: ${why(e, topic, groupOf(e) ?? groupId)}`, { cause: e });
+          throw new TopicUnavailableError(`reading ${topic} failed: ${why(e, topic, groupOf(e) ?? groupId)}`, {
+            cause: e,
+          });
         }
         lastProgress = Date.now();
         continue;
@@ -198,7 +245,9 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
           slice = [];
         }
         if (Date.now() - lastProgress > stallTimeoutMs) {
-          throw new TopicUnavailableError(`reading ${topic} made no progress for ${stallTimeoutMs / 1000} s on partition(s) ${waiting.map((q) => q.partition).join(", ")} before their end offsets`);
+          throw new TopicUnavailableError(
+            `reading ${topic} made no progress for ${stallTimeoutMs / 1000} s on partition(s) ${waiting.map((q) => q.partition).join(", ")} before their end offsets`,
+          );
         }
         await Promise.race([new Promise<void>((r) => (wake = r)), sleep(200)]);
         continue;
@@ -210,7 +259,11 @@ export async function* streamTopic(kafka: Kafka, topic: string, options: TopicSt
         let bestRecord: TopicRecord | undefined;
         for (const q of live) {
           const r = q.records[q.head] as TopicRecord;
-          if (bestRecord === undefined || r.timestamp < bestRecord.timestamp || (r.timestamp === bestRecord.timestamp && r.partition < bestRecord.partition)) {
+          if (
+            bestRecord === undefined ||
+            r.timestamp < bestRecord.timestamp ||
+            (r.timestamp === bestRecord.timestamp && r.partition < bestRecord.partition)
+          ) {
             best = q;
             bestRecord = r;
           }

@@ -15,7 +15,9 @@ function withoutRedefinitions(schemas: readonly Json[]): Json[] {
   const walk = (node: Json, ns: string): Json => {
     if (Array.isArray(node)) return node.map((n) => walk(n, ns));
     if (node === null || typeof node !== "object") return node;
-    const named = (node["type"] === "record" || node["type"] === "enum" || node["type"] === "fixed") && typeof node["name"] === "string";
+    const named =
+      (node["type"] === "record" || node["type"] === "enum" || node["type"] === "fixed") &&
+      typeof node["name"] === "string";
     if (!named) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "default" ? v : walk(v, ns)]));
     const name = node["name"] as string;
     const own = typeof node["namespace"] === "string" ? node["namespace"] : ns;
@@ -23,7 +25,9 @@ function withoutRedefinitions(schemas: readonly Json[]): Json[] {
     if (defined.has(full)) return full;
     defined.add(full);
     const inner = full.includes(".") ? full.slice(0, full.lastIndexOf(".")) : "";
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "fields" ? walk(v, inner) : k === "default" ? v : walk(v, inner)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === "fields" ? walk(v, inner) : k === "default" ? v : walk(v, inner)]),
+    );
   };
   return schemas.map((s) => walk(s, ""));
 }
@@ -31,7 +35,9 @@ function withoutRedefinitions(schemas: readonly Json[]): Json[] {
 export const observationTypes = Object.keys(avroSchemas.observations) as ObservationType[];
 
 /** The union schema embedded in every observation file this package writes. */
-export const observationFileSchema = withoutRedefinitions(observationTypes.map((t) => avroSchemas.observations[t] as unknown as Json)) as avro.Schema;
+export const observationFileSchema = withoutRedefinitions(
+  observationTypes.map((t) => avroSchemas.observations[t] as unknown as Json),
+) as avro.Schema;
 
 /** The union as avsc reads and writes it: a record value is wrapped as `{ "a2a.ledger.v1.<Type>": fields }`. */
 export const observationFileType = avro.Type.forSchema(observationFileSchema, { wrapUnions: "auto" });
@@ -45,7 +51,13 @@ export function toBranch(observation: Observation): Record<string, Observation> 
 
 /** Per branch name: the observation type and its fields in schema order. */
 const branches = new Map<string, { type: ObservationType; fields: readonly string[] }>(
-  observationTypes.map((t) => [`${prefix}${t}`, { type: t, fields: (avroSchemas.observations[t] as unknown as { fields: { name: string }[] }).fields.map((f) => f.name) }]),
+  observationTypes.map((t) => [
+    `${prefix}${t}`,
+    {
+      type: t,
+      fields: (avroSchemas.observations[t] as unknown as { fields: { name: string }[] }).fields.map((f) => f.name),
+    },
+  ]),
 );
 
 /**

@@ -13,7 +13,11 @@ import { OcfWriter } from "./ocf-writer.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-ledger-ocf-"));
 
-async function write(name: string, observations: readonly Observation[], codec: "null" | "deflate" = "deflate"): Promise<string> {
+async function write(
+  name: string,
+  observations: readonly Observation[],
+  codec: "null" | "deflate" = "deflate",
+): Promise<string> {
   const path = join(dir, name);
   const writer = new OcfWriter(path, codec);
   for (const o of observations) await writer.write(o);
@@ -33,7 +37,11 @@ async function readAll(path: string): Promise<{ observations: Observation[]; whe
   return { observations, where };
 }
 
-const failure = (path: string) => readAll(path).then(() => undefined, (e: unknown) => e);
+const failure = (path: string) =>
+  readAll(path).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe("Avro object container files of observations", () => {
   it.each(["deflate", "null"] as const)("read back exactly what was written (%s codec), in order", async (codec) => {
@@ -86,25 +94,35 @@ describe("a bad Avro file is an error naming the file and the byte, never a shor
     writeFileSync(cut, bytes.subarray(0, bytes.length - 100));
     const error = await failure(cut);
     expect(error).toBeInstanceOf(InputError);
-    expect((error as Error).message).toMatch(/^the-file\.avro:byte \d+: truncated: a block of \d+ records needs \d+ bytes from byte \d+, the file ends at byte \d+$/);
+    expect((error as Error).message).toMatch(
+      /^the-file\.avro:byte \d+: truncated: a block of \d+ records needs \d+ bytes from byte \d+, the file ends at byte \d+$/,
+    );
   });
 
   it("a file truncated inside its header", async () => {
     const path = await write("whole-2.avro", exampleObservations());
     const cut = join(dir, "truncated-header.avro");
     writeFileSync(cut, readFileSync(path).subarray(0, 200));
-    expect(String(await failure(cut))).toMatch(/the-file\.avro:byte 4: truncated: the file ends at byte 200 inside the header/);
+    expect(String(await failure(cut))).toMatch(
+      /the-file\.avro:byte 4: truncated: the file ends at byte 200 inside the header/,
+    );
   });
 
   it("a file written with a schema that is not the observation catalogue", async () => {
     const path = join(dir, "foreign.avro");
-    const encoder = avro.createFileEncoder(path, { type: "record", name: "com.example.Invoice", fields: [{ name: "amount", type: "long" }] });
+    const encoder = avro.createFileEncoder(path, {
+      type: "record",
+      name: "com.example.Invoice",
+      fields: [{ name: "amount", type: "long" }],
+    });
     encoder.end({ amount: 12 });
     await once(encoder, "finish");
     await new Promise((r) => setTimeout(r, 50));
     const error = await failure(path);
     expect(error).toBeInstanceOf(InputError);
-    expect((error as Error).message).toMatch(/^the-file\.avro:byte 4: written with an unknown schema \(com\.example\.Invoice\)/);
+    expect((error as Error).message).toMatch(
+      /^the-file\.avro:byte 4: written with an unknown schema \(com\.example\.Invoice\)/,
+    );
   });
 
   it("a corrupted sync marker", async () => {
@@ -113,7 +131,9 @@ describe("a bad Avro file is an error naming the file and the byte, never a shor
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
     const bad = join(dir, "bad-sync.avro");
     writeFileSync(bad, bytes);
-    expect(String(await failure(bad))).toMatch(/the-file\.avro:byte \d+: the sync marker after the block does not match/);
+    expect(String(await failure(bad))).toMatch(
+      /the-file\.avro:byte \d+: the sync marker after the block does not match/,
+    );
   });
 
   it("garbage in place of a record", async () => {
@@ -131,10 +151,16 @@ describe("a bad Avro file is an error naming the file and the byte, never a shor
     const bytes = readFileSync(path);
     // The first block header (right after the sync marker that ends the file header) becomes count 1, size 2^40.
     const syncAt = bytes.indexOf(bytes.subarray(-16));
-    const forged = Buffer.concat([bytes.subarray(0, syncAt + 16), Buffer.from([0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]), bytes.subarray(syncAt + 16 + 3)]);
+    const forged = Buffer.concat([
+      bytes.subarray(0, syncAt + 16),
+      Buffer.from([0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]),
+      bytes.subarray(syncAt + 16 + 3),
+    ]);
     const bad = join(dir, "huge-block.avro");
     writeFileSync(bad, forged);
-    expect(String(await failure(bad))).toMatch(new RegExp(`the-file\\.avro:byte ${syncAt + 16}: not a block header \\(count 1, size \\d+\\)`));
+    expect(String(await failure(bad))).toMatch(
+      new RegExp(`the-file\\.avro:byte ${syncAt + 16}: not a block header \\(count 1, size \\d+\\)`),
+    );
   });
 
   it("a file that is not an Avro container at all is not taken for one", async () => {

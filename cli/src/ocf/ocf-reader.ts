@@ -92,22 +92,31 @@ async function readHeader(w: FileWindow, label: string): Promise<OcfHeader> {
   let need = 4096;
   for (;;) {
     await w.ensure(need);
-    const { value, offset } = headerType.decode(w.buf, w.pos) as { value: { meta: Record<string, Buffer>; sync: Buffer }; offset: number };
+    const { value, offset } = headerType.decode(w.buf, w.pos) as {
+      value: { meta: Record<string, Buffer>; sync: Buffer };
+      offset: number;
+    };
     if (offset !== -1) {
       w.pos = offset;
       const codec = value.meta["avro.codec"]?.toString() ?? "null";
-      if (codec !== "null" && codec !== "deflate") throw new InputError(label, "byte 4", `unsupported codec ${JSON.stringify(codec)} (null and deflate are read)`);
+      if (codec !== "null" && codec !== "deflate")
+        throw new InputError(label, "byte 4", `unsupported codec ${JSON.stringify(codec)} (null and deflate are read)`);
       const text = value.meta["avro.schema"]?.toString();
       if (text === undefined) throw new InputError(label, "byte 4", "the header has no avro.schema");
       let schema: avro.Type;
       try {
         schema = avro.Type.forSchema(JSON.parse(text) as avro.Schema, { wrapUnions: "auto" });
       } catch (e) {
-        throw new InputError(label, "byte 4", `the writer schema in the header is not a valid Avro schema: ${(e as Error).message}`);
+        throw new InputError(
+          label,
+          "byte 4",
+          `the writer schema in the header is not a valid Avro schema: ${(e as Error).message}`,
+        );
       }
       return { schema, codec, sync: Buffer.from(value.sync), dataStart: w.offset };
     }
-    if (w.eof) throw new InputError(label, "byte 4", `truncated: the file ends at byte ${w.buf.length} inside the header`);
+    if (w.eof)
+      throw new InputError(label, "byte 4", `truncated: the file ends at byte ${w.buf.length} inside the header`);
     if (need > maxHeaderBytes) throw new InputError(label, "byte 4", `header larger than ${maxHeaderBytes} bytes`);
     need *= 4;
   }
@@ -120,7 +129,11 @@ function resolverFor(label: string, writer: avro.Type): ReturnType<avro.Type["cr
     return observationFileType.createResolver(writer);
   } catch (e) {
     const name = (writer as { name?: string }).name ?? writer.typeName;
-    throw new InputError(label, "byte 4", `written with an unknown schema (${name}): it does not resolve to the observation catalogue: ${(e as Error).message.split("\n")[0]}`);
+    throw new InputError(
+      label,
+      "byte 4",
+      `written with an unknown schema (${name}): it does not resolve to the observation catalogue: ${(e as Error).message.split("\n")[0]}`,
+    );
   }
 }
 
@@ -156,15 +169,25 @@ export function ocfSource(path: string, size: number, label = path): Observation
           await w.ensure(20);
           const count = w.long();
           const bytes = count === undefined ? undefined : w.long();
-          if (count === undefined || bytes === undefined) throw new InputError(label, `byte ${blockStart}`, "truncated: the file ends inside a block header");
-          if (count < 0 || bytes < 0 || bytes > maxBlockBytes) throw new InputError(label, `byte ${blockStart}`, `not a block header (count ${count}, size ${bytes})`);
+          if (count === undefined || bytes === undefined)
+            throw new InputError(label, `byte ${blockStart}`, "truncated: the file ends inside a block header");
+          if (count < 0 || bytes < 0 || bytes > maxBlockBytes)
+            throw new InputError(label, `byte ${blockStart}`, `not a block header (count ${count}, size ${bytes})`);
           const dataStart = w.offset;
           if (!(await w.ensure(bytes + 16))) {
-            throw new InputError(label, `byte ${blockStart}`, `truncated: a block of ${count} records needs ${bytes + 16} bytes from byte ${dataStart}, the file ends at byte ${w.base + w.buf.length}`);
+            throw new InputError(
+              label,
+              `byte ${blockStart}`,
+              `truncated: a block of ${count} records needs ${bytes + 16} bytes from byte ${dataStart}, the file ends at byte ${w.base + w.buf.length}`,
+            );
           }
           const raw = w.buf.subarray(w.pos, w.pos + bytes);
           if (!w.buf.subarray(w.pos + bytes, w.pos + bytes + 16).equals(header.sync)) {
-            throw new InputError(label, `byte ${dataStart + bytes}`, "the sync marker after the block does not match the header's (corrupt or truncated file)");
+            throw new InputError(
+              label,
+              `byte ${dataStart + bytes}`,
+              "the sync marker after the block does not match the header's (corrupt or truncated file)",
+            );
           }
           let data: Buffer;
           try {
@@ -181,13 +204,26 @@ export function ocfSource(path: string, size: number, label = path): Observation
               decoded = { value: undefined, offset: -2 };
               void e;
             }
-            const at = header.codec === "deflate" ? `byte ${blockStart} (record ${i + 1} of the block)` : `byte ${dataStart + pos}`;
-            if (decoded.offset < 0) throw new InputError(label, at, `record ${i + 1} of ${count} in the block does not decode with the file's schema`);
+            const at =
+              header.codec === "deflate"
+                ? `byte ${blockStart} (record ${i + 1} of the block)`
+                : `byte ${dataStart + pos}`;
+            if (decoded.offset < 0)
+              throw new InputError(
+                label,
+                at,
+                `record ${i + 1} of ${count} in the block does not decode with the file's schema`,
+              );
             observations.push(fromBranch(decoded.value as Record<string, Record<string, unknown>>));
             offsets.push(header.codec === "deflate" ? blockStart : dataStart + pos);
             pos = decoded.offset;
           }
-          if (pos !== data.length) throw new InputError(label, `byte ${blockStart}`, `the block holds ${data.length - pos} bytes after its ${count} records`);
+          if (pos !== data.length)
+            throw new InputError(
+              label,
+              `byte ${blockStart}`,
+              `the block holds ${data.length - pos} bytes after its ${count} records`,
+            );
           w.pos += bytes + 16;
           if (observations.length >= chunkSize) {
             const at = offsets;

@@ -27,7 +27,10 @@ li{margin:.3rem 0;font-family:ui-monospace,monospace;font-size:.85rem}pre{backgr
 function chart(summary: ReplaySummary): string {
   const kinds = summary.kinds;
   if (kinds.length === 0) return `<p class="muted">Neither side took a decision.</p>`;
-  const max = Math.max(1, ...kinds.map((k) => Math.max(summary.baseline.byKind[k] ?? 0, summary.candidate.byKind[k] ?? 0)));
+  const max = Math.max(
+    1,
+    ...kinds.map((k) => Math.max(summary.baseline.byKind[k] ?? 0, summary.candidate.byKind[k] ?? 0)),
+  );
   const label = Math.max(160, ...kinds.map((k) => k.length * 7.5 + 16));
   const bars = 420;
   const row = 34;
@@ -39,9 +42,13 @@ function chart(summary: ReplaySummary): string {
     const b = summary.baseline.byKind[k] ?? 0;
     const c = summary.candidate.byKind[k] ?? 0;
     parts.push(`<text x="${label - 8}" y="${y + 14}" text-anchor="end">${esc(k)}</text>`);
-    parts.push(`<rect x="${label}" y="${y}" width="${((b / max) * bars).toFixed(1)}" height="12" fill="#6e7781"><title>baseline ${esc(k)}: ${b}</title></rect>`);
+    parts.push(
+      `<rect x="${label}" y="${y}" width="${((b / max) * bars).toFixed(1)}" height="12" fill="#6e7781"><title>baseline ${esc(k)}: ${b}</title></rect>`,
+    );
     parts.push(`<text x="${label + (b / max) * bars + 4}" y="${y + 10}" class="v">${n(b)}</text>`);
-    parts.push(`<rect x="${label}" y="${y + 13}" width="${((c / max) * bars).toFixed(1)}" height="12" fill="#fb8500"><title>candidate ${esc(k)}: ${c}</title></rect>`);
+    parts.push(
+      `<rect x="${label}" y="${y + 13}" width="${((c / max) * bars).toFixed(1)}" height="12" fill="#fb8500"><title>candidate ${esc(k)}: ${c}</title></rect>`,
+    );
     parts.push(`<text x="${label + (c / max) * bars + 4}" y="${y + 23}" class="v">${n(c)}</text>`);
   });
   const legend = `<rect x="${label}" y="2" width="12" height="12" fill="#6e7781"/><text x="${label + 16}" y="12">baseline ${esc(summary.baseline.label)}</text><rect x="${label}" y="20" width="12" height="12" fill="#fb8500"/><text x="${label + 16}" y="30">candidate ${esc(summary.candidate.label)}</text>`;
@@ -53,11 +60,25 @@ function decisionItem(kind: "removed" | "added" | "changed", sign: string, d: De
 }
 
 function diffBlock(d: ReplayDiff): string {
-  const counts = [d.removed.length ? `−${d.removed.length}` : "", d.added.length ? `+${d.added.length}` : "", d.changed.length ? `~${d.changed.length}` : ""].filter(Boolean).join(" ") || "reordered";
+  const counts =
+    [
+      d.removed.length ? `−${d.removed.length}` : "",
+      d.added.length ? `+${d.added.length}` : "",
+      d.changed.length ? `~${d.changed.length}` : "",
+    ]
+      .filter(Boolean)
+      .join(" ") || "reordered";
   const items = [
     ...d.removed.map((r) => decisionItem("removed", "−", r)),
     ...d.added.map((a) => decisionItem("added", "+", a)),
-    ...d.changed.map((c) => decisionItem("changed", "~", c.candidate, ` <span class="muted">(was: ${esc(describeDecision(c.baseline))}; ${esc(c.fields.join(", "))} changed)</span>`)),
+    ...d.changed.map((c) =>
+      decisionItem(
+        "changed",
+        "~",
+        c.candidate,
+        ` <span class="muted">(was: ${esc(describeDecision(c.baseline))}; ${esc(c.fields.join(", "))} changed)</span>`,
+      ),
+    ),
   ];
   const side = (x: Decision | null) => (x === null ? "nothing" : esc(`${x.decisionId} — ${describeDecision(x)}`));
   return `<details><summary>${esc(d.correlationId)}<span class="tag">${esc(counts)}</span>${d.startedBeforeWindow ? '<span class="tag">started before the window</span>' : ""}</summary>
@@ -66,7 +87,11 @@ function diffBlock(d: ReplayDiff): string {
 }
 
 function scopeLine(s: ReplaySummary): string {
-  const parts = [s.scope.since === null ? "" : `since ${s.scope.since}`, s.scope.until === null ? "" : `until ${s.scope.until}`, s.scope.correlationId === null ? "" : `correlation ${s.scope.correlationId}`].filter(Boolean);
+  const parts = [
+    s.scope.since === null ? "" : `since ${s.scope.since}`,
+    s.scope.until === null ? "" : `until ${s.scope.until}`,
+    s.scope.correlationId === null ? "" : `correlation ${s.scope.correlationId}`,
+  ].filter(Boolean);
   return parts.length === 0 ? "the whole log" : parts.join(", ");
 }
 
@@ -86,7 +111,10 @@ export function renderHtml(report: ReplayReport): string {
       : s.determinism.reproduced
         ? `<p class="ok">Determinism check passed: replaying the recorded observations with ${esc(s.determinism.rulesVersion)} reproduces all ${n(s.baseline.decisions)} recorded decisions (empty diff).</p>`
         : `<p class="fail">Determinism check failed: replaying the recorded observations with ${esc(s.determinism.rulesVersion)} differs from the recorded decisions in ${n(s.correlationsChanged)} correlation(s). The log or the rules are not what they claim; the first differing decision of each is named below.</p>`;
-  const skipped = s.skipped.length === 0 ? "" : `<p class="warn">${n(s.skipped.length)} record(s) of the source are not observations and were skipped, as the reconciler dead-letters them (first: ${esc(`${s.skipped[0]?.where}: ${s.skipped[0]?.reason}`)}).</p>`;
+  const skipped =
+    s.skipped.length === 0
+      ? ""
+      : `<p class="warn">${n(s.skipped.length)} record(s) of the source are not observations and were skipped, as the reconciler dead-letters them (first: ${esc(`${s.skipped[0]?.where}: ${s.skipped[0]?.reason}`)}).</p>`;
   const rejected = [s.rejected.baseline, s.rejected.candidate]
     .filter((side) => side !== null && side.count > 0)
     .map((side) => {

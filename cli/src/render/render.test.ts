@@ -22,12 +22,24 @@ function report(baseline: Decision[], candidate: Decision[], recorded = false): 
     scope: wholeLog,
     events: 14,
     correlations: 3,
-    baseline: { label: recorded ? "recorded default/2" : "default/2", rulesVersion: "default/2", recorded, decisions: baseline },
-    candidate: { label: "restart-from-scratch/2", rulesVersion: recorded ? "default/2" : "restart-from-scratch/2", decisions: candidate },
+    baseline: {
+      label: recorded ? "recorded default/2" : "default/2",
+      rulesVersion: "default/2",
+      recorded,
+      decisions: baseline,
+    },
+    candidate: {
+      label: "restart-from-scratch/2",
+      rulesVersion: recorded ? "default/2" : "restart-from-scratch/2",
+      decisions: candidate,
+    },
     startedBefore: new Set(),
     skipped: [],
     order: { kind: "event-time", reason: null },
-    rejected: { baseline: recorded ? null : rejectionSummary("default/2", []), candidate: rejectionSummary(recorded ? "default/2" : "restart-from-scratch/2", []) },
+    rejected: {
+      baseline: recorded ? null : rejectionSummary("default/2", []),
+      candidate: rejectionSummary(recorded ? "default/2" : "restart-from-scratch/2", []),
+    },
   });
 }
 
@@ -86,7 +98,11 @@ describe("the terminal rendering", () => {
   });
 
   it("says whether the determinism check holds", () => {
-    expect(renderTerminal(report(base, base, true), false)).toContain(`determinism check passed: replaying the recorded observations with default/2 reproduces all ${base.length} recorded decisions (empty diff)`);
-    expect(renderTerminal(report(base, base.slice(0, -1), true), false)).toMatch(/determinism check FAILED: .* the first differing decision of each is named below/);
+    expect(renderTerminal(report(base, base, true), false)).toContain(
+      `determinism check passed: replaying the recorded observations with default/2 reproduces all ${base.length} recorded decisions (empty diff)`,
+    );
+    expect(renderTerminal(report(base, base.slice(0, -1), true), false)).toMatch(
+      /determinism check FAILED: .* the first differing decision of each is named below/,
+    );
   });
 });

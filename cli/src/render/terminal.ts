@@ -28,7 +28,12 @@ export function renderTerminal(report: ReplayReport, color: boolean): string {
   const s = (style: Style, text: string) => (color ? styleText(style, text, { validateStream: false }) : text);
   const { summary, diffs } = report;
   const lines: string[] = [];
-  lines.push(s("bold", `replay of ${summary.source}${scopeText(summary)}: ${n(summary.events)} events, ${n(summary.correlations)} correlations`));
+  lines.push(
+    s(
+      "bold",
+      `replay of ${summary.source}${scopeText(summary)}: ${n(summary.events)} events, ${n(summary.correlations)} correlations`,
+    ),
+  );
   const b = summary.baseline;
   const c = summary.candidate;
   const width = Math.max(24, ...summary.kinds.map((k) => k.length)) + 2;
@@ -42,18 +47,42 @@ export function renderTerminal(report: ReplayReport, color: boolean): string {
     lines.push(`  ${kind.padEnd(width - 2)}${n(x).padStart(col)}  ${n(y)}${mark}`);
   }
   lines.push(`  ${"total".padEnd(width - 2)}${n(b.decisions).padStart(col)}  ${n(c.decisions)}`);
-  lines.push(s("bold", `baseline ${b.rulesVersion} vs candidate ${c.rulesVersion}: ${summary.correlationsChanged} correlation(s) differ`));
+  lines.push(
+    s(
+      "bold",
+      `baseline ${b.rulesVersion} vs candidate ${c.rulesVersion}: ${summary.correlationsChanged} correlation(s) differ`,
+    ),
+  );
   if (summary.determinism !== null) {
     lines.push(
       summary.determinism.reproduced
-        ? s("green", `determinism check passed: replaying the recorded observations with ${summary.determinism.rulesVersion} reproduces all ${n(b.decisions)} recorded decisions (empty diff)`)
-        : s("red", `determinism check FAILED: replaying the recorded observations with ${summary.determinism.rulesVersion} differs from the recorded decisions in ${summary.correlationsChanged} correlation(s) — the log or the rules are not what they claim; the first differing decision of each is named below`),
+        ? s(
+            "green",
+            `determinism check passed: replaying the recorded observations with ${summary.determinism.rulesVersion} reproduces all ${n(b.decisions)} recorded decisions (empty diff)`,
+          )
+        : s(
+            "red",
+            `determinism check FAILED: replaying the recorded observations with ${summary.determinism.rulesVersion} differs from the recorded decisions in ${summary.correlationsChanged} correlation(s) — the log or the rules are not what they claim; the first differing decision of each is named below`,
+          ),
     );
   }
-  if (summary.skipped.length > 0) lines.push(s("yellow", `${summary.skipped.length} record(s) of the source are not observations and were skipped, as the reconciler dead-letters them (first: ${summary.skipped[0]?.where}: ${summary.skipped[0]?.reason})`));
-  for (const side of [summary.rejected.baseline, summary.rejected.candidate]) if (side !== null) for (const l of rejectionLines(side)) lines.push(s("yellow", l));
+  if (summary.skipped.length > 0)
+    lines.push(
+      s(
+        "yellow",
+        `${summary.skipped.length} record(s) of the source are not observations and were skipped, as the reconciler dead-letters them (first: ${summary.skipped[0]?.where}: ${summary.skipped[0]?.reason})`,
+      ),
+    );
+  for (const side of [summary.rejected.baseline, summary.rejected.candidate])
+    if (side !== null) for (const l of rejectionLines(side)) lines.push(s("yellow", l));
   const before = diffs.filter((d) => d.startedBeforeWindow).length;
-  if (before > 0) lines.push(s("yellow", `${before} changed correlation(s) started before the window and were judged without their earlier observations (marked ⟨before window⟩)`));
+  if (before > 0)
+    lines.push(
+      s(
+        "yellow",
+        `${before} changed correlation(s) started before the window and were judged without their earlier observations (marked ⟨before window⟩)`,
+      ),
+    );
   for (const d of diffs) {
     lines.push(s("cyan", d.correlationId) + (d.startedBeforeWindow ? s("yellow", " ⟨before window⟩") : ""));
     for (const r of d.removed) lines.push(s("red", `  - ${describeDecision(r)} ${causes(r)}`));
@@ -62,10 +91,16 @@ export function renderTerminal(report: ReplayReport, color: boolean): string {
       lines.push(s("yellow", `  ~ ${describeDecision(ch.baseline)} ${causes(ch.baseline)}`));
       lines.push(s("yellow", `    → ${describeDecision(ch.candidate)} (${ch.fields.join(", ")} changed)`));
     }
-    if (d.removed.length + d.added.length + d.changed.length === 0) lines.push(s("yellow", "  the same decisions in another order"));
+    if (d.removed.length + d.added.length + d.changed.length === 0)
+      lines.push(s("yellow", "  the same decisions in another order"));
     const f = d.first;
     const side = (x: Decision | null) => (x === null ? "nothing" : `${x.decisionId} (${describeDecision(x)})`);
-    lines.push(s("dim", `  first difference at decision ${f.index + 1}: baseline ${side(f.baseline)}, candidate ${side(f.candidate)}`));
+    lines.push(
+      s(
+        "dim",
+        `  first difference at decision ${f.index + 1}: baseline ${side(f.baseline)}, candidate ${side(f.candidate)}`,
+      ),
+    );
   }
   return `${lines.join("\n")}\n`;
 }

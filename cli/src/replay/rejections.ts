@@ -23,8 +23,13 @@ export function rejectionSummary(rulesVersion: string, rejected: readonly Reject
 export function rejectionLines(summary: RejectionSummary, shown = 20): string[] {
   if (summary.count === 0) return [];
   const first = summary.observations[0] as Rejection;
-  const lines = [`rules ${summary.rulesVersion} rejected ${summary.count} observation(s), as the reconciler dead-letters them (${first.reason}); the rest was decided:`];
-  for (const r of summary.observations.slice(0, shown)) lines.push(`  ${r.where} (eventId ${JSON.stringify(r.eventId)}, correlation ${JSON.stringify(r.correlationId)}): ${r.detail}`);
+  const lines = [
+    `rules ${summary.rulesVersion} rejected ${summary.count} observation(s), as the reconciler dead-letters them (${first.reason}); the rest was decided:`,
+  ];
+  for (const r of summary.observations.slice(0, shown))
+    lines.push(
+      `  ${r.where} (eventId ${JSON.stringify(r.eventId)}, correlation ${JSON.stringify(r.correlationId)}): ${r.detail}`,
+    );
   if (summary.count > shown) lines.push(`  … and ${summary.count - shown} more`);
   return lines;
 }

@@ -73,21 +73,43 @@ export interface ReportInput {
 const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
 
 export function buildReport(input: ReportInput): ReplayReport {
-  const diffs = diffDecisions(input.baseline.decisions, input.candidate.decisions).map((d) => ({ ...d, startedBeforeWindow: input.startedBefore.has(d.correlationId) }));
+  const diffs = diffDecisions(input.baseline.decisions, input.candidate.decisions).map((d) => ({
+    ...d,
+    startedBeforeWindow: input.startedBefore.has(d.correlationId),
+  }));
   const baselineKinds = countByKind(input.baseline.decisions);
   const candidateKinds = countByKind(input.candidate.decisions);
   const kinds = [...new Set([...Object.keys(baselineKinds), ...Object.keys(candidateKinds)])].sort();
   return {
     summary: {
       source: input.source,
-      scope: { since: iso(input.scope.since), until: iso(input.scope.until), correlationId: input.scope.correlationId ?? null },
+      scope: {
+        since: iso(input.scope.since),
+        until: iso(input.scope.until),
+        correlationId: input.scope.correlationId ?? null,
+      },
       events: input.events,
       correlations: input.correlations,
-      baseline: { label: input.baseline.label, rulesVersion: input.baseline.rulesVersion, recorded: input.baseline.recorded, decisions: input.baseline.decisions.length, byKind: baselineKinds },
-      candidate: { label: input.candidate.label, rulesVersion: input.candidate.rulesVersion, recorded: false, decisions: input.candidate.decisions.length, byKind: candidateKinds },
+      baseline: {
+        label: input.baseline.label,
+        rulesVersion: input.baseline.rulesVersion,
+        recorded: input.baseline.recorded,
+        decisions: input.baseline.decisions.length,
+        byKind: baselineKinds,
+      },
+      candidate: {
+        label: input.candidate.label,
+        rulesVersion: input.candidate.rulesVersion,
+        recorded: false,
+        decisions: input.candidate.decisions.length,
+        byKind: candidateKinds,
+      },
       kinds,
       correlationsChanged: diffs.length,
-      determinism: input.baseline.recorded && input.baseline.rulesVersion === input.candidate.rulesVersion ? { rulesVersion: input.candidate.rulesVersion, reproduced: diffs.length === 0 } : null,
+      determinism:
+        input.baseline.recorded && input.baseline.rulesVersion === input.candidate.rulesVersion
+          ? { rulesVersion: input.candidate.rulesVersion, reproduced: diffs.length === 0 }
+          : null,
       skipped: input.skipped,
       order: input.order,
       rejected: input.rejected,

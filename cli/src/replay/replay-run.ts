@@ -34,7 +34,13 @@ export interface ReplayCounts {
   shared: ReadonlySet<string>;
 }
 
-export async function runReplay(source: ObservationSource, runs: readonly RuleSetRun[], scope: ReplayScope, onProgress?: (p: ReplayProgress) => void, shard?: ReplayShard): Promise<ReplayCounts> {
+export async function runReplay(
+  source: ObservationSource,
+  runs: readonly RuleSetRun[],
+  scope: ReplayScope,
+  onProgress?: (p: ReplayProgress) => void,
+  shard?: ReplayShard,
+): Promise<ReplayCounts> {
   const capabilityScope = new CapabilityScope();
   const correlations = new Set<string>();
   const before = new Set<string>();

@@ -16,17 +16,21 @@ export interface ReplayScope {
 
 export const wholeLog: ReplayScope = { since: undefined, until: undefined, correlationId: undefined };
 
-const inWindow = (scope: ReplayScope, t: number) => (scope.since === undefined || t >= scope.since) && (scope.until === undefined || t < scope.until);
+const inWindow = (scope: ReplayScope, t: number) =>
+  (scope.since === undefined || t >= scope.since) && (scope.until === undefined || t < scope.until);
 
 export function observationInScope(scope: ReplayScope, o: Observation): boolean {
-  return inWindow(scope, o.occurredAt) && (scope.correlationId === undefined || o.correlationId === scope.correlationId);
+  return (
+    inWindow(scope, o.occurredAt) && (scope.correlationId === undefined || o.correlationId === scope.correlationId)
+  );
 }
 
 export function decisionInScope(scope: ReplayScope, d: Decision): boolean {
   return inWindow(scope, d.decidedAt) && (scope.correlationId === undefined || d.correlationId === scope.correlationId);
 }
 
-export const isPartial = (scope: ReplayScope) => scope.since !== undefined || scope.until !== undefined || scope.correlationId !== undefined;
+export const isPartial = (scope: ReplayScope) =>
+  scope.since !== undefined || scope.until !== undefined || scope.correlationId !== undefined;
 
 /** `--since` / `--until`: an ISO-8601 date-time with offset, or epoch milliseconds. */
 function time(option: string, value: string | undefined): number | undefined {
@@ -36,9 +40,14 @@ function time(option: string, value: string | undefined): number | undefined {
   return t.value;
 }
 
-export function scopeFromOptions(o: { since?: string | undefined; until?: string | undefined; correlation?: string | undefined }): ReplayScope {
+export function scopeFromOptions(o: {
+  since?: string | undefined;
+  until?: string | undefined;
+  correlation?: string | undefined;
+}): ReplayScope {
   const scope = { since: time("since", o.since), until: time("until", o.until), correlationId: o.correlation };
-  if (scope.since !== undefined && scope.until !== undefined && scope.since >= scope.until) throw new UsageError("--since must be earlier than --until");
+  if (scope.since !== undefined && scope.until !== undefined && scope.since >= scope.until)
+    throw new UsageError("--since must be earlier than --until");
   if (scope.correlationId === "") throw new UsageError("--correlation needs an id");
   return scope;
 }

@@ -24,7 +24,8 @@ export interface ReplayShard {
 
 export const shardOf = (correlationId: string, count: number): number => partitionOf(correlationId, maxShards) % count;
 
-export const ownedBy = (shard: ReplayShard, correlationId: string): boolean => shardOf(correlationId, shard.count) === shard.index;
+export const ownedBy = (shard: ReplayShard, correlationId: string): boolean =>
+  shardOf(correlationId, shard.count) === shard.index;
 
 /** Whether the observation makes its correlation one that every shard folds whole. */
 export function sharesCapabilities(o: Observation): boolean {
@@ -35,6 +36,9 @@ export function sharesCapabilities(o: Observation): boolean {
 export function shardsFromOption(raw: string | undefined): number {
   if (raw === undefined) return 1;
   const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > maxShards) throw new UsageError(`--shards ${JSON.stringify(raw)}: expected a whole number from 1 to ${maxShards} (the hash buckets a shard is made of)`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > maxShards)
+    throw new UsageError(
+      `--shards ${JSON.stringify(raw)}: expected a whole number from 1 to ${maxShards} (the hash buckets a shard is made of)`,
+    );
   return n;
 }

@@ -8,7 +8,16 @@
  * naming the observation (the reconciler could not encode it either): a partial result is never
  * presented as complete.
  */
-import { BatchOrderFold, createDecider, type Decider, type PolicySource, type RecordedBatch, type RuleSet, ruleSetByName, RulesFailedError } from "@a2a-ledger/core";
+import {
+  BatchOrderFold,
+  createDecider,
+  type Decider,
+  type PolicySource,
+  type RecordedBatch,
+  type RuleSet,
+  ruleSetByName,
+  RulesFailedError,
+} from "@a2a-ledger/core";
 import { rulesRejectedReason } from "@a2a-ledger/kafka";
 import { isKnownType, validateRecord, type Decision, type Observation } from "@a2a-ledger/schemas";
 import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
@@ -16,8 +25,15 @@ import { decisionInScope, type ReplayScope } from "./replay-scope.ts";
 /** The rules could not be run on an observation: which rules, which observation, where it came from. */
 export class RulesError extends Error {
   override name = "RulesError";
-  constructor(readonly rulesVersion: string, readonly where: string, readonly eventId: string, reason: string) {
-    super(`rules ${rulesVersion} failed on the observation at ${where} (eventId ${JSON.stringify(eventId)}): ${reason}`);
+  constructor(
+    readonly rulesVersion: string,
+    readonly where: string,
+    readonly eventId: string,
+    reason: string,
+  ) {
+    super(
+      `rules ${rulesVersion} failed on the observation at ${where} (eventId ${JSON.stringify(eventId)}): ${reason}`,
+    );
   }
 }
 
@@ -63,7 +79,12 @@ export class RuleSetRun {
   readonly rejectedKeys: EmissionKey[] = [];
 
   /** `owns`: a shard's run keeps the decisions and rejections of the correlations it owns only, with their keys. */
-  constructor(readonly ruleSet: RuleSet, policy: PolicySource, private readonly scope: ReplayScope, private readonly owns?: (correlationId: string) => boolean) {
+  constructor(
+    readonly ruleSet: RuleSet,
+    policy: PolicySource,
+    private readonly scope: ReplayScope,
+    private readonly owns?: (correlationId: string) => boolean,
+  ) {
     this.decider = createDecider(ruleSet);
     this.folder = new BatchOrderFold(this.decider, policy);
     this.checkDecisions = ruleSetByName(ruleSet.rulesVersion) !== ruleSet;
@@ -94,7 +115,13 @@ export class RuleSetRun {
       return;
     }
     for (const r of outcome.rejected) {
-      this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
+      this.rejected.push({
+        where: where(r.index),
+        eventId: r.observation.eventId,
+        correlationId: r.observation.correlationId,
+        reason: rulesRejected,
+        detail: r.error.message,
+      });
     }
     for (const d of outcome.decisions) {
       if (this.checkDecisions) this.check(d, observations, where);
@@ -102,10 +129,22 @@ export class RuleSetRun {
     }
   }
 
-  private keep(outcome: ReturnType<BatchOrderFold["fold"]>, observations: readonly Observation[], where: (i: number) => string, owns: (correlationId: string) => boolean, at: ChunkAt): void {
+  private keep(
+    outcome: ReturnType<BatchOrderFold["fold"]>,
+    observations: readonly Observation[],
+    where: (i: number) => string,
+    owns: (correlationId: string) => boolean,
+    at: ChunkAt,
+  ): void {
     for (const r of outcome.rejected) {
       if (!owns(r.observation.correlationId)) continue;
-      this.rejected.push({ where: where(r.index), eventId: r.observation.eventId, correlationId: r.observation.correlationId, reason: rulesRejected, detail: r.error.message });
+      this.rejected.push({
+        where: where(r.index),
+        eventId: r.observation.eventId,
+        correlationId: r.observation.correlationId,
+        reason: rulesRejected,
+        detail: r.error.message,
+      });
       this.rejectedKeys.push([at.chunk, at.position(r.index), 0, ""]);
     }
     outcome.decisions.forEach((d, i) => {
@@ -114,18 +153,30 @@ export class RuleSetRun {
       if (!decisionInScope(this.scope, d)) return;
       const origin = outcome.origins[i] as { index: number; sweep: boolean };
       this.decisions.push(d);
-      this.keys.push([at.chunk, origin.index === -1 ? -1 : at.position(origin.index), origin.sweep ? 1 : 0, origin.sweep ? d.correlationId : ""]);
+      this.keys.push([
+        at.chunk,
+        origin.index === -1 ? -1 : at.position(origin.index),
+        origin.sweep ? 1 : 0,
+        origin.sweep ? d.correlationId : "",
+      ]);
     });
   }
 
   private check(d: Decision, observations: readonly Observation[], where: (i: number) => string): void {
     const type = (d as { type?: unknown }).type;
-    const issues = isKnownType("decisions", type) ? validateRecord("decisions", type, withoutType(d)) : [{ path: "type", message: `unknown decision type ${JSON.stringify(type)}` }];
+    const issues = isKnownType("decisions", type)
+      ? validateRecord("decisions", type, withoutType(d))
+      : [{ path: "type", message: `unknown decision type ${JSON.stringify(type)}` }];
     if (issues.length === 0) return;
     const cause = d.causeEventIds?.[0];
     const i = observations.findIndex((o) => o.eventId === cause);
     const first = issues[0] as { path: string; message: string };
-    throw new RulesError(this.rulesVersion, i === -1 ? "an unknown observation" : where(i), cause ?? "?", `returned a malformed decision ${JSON.stringify(d.decisionId ?? null)}: ${first.path === "" ? "" : `${first.path}: `}${first.message}`);
+    throw new RulesError(
+      this.rulesVersion,
+      i === -1 ? "an unknown observation" : where(i),
+      cause ?? "?",
+      `returned a malformed decision ${JSON.stringify(d.decisionId ?? null)}: ${first.path === "" ? "" : `${first.path}: `}${first.message}`,
+    );
   }
 }
 

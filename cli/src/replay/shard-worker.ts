@@ -17,7 +17,11 @@ async function work(task: ShardTask): Promise<ShardAnswer> {
   const shard = { index: task.shard.index, count: task.shard.count, shared: new Set(task.shard.shared) };
   const io: Io = { stdout: () => {}, stderr: () => {}, cwd: task.cwd };
   let cluster: Cluster | undefined;
-  const opened = await openSource(task.source, io, () => (cluster ??= clusterFromEnv(`a2a-ledger-replay-shard-${shard.index}`)));
+  const opened = await openSource(
+    task.source,
+    io,
+    () => (cluster ??= clusterFromEnv(`a2a-ledger-replay-shard-${shard.index}`)),
+  );
   const runs = task.rulesVersions.map((version) => {
     const ruleSet = ruleSetByName(version) as RuleSet | undefined;
     if (ruleSet === undefined) throw new UsageError(`${version} is not a shipped rule set`);
@@ -25,7 +29,17 @@ async function work(task: ShardTask): Promise<ShardAnswer> {
     return new RuleSetRun(ruleSet, task.policy, task.scope, (id) => ownedBy(shard, id));
   });
   const counts = await runReplay(opened.source, runs, task.scope, undefined, shard);
-  return { ok: true, read: counts.read, runs: runs.map((r) => ({ decisions: r.decisions, keys: r.keys, rejected: r.rejected, rejectedKeys: r.rejectedKeys })), cpuMs: cpuMs() };
+  return {
+    ok: true,
+    read: counts.read,
+    runs: runs.map((r) => ({
+      decisions: r.decisions,
+      keys: r.keys,
+      rejected: r.rejected,
+      rejectedKeys: r.rejectedKeys,
+    })),
+    cpuMs: cpuMs(),
+  };
 }
 
 function cpuMs(): number {

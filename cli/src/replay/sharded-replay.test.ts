@@ -9,13 +9,34 @@ import { wholeLog } from "./replay-scope.ts";
 import type { EmissionKey } from "./rule-set-run.ts";
 import { mergeByKey, runSharded } from "./sharded-replay.ts";
 
-const task = (input: string) => ({ source: { input, kafka: false, topic: undefined, format: undefined }, cwd: process.cwd(), rulesVersions: [defaultRuleSet.rulesVersion], policy: { trustedVendors: [] }, scope: wholeLog });
+const task = (input: string) => ({
+  source: { input, kafka: false, topic: undefined, format: undefined },
+  cwd: process.cwd(),
+  rulesVersions: [defaultRuleSet.rulesVersion],
+  policy: { trustedVendors: [] },
+  scope: wholeLog,
+});
 
 describe("merging the shards", () => {
   it("orders by chunk, position, step before sweep, then the sweep's correlation order, keeping each shard's order on equal keys", () => {
     // Given two shards' items with their keys, each list in its own emission order
-    const a = { items: ["a1", "a2", "a3", "a4"], keys: [[0, 3, 0, ""], [0, 3, 0, ""], [0, 5, 1, "task-b"], [1, -1, 1, "task-a"]] as EmissionKey[] };
-    const b = { items: ["b1", "b2", "b3"], keys: [[0, 1, 0, ""], [0, 5, 1, "task-a"], [0, 5, 0, ""]] as EmissionKey[] };
+    const a = {
+      items: ["a1", "a2", "a3", "a4"],
+      keys: [
+        [0, 3, 0, ""],
+        [0, 3, 0, ""],
+        [0, 5, 1, "task-b"],
+        [1, -1, 1, "task-a"],
+      ] as EmissionKey[],
+    };
+    const b = {
+      items: ["b1", "b2", "b3"],
+      keys: [
+        [0, 1, 0, ""],
+        [0, 5, 1, "task-a"],
+        [0, 5, 0, ""],
+      ] as EmissionKey[],
+    };
     // When merged, then the one-shard order
     expect(mergeByKey([a, b])).toEqual(["b1", "a1", "a2", "b3", "b2", "a3", "a4"]);
   });
@@ -30,6 +51,8 @@ describe("a shard that fails, or", () => {
   }, 60_000);
 
   it("that read another number of observations than the counting pass stops the replay (a topic still written to)", async () => {
-    await expect(runSharded(task(exampleFile), [defaultRuleSet], 2, new Set(), 1_000_000)).rejects.toThrow(/the source changed during the replay: one pass read 1000000 observations, a shard \d+/);
+    await expect(runSharded(task(exampleFile), [defaultRuleSet], 2, new Set(), 1_000_000)).rejects.toThrow(
+      /the source changed during the replay: one pass read 1000000 observations, a shard \d+/,
+    );
   }, 60_000);
 });

@@ -35,7 +35,14 @@ export interface ShardRun {
 }
 
 /** What a worker answers: its runs, and how many observations it read (every shard reads the whole source). */
-export type ShardAnswer = { ok: true; read: number; runs: ShardRun[]; /** CPU time of the shard's process, start-up included. */ cpuMs: number } | { ok: false; kind: "usage" | "unavailable" | "crash"; message: string };
+export type ShardAnswer =
+  | {
+      ok: true;
+      read: number;
+      runs: ShardRun[] /** CPU time of the shard's process, start-up included. */;
+      cpuMs: number;
+    }
+  | { ok: false; kind: "usage" | "unavailable" | "crash"; message: string };
 
 /** One rule set's merged result: what the one-shard `RuleSetRun` holds after the replay. */
 export interface MergedRun {
@@ -86,14 +93,26 @@ function runShard(task: ShardTask, children: ChildProcess[]): Promise<ShardAnswe
     child.on("error", reject);
     child.on("exit", (code, signal) => {
       if (answer !== undefined) resolve(answer);
-      else reject(new Error(`replay shard ${task.shard.index} of ${task.shard.count} ended without an answer (${signal ?? `exit code ${code}`})${stderr === "" ? "" : `: ${stderr.trim()}`}`));
+      else
+        reject(
+          new Error(
+            `replay shard ${task.shard.index} of ${task.shard.count} ended without an answer (${signal ?? `exit code ${code}`})${stderr === "" ? "" : `: ${stderr.trim()}`}`,
+          ),
+        );
     });
     child.send(task);
   });
 }
 
 /** Runs the shards side by side and merges their runs; `read` is what the caller's own pass read. */
-export async function runSharded(task: Omit<ShardTask, "shard">, ruleSets: readonly RuleSet[], count: number, shared: ReadonlySet<string>, read: number, onShard?: (s: { index: number; cpuMs: number }) => void): Promise<MergedRun[]> {
+export async function runSharded(
+  task: Omit<ShardTask, "shard">,
+  ruleSets: readonly RuleSet[],
+  count: number,
+  shared: ReadonlySet<string>,
+  read: number,
+  onShard?: (s: { index: number; cpuMs: number }) => void,
+): Promise<MergedRun[]> {
   const sharedIds = [...shared];
   const children: ChildProcess[] = [];
   // The first shard that fails ends the replay with its error; the others are stopped, not left to finish unread.
@@ -106,7 +125,14 @@ export async function runSharded(task: Omit<ShardTask, "shard">, ruleSets: reado
     Array.from({ length: count }, (_, index) =>
       runShard({ ...task, shard: { index, count, shared: sharedIds } }, children).then(
         (a) => {
-          if (!a.ok) fail(a.kind === "usage" ? new UsageError(a.message) : a.kind === "unavailable" ? new UnavailableError(a.message) : new Error(a.message));
+          if (!a.ok)
+            fail(
+              a.kind === "usage"
+                ? new UsageError(a.message)
+                : a.kind === "unavailable"
+                  ? new UnavailableError(a.message)
+                  : new Error(a.message),
+            );
           return a;
         },
         (e: unknown) => {
@@ -120,7 +146,10 @@ export async function runSharded(task: Omit<ShardTask, "shard">, ruleSets: reado
   const runs: ShardRun[][] = [];
   for (const a of answers) {
     if (a === undefined || !a.ok) throw new Error("a replay shard gave no answer");
-    if (a.read !== read) throw new UsageError(`the source changed during the replay: one pass read ${read} observations, a shard ${a.read} (a topic still written to: replay with --shards 1)`);
+    if (a.read !== read)
+      throw new UsageError(
+        `the source changed during the replay: one pass read ${read} observations, a shard ${a.read} (a topic still written to: replay with --shards 1)`,
+      );
     onShard?.({ index: runs.length, cpuMs: a.cpuMs });
     runs.push(a.runs);
   }

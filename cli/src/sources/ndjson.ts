@@ -65,7 +65,13 @@ function parseLine(label: string, { line, bytes }: RawLine): Observation | undef
   const result = parseObservationJson(text);
   if (!result.ok) {
     const first = result.issues[0] ?? { path: "", message: "invalid observation" };
-    const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more: ${result.issues.slice(1).map((i) => i.path || "(line)").join(", ")})` : "";
+    const more =
+      result.issues.length > 1
+        ? ` (and ${result.issues.length - 1} more: ${result.issues
+            .slice(1)
+            .map((i) => i.path || "(line)")
+            .join(", ")})`
+        : "";
     throw new InputError(label, String(line), `${first.path === "" ? "" : `${first.path}: `}${first.message}${more}`);
   }
   return result.observation;

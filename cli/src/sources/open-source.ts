@@ -33,7 +33,8 @@ export interface OpenedSource {
 }
 
 export async function openSource(o: SourceOptions, io: Io, cluster: () => Cluster): Promise<OpenedSource> {
-  if ((o.input === undefined) === !o.kafka) throw new UsageError("name one source: --input FILE (NDJSON or Avro) or --kafka (the observations topic)");
+  if ((o.input === undefined) === !o.kafka)
+    throw new UsageError("name one source: --input FILE (NDJSON or Avro) or --kafka (the observations topic)");
   if (o.input !== undefined) {
     const path = resolve(io.cwd, o.input);
     let size: number;
@@ -46,7 +47,10 @@ export async function openSource(o: SourceOptions, io: Io, cluster: () => Cluste
       throw e;
     }
     const format = o.format ?? ((await isOcfFile(path)) ? "avro" : "ndjson");
-    const order: SourceOrder = { kind: "event-time", reason: o.recordedOrder === true ? "a file holds no batch records" : null };
+    const order: SourceOrder = {
+      kind: "event-time",
+      reason: o.recordedOrder === true ? "a file holds no batch records" : null,
+    };
     if (format === "avro") return { source: ocfSource(path, size, o.input), skipped: [], cluster: undefined, order };
     if (format === "ndjson") return { source: ndjsonSource(path, o.input), skipped: [], cluster: undefined, order };
     throw new UsageError(`--format ${format}: expected ndjson or avro`);
@@ -59,10 +63,15 @@ export async function openSource(o: SourceOptions, io: Io, cluster: () => Cluste
     if (topic !== c.topics.observations) reason = `batch records describe ${c.topics.observations}, not ${topic}`;
     else {
       const recorded = await recordedOrderSource(c.kafka, c.serde, topic, c.topics.batches, skipped);
-      if ("source" in recorded) return { source: recorded.source, skipped, cluster: c, order: { kind: "recorded", batches: recorded.batches } };
+      if ("source" in recorded)
+        return { source: recorded.source, skipped, cluster: c, order: { kind: "recorded", batches: recorded.batches } };
       reason = recorded.unavailable;
     }
   }
-  return { source: topicSource(c.kafka, c.serde, topic, skipped), skipped, cluster: c, order: { kind: "event-time", reason } };
+  return {
+    source: topicSource(c.kafka, c.serde, topic, skipped),
+    skipped,
+    cluster: c,
+    order: { kind: "event-time", reason },
+  };
 }
-

@@ -27,7 +27,12 @@ function asTask(result: SendMessageResult): Task {
   return result;
 }
 const mediaTypes = (task: Task): string[] => task.artifacts.flatMap((a) => a.parts.map((p) => p.mediaType));
-const send = (text: string, taskId?: string) => ({ tenant: "", message: userMessage(text, taskId === undefined ? {} : { taskId }), configuration: undefined, metadata: undefined });
+const send = (text: string, taskId?: string) => ({
+  tenant: "",
+  message: userMessage(text, taskId === undefined ? {} : { taskId }),
+  configuration: undefined,
+  metadata: undefined,
+});
 
 describe("W3's card", () => {
   it("declares the lifecycle extension with a durable store, INPUT_REQUIRED and text/plain, with max-age and an ETag", async () => {
@@ -35,12 +40,16 @@ describe("W3's card", () => {
     expect(response.headers.get("cache-control")).toMatch(/max-age=3600/);
     expect(response.headers.get("etag")).toMatch(/^W\/".+"$/);
     const card = (await response.json()) as Record<string, any>;
-    const lifecycle = card.capabilities.extensions.find((e: { uri: string }) => e.uri === "urn:a2a-ledger:ext:task-lifecycle:v1");
+    const lifecycle = card.capabilities.extensions.find(
+      (e: { uri: string }) => e.uri === "urn:a2a-ledger:ext:task-lifecycle:v1",
+    );
     expect(lifecycle.params.taskStore).toBe("durable");
     expect(lifecycle.params.states).toContain("TASK_STATE_INPUT_REQUIRED");
     expect(card.defaultOutputModes).toEqual(["text/plain"]);
     expect(card.provider.organization).toBe("Contoso Python Agents");
-    expect(card.supportedInterfaces.filter((i: { protocolBinding: string }) => i.protocolBinding === "GRPC")).toEqual([{ url: w3.grpcTarget, protocolBinding: "GRPC", protocolVersion: "1.0" }]);
+    expect(card.supportedInterfaces.filter((i: { protocolBinding: string }) => i.protocolBinding === "GRPC")).toEqual([
+      { url: w3.grpcTarget, protocolBinding: "GRPC", protocolVersion: "1.0" },
+    ]);
   });
 });
 
@@ -66,7 +75,8 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON", "GRPC"])("W3 over %s", (transp
   it("streams an artifact in chunks", async () => {
     const client = await clientFor(w3.url, transport);
     const chunks = [];
-    for await (const event of client.sendMessageStream(send("stream chunks=3"))) if (event.payload?.$case === "artifactUpdate") chunks.push(event.payload.value);
+    for await (const event of client.sendMessageStream(send("stream chunks=3")))
+      if (event.payload?.$case === "artifactUpdate") chunks.push(event.payload.value);
     expect(chunks.map((c) => [c.append, c.lastChunk])).toEqual([
       [false, false],
       [true, false],
@@ -80,7 +90,14 @@ describe("W3 on the v0.3 protocol", () => {
     const response = await fetch(`${w3.url}/a2a/jsonrpc`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "v03-1", role: "user", parts: [{ kind: "text", text: "hello" }] } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: {
+          message: { kind: "message", messageId: "v03-1", role: "user", parts: [{ kind: "text", text: "hello" }] },
+        },
+      }),
     });
     const body = (await response.json()) as { result: { kind: string; status: { state: string } } };
     expect(body.result.kind).toBe("task");
@@ -89,9 +106,13 @@ describe("W3 on the v0.3 protocol", () => {
 
   it("answers TaskNotFound for an unknown task, over gRPC too", async () => {
     const client = await clientFor(w3.url);
-    await expect(client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
     const grpc = await clientFor(w3.url, "GRPC");
-    await expect(grpc.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(grpc.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
   });
 });
 
@@ -107,7 +128,11 @@ describe("W3 restarted", () => {
     const found = await fresh.getTask({ tenant: "", id: waiting.id, historyLength: undefined });
     expect(found.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     // The gRPC binding reads the same store.
-    const overGrpc = await (await clientFor(w3.url, "GRPC")).getTask({ tenant: "", id: waiting.id, historyLength: undefined });
+    const overGrpc = await (await clientFor(w3.url, "GRPC")).getTask({
+      tenant: "",
+      id: waiting.id,
+      historyLength: undefined,
+    });
     expect(overGrpc.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const done = asTask(await fresh.sendMessage(send("here it is", waiting.id)));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);

@@ -29,7 +29,14 @@ const traits: Record<JsWorkerKind, CardTraits> = {
   w1: {
     name: "W1",
     description: "Answers questions; asks for missing input when needed. Structured answers in application/json.",
-    states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_CANCELED", "TASK_STATE_FAILED"],
+    states: [
+      "TASK_STATE_SUBMITTED",
+      "TASK_STATE_WORKING",
+      "TASK_STATE_INPUT_REQUIRED",
+      "TASK_STATE_COMPLETED",
+      "TASK_STATE_CANCELED",
+      "TASK_STATE_FAILED",
+    ],
     taskStore: "durable",
     outputModes: ["application/json"],
   },
@@ -49,7 +56,8 @@ const traits: Record<JsWorkerKind, CardTraits> = {
  */
 export function jsWorkerCard(kind: JsWorkerKind, baseUrl: string, grpcTarget?: string): AgentCard {
   const t = traits[kind];
-  const grpcInterfaces = grpcTarget === undefined ? [] : [{ url: grpcTarget, protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }];
+  const grpcInterfaces =
+    grpcTarget === undefined ? [] : [{ url: grpcTarget, protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }];
   return {
     name: t.name,
     description: t.description,

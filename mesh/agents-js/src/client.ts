@@ -11,8 +11,13 @@ export type Transport = "JSONRPC" | "HTTP+JSON" | "GRPC";
 
 /** A client built from the card at `baseUrl`, on the given transport (GRPC: the card's gRPC interface). */
 export function clientFor(baseUrl: string, transport: Transport = "JSONRPC"): Promise<Client> {
-  const transports = transport === "GRPC" ? [...ClientFactoryOptions.default.transports, new GrpcTransportFactory()] : ClientFactoryOptions.default.transports;
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports, preferredTransports: [transport] }));
+  const transports =
+    transport === "GRPC"
+      ? [...ClientFactoryOptions.default.transports, new GrpcTransportFactory()]
+      : ClientFactoryOptions.default.transports;
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports, preferredTransports: [transport] }),
+  );
   return factory.createFromUrl(baseUrl);
 }
 

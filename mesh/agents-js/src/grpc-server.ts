@@ -21,7 +21,11 @@ export interface JsGrpcServer {
 }
 
 function bind(server: grpc.Server, address: string): Promise<number> {
-  return new Promise((resolve, reject) => server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => (err === null ? resolve(port) : reject(err))));
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) =>
+      err === null ? resolve(port) : reject(err),
+    ),
+  );
 }
 
 export async function startGrpcServer(host: string, port: number): Promise<JsGrpcServer> {

@@ -67,8 +67,18 @@ export const defaultWorkerConfig: Record<JsWorkerKind, WorkerConfig> = {
 };
 
 /** The request handler of one worker life: a fresh InMemoryTaskStore every time it is built. */
-export function createJsRequestHandler(kind: JsWorkerKind, card: AgentCard, config: () => WorkerConfig, guard?: WorkerGuard): DefaultRequestHandler {
-  const scripted = new ScriptedExecutor({ worker: card.name, supportsInputRequired: kind === "w1", guarded: guard !== undefined, outputMediaType: () => config().outputMediaType });
+export function createJsRequestHandler(
+  kind: JsWorkerKind,
+  card: AgentCard,
+  config: () => WorkerConfig,
+  guard?: WorkerGuard,
+): DefaultRequestHandler {
+  const scripted = new ScriptedExecutor({
+    worker: card.name,
+    supportsInputRequired: kind === "w1",
+    guarded: guard !== undefined,
+    outputMediaType: () => config().outputMediaType,
+  });
   const executor = guard === undefined ? scripted : guard.wrap(scripted);
   return new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
 }
@@ -85,7 +95,10 @@ export function createJsAgentApp(
   const legacyCompat = { enabled: true };
   const app = express();
   app.disable("x-powered-by");
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, cache: { maxAge: cardMaxAgeSeconds }, legacyCompat }));
+  app.use(
+    `/${AGENT_CARD_PATH}`,
+    agentCardHandler({ agentCardProvider: requestHandler, cache: { maxAge: cardMaxAgeSeconds }, legacyCompat }),
+  );
   app.use(jsonRpcPath, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use(restPath, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   return app;
@@ -120,15 +133,26 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
   let server = createServer();
   const port = await listen(server, host, options.port ?? 0);
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const grpc: JsGrpcServer | null = options.grpcPort === undefined ? null : await startGrpcServer(host, options.grpcPort);
+  const grpc: JsGrpcServer | null =
+    options.grpcPort === undefined ? null : await startGrpcServer(host, options.grpcPort);
   const card = jsWorkerCard(options.kind, url, grpc?.target);
   if (options.guard !== undefined) {
-    const ingest = new IngestClient({ baseUrl: options.guard.ingestUrl, ...(options.guard.ingestToken === undefined ? {} : { token: options.guard.ingestToken }) });
+    const ingest = new IngestClient({
+      baseUrl: options.guard.ingestUrl,
+      ...(options.guard.ingestToken === undefined ? {} : { token: options.guard.ingestToken }),
+    });
     guard = new WorkerGuard({
       workerId: options.guard.workerId,
       card: () => card,
       record: async (o) => {
-        log?.info({ refused: o.type === "EmissionRefused" ? { kind: o.kind, state: o.state, artifactId: o.artifactId } : undefined, correlationId: o.correlationId }, "emission refused by the guard");
+        log?.info(
+          {
+            refused:
+              o.type === "EmissionRefused" ? { kind: o.kind, state: o.state, artifactId: o.artifactId } : undefined,
+            correlationId: o.correlationId,
+          },
+          "emission refused by the guard",
+        );
         return ingest.send([o]);
       },
       onRecordError: (err, o) => log?.error({ err, eventId: o.eventId }, "a refused emission could not be recorded"),
@@ -141,7 +165,15 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
     return createJsAgentApp(options.kind, url, getConfig, options.cardMaxAgeSeconds, guard, handler);
   };
   server.on("request", life());
-  log?.info({ kind: options.kind, url, ...(grpc === null ? {} : { grpc: grpc.target }), outputMediaType: config.outputMediaType }, "listening");
+  log?.info(
+    {
+      kind: options.kind,
+      url,
+      ...(grpc === null ? {} : { grpc: grpc.target }),
+      outputMediaType: config.outputMediaType,
+    },
+    "listening",
+  );
 
   return {
     kind: options.kind,
@@ -160,7 +192,8 @@ export async function startJsAgent(options: JsAgentOptions): Promise<RunningJsAg
       log?.info({ kind: options.kind, url }, "restarted with an empty task store");
     },
     async reload() {
-      if (options.configFile === undefined) throw new Error("no configuration file to reload: start the worker with one");
+      if (options.configFile === undefined)
+        throw new Error("no configuration file to reload: start the worker with one");
       config = await readWorkerConfig(options.configFile, defaults);
       log?.info({ kind: options.kind, outputMediaType: config.outputMediaType }, "configuration reloaded");
       return config;

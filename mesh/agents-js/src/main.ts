@@ -39,7 +39,12 @@ if (kind !== "w1" && kind !== "w2") {
 }
 const grpcPort = values["grpc-port"] === undefined ? undefined : Number(values["grpc-port"]);
 const isPort = (p: number) => Number.isInteger(p) && p >= 0 && p <= 65535;
-if (!isPort(port) || (grpcPort !== undefined && !isPort(grpcPort)) || !Number.isInteger(cardMaxAgeSeconds) || cardMaxAgeSeconds < 0) {
+if (
+  !isPort(port) ||
+  (grpcPort !== undefined && !isPort(grpcPort)) ||
+  !Number.isInteger(cardMaxAgeSeconds) ||
+  cardMaxAgeSeconds < 0
+) {
   process.stderr.write("--port and --grpc-port must be 0–65535 and --card-max-age a whole number of seconds\n");
   process.exit(2);
 }
@@ -49,21 +54,42 @@ if ((values["guard-worker-id"] === undefined) !== (values["guard-ingest-url"] ==
   process.exit(2);
 }
 const ingestToken = process.env.GUARD_INGEST_TOKEN?.trim() || undefined;
-const guard = values["guard-worker-id"] === undefined ? undefined : { workerId: values["guard-worker-id"], ingestUrl: values["guard-ingest-url"] ?? "", ...(ingestToken === undefined ? {} : { ingestToken }) };
+const guard =
+  values["guard-worker-id"] === undefined
+    ? undefined
+    : {
+        workerId: values["guard-worker-id"],
+        ingestUrl: values["guard-ingest-url"] ?? "",
+        ...(ingestToken === undefined ? {} : { ingestToken }),
+      };
 
 const log = createLogger(kind.toUpperCase());
-const agent = await startJsAgent({ kind, host: values.host, port, configFile: values.config, cardMaxAgeSeconds, logger: log, guard, ...(grpcPort === undefined ? {} : { grpcPort }) }).catch((err: unknown) => {
+const agent = await startJsAgent({
+  kind,
+  host: values.host,
+  port,
+  configFile: values.config,
+  cardMaxAgeSeconds,
+  logger: log,
+  guard,
+  ...(grpcPort === undefined ? {} : { grpcPort }),
+}).catch((err: unknown) => {
   // A bad configuration file or a port in use: say so in one line and stop.
   process.stderr.write(`${kind.toUpperCase()} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(2);
 });
 
 process.on("SIGHUP", () => {
-  agent.reload().catch((err: unknown) => log.error({ err }, "configuration reload failed; the previous configuration stays"));
+  agent
+    .reload()
+    .catch((err: unknown) => log.error({ err }, "configuration reload failed; the previous configuration stays"));
 });
 const shutdown = (signal: string) => {
   log.info({ signal }, "stopping");
-  agent.close().then(() => process.exit(0), () => process.exit(1));
+  agent.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 };
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));

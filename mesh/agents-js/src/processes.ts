@@ -43,7 +43,12 @@ export const agentPyPython = `${agentPyDir}.venv/bin/python`;
  * Any service of the mesh (a worker, a proxy) as a child process that logs a JSON line with
  * `msg: "listening"` and its `url` once it serves.
  */
-export async function spawnListening(name: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {}): Promise<AgentProcess> {
+export async function spawnListening(
+  name: string,
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {},
+): Promise<AgentProcess> {
   const { child, readyEntry, output } = await spawnService(name, command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -52,10 +57,20 @@ export async function spawnListening(name: string, command: string, args: string
   });
   const url = String(readyEntry.url);
   const grpcTarget = typeof readyEntry.grpc === "string" ? readyEntry.grpc : null;
-  return { url, port: Number(new URL(url).port), grpcTarget, child, output, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+  return {
+    url,
+    port: Number(new URL(url).port),
+    grpcTarget,
+    child,
+    output,
+    stop: (graceMs = 5_000) => stopChild(child, graceMs),
+  };
 }
 
-export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { configFile?: string } = {}): Promise<AgentProcess> {
+export function spawnJsAgent(
+  kind: JsWorkerKind,
+  options: SpawnOptions & { configFile?: string } = {},
+): Promise<AgentProcess> {
   const args = [...jsMain, "--agent", kind, "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0)];
   if (options.configFile !== undefined) args.push("--config", options.configFile);
   if (options.grpcPort !== undefined) args.push("--grpc-port", String(options.grpcPort));
@@ -66,8 +81,21 @@ export function spawnJsAgent(kind: JsWorkerKind, options: SpawnOptions & { confi
 /** W3 as a process on the SQLite file `db` (created when missing, kept across restarts). */
 export function spawnPyAgent(options: SpawnOptions & { db: string }): Promise<AgentProcess> {
   if (!existsSync(agentPyPython)) throw new Error(`W3's virtual environment is missing: run ${agentPyDir}setup.sh`);
-  const args = ["-m", "w3", "--host", options.host ?? "127.0.0.1", "--port", String(options.port ?? 0), "--db", options.db];
+  const args = [
+    "-m",
+    "w3",
+    "--host",
+    options.host ?? "127.0.0.1",
+    "--port",
+    String(options.port ?? 0),
+    "--db",
+    options.db,
+  ];
   if (options.grpcPort !== undefined) args.push("--grpc-port", String(options.grpcPort));
   if (options.cardMaxAgeSeconds !== undefined) args.push("--card-max-age", String(options.cardMaxAgeSeconds));
-  return spawnListening("W3", agentPyPython, args, { ...options, cwd: agentPyDir, env: { PYTHONUNBUFFERED: "1", ...options.env } });
+  return spawnListening("W3", agentPyPython, args, {
+    ...options,
+    cwd: agentPyDir,
+    env: { PYTHONUNBUFFERED: "1", ...options.env },
+  });
 }

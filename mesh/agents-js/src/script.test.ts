@@ -3,11 +3,23 @@ import { maxChunks, maxDelayMs, parseScript, splitIntoChunks } from "./script.ts
 
 describe("parseScript", () => {
   it("reads a plain question as a direct completion", () => {
-    expect(parseScript("  what is the weather?  ")).toEqual({ needInput: false, chunks: 1, delayMs: 0, asMediaType: null, question: "what is the weather?" });
+    expect(parseScript("  what is the weather?  ")).toEqual({
+      needInput: false,
+      chunks: 1,
+      delayMs: 0,
+      asMediaType: null,
+      question: "what is the weather?",
+    });
   });
 
   it("reads need-input, chunks and delay anywhere in the text and removes them from the question", () => {
-    expect(parseScript("need-input summarize chunks=3 the report delay-ms=250")).toEqual({ needInput: true, chunks: 3, delayMs: 250, asMediaType: null, question: "summarize the report" });
+    expect(parseScript("need-input summarize chunks=3 the report delay-ms=250")).toEqual({
+      needInput: true,
+      chunks: 3,
+      delayMs: 250,
+      asMediaType: null,
+      question: "summarize the report",
+    });
   });
 
   it("clamps chunks and delays to their bounds", () => {
@@ -17,12 +29,21 @@ describe("parseScript", () => {
   });
 
   it("reads as=TYPE/SUBTYPE as the media type to try, and leaves a malformed one in the question", () => {
-    expect(parseScript("as=application/json what?")).toMatchObject({ asMediaType: "application/json", question: "what?" });
+    expect(parseScript("as=application/json what?")).toMatchObject({
+      asMediaType: "application/json",
+      question: "what?",
+    });
     expect(parseScript("as=json what?")).toMatchObject({ asMediaType: null, question: "as=json what?" });
   });
 
   it("does not read directives glued to other words", () => {
-    expect(parseScript("xneed-input chunks=3x delay-ms=abc")).toEqual({ needInput: false, chunks: 1, delayMs: 0, asMediaType: null, question: "xneed-input chunks=3x delay-ms=abc" });
+    expect(parseScript("xneed-input chunks=3x delay-ms=abc")).toEqual({
+      needInput: false,
+      chunks: 1,
+      delayMs: 0,
+      asMediaType: null,
+      question: "xneed-input chunks=3x delay-ms=abc",
+    });
   });
 });
 

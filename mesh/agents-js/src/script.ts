@@ -26,17 +26,21 @@ export interface Script {
 export const maxChunks = 20;
 export const maxDelayMs = 60_000;
 
-const directive = /(?:^|\s)(need-input|chunks=(\d{1,6})|delay-ms=(\d{1,9})|as=([a-z0-9][a-z0-9.+-]{0,62}\/[a-z0-9][a-z0-9.+-]{0,62}))(?=\s|$)/g;
+const directive =
+  /(?:^|\s)(need-input|chunks=(\d{1,6})|delay-ms=(\d{1,9})|as=([a-z0-9][a-z0-9.+-]{0,62}\/[a-z0-9][a-z0-9.+-]{0,62}))(?=\s|$)/g;
 
 export function parseScript(text: string): Script {
   const script: Script = { needInput: false, chunks: 1, delayMs: 0, asMediaType: null, question: "" };
-  const question = text.replace(directive, (_match, word: string, chunks: string | undefined, delay: string | undefined, as: string | undefined) => {
-    if (word === "need-input") script.needInput = true;
-    else if (chunks !== undefined) script.chunks = Math.min(maxChunks, Math.max(1, Number(chunks)));
-    else if (delay !== undefined) script.delayMs = Math.min(maxDelayMs, Number(delay));
-    else if (as !== undefined) script.asMediaType = as;
-    return " ";
-  });
+  const question = text.replace(
+    directive,
+    (_match, word: string, chunks: string | undefined, delay: string | undefined, as: string | undefined) => {
+      if (word === "need-input") script.needInput = true;
+      else if (chunks !== undefined) script.chunks = Math.min(maxChunks, Math.max(1, Number(chunks)));
+      else if (delay !== undefined) script.delayMs = Math.min(maxDelayMs, Number(delay));
+      else if (as !== undefined) script.asMediaType = as;
+      return " ";
+    },
+  );
   script.question = question.replace(/\s+/g, " ").trim();
   return script;
 }

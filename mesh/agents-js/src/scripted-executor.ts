@@ -30,7 +30,12 @@ const textOf = (message: Message): string => {
   return "";
 };
 
-const textPart = (text: string, mediaType: string): Part => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType });
+const textPart = (text: string, mediaType: string): Part => ({
+  content: { $case: "text", value: text },
+  metadata: undefined,
+  filename: "",
+  mediaType,
+});
 
 const now = (): string => new Date().toISOString();
 
@@ -75,7 +80,19 @@ export class ScriptedExecutor implements AgentExecutor {
       this.status(bus, taskId, contextId, TaskState.TASK_STATE_WORKING);
 
       if (!resuming && script.needInput && (this.options.supportsInputRequired || this.options.guarded === true)) {
-        const asked = refusable(() => this.status(bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, this.agentMessage(taskId, contextId, "Input required: reply to this task with the missing detail to continue.")));
+        const asked = refusable(() =>
+          this.status(
+            bus,
+            taskId,
+            contextId,
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            this.agentMessage(
+              taskId,
+              contextId,
+              "Input required: reply to this task with the missing detail to continue.",
+            ),
+          ),
+        );
         if (asked) {
           waiting = true;
           return;
@@ -86,7 +103,8 @@ export class ScriptedExecutor implements AgentExecutor {
 
       const question = resuming ? `${this.originalQuestion(ctx.task)} / input: ${script.question}` : script.question;
       const tried = script.asMediaType ?? this.options.outputMediaType();
-      if (!refusable(() => this.emitArtifact(bus, taskId, contextId, question, script.chunks, tried))) this.emitArtifact(bus, taskId, contextId, question, script.chunks, this.options.outputMediaType());
+      if (!refusable(() => this.emitArtifact(bus, taskId, contextId, question, script.chunks, tried)))
+        this.emitArtifact(bus, taskId, contextId, question, script.chunks, this.options.outputMediaType());
       this.status(bus, taskId, contextId, TaskState.TASK_STATE_COMPLETED);
     } finally {
       this.canceled.delete(taskId);
@@ -104,32 +122,73 @@ export class ScriptedExecutor implements AgentExecutor {
     return first === undefined ? "" : parseScript(textOf(first)).question;
   }
 
-  private emitArtifact(bus: ExecutionEventBus, taskId: string, contextId: string, question: string, chunks: number, mediaType: string): void {
+  private emitArtifact(
+    bus: ExecutionEventBus,
+    taskId: string,
+    contextId: string,
+    question: string,
+    chunks: number,
+    mediaType: string,
+  ): void {
     const answer = { worker: this.options.worker, question, answer: `${this.options.worker} answered: ${question}` };
     const artifactId = `${taskId}-result`;
-    const artifact = (parts: Part[]): Artifact => ({ artifactId, name: "result", description: "The answer.", parts, metadata: undefined, extensions: [] });
+    const artifact = (parts: Part[]): Artifact => ({
+      artifactId,
+      name: "result",
+      description: "The answer.",
+      parts,
+      metadata: undefined,
+      extensions: [],
+    });
     if (chunks <= 1) {
       const part: Part =
         mediaType === "application/json"
           ? { content: { $case: "data", value: answer }, metadata: undefined, filename: "", mediaType }
           : textPart(answer.answer, mediaType);
-      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact([part]), append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: artifact([part]),
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
       return;
     }
     const text = mediaType === "application/json" ? JSON.stringify(answer) : answer.answer;
     const pieces = splitIntoChunks(text, chunks);
     pieces.forEach((piece, i) => {
       bus.publish(
-        AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact([textPart(piece, mediaType)]), append: i > 0, lastChunk: i === pieces.length - 1, metadata: undefined }),
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: artifact([textPart(piece, mediaType)]),
+          append: i > 0,
+          lastChunk: i === pieces.length - 1,
+          metadata: undefined,
+        }),
       );
     });
   }
 
   private agentMessage(taskId: string, contextId: string, text: string): Message {
-    return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(text, "text/plain")], metadata: undefined, extensions: [], referenceTaskIds: [] };
+    return {
+      messageId: randomUUID(),
+      contextId,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(text, "text/plain")],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
   }
 
   private status(bus: ExecutionEventBus, taskId: string, contextId: string, state: TaskState, message?: Message): void {
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: now() }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: now() }, metadata: undefined }),
+    );
   }
 }

@@ -11,7 +11,10 @@ describe("parseWorkerConfig", () => {
 
   it("refuses other media types, unknown fields and non-objects", () => {
     expect(() => parseWorkerConfig({ outputMediaType: "image/png" }, defaults)).toThrow(WorkerConfigError);
-    expect(() => parseWorkerConfig({ outputMediaType: "text/plain", extra: 1 }, defaults)).toThrow(/unknown worker configuration field "extra"/);
-    for (const bad of [null, [], "text/plain", 3]) expect(() => parseWorkerConfig(bad, defaults)).toThrow(/must be a JSON object/);
+    expect(() => parseWorkerConfig({ outputMediaType: "text/plain", extra: 1 }, defaults)).toThrow(
+      /unknown worker configuration field "extra"/,
+    );
+    for (const bad of [null, [], "text/plain", 3])
+      expect(() => parseWorkerConfig(bad, defaults)).toThrow(/must be a JSON object/);
   });
 });

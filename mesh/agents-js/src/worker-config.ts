@@ -19,13 +19,18 @@ export class WorkerConfigError extends Error {
 
 /** Validates a parsed configuration; fields left out keep the values of `defaults`. */
 export function parseWorkerConfig(value: unknown, defaults: WorkerConfig): WorkerConfig {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new WorkerConfigError("the worker configuration must be a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new WorkerConfigError("the worker configuration must be a JSON object");
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) if (key !== "outputMediaType") throw new WorkerConfigError(`unknown worker configuration field ${JSON.stringify(key)}`);
+  for (const key of Object.keys(record))
+    if (key !== "outputMediaType")
+      throw new WorkerConfigError(`unknown worker configuration field ${JSON.stringify(key)}`);
   const mediaType = record["outputMediaType"];
   if (mediaType === undefined) return { ...defaults };
   if (typeof mediaType !== "string" || !mediaTypes.includes(mediaType as OutputMediaType)) {
-    throw new WorkerConfigError(`outputMediaType must be one of ${mediaTypes.join(", ")}, got ${JSON.stringify(mediaType)}`);
+    throw new WorkerConfigError(
+      `outputMediaType must be one of ${mediaTypes.join(", ")}, got ${JSON.stringify(mediaType)}`,
+    );
   }
   return { outputMediaType: mediaType as OutputMediaType };
 }

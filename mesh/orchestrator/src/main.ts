@@ -48,7 +48,10 @@ async function main(): Promise<number> {
     topics: [topics.decisions, topics.observations],
     from: "end",
     clientId: "a2a-ledger-orchestrator",
-    keep: (r) => r.correlationId === correlations.lost || r.correlationId === correlations.retried || (r.type === "CapabilitiesVerified" && workerIds.has(r.workerId ?? "")),
+    keep: (r) =>
+      r.correlationId === correlations.lost ||
+      r.correlationId === correlations.retried ||
+      (r.type === "CapabilitiesVerified" && workerIds.has(r.workerId ?? "")),
   });
   await feed.start();
   try {

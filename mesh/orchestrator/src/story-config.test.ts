@@ -10,7 +10,11 @@ const valid = {
   tasks: { lost: "task-abc123", retried: "retry-abc123", guarded: "guarded-abc123" },
   skillId: "answer",
   acceptedOutputModes: ["application/json", "text/plain"],
-  workers: { w1: { workerId: "W1-abc123", url: "http://127.0.0.1:22001/" }, w2: { workerId: "W2-abc123", url: "http://127.0.0.1:22002" }, w3: { workerId: "W3-abc123", url: "https://p3.example" } },
+  workers: {
+    w1: { workerId: "W1-abc123", url: "http://127.0.0.1:22001/" },
+    w2: { workerId: "W2-abc123", url: "http://127.0.0.1:22002" },
+    w3: { workerId: "W3-abc123", url: "https://p3.example" },
+  },
 };
 
 const problemsOf = (value: unknown): string[] => {
@@ -36,13 +40,23 @@ describe("the story file", () => {
       "tasks.retried: the correlation id of the story's retried task, 1–100 visible ASCII characters",
       "tasks.guarded: the correlation id of the story's guarded task, 1–100 visible ASCII characters",
     ]);
-    expect(problemsOf({ ...valid, tasks: { lost: "a", retried: "a", guarded: "b" } })).toEqual(["tasks: three different correlation ids"]);
+    expect(problemsOf({ ...valid, tasks: { lost: "a", retried: "a", guarded: "b" } })).toEqual([
+      "tasks: three different correlation ids",
+    ]);
   });
 
   it("reports every problem, not only the first", () => {
     expect(problemsOf("nope")).toEqual([expect.stringMatching(/^not JSON/)]);
     expect(problemsOf([])).toEqual(["must be a JSON object"]);
-    expect(problemsOf({ ...valid, runId: "has space", acceptedOutputModes: ["json"], ledgerTimeoutMs: 5, workers: { w1: { workerId: "W1", url: "ftp://x" } } })).toEqual([
+    expect(
+      problemsOf({
+        ...valid,
+        runId: "has space",
+        acceptedOutputModes: ["json"],
+        ledgerTimeoutMs: 5,
+        workers: { w1: { workerId: "W1", url: "ftp://x" } },
+      }),
+    ).toEqual([
       "runId: 1–100 visible ASCII characters",
       "acceptedOutputModes: a non-empty list of media types",
       "ledgerTimeoutMs: an integer from 1000 to 3600000",
@@ -57,11 +71,21 @@ describe("the orchestrator process", () => {
   it("exits 2 with the reason when the story file is missing or it runs without a supervisor", async () => {
     const main = new URL("./main.ts", import.meta.url).pathname;
     const runMain = (args: string[]) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => execFile(process.execPath, ["--import", "tsx", main, ...args], { timeout: 30_000 }, (error, _stdout, stderr) => resolve({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stderr })));
+      new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        execFile(process.execPath, ["--import", "tsx", main, ...args], { timeout: 30_000 }, (error, _stdout, stderr) =>
+          resolve({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stderr }),
+        ),
+      );
     expect(await runMain([])).toMatchObject({ code: 2, stderr: expect.stringContaining("--story <file> is required") });
-    expect(await runMain(["--story", "/nonexistent/story.json"])).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot be read (ENOENT)") });
+    expect(await runMain(["--story", "/nonexistent/story.json"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("cannot be read (ENOENT)"),
+    });
     const file = join(mkdtempSync(join(tmpdir(), "story-")), "story.json");
     writeFileSync(file, JSON.stringify(valid));
-    expect(await runMain(["--story", file])).toMatchObject({ code: 2, stderr: expect.stringContaining("no IPC channel") });
+    expect(await runMain(["--story", file])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no IPC channel"),
+    });
   }, 60_000);
 });

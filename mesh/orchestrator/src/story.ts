@@ -50,7 +50,13 @@ export interface StoryReport {
   runId: string;
   workers: { w1: string; w2: string; w3: string };
   /** The task W1 lost and the ledger re-dispatched. */
-  lost: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string }[]; redispatchedTo: string; attempt: number; finalState: string };
+  lost: {
+    correlationId: string;
+    serverTaskIds: { workerId: string; serverTaskId: string }[];
+    redispatchedTo: string;
+    attempt: number;
+    finalState: string;
+  };
   /** The task retried on W1 after its reload. */
   retried: { correlationId: string; serverTaskIds: { workerId: string; serverTaskId: string; mediaTypes: string[] }[] };
   /** The task W2's guard kept within W2's card. */
@@ -74,7 +80,9 @@ async function askAgain(get: () => Promise<GetTaskOutcome>): Promise<GetTaskOutc
   }
 }
 
-const mediaTypes = (task: { artifacts: { parts: { mediaType: string }[] }[] }): string[] => [...new Set(task.artifacts.flatMap((a) => a.parts.map((p) => p.mediaType)))];
+const mediaTypes = (task: { artifacts: { parts: { mediaType: string }[] }[] }): string[] => [
+  ...new Set(task.artifacts.flatMap((a) => a.parts.map((p) => p.mediaType))),
+];
 
 export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Chaos, log: Logger): Promise<StoryReport> {
   const { w1, w2, w3 } = config.workers;
@@ -84,22 +92,60 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
   const step = (name: string, detail: Record<string, unknown> = {}) => log.info({ step: name, ...detail }, name);
 
   // 1. First contact through the proxies; the ledger probes each worker before any task is dispatched.
-  const proxied = { w1: await ProxiedWorker.connect(w1), w2: await ProxiedWorker.connect(w2), w3: await ProxiedWorker.connect(w3) };
-  const w1Client = await LedgerA2AClient.connect({ workerId: w1.workerId, url: w1.url, observer: "orchestrator", recorder: null });
+  const proxied = {
+    w1: await ProxiedWorker.connect(w1),
+    w2: await ProxiedWorker.connect(w2),
+    w3: await ProxiedWorker.connect(w3),
+  };
+  const w1Client = await LedgerA2AClient.connect({
+    workerId: w1.workerId,
+    url: w1.url,
+    observer: "orchestrator",
+    recorder: null,
+  });
   step("cards read through the proxies", { workers: [w1.workerId, w2.workerId, w3.workerId] });
   for (const worker of [w1, w2, w3]) {
-    const verified = await feed.waitFor(isType("CapabilitiesVerified", (d) => d.workerId === worker.workerId && d.skills.some((s) => s.skillId === skillId)), timeout, `CapabilitiesVerified for ${worker.workerId}`);
-    step("worker verified by the ledger's probe", { workerId: worker.workerId, states: verified.skills.find((s) => s.skillId === skillId)?.states, outputModes: verified.skills.find((s) => s.skillId === skillId)?.outputModes });
+    const verified = await feed.waitFor(
+      isType(
+        "CapabilitiesVerified",
+        (d) => d.workerId === worker.workerId && d.skills.some((s) => s.skillId === skillId),
+      ),
+      timeout,
+      `CapabilitiesVerified for ${worker.workerId}`,
+    );
+    step("worker verified by the ledger's probe", {
+      workerId: worker.workerId,
+      states: verified.skills.find((s) => s.skillId === skillId)?.states,
+      outputModes: verified.skills.find((s) => s.skillId === skillId)?.outputModes,
+    });
   }
 
   // 2. A task W1 answers in application/json, as its card says.
-  const retryFirst = await proxied.w1.dispatch("what is a ledger?", { correlationId: retried, skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
-  step("dispatched to W1 and answered", { correlationId: retried, serverTaskId: retryFirst.id, state: stateName(retryFirst), mediaTypes: mediaTypes(retryFirst) });
+  const retryFirst = await proxied.w1.dispatch("what is a ledger?", {
+    correlationId: retried,
+    skillId,
+    attempt: 1,
+    acceptedOutputModes: config.acceptedOutputModes,
+  });
+  step("dispatched to W1 and answered", {
+    correlationId: retried,
+    serverTaskId: retryFirst.id,
+    state: stateName(retryFirst),
+    mediaTypes: mediaTypes(retryFirst),
+  });
 
   // 3. The task W1 will lose: it waits for input.
-  const sent = await w1Client.dispatch({ correlationId: lost, text: "need-input draft the quarterly report", skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
-  if (sent.kind !== "task") throw new Error(`W1 answered ${sent.kind === "refused" ? sent.error.message : "a message"}, expected a task`);
-  if (sent.state !== "TASK_STATE_INPUT_REQUIRED") throw new Error(`W1 answered ${sent.state}, expected TASK_STATE_INPUT_REQUIRED`);
+  const sent = await w1Client.dispatch({
+    correlationId: lost,
+    text: "need-input draft the quarterly report",
+    skillId,
+    attempt: 1,
+    acceptedOutputModes: config.acceptedOutputModes,
+  });
+  if (sent.kind !== "task")
+    throw new Error(`W1 answered ${sent.kind === "refused" ? sent.error.message : "a message"}, expected a task`);
+  if (sent.state !== "TASK_STATE_INPUT_REQUIRED")
+    throw new Error(`W1 answered ${sent.state}, expected TASK_STATE_INPUT_REQUIRED`);
   const waiting = sent.task;
   step("dispatched to W1, waiting for input", { correlationId: lost, serverTaskId: waiting.id });
 
@@ -107,39 +153,102 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
   await chaos.restartW1();
   step("W1 restarted");
   const asked = await askAgain(() => w1Client.getTask({ correlationId: lost, taskId: waiting.id }));
-  if (asked.kind !== "indeterminate") throw new Error(asked.kind === "task" ? `W1 still knows task ${waiting.id} after its restart` : `GetTask of ${waiting.id} after W1's restart: ${asked.kind}`);
-  step("GetTask answered TaskNotFound", { correlationId: lost, serverTaskId: waiting.id, outcome: asked.kind, lastState: asked.lastState });
+  if (asked.kind !== "indeterminate")
+    throw new Error(
+      asked.kind === "task"
+        ? `W1 still knows task ${waiting.id} after its restart`
+        : `GetTask of ${waiting.id} after W1's restart: ${asked.kind}`,
+    );
+  step("GetTask answered TaskNotFound", {
+    correlationId: lost,
+    serverTaskId: waiting.id,
+    outcome: asked.kind,
+    lastState: asked.lastState,
+  });
 
   // 6. The ledger's verdict: indeterminate, never failed, and a re-dispatch.
-  const verdict = await feed.waitFor((r) => r.correlationId === lost && (r.type === "TaskIndeterminate" || r.type === "TaskFailed"), timeout, `a loss decision for ${lost}`);
+  const verdict = await feed.waitFor(
+    (r) => r.correlationId === lost && (r.type === "TaskIndeterminate" || r.type === "TaskFailed"),
+    timeout,
+    `a loss decision for ${lost}`,
+  );
   if (verdict.type !== "TaskIndeterminate") throw new Error(`the ledger decided ${verdict.type} for ${lost}`);
   step("the ledger: indeterminate", { correlationId: lost, lastState: verdict.lastState });
-  const next = await feed.waitFor((r) => r.correlationId === lost && (r.type === "RedispatchCommanded" || r.type === "ReconciliationBlocked"), timeout, `a re-dispatch of ${lost}`);
-  if (next.type !== "RedispatchCommanded") throw new Error(`the ledger could not re-dispatch ${lost}: ${next.type === "ReconciliationBlocked" ? next.reason : next.type}`);
-  step("the ledger: re-dispatch commanded", { correlationId: lost, target: next.targetWorkerId, attempt: next.attempt, resumeState: next.resumeState });
+  const next = await feed.waitFor(
+    (r) => r.correlationId === lost && (r.type === "RedispatchCommanded" || r.type === "ReconciliationBlocked"),
+    timeout,
+    `a re-dispatch of ${lost}`,
+  );
+  if (next.type !== "RedispatchCommanded")
+    throw new Error(
+      `the ledger could not re-dispatch ${lost}: ${next.type === "ReconciliationBlocked" ? next.reason : next.type}`,
+    );
+  step("the ledger: re-dispatch commanded", {
+    correlationId: lost,
+    target: next.targetWorkerId,
+    attempt: next.attempt,
+    resumeState: next.resumeState,
+  });
 
   // 7. The dispatcher sent it; the target's proxy recorded the new task waiting for input.
   const target = [w1, w2, w3].find((w) => w.workerId === next.targetWorkerId);
   const targetProxy = target === w2 ? proxied.w2 : target === w3 ? proxied.w3 : target === w1 ? proxied.w1 : undefined;
-  if (target === undefined || targetProxy === undefined) throw new Error(`the ledger re-dispatched to ${next.targetWorkerId}, which this orchestrator does not know`);
+  if (target === undefined || targetProxy === undefined)
+    throw new Error(`the ledger re-dispatched to ${next.targetWorkerId}, which this orchestrator does not know`);
   const resumed = await feed.waitFor(
-    isType("TaskStateObserved", (o) => o.correlationId === lost && o.workerId === target.workerId && o.state === "TASK_STATE_INPUT_REQUIRED"),
+    isType(
+      "TaskStateObserved",
+      (o) => o.correlationId === lost && o.workerId === target.workerId && o.state === "TASK_STATE_INPUT_REQUIRED",
+    ),
     timeout,
     `${target.workerId}'s task of ${lost} waiting for input`,
   );
-  step("re-dispatched task found on the ledger", { correlationId: lost, workerId: target.workerId, serverTaskId: resumed.serverTaskId });
-  const done = await targetProxy.supplyInput({ id: resumed.serverTaskId, contextId: resumed.contextId ?? "" }, "the Q3 figures are attached", { correlationId: lost });
-  step("input supplied", { correlationId: lost, workerId: target.workerId, state: stateName(done), mediaTypes: mediaTypes(done) });
+  step("re-dispatched task found on the ledger", {
+    correlationId: lost,
+    workerId: target.workerId,
+    serverTaskId: resumed.serverTaskId,
+  });
+  const done = await targetProxy.supplyInput(
+    { id: resumed.serverTaskId, contextId: resumed.contextId ?? "" },
+    "the Q3 figures are attached",
+    { correlationId: lost },
+  );
+  step("input supplied", {
+    correlationId: lost,
+    workerId: target.workerId,
+    state: stateName(done),
+    mediaTypes: mediaTypes(done),
+  });
 
   // 8. W1 after a configuration reload: the retry answers text/plain, though the card still says application/json.
   await chaos.reloadW1("text/plain");
   step("W1 reloaded its configuration");
-  const retrySecond = await proxied.w1.dispatch("what is a ledger?", { correlationId: retried, skillId, attempt: 2, acceptedOutputModes: config.acceptedOutputModes });
-  step("retried on W1", { correlationId: retried, serverTaskId: retrySecond.id, state: stateName(retrySecond), mediaTypes: mediaTypes(retrySecond) });
+  const retrySecond = await proxied.w1.dispatch("what is a ledger?", {
+    correlationId: retried,
+    skillId,
+    attempt: 2,
+    acceptedOutputModes: config.acceptedOutputModes,
+  });
+  step("retried on W1", {
+    correlationId: retried,
+    serverTaskId: retrySecond.id,
+    state: stateName(retrySecond),
+    mediaTypes: mediaTypes(retrySecond),
+  });
 
   // 9. W2 enforces its own card: what it may not emit is refused at the source, and recorded.
-  const kept = await proxied.w2.dispatch("need-input as=application/json what is a ledger?", { correlationId: guarded, skillId, attempt: 1, acceptedOutputModes: config.acceptedOutputModes });
-  step("dispatched to W2, which guards its card", { correlationId: guarded, serverTaskId: kept.id, state: stateName(kept), mediaTypes: mediaTypes(kept) });
+  const kept = await proxied.w2.dispatch("need-input as=application/json what is a ledger?", {
+    correlationId: guarded,
+    skillId,
+    attempt: 1,
+    acceptedOutputModes: config.acceptedOutputModes,
+  });
+  step("dispatched to W2, which guards its card", {
+    correlationId: guarded,
+    serverTaskId: kept.id,
+    state: stateName(kept),
+    mediaTypes: mediaTypes(kept),
+  });
 
   return {
     runId: config.runId,
@@ -161,6 +270,12 @@ export async function runStory(config: StoryConfig, feed: LedgerFeed, chaos: Cha
         { workerId: w1.workerId, serverTaskId: retrySecond.id, mediaTypes: mediaTypes(retrySecond) },
       ],
     },
-    guarded: { correlationId: guarded, workerId: w2.workerId, serverTaskId: kept.id, state: stateName(kept), mediaTypes: mediaTypes(kept) },
+    guarded: {
+      correlationId: guarded,
+      workerId: w2.workerId,
+      serverTaskId: kept.id,
+      state: stateName(kept),
+      mediaTypes: mediaTypes(kept),
+    },
   };
 }

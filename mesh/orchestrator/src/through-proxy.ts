@@ -49,13 +49,35 @@ export class ProxiedWorker {
 
   /** A new task (blocking until it completes or stops in an interrupted state). */
   async dispatch(text: string, call: Call & { acceptedOutputModes: string[] }): Promise<Task> {
-    const configuration = { acceptedOutputModes: call.acceptedOutputModes, taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: false };
-    return asTask(await this.client.sendMessage({ tenant: "", message: userMessage(text, { metadata: metadata(call) }), configuration, metadata: undefined }, options(call)), this.worker);
+    const configuration = {
+      acceptedOutputModes: call.acceptedOutputModes,
+      taskPushNotificationConfig: undefined,
+      historyLength: undefined,
+      returnImmediately: false,
+    };
+    return asTask(
+      await this.client.sendMessage(
+        { tenant: "", message: userMessage(text, { metadata: metadata(call) }), configuration, metadata: undefined },
+        options(call),
+      ),
+      this.worker,
+    );
   }
 
   /** A follow-up message to a task waiting for input. */
   async supplyInput(task: { id: string; contextId: string }, text: string, call: Call): Promise<Task> {
-    return asTask(await this.client.sendMessage({ tenant: "", message: userMessage(text, { taskId: task.id, contextId: task.contextId, metadata: metadata(call) }), configuration: undefined, metadata: undefined }, options(call)), this.worker);
+    return asTask(
+      await this.client.sendMessage(
+        {
+          tenant: "",
+          message: userMessage(text, { taskId: task.id, contextId: task.contextId, metadata: metadata(call) }),
+          configuration: undefined,
+          metadata: undefined,
+        },
+        options(call),
+      ),
+      this.worker,
+    );
   }
 
   getTask(id: string, call: Call): Promise<Task> {

@@ -95,11 +95,16 @@ export interface FetchedCard {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function requireText(value: string, name: string): void {
-  if (typeof value !== "string" || value.trim() === "") throw new A2AClientError("A2A_CLIENT_BAD_REQUEST", `${name} must be a non-empty string`);
+  if (typeof value !== "string" || value.trim() === "")
+    throw new A2AClientError("A2A_CLIENT_BAD_REQUEST", `${name} must be a non-empty string`);
 }
 
 /** The ledger's names of a call as message metadata: the correlation always, skill and attempt when known. */
-export function ledgerMetadataOf(names: { correlationId: string; skillId?: string | null; attempt?: number }): Record<string, string | number> {
+export function ledgerMetadataOf(names: {
+  correlationId: string;
+  skillId?: string | null;
+  attempt?: number;
+}): Record<string, string | number> {
   const out: Record<string, string | number> = { [correlationMetadataKey]: names.correlationId };
   if (names.skillId !== undefined && names.skillId !== null) out[skillMetadataKey] = names.skillId;
   if (names.attempt !== undefined) out[attemptMetadataKey] = names.attempt;
@@ -107,16 +112,39 @@ export function ledgerMetadataOf(names: { correlationId: string; skillId?: strin
 }
 
 /** The same names as HTTP headers, for a call without a message (GetTask) and for recording proxies. */
-export function ledgerHeadersOf(names: { correlationId: string; skillId?: string | null; attempt?: number }): Record<string, string> {
+export function ledgerHeadersOf(names: {
+  correlationId: string;
+  skillId?: string | null;
+  attempt?: number;
+}): Record<string, string> {
   const out: Record<string, string> = { [correlationHeaderName]: names.correlationId };
   if (names.skillId !== undefined && names.skillId !== null) out[skillHeaderName] = names.skillId;
   if (names.attempt !== undefined) out[attemptHeaderName] = String(names.attempt);
   return out;
 }
 
-function textMessage(text: string, messageId: string, metadata: Record<string, string | number>, follow?: { taskId: string; contextId: string }): Message {
-  const part: Part = { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" };
-  return { messageId, contextId: follow?.contextId ?? "", taskId: follow?.taskId ?? "", role: Role.ROLE_USER, parts: [part], metadata, extensions: [], referenceTaskIds: [] };
+function textMessage(
+  text: string,
+  messageId: string,
+  metadata: Record<string, string | number>,
+  follow?: { taskId: string; contextId: string },
+): Message {
+  const part: Part = {
+    content: { $case: "text", value: text },
+    metadata: undefined,
+    filename: "",
+    mediaType: "text/plain",
+  };
+  return {
+    messageId,
+    contextId: follow?.contextId ?? "",
+    taskId: follow?.taskId ?? "",
+    role: Role.ROLE_USER,
+    parts: [part],
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** Whether an error is the worker's A2A answer (it answered, with an error) rather than no answer. */
@@ -161,12 +189,24 @@ export class LedgerA2AClient {
     const cardUrl = `${base}${agentCardPath}`;
     let response: Response;
     try {
-      response = await fetch(cardUrl, { headers: { accept: "application/json", "A2A-Version": "1.0" }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
+      response = await fetch(cardUrl, {
+        headers: { accept: "application/json", "A2A-Version": "1.0" },
+        signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+      });
     } catch (e) {
-      throw new A2AClientError("A2A_CLIENT_CARD_UNAVAILABLE", `${cardUrl}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+      throw new A2AClientError(
+        "A2A_CLIENT_CARD_UNAVAILABLE",
+        `${cardUrl}: ${e instanceof Error ? e.message : String(e)}`,
+        undefined,
+        { cause: e },
+      );
     }
     const text = await response.text();
-    if (response.status !== 200) throw new A2AClientError("A2A_CLIENT_CARD_UNAVAILABLE", `${cardUrl} answered ${response.status}`, { status: response.status, body: text.slice(0, 500) });
+    if (response.status !== 200)
+      throw new A2AClientError("A2A_CLIENT_CARD_UNAVAILABLE", `${cardUrl} answered ${response.status}`, {
+        status: response.status,
+        body: text.slice(0, 500),
+      });
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -177,17 +217,31 @@ export class LedgerA2AClient {
     const fetchedAt = (options.now ?? Date.now)();
     let client: Client;
     try {
-      const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [options.transport ?? "JSONRPC"] }));
+      const factory = new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          preferredTransports: [options.transport ?? "JSONRPC"],
+        }),
+      );
       client = await factory.createFromAgentCard(AgentCard.fromJSON(json));
     } catch (e) {
-      throw new A2AClientError("A2A_CLIENT_CARD_UNAVAILABLE", `no A2A client from the card at ${cardUrl}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+      throw new A2AClientError(
+        "A2A_CLIENT_CARD_UNAVAILABLE",
+        `no A2A client from the card at ${cardUrl}: ${e instanceof Error ? e.message : String(e)}`,
+        undefined,
+        { cause: e },
+      );
     }
     const card: FetchedCard = { json, hash: cardHash(json), fetchedAt };
     options.recorder?.record([
       cardObservation(
         { workerId: options.workerId, observer: options.observer },
         `card:${options.workerId}`,
-        { cardUrl, card: text, cacheMaxAgeSeconds: maxAgeOf(response.headers.get("cache-control") ?? undefined), etag: response.headers.get("etag") },
+        {
+          cardUrl,
+          card: text,
+          cacheMaxAgeSeconds: maxAgeOf(response.headers.get("cache-control") ?? undefined),
+          etag: response.headers.get("etag"),
+        },
         fetchedAt,
       ),
     ]);
@@ -200,24 +254,54 @@ export class LedgerA2AClient {
     const messageId = call.messageId ?? randomUUID();
     const names = { correlationId: call.correlationId, skillId: call.skillId ?? null, attempt: call.attempt ?? 1 };
     const message = textMessage(call.text, messageId, ledgerMetadataOf(names));
-    const configuration = { acceptedOutputModes: call.acceptedOutputModes, taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: false };
+    const configuration = {
+      acceptedOutputModes: call.acceptedOutputModes,
+      taskPushNotificationConfig: undefined,
+      historyLength: undefined,
+      returnImmediately: false,
+    };
     const sentAt = this.now();
     const dispatched = dispatchObservation(
       this.source,
       call.correlationId,
-      { messageId, skillId: names.skillId, acceptedOutputModes: call.acceptedOutputModes, attempt: names.attempt, card: { hash: this.card.hash, fetchedAt: this.card.fetchedAt } },
+      {
+        messageId,
+        skillId: names.skillId,
+        acceptedOutputModes: call.acceptedOutputModes,
+        attempt: names.attempt,
+        card: { hash: this.card.hash, fetchedAt: this.card.fetchedAt },
+      },
       sentAt,
     );
-    return this.send(call.correlationId, () => this.client.sendMessage({ tenant: "", message, configuration, metadata: undefined }, this.callOptions(names)), [dispatched]);
+    return this.send(
+      call.correlationId,
+      () =>
+        this.client.sendMessage({ tenant: "", message, configuration, metadata: undefined }, this.callOptions(names)),
+      [dispatched],
+    );
   }
 
   /** A message to a task the worker has (the input an interrupted task waits for). Not a new dispatch. */
-  async followUp(task: { correlationId: string; taskId: string; contextId: string }, text: string): Promise<SendOutcome> {
+  async followUp(
+    task: { correlationId: string; taskId: string; contextId: string },
+    text: string,
+  ): Promise<SendOutcome> {
     requireText(task.correlationId, "correlationId");
     requireText(task.taskId, "taskId");
     const names = { correlationId: task.correlationId };
-    const message = textMessage(text, randomUUID(), ledgerMetadataOf(names), { taskId: task.taskId, contextId: task.contextId });
-    return this.send(task.correlationId, () => this.client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined }, this.callOptions(names)), []);
+    const message = textMessage(text, randomUUID(), ledgerMetadataOf(names), {
+      taskId: task.taskId,
+      contextId: task.contextId,
+    });
+    return this.send(
+      task.correlationId,
+      () =>
+        this.client.sendMessage(
+          { tenant: "", message, configuration: undefined, metadata: undefined },
+          this.callOptions(names),
+        ),
+      [],
+    );
   }
 
   /** The task as the worker knows it, or what its TaskNotFound means (results.ts). */
@@ -226,15 +310,27 @@ export class LedgerA2AClient {
     requireText(call.taskId, "taskId");
     let task: Task;
     try {
-      task = await this.client.getTask({ tenant: "", id: call.taskId, historyLength: 0 }, this.callOptions({ correlationId: call.correlationId }));
+      task = await this.client.getTask(
+        { tenant: "", id: call.taskId, historyLength: 0 },
+        this.callOptions({ correlationId: call.correlationId }),
+      );
     } catch (e) {
       if (e instanceof TaskNotFoundError) {
         const errorCode = isRestError(e) ? "404" : "-32001";
-        this.record([taskNotFoundObservation(this.source, call.correlationId, call.taskId, "GetTask", errorCode, this.now())]);
+        this.record([
+          taskNotFoundObservation(this.source, call.correlationId, call.taskId, "GetTask", errorCode, this.now()),
+        ]);
         const lastState = this.memory.lastState(call.taskId) ?? call.lastKnownState ?? null;
-        return notFoundVerdict({ correlationId: call.correlationId, workerId: this.workerId, serverTaskId: call.taskId, errorCode, lastState });
+        return notFoundVerdict({
+          correlationId: call.correlationId,
+          workerId: this.workerId,
+          serverTaskId: call.taskId,
+          errorCode,
+          lastState,
+        });
       }
-      if (isA2AAnswer(e)) return { kind: "refused", correlationId: call.correlationId, workerId: this.workerId, error: e };
+      if (isA2AAnswer(e))
+        return { kind: "refused", correlationId: call.correlationId, workerId: this.workerId, error: e };
       throw isNoAnswer(e) ? this.noAnswer(e) : this.malformed(e);
     }
     return this.taskAnswer(call.correlationId, task, "GET", { method: "GetTask", taskId: call.taskId });
@@ -250,15 +346,29 @@ export class LedgerA2AClient {
 
   private noAnswer(e: unknown): A2AClientError {
     const detail = e instanceof Error ? e.message : String(e);
-    return new A2AClientError("A2A_CLIENT_WORKER_UNREACHABLE", `${this.workerId} gave no A2A answer: ${detail}`, undefined, { cause: e });
+    return new A2AClientError(
+      "A2A_CLIENT_WORKER_UNREACHABLE",
+      `${this.workerId} gave no A2A answer: ${detail}`,
+      undefined,
+      { cause: e },
+    );
   }
 
   private malformed(e: unknown): A2AClientError {
     const detail = e instanceof Error ? e.message : String(e);
-    return new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered something that is not an A2A answer: ${detail}`, undefined, { cause: e });
+    return new A2AClientError(
+      "A2A_CLIENT_MALFORMED_ANSWER",
+      `${this.workerId} answered something that is not an A2A answer: ${detail}`,
+      undefined,
+      { cause: e },
+    );
   }
 
-  private async send(correlationId: string, call: () => Promise<Task | Message>, before: ObservationInput[]): Promise<SendOutcome> {
+  private async send(
+    correlationId: string,
+    call: () => Promise<Task | Message>,
+    before: ObservationInput[],
+  ): Promise<SendOutcome> {
     let result: Task | Message;
     try {
       result = await call();
@@ -275,26 +385,60 @@ export class LedgerA2AClient {
     }
     this.record(before);
     const answer: unknown = result;
-    if (!isRecord(answer)) throw new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered neither a task nor a message`, { answer });
+    if (!isRecord(answer))
+      throw new A2AClientError(
+        "A2A_CLIENT_MALFORMED_ANSWER",
+        `${this.workerId} answered neither a task nor a message`,
+        { answer },
+      );
     if (!("status" in result)) {
       if ("messageId" in answer) return { kind: "message", correlationId, workerId: this.workerId, message: result };
-      throw new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered neither a task nor a message`, { answer });
+      throw new A2AClientError(
+        "A2A_CLIENT_MALFORMED_ANSWER",
+        `${this.workerId} answered neither a task nor a message`,
+        { answer },
+      );
     }
     return this.taskAnswer(correlationId, result, "SEND_RESPONSE", { method: "SendMessage", taskId: null });
   }
 
-  private taskAnswer(correlationId: string, task: Task, via: ObservationChannel, asked: { method: string; taskId: string | null }): TaskAnswer {
+  private taskAnswer(
+    correlationId: string,
+    task: Task,
+    via: ObservationChannel,
+    asked: { method: string; taskId: string | null },
+  ): TaskAnswer {
     let json: unknown;
     try {
       json = Task.toJSON(task);
     } catch (e) {
-      throw new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered a task that is not an A2A Task`, undefined, { cause: e });
+      throw new A2AClientError(
+        "A2A_CLIENT_MALFORMED_ANSWER",
+        `${this.workerId} answered a task that is not an A2A Task`,
+        undefined,
+        { cause: e },
+      );
     }
-    if (typeof task.id !== "string" || task.id === "") throw new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered a task without an id`, { task: json });
-    const rawState = isRecord(json) && isRecord(json["status"]) && typeof json["status"]["state"] === "string" ? json["status"]["state"] : taskStateToJSON(task.status?.state ?? 0);
+    if (typeof task.id !== "string" || task.id === "")
+      throw new A2AClientError("A2A_CLIENT_MALFORMED_ANSWER", `${this.workerId} answered a task without an id`, {
+        task: json,
+      });
+    const rawState =
+      isRecord(json) && isRecord(json["status"]) && typeof json["status"]["state"] === "string"
+        ? json["status"]["state"]
+        : taskStateToJSON(task.status?.state ?? 0);
     const state = normalizeTaskState(rawState) ?? "TASK_STATE_UNSPECIFIED";
     this.memory.remember(task.id, state);
-    this.record(sightingObservations(this.source, sightingsOfPayload({ task: json }), asked, () => correlationId, via, this.now()));
+    this.record(
+      sightingObservations(
+        this.source,
+        sightingsOfPayload({ task: json }),
+        asked,
+        () => correlationId,
+        via,
+        this.now(),
+      ),
+    );
     return { kind: "task", correlationId, workerId: this.workerId, task, state, rawState };
   }
 }

@@ -4,7 +4,13 @@ import { notFoundVerdict } from "./not-found-verdict.ts";
 const facts = { correlationId: "c-1", workerId: "w1", serverTaskId: "t-1", errorCode: "-32001" };
 
 describe("what a TaskNotFound means", () => {
-  it.each(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_WORKING", "TASK_STATE_SUBMITTED", "TASK_STATE_UNSPECIFIED"] as const)(
+  it.each([
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_AUTH_REQUIRED",
+    "TASK_STATE_WORKING",
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_UNSPECIFIED",
+  ] as const)(
     "given the task was last seen %s, when the worker answers TaskNotFound, then it is indeterminate, not failed",
     (lastState) => {
       expect(notFoundVerdict({ ...facts, lastState })).toEqual({ kind: "indeterminate", ...facts, lastState });

@@ -30,24 +30,45 @@ function scripted(outcomes: (Error | "ok")[]) {
 
 describe("the recorder between the client and ingest", () => {
   it("given ingest fails twice, when observations are recorded, then the same batch is sent again until it is taken", async () => {
-    const sender = scripted([new IngestUnavailableError("down", 1, 0, 503, "INGEST_KAFKA_UNAVAILABLE"), new Error("socket hang up")]);
+    const sender = scripted([
+      new IngestUnavailableError("down", 1, 0, 503, "INGEST_KAFKA_UNAVAILABLE"),
+      new Error("socket hang up"),
+    ]);
     const problems: RecordingProblem["kind"][] = [];
-    const recorder = new ObservationRecorder({ sender, retryInitialMs: 1, retryMaxMs: 2, onProblem: (p) => problems.push(p.kind) });
+    const recorder = new ObservationRecorder({
+      sender,
+      retryInitialMs: 1,
+      retryMaxMs: 2,
+      onProblem: (p) => problems.push(p.kind),
+    });
     recorder.record([obs(1), obs(2)]);
     const stats = await recorder.flush(5_000);
     expect(stats).toEqual({ pending: 0, recorded: 2, rejected: 0, dropped: 0, ingestReachable: true });
-    expect(sender.batches).toEqual([["e-1", "e-2"], ["e-1", "e-2"], ["e-1", "e-2"]]);
+    expect(sender.batches).toEqual([
+      ["e-1", "e-2"],
+      ["e-1", "e-2"],
+      ["e-1", "e-2"],
+    ]);
     expect(problems).toEqual(["unavailable", "unavailable"]);
   });
 
   it("given ingest rejects one event of a batch, then only that one is dropped and counted, the rest is sent again", async () => {
-    const rejected = new IngestRejectedError(400, "INGEST_VALIDATION_FAILED", "bad", [{ index: 1, path: "/serverTaskId", message: "bad" }], 0);
+    const rejected = new IngestRejectedError(
+      400,
+      "INGEST_VALIDATION_FAILED",
+      "bad",
+      [{ index: 1, path: "/serverTaskId", message: "bad" }],
+      0,
+    );
     const sender = scripted([rejected]);
     const recorder = new ObservationRecorder({ sender });
     recorder.record([obs(1), obs(2), obs(3)]);
     const stats = await recorder.flush(5_000);
     expect(stats).toMatchObject({ pending: 0, recorded: 2, rejected: 1 });
-    expect(sender.batches).toEqual([["e-1", "e-2", "e-3"], ["e-1", "e-3"]]);
+    expect(sender.batches).toEqual([
+      ["e-1", "e-2", "e-3"],
+      ["e-1", "e-3"],
+    ]);
   });
 
   it("given the queue is full, when more is recorded, then the new observations are dropped and counted, never thrown", async () => {

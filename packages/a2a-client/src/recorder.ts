@@ -12,7 +12,12 @@
  *   orchestrator that must not lose a fact across a crash puts the recording proxy (with its spool on
  *   disk) in front of the worker instead.
  */
-import { IngestClient, IngestRejectedError, type IngestClientOptions, type ObservationInput } from "@a2a-ledger/ingest-client";
+import {
+  IngestClient,
+  IngestRejectedError,
+  type IngestClientOptions,
+  type ObservationInput,
+} from "@a2a-ledger/ingest-client";
 
 export interface ObservationSender {
   send(events: readonly ObservationInput[]): Promise<unknown>;
@@ -78,14 +83,22 @@ export class ObservationRecorder {
     this.batchMax = options.batchMax ?? 200;
     this.retryInitialMs = options.retryInitialMs ?? 250;
     this.retryMaxMs = options.retryMaxMs ?? 15_000;
-    if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError("capacity must be a positive integer");
-    if (!Number.isInteger(this.batchMax) || this.batchMax < 1) throw new RangeError("batchMax must be a positive integer");
+    if (!Number.isInteger(this.capacity) || this.capacity < 1)
+      throw new RangeError("capacity must be a positive integer");
+    if (!Number.isInteger(this.batchMax) || this.batchMax < 1)
+      throw new RangeError("batchMax must be a positive integer");
   }
 
   /** A recorder sending to the ingest API at `baseUrl`; each batch is tried a few times by the ingest client before the queue's own backoff. */
-  static toIngest(baseUrl: string, options: Omit<RecorderOptions, "sender"> & { ingest?: Omit<IngestClientOptions, "baseUrl"> } = {}): ObservationRecorder {
+  static toIngest(
+    baseUrl: string,
+    options: Omit<RecorderOptions, "sender"> & { ingest?: Omit<IngestClientOptions, "baseUrl"> } = {},
+  ): ObservationRecorder {
     const { ingest, ...rest } = options;
-    return new ObservationRecorder({ ...rest, sender: new IngestClient({ baseUrl, maxRetries: 2, timeoutMs: 10_000, ...ingest }) });
+    return new ObservationRecorder({
+      ...rest,
+      sender: new IngestClient({ baseUrl, maxRetries: 2, timeoutMs: 10_000, ...ingest }),
+    });
   }
 
   /** Queues observations in order; returns at once. After `close`, drops them (counted). */
@@ -110,7 +123,10 @@ export class ObservationRecorder {
     if (this.queue.length > 0) {
       this.backoff.wake?.();
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => this.drained.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.drained.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
       clearTimeout(timer);
     }
     return this.stats();
@@ -147,7 +163,11 @@ export class ObservationRecorder {
         }
         this.reachable = false;
         failures += 1;
-        this.options.onProblem?.({ kind: "unavailable", error: e instanceof Error ? e : new Error(String(e)), pending: this.queue.length });
+        this.options.onProblem?.({
+          kind: "unavailable",
+          error: e instanceof Error ? e : new Error(String(e)),
+          pending: this.queue.length,
+        });
         await sleep(Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** (failures - 1)), this.backoff);
         this.backoff.wake = null;
       }

@@ -72,7 +72,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
 
 function isRoutedWorker(v: unknown): v is RoutedWorker {
-  return isRecord(v) && typeof v["workerId"] === "string" && typeof v["rank"] === "number" && typeof v["reason"] === "string" && isStringArray(v["verifiedStates"]) && isStringArray(v["outputModes"]) && typeof v["cardHash"] === "string";
+  return (
+    isRecord(v) &&
+    typeof v["workerId"] === "string" &&
+    typeof v["rank"] === "number" &&
+    typeof v["reason"] === "string" &&
+    isStringArray(v["verifiedStates"]) &&
+    isStringArray(v["outputModes"]) &&
+    typeof v["cardHash"] === "string"
+  );
 }
 
 function isRouteAnswer(v: unknown): v is RouteAnswer {
@@ -102,7 +110,10 @@ export class LedgerRoute {
     if (request.accept !== undefined && request.accept.length > 0) query.set("accept", request.accept.join(","));
     if (request.limit !== undefined) query.set("limit", String(request.limit));
     const { body } = await this.get(`/v1/route${query.size > 0 ? `?${query}` : ""}`);
-    if (!isRouteAnswer(body)) throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", "the route answer is not the documented shape", { body });
+    if (!isRouteAnswer(body))
+      throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", "the route answer is not the documented shape", {
+        body,
+      });
     return body;
   }
 
@@ -110,15 +121,27 @@ export class LedgerRoute {
   async pick(request: RouteRequest): Promise<{ chosen: RoutedWorker; answer: RouteAnswer }> {
     const answer = await this.route(request);
     const chosen = answer.workers[0];
-    if (chosen === undefined) throw new A2AClientError("A2A_CLIENT_NO_ELIGIBLE_WORKER", `no worker is eligible for skill ${request.skillId ?? "(none)"} in state ${request.state ?? "(new task)"}`, { ineligible: answer.ineligible });
+    if (chosen === undefined)
+      throw new A2AClientError(
+        "A2A_CLIENT_NO_ELIGIBLE_WORKER",
+        `no worker is eligible for skill ${request.skillId ?? "(none)"} in state ${request.state ?? "(new task)"}`,
+        { ineligible: answer.ineligible },
+      );
     return { chosen, answer };
   }
 
   /** The worker's verified card: what to negotiate against. */
   async verifiedCard(workerId: string): Promise<VerifiedCard> {
     const { body, headers } = await this.get(`/v1/workers/${encodeURIComponent(workerId)}/verified-card`);
-    if (!isRecord(body) || !isRecord(body["card"]) || typeof body["cardHash"] !== "string" || !Array.isArray(body["diff"])) {
-      throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", "the verified card answer is not the documented shape", { body });
+    if (
+      !isRecord(body) ||
+      !isRecord(body["card"]) ||
+      typeof body["cardHash"] !== "string" ||
+      !Array.isArray(body["diff"])
+    ) {
+      throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", "the verified card answer is not the documented shape", {
+        body,
+      });
     }
     return {
       workerId: typeof body["workerId"] === "string" ? body["workerId"] : workerId,
@@ -136,21 +159,41 @@ export class LedgerRoute {
     if (this.options.token !== undefined) headers["authorization"] = `Bearer ${this.options.token}`;
     let response: Response;
     try {
-      response = await this.doFetch(`${this.base}${path}`, { headers, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
+      response = await this.doFetch(`${this.base}${path}`, {
+        headers,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
     } catch (e) {
-      throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", `${this.base}${path}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+      throw new A2AClientError(
+        "A2A_CLIENT_ROUTE_UNAVAILABLE",
+        `${this.base}${path}: ${e instanceof Error ? e.message : String(e)}`,
+        undefined,
+        { cause: e },
+      );
     }
     const text = await response.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", `${path} answered ${response.status} with a body that is not JSON`, { status: response.status, body: text.slice(0, 300) });
+      throw new A2AClientError(
+        "A2A_CLIENT_ROUTE_UNAVAILABLE",
+        `${path} answered ${response.status} with a body that is not JSON`,
+        { status: response.status, body: text.slice(0, 300) },
+      );
     }
     if (response.status >= 400 && response.status < 500 && isRecord(body) && typeof body["code"] === "string") {
-      throw new A2AClientError("A2A_CLIENT_ROUTE_REFUSED", `${path} answered ${response.status} ${body["code"]}`, { status: response.status, code: body["code"], body });
+      throw new A2AClientError("A2A_CLIENT_ROUTE_REFUSED", `${path} answered ${response.status} ${body["code"]}`, {
+        status: response.status,
+        code: body["code"],
+        body,
+      });
     }
-    if (response.status !== 200) throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", `${path} answered ${response.status}`, { status: response.status, body });
+    if (response.status !== 200)
+      throw new A2AClientError("A2A_CLIENT_ROUTE_UNAVAILABLE", `${path} answered ${response.status}`, {
+        status: response.status,
+        body,
+      });
     return { body, headers: response.headers };
   }
 }

@@ -22,7 +22,18 @@ const routeAnswer = {
   at: "2026-12-02T00:00:00.000Z",
   eligibleCount: 1,
   ineligibleCount: 1,
-  workers: [{ workerId: "w3", rank: 1, reason: "verified TASK_STATE_INPUT_REQUIRED", verifiedStates: ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], outputModes: ["text/plain"], policy: { mode: "verify" }, cardHash: "abc", validFrom: "2026-12-02T00:00:00.000Z" }],
+  workers: [
+    {
+      workerId: "w3",
+      rank: 1,
+      reason: "verified TASK_STATE_INPUT_REQUIRED",
+      verifiedStates: ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"],
+      outputModes: ["text/plain"],
+      policy: { mode: "verify" },
+      cardHash: "abc",
+      validFrom: "2026-12-02T00:00:00.000Z",
+    },
+  ],
   ineligible: [{ workerId: "w2", eligible: false, reason: "verified states lack TASK_STATE_INPUT_REQUIRED" }],
 };
 
@@ -37,7 +48,10 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const codeOf = async (p: Promise<unknown>): Promise<string> => {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   return e instanceof A2AClientError ? e.code : `not an A2AClientError: ${String(e)}`;
 };
 
@@ -45,12 +59,20 @@ describe("asking the ledger's route", () => {
   it("asks with skill, state and accept, and picks rank 1", async () => {
     answer = { status: 200, body: JSON.stringify(routeAnswer) };
     const ledger = new LedgerRoute({ projectorUrl: `${base}/`, token: "read-token" });
-    const { chosen, answer: got } = await ledger.pick({ skillId: "answer", state: "TASK_STATE_INPUT_REQUIRED", accept: ["application/json", "text/plain"] });
+    const { chosen, answer: got } = await ledger.pick({
+      skillId: "answer",
+      state: "TASK_STATE_INPUT_REQUIRED",
+      accept: ["application/json", "text/plain"],
+    });
     expect(chosen.workerId).toBe("w3");
     expect(got.ineligible[0]?.reason).toContain("lack");
     const last = asked.at(-1);
     expect(new URL(last?.url ?? "", base).pathname).toBe("/v1/route");
-    expect(Object.fromEntries(new URL(last?.url ?? "", base).searchParams)).toEqual({ skill: "answer", state: "TASK_STATE_INPUT_REQUIRED", accept: "application/json,text/plain" });
+    expect(Object.fromEntries(new URL(last?.url ?? "", base).searchParams)).toEqual({
+      skill: "answer",
+      state: "TASK_STATE_INPUT_REQUIRED",
+      accept: "application/json,text/plain",
+    });
     expect(last?.authorization).toBe("Bearer read-token");
   });
 
@@ -74,13 +96,21 @@ describe("asking the ledger's route", () => {
     expect(await codeOf(ledger.route({}))).toBe("A2A_CLIENT_ROUTE_UNAVAILABLE");
     answer = { status: 503, body: JSON.stringify({ error: "not ready" }) };
     expect(await codeOf(ledger.route({}))).toBe("A2A_CLIENT_ROUTE_UNAVAILABLE");
-    expect(await codeOf(new LedgerRoute({ projectorUrl: "http://127.0.0.1:9", timeoutMs: 2_000 }).route({}))).toBe("A2A_CLIENT_ROUTE_UNAVAILABLE");
+    expect(await codeOf(new LedgerRoute({ projectorUrl: "http://127.0.0.1:9", timeoutMs: 2_000 }).route({}))).toBe(
+      "A2A_CLIENT_ROUTE_UNAVAILABLE",
+    );
   });
 });
 
 describe("reading a verified card", () => {
   it("returns the card to negotiate against with its diff, ETag and Cache-Control", async () => {
-    const body = { workerId: "w 1", cardHash: "h", validFrom: "2026-12-02T00:00:00.000Z", card: { name: "W1", skills: [] }, diff: [{ path: "/skills/0/outputModes/0", before: '"application/json"' }] };
+    const body = {
+      workerId: "w 1",
+      cardHash: "h",
+      validFrom: "2026-12-02T00:00:00.000Z",
+      card: { name: "W1", skills: [] },
+      diff: [{ path: "/skills/0/outputModes/0", before: '"application/json"' }],
+    };
     answer = { status: 200, body: JSON.stringify(body), headers: { etag: '"v1"', "cache-control": "max-age=60" } };
     const card = await new LedgerRoute({ projectorUrl: base }).verifiedCard("w 1");
     expect(asked.at(-1)?.url).toBe("/v1/workers/w%201/verified-card");

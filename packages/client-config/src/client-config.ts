@@ -102,7 +102,11 @@ export const clientConfigKeys = {
 export type ClientConfigKey = keyof typeof clientConfigKeys;
 
 const protocols: readonly SecurityProtocol[] = ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"];
-const mechanisms: Record<string, SaslMechanism> = { PLAIN: "plain", "SCRAM-SHA-256": "scram-sha-256", "SCRAM-SHA-512": "scram-sha-512" };
+const mechanisms: Record<string, SaslMechanism> = {
+  PLAIN: "plain",
+  "SCRAM-SHA-256": "scram-sha-256",
+  "SCRAM-SHA-512": "scram-sha-512",
+};
 
 /** Sets `value` on `target` as a non-enumerable property: usable, never serialised or printed. */
 function hide<T extends object>(target: T, key: string, value: unknown): T {
@@ -128,7 +132,9 @@ function sourceOf(env: NodeJS.ProcessEnv, problems: string[]): { source: Source;
     try {
       properties = parseProperties(readFileSync(path, "utf8"));
     } catch (e) {
-      problems.push(`KAFKA_CLIENT_CONFIG=${JSON.stringify(file)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      problems.push(
+        `KAFKA_CLIENT_CONFIG=${JSON.stringify(file)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
   }
   const known = new Set<string>(Object.keys(clientConfigKeys));
@@ -155,15 +161,25 @@ function readText(source: Source, key: ClientConfigKey, problems: string[]): str
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
-    problems.push(`${source.origin(key)}: ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    problems.push(
+      `${source.origin(key)}: ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
     return undefined;
   }
 }
 
-function pem(text: string | undefined, kind: "CERTIFICATE" | "PRIVATE KEY", origin: string, problems: string[]): string | undefined {
+function pem(
+  text: string | undefined,
+  kind: "CERTIFICATE" | "PRIVATE KEY",
+  origin: string,
+  problems: string[],
+): string | undefined {
   if (text === undefined) return undefined;
   const normalised = text.replace(/\\n/g, "\n");
-  const ok = kind === "CERTIFICATE" ? /-----BEGIN CERTIFICATE-----/.test(normalised) : /-----BEGIN (ENCRYPTED |RSA |EC )?PRIVATE KEY-----/.test(normalised);
+  const ok =
+    kind === "CERTIFICATE"
+      ? /-----BEGIN CERTIFICATE-----/.test(normalised)
+      : /-----BEGIN (ENCRYPTED |RSA |EC )?PRIVATE KEY-----/.test(normalised);
   if (!ok) {
     problems.push(`${origin} holds no PEM ${kind.toLowerCase()} (-----BEGIN ${kind}-----)`);
     return undefined;
@@ -173,11 +189,17 @@ function pem(text: string | undefined, kind: "CERTIFICATE" | "PRIVATE KEY", orig
 
 /** username and password of a `sasl.jaas.config` login module line. */
 function jaasCredentials(jaas: string): { username?: string; password?: string } {
-  const option = (name: string) => new RegExp(`\\b${name}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(jaas)?.[1]?.replace(/\\(.)/g, "$1");
+  const option = (name: string) =>
+    new RegExp(`\\b${name}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(jaas)?.[1]?.replace(/\\(.)/g, "$1");
   return { username: option("username"), password: option("password") };
 }
 
-function tlsOptions(source: Source, problems: string[], keys: { ca: ClientConfigKey[]; cert: ClientConfigKey; key: ClientConfigKey; keyPassword: ClientConfigKey }, java: boolean): TlsOptions {
+function tlsOptions(
+  source: Source,
+  problems: string[],
+  keys: { ca: ClientConfigKey[]; cert: ClientConfigKey; key: ClientConfigKey; keyPassword: ClientConfigKey },
+  java: boolean,
+): TlsOptions {
   const tls: TlsOptions = { rejectUnauthorized: true };
   // The CA: librdkafka's ssl.ca.location / ssl.ca.pem, or the Java client's PEM truststore.
   for (const key of keys.ca) {
@@ -185,7 +207,9 @@ function tlsOptions(source: Source, problems: string[], keys: { ca: ClientConfig
     if (key === "ssl.truststore.location") {
       const type = (source.get("ssl.truststore.type") ?? "JKS").toUpperCase();
       if (type !== "PEM") {
-        problems.push(`${source.origin("ssl.truststore.type")}: a ${type} truststore cannot be read by this client; export its CA as PEM (keytool -exportcert -rfc -alias <ca> -keystore <truststore> -file ca.pem) and set ssl.ca.location (or ssl.truststore.type=PEM)`);
+        problems.push(
+          `${source.origin("ssl.truststore.type")}: a ${type} truststore cannot be read by this client; export its CA as PEM (keytool -exportcert -rfc -alias <ca> -keystore <truststore> -file ca.pem) and set ssl.ca.location (or ssl.truststore.type=PEM)`,
+        );
         break;
       }
     }
@@ -193,13 +217,25 @@ function tlsOptions(source: Source, problems: string[], keys: { ca: ClientConfig
     tls.ca = pem(ca, "CERTIFICATE", source.origin(key), problems);
     break;
   }
-  const cert = keys.cert === "ssl.certificate.location" ? source.get("ssl.certificate.pem") ?? readText(source, keys.cert, problems) : readText(source, keys.cert, problems);
-  const key = keys.key === "ssl.key.location" ? source.get("ssl.key.pem") ?? readText(source, keys.key, problems) : readText(source, keys.key, problems);
+  const cert =
+    keys.cert === "ssl.certificate.location"
+      ? (source.get("ssl.certificate.pem") ?? readText(source, keys.cert, problems))
+      : readText(source, keys.cert, problems);
+  const key =
+    keys.key === "ssl.key.location"
+      ? (source.get("ssl.key.pem") ?? readText(source, keys.key, problems))
+      : readText(source, keys.key, problems);
   if (cert !== undefined) tls.cert = pem(cert, "CERTIFICATE", source.origin(keys.cert), problems);
   if (key !== undefined) hide(tls, "key", pem(key, "PRIVATE KEY", source.origin(keys.key), problems));
-  const certGiven = source.get(keys.cert) !== undefined || (keys.cert === "ssl.certificate.location" && source.get("ssl.certificate.pem") !== undefined);
-  const keyGiven = source.get(keys.key) !== undefined || (keys.key === "ssl.key.location" && source.get("ssl.key.pem") !== undefined);
-  if (certGiven !== keyGiven) problems.push(`${source.origin(certGiven ? keys.cert : keys.key)} is set without ${certGiven ? keys.key : keys.cert}: a client certificate needs both`);
+  const certGiven =
+    source.get(keys.cert) !== undefined ||
+    (keys.cert === "ssl.certificate.location" && source.get("ssl.certificate.pem") !== undefined);
+  const keyGiven =
+    source.get(keys.key) !== undefined || (keys.key === "ssl.key.location" && source.get("ssl.key.pem") !== undefined);
+  if (certGiven !== keyGiven)
+    problems.push(
+      `${source.origin(certGiven ? keys.cert : keys.key)} is set without ${certGiven ? keys.key : keys.cert}: a client certificate needs both`,
+    );
   const passphrase = source.get(keys.keyPassword);
   if (passphrase !== undefined) hide(tls, "passphrase", passphrase);
   if (java) {
@@ -212,7 +248,9 @@ function tlsOptions(source: Source, problems: string[], keys: { ca: ClientConfig
           const password = source.get("ssl.keystore.password");
           if (password !== undefined && passphrase === undefined) hide(tls, "passphrase", password);
         } catch (e) {
-          problems.push(`${source.origin("ssl.keystore.location")}: ${keystore} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+          problems.push(
+            `${source.origin("ssl.keystore.location")}: ${keystore} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          );
         }
       } else if (type === "PEM") {
         const text = readText(source, "ssl.keystore.location", problems);
@@ -221,15 +259,19 @@ function tlsOptions(source: Source, problems: string[], keys: { ca: ClientConfig
           hide(tls, "key", pem(text, "PRIVATE KEY", source.origin("ssl.keystore.location"), problems));
         }
       } else {
-        problems.push(`${source.origin("ssl.keystore.type")}: a ${type} keystore cannot be read by this client; convert it (keytool -importkeystore -deststoretype PKCS12) or give ssl.certificate.location and ssl.key.location as PEM`);
+        problems.push(
+          `${source.origin("ssl.keystore.type")}: a ${type} keystore cannot be read by this client; convert it (keytool -importkeystore -deststoretype PKCS12) or give ssl.certificate.location and ssl.key.location as PEM`,
+        );
       }
     }
   }
   const identification = java ? source.get("ssl.endpoint.identification.algorithm") : undefined;
-  if (identification !== undefined && (identification === "" || identification.toLowerCase() === "none")) tls.checkServerIdentity = () => undefined;
+  if (identification !== undefined && (identification === "" || identification.toLowerCase() === "none"))
+    tls.checkServerIdentity = () => undefined;
   const verification = java ? source.get("enable.ssl.certificate.verification") : undefined;
   if (verification !== undefined) {
-    if (verification !== "true" && verification !== "false") problems.push(`${source.origin("enable.ssl.certificate.verification")} must be true or false`);
+    if (verification !== "true" && verification !== "false")
+      problems.push(`${source.origin("enable.ssl.certificate.verification")} must be true or false`);
     else tls.rejectUnauthorized = verification === "true";
   }
   return tls;
@@ -247,20 +289,43 @@ function subjectOf(cert: string | undefined): string | undefined {
 function registrySecurity(source: Source, problems: string[], sasl: SaslCredentials | undefined): RegistrySecurity {
   const security: RegistrySecurity = {};
   const credentialsSource = (source.get("basic.auth.credentials.source") ?? "USER_INFO").toUpperCase();
-  const userInfoKey: ClientConfigKey = source.get("basic.auth.user.info") !== undefined ? "basic.auth.user.info" : "schema.registry.basic.auth.user.info";
+  const userInfoKey: ClientConfigKey =
+    source.get("basic.auth.user.info") !== undefined ? "basic.auth.user.info" : "schema.registry.basic.auth.user.info";
   const userInfo = source.get(userInfoKey);
   let credentials: string | undefined;
   if (credentialsSource === "USER_INFO") credentials = userInfo;
-  else if (credentialsSource === "SASL_INHERIT") credentials = sasl === undefined ? undefined : `${sasl.username}:${sasl.password}`;
+  else if (credentialsSource === "SASL_INHERIT")
+    credentials = sasl === undefined ? undefined : `${sasl.username}:${sasl.password}`;
   // URL (credentials inside schema.registry.url) is refused: URLs end up in logs.
-  else problems.push(`${source.origin("basic.auth.credentials.source")} must be USER_INFO or SASL_INHERIT (credentials in the URL are not taken: URLs get logged)`);
-  if (credentialsSource === "SASL_INHERIT" && sasl === undefined) problems.push(`${source.origin("basic.auth.credentials.source")} is SASL_INHERIT but no SASL credentials are configured`);
+  else
+    problems.push(
+      `${source.origin("basic.auth.credentials.source")} must be USER_INFO or SASL_INHERIT (credentials in the URL are not taken: URLs get logged)`,
+    );
+  if (credentialsSource === "SASL_INHERIT" && sasl === undefined)
+    problems.push(
+      `${source.origin("basic.auth.credentials.source")} is SASL_INHERIT but no SASL credentials are configured`,
+    );
   if (credentials !== undefined) {
     const at = credentials.indexOf(":");
     if (at <= 0) problems.push(`${source.origin(userInfoKey)} must be <user>:<password> (value not shown)`);
-    else security.basicAuth = hide({ username: credentials.slice(0, at) } as { username: string; password: string }, "password", credentials.slice(at + 1));
+    else
+      security.basicAuth = hide(
+        { username: credentials.slice(0, at) } as { username: string; password: string },
+        "password",
+        credentials.slice(at + 1),
+      );
   }
-  const tls = tlsOptions(source, problems, { ca: ["schema.registry.ssl.ca.location", "schema.registry.ssl.truststore.location"], cert: "schema.registry.ssl.certificate.location", key: "schema.registry.ssl.key.location", keyPassword: "schema.registry.ssl.key.password" }, false);
+  const tls = tlsOptions(
+    source,
+    problems,
+    {
+      ca: ["schema.registry.ssl.ca.location", "schema.registry.ssl.truststore.location"],
+      cert: "schema.registry.ssl.certificate.location",
+      key: "schema.registry.ssl.key.location",
+      keyPassword: "schema.registry.ssl.key.password",
+    },
+    false,
+  );
   if (tls.ca !== undefined || tls.cert !== undefined) security.tls = tls;
   return security;
 }
@@ -271,7 +336,10 @@ export function loadClientConfig(env: NodeJS.ProcessEnv = process.env): ClientCo
   const { source, name, ignored } = sourceOf(env, problems);
   const protocolText = (source.get("security.protocol") ?? "PLAINTEXT").toUpperCase();
   const protocol = protocols.find((p) => p === protocolText);
-  if (protocol === undefined) problems.push(`${source.origin("security.protocol")}=${JSON.stringify(protocolText)} must be one of ${protocols.join(", ")}`);
+  if (protocol === undefined)
+    problems.push(
+      `${source.origin("security.protocol")}=${JSON.stringify(protocolText)} must be one of ${protocols.join(", ")}`,
+    );
   const usesSasl = protocol === "SASL_SSL" || protocol === "SASL_PLAINTEXT";
   const usesTls = protocol === "SSL" || protocol === "SASL_SSL";
 
@@ -279,22 +347,56 @@ export function loadClientConfig(env: NodeJS.ProcessEnv = process.env): ClientCo
   const mechanismText = source.get("sasl.mechanism")?.toUpperCase();
   if (usesSasl) {
     const mechanism = mechanismText === undefined ? undefined : mechanisms[mechanismText];
-    if (mechanismText === undefined) problems.push(`security.protocol ${protocol} needs sasl.mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)`);
-    else if (mechanism === undefined) problems.push(`${source.origin("sasl.mechanism")}=${JSON.stringify(mechanismText)} is not supported: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`);
+    if (mechanismText === undefined)
+      problems.push(`security.protocol ${protocol} needs sasl.mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)`);
+    else if (mechanism === undefined)
+      problems.push(
+        `${source.origin("sasl.mechanism")}=${JSON.stringify(mechanismText)} is not supported: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`,
+      );
     const jaas = source.get("sasl.jaas.config");
     const fromJaas = jaas === undefined ? {} : jaasCredentials(jaas);
-    if (jaas !== undefined && (fromJaas.username === undefined || fromJaas.password === undefined)) problems.push(`${source.origin("sasl.jaas.config")} has no username="…" and password="…" options (value not shown)`);
+    if (jaas !== undefined && (fromJaas.username === undefined || fromJaas.password === undefined))
+      problems.push(
+        `${source.origin("sasl.jaas.config")} has no username="…" and password="…" options (value not shown)`,
+      );
     const username = source.get("sasl.username") ?? fromJaas.username;
     const password = source.get("sasl.password") ?? fromJaas.password;
-    if (username === undefined || password === undefined) problems.push(`security.protocol ${protocol} needs sasl.username and sasl.password (or sasl.jaas.config)`);
-    if (mechanism !== undefined && username !== undefined && password !== undefined) sasl = hide({ mechanism, username } as SaslCredentials, "password", password);
-  } else if (protocol !== undefined && (mechanismText !== undefined || source.get("sasl.username") !== undefined || source.get("sasl.jaas.config") !== undefined)) {
-    problems.push(`SASL settings are given but security.protocol is ${protocol}: set security.protocol=SASL_SSL (or remove them)`);
+    if (username === undefined || password === undefined)
+      problems.push(`security.protocol ${protocol} needs sasl.username and sasl.password (or sasl.jaas.config)`);
+    if (mechanism !== undefined && username !== undefined && password !== undefined)
+      sasl = hide({ mechanism, username } as SaslCredentials, "password", password);
+  } else if (
+    protocol !== undefined &&
+    (mechanismText !== undefined ||
+      source.get("sasl.username") !== undefined ||
+      source.get("sasl.jaas.config") !== undefined)
+  ) {
+    problems.push(
+      `SASL settings are given but security.protocol is ${protocol}: set security.protocol=SASL_SSL (or remove them)`,
+    );
   }
 
-  const ssl = usesTls ? tlsOptions(source, problems, { ca: ["ssl.ca.location", "ssl.ca.pem", "ssl.truststore.location"], cert: "ssl.certificate.location", key: "ssl.key.location", keyPassword: "ssl.key.password" }, true) : undefined;
-  if (!usesTls && protocol !== undefined && (source.get("ssl.certificate.location") !== undefined || source.get("ssl.key.location") !== undefined)) {
-    problems.push(`a client certificate is given but security.protocol is ${protocol}: set security.protocol=SSL (or SASL_SSL)`);
+  const ssl = usesTls
+    ? tlsOptions(
+        source,
+        problems,
+        {
+          ca: ["ssl.ca.location", "ssl.ca.pem", "ssl.truststore.location"],
+          cert: "ssl.certificate.location",
+          key: "ssl.key.location",
+          keyPassword: "ssl.key.password",
+        },
+        true,
+      )
+    : undefined;
+  if (
+    !usesTls &&
+    protocol !== undefined &&
+    (source.get("ssl.certificate.location") !== undefined || source.get("ssl.key.location") !== undefined)
+  ) {
+    problems.push(
+      `a client certificate is given but security.protocol is ${protocol}: set security.protocol=SSL (or SASL_SSL)`,
+    );
   }
 
   const registryUrl = source.get("schema.registry.url");
@@ -308,7 +410,11 @@ export function loadClientConfig(env: NodeJS.ProcessEnv = process.env): ClientCo
     ignoredKeys: ignored,
     ...(ssl === undefined ? {} : { ssl }),
     ...(sasl === undefined ? {} : { sasl }),
-    ...(sasl !== undefined ? { principal: `User:${sasl.username}` } : subject !== undefined ? { principal: `the certificate ${subject}` } : {}),
+    ...(sasl !== undefined
+      ? { principal: `User:${sasl.username}` }
+      : subject !== undefined
+        ? { principal: `the certificate ${subject}` }
+        : {}),
     ...(source.get("bootstrap.servers") === undefined ? {} : { bootstrapServers: source.get("bootstrap.servers") }),
     ...(registryUrl === undefined ? {} : { registryUrl }),
   };

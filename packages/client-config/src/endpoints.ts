@@ -30,7 +30,10 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): Endpoint
   }
   return {
     brokers: env.KAFKA_BROKERS?.trim() || file.bootstrapServers || defaultEndpoints.brokers,
-    registryUrl: (env.SCHEMA_REGISTRY_URL?.trim() || file.registryUrl || defaultEndpoints.registryUrl).replace(/\/+$/, ""),
+    registryUrl: (env.SCHEMA_REGISTRY_URL?.trim() || file.registryUrl || defaultEndpoints.registryUrl).replace(
+      /\/+$/,
+      "",
+    ),
     ...(clientProblems.length > 0 ? { clientProblems } : {}),
   };
 }
@@ -38,9 +41,15 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): Endpoint
 /** What is wrong with endpoints, one line each (empty when they are usable). */
 export function endpointProblems(endpoints: Endpoints): string[] {
   const problems: string[] = [];
-  for (const broker of endpoints.brokers.split(",")) if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim())) problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
-  if (/^https?:\/\/[^/\s]*@/.test(endpoints.registryUrl)) problems.push("SCHEMA_REGISTRY_URL must not carry credentials (value not shown): give them as basic.auth.user.info");
-  else if (!/^https?:\/\/\S+$/.test(endpoints.registryUrl)) problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(endpoints.registryUrl)} is not an http(s) URL`);
+  for (const broker of endpoints.brokers.split(","))
+    if (!/^[^\s:]+:\d{1,5}$/.test(broker.trim()))
+      problems.push(`KAFKA_BROKERS entry ${JSON.stringify(broker)} is not host:port`);
+  if (/^https?:\/\/[^/\s]*@/.test(endpoints.registryUrl))
+    problems.push(
+      "SCHEMA_REGISTRY_URL must not carry credentials (value not shown): give them as basic.auth.user.info",
+    );
+  else if (!/^https?:\/\/\S+$/.test(endpoints.registryUrl))
+    problems.push(`SCHEMA_REGISTRY_URL=${JSON.stringify(endpoints.registryUrl)} is not an http(s) URL`);
   problems.push(...(endpoints.clientProblems ?? []));
   return problems;
 }

@@ -3,13 +3,23 @@ import { parseProperties } from "./properties.ts";
 
 describe("client.properties text", () => {
   it("reads key=value, key: value and key value lines, skipping comments and blank lines", () => {
-    const p = parseProperties("# comment\n! also a comment\n\nsecurity.protocol=SASL_SSL\nsasl.mechanism: PLAIN\nbootstrap.servers  pkc-1.example:9092\n");
-    expect(Object.fromEntries(p)).toEqual({ "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN", "bootstrap.servers": "pkc-1.example:9092" });
+    const p = parseProperties(
+      "# comment\n! also a comment\n\nsecurity.protocol=SASL_SSL\nsasl.mechanism: PLAIN\nbootstrap.servers  pkc-1.example:9092\n",
+    );
+    expect(Object.fromEntries(p)).toEqual({
+      "security.protocol": "SASL_SSL",
+      "sasl.mechanism": "PLAIN",
+      "bootstrap.servers": "pkc-1.example:9092",
+    });
   });
 
   it("joins continued lines and decodes escapes, as Java does for sasl.jaas.config", () => {
-    const p = parseProperties('sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n    username="u" \\\n    password="p\\u00e9";\nkey\\=with\\:colon=v\\tx\n');
-    expect(p.get("sasl.jaas.config")).toBe('org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="pé";');
+    const p = parseProperties(
+      'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n    username="u" \\\n    password="p\\u00e9";\nkey\\=with\\:colon=v\\tx\n',
+    );
+    expect(p.get("sasl.jaas.config")).toBe(
+      'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="pé";',
+    );
     expect(p.get("key=with:colon")).toBe("v\tx");
   });
 

@@ -39,5 +39,7 @@ function splitKey(line: string): { key: string; rest: string } {
 const escapes: Record<string, string> = { t: "\t", n: "\n", r: "\r", f: "\f" };
 
 function unescape(value: string): string {
-  return value.replace(/\\(u[0-9A-Fa-f]{4}|.)/g, (_, e: string) => (e.length === 5 ? String.fromCharCode(Number.parseInt(e.slice(1), 16)) : escapes[e] ?? e));
+  return value.replace(/\\(u[0-9A-Fa-f]{4}|.)/g, (_, e: string) =>
+    e.length === 5 ? String.fromCharCode(Number.parseInt(e.slice(1), 16)) : (escapes[e] ?? e),
+  );
 }

@@ -46,19 +46,27 @@ function stepLoop(ruleSet: RuleSet, observations: readonly Observation[]): numbe
 
 /** The one fold over the whole log, as replay runs it. */
 function fold(ruleSet: RuleSet, observations: readonly Observation[]): number {
-  return foldBatch({ decider: createDecider(ruleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined }, observations).decisions.length;
+  return foldBatch(
+    { decider: createDecider(ruleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined },
+    observations,
+  ).decisions.length;
 }
 
 /** A full collection between phases (with --expose-gc), so one phase's garbage is not another's time. */
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
-const rate = (s: number): string => `${Math.round(total / s).toLocaleString("en-US").padStart(10)} obs/s`;
+const rate = (s: number): string =>
+  `${Math.round(total / s)
+    .toLocaleString("en-US")
+    .padStart(10)} obs/s`;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const genStart = process.hrtime.bigint();
 const lines = generateLog(total);
 const bytes = lines.reduce((s, l) => s + l.length + 1, 0);
-console.log(`generated ${lines.length.toLocaleString("en-US")} observations (${(bytes / 1e6).toFixed(0)} MB NDJSON) in ${seconds(genStart).toFixed(1)} s`);
+console.log(
+  `generated ${lines.length.toLocaleString("en-US")} observations (${(bytes / 1e6).toFixed(0)} MB NDJSON) in ${seconds(genStart).toFixed(1)} s`,
+);
 
 let parsed: Observation[] = lines.slice(0, 50_000).map(parse);
 // warm-up so the JIT has seen every path
@@ -98,9 +106,16 @@ for (let r = 0; r < rounds; r++) {
 }
 
 const parseS = median(measures.parse);
-const line = (label: string, s: number, extra = "") => console.log(`${label.padEnd(40)} ${s.toFixed(2).padStart(6)} s ${rate(s)}  ${(parseS / s).toFixed(2)}× parse speed${extra}`);
+const line = (label: string, s: number, extra = "") =>
+  console.log(
+    `${label.padEnd(40)} ${s.toFixed(2).padStart(6)} s ${rate(s)}  ${(parseS / s).toFixed(2)}× parse speed${extra}`,
+  );
 console.log(`node ${process.version}, ${rounds} rounds, medians (${process.execArgv.join(" ") || "default V8 flags"})`);
 line("(a) parse only", parseS);
-line("(b) default/2, the one fold (foldBatch)", median(measures.fold2), `  (${decisions.fold2.toLocaleString("en-US")} decisions)`);
+line(
+  "(b) default/2, the one fold (foldBatch)",
+  median(measures.fold2),
+  `  (${decisions.fold2.toLocaleString("en-US")} decisions)`,
+);
 line("    default/2, step by step", median(measures.step2), `  (${decisions.step2.toLocaleString("en-US")} decisions)`);
 line("    default/1, step by step", median(measures.step1), `  (${decisions.step1.toLocaleString("en-US")} decisions)`);

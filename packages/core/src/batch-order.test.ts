@@ -11,7 +11,15 @@ import { defaultRuleSet } from "./rules/rule-sets.ts";
 
 const e = events("b-");
 const derivedFrom = (workerId: string, at: number) => {
-  const out = foldBatch({ decider: createDecider(defaultRuleSet), policy: { trustedVendors: [] }, capabilities: new CapabilityTable(), stateOf: () => undefined }, [e.card(workerId, agentCard({ org: `Org-${workerId}` }), { at })]);
+  const out = foldBatch(
+    {
+      decider: createDecider(defaultRuleSet),
+      policy: { trustedVendors: [] },
+      capabilities: new CapabilityTable(),
+      stateOf: () => undefined,
+    },
+    [e.card(workerId, agentCard({ org: `Org-${workerId}` }), { at })],
+  );
   return { capabilityUpdates: out.capabilityUpdates, cards: out.cards };
 };
 
@@ -23,8 +31,22 @@ describe("SourcedCapabilities", () => {
     sourced.add(derivedFrom("w3", 30), { partition: 0, offset: 9 });
     expect(sourced.viewFor([]).workers()).toEqual([]);
     expect(sourced.viewFor([{ partition: 0, offset: 5 }]).workers()).toEqual(["w1"]);
-    expect(sourced.viewFor([{ partition: 0, offset: 10 }, { partition: 1, offset: 7 }]).workers()).toEqual(["w1", "w3"]);
-    expect(sourced.viewFor([{ partition: 0, offset: 10 }, { partition: 1, offset: 8 }]).workers()).toEqual(["w1", "w2", "w3"]);
+    expect(
+      sourced
+        .viewFor([
+          { partition: 0, offset: 10 },
+          { partition: 1, offset: 7 },
+        ])
+        .workers(),
+    ).toEqual(["w1", "w3"]);
+    expect(
+      sourced
+        .viewFor([
+          { partition: 0, offset: 10 },
+          { partition: 1, offset: 8 },
+        ])
+        .workers(),
+    ).toEqual(["w1", "w2", "w3"]);
     expect(sourced.all().workers()).toEqual(["w1", "w2", "w3"]);
     // The card text travels with the snapshot it came with.
     const hash = sourced.all().asOf("w2", 20)?.cardHash as string;
@@ -43,7 +65,12 @@ describe("SourcedCapabilities", () => {
 
 describe("policyRead", () => {
   it("keeps the recorded versions a batch had read, and a fixed policy as it is", () => {
-    const history = { versions: [{ version: 1, validFrom: 0, trustedVendors: [] }, { version: 2, validFrom: 50, trustedVendors: ["Acme"] }] };
+    const history = {
+      versions: [
+        { version: 1, validFrom: 0, trustedVendors: [] },
+        { version: 2, validFrom: 50, trustedVendors: ["Acme"] },
+      ],
+    };
     expect(policyRead(history, 1)).toEqual({ versions: [history.versions[0]] });
     expect(policyRead(history, 2)).toEqual(history);
     expect(policyRead(history, 0)).toEqual({ versions: [] });
@@ -56,23 +83,62 @@ describe("BatchOrderFold", () => {
   const o = events("f-");
   const card = agentCard({ org: "Org", states: lifecycle, taskStore: "durable" });
   const task = [o.dispatch("t", "w", { at: 1_000 }), o.state("t", "w", "t-1", "input-required", { at: 2_000 })];
-  const governing = [o.card("w", card, { at: 10 }), o.probe("w", cardHash(card), { at: 20, states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], modes: ["text/plain"] })];
-  const kinds = (ds: readonly { type: string; correlationId: string }[]) => ds.map((d) => `${d.correlationId}:${d.type}`);
+  const governing = [
+    o.card("w", card, { at: 10 }),
+    o.probe("w", cardHash(card), {
+      at: 20,
+      states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+      modes: ["text/plain"],
+    }),
+  ];
+  const kinds = (ds: readonly { type: string; correlationId: string }[]) =>
+    ds.map((d) => `${d.correlationId}:${d.type}`);
 
   it("folds each recorded batch against the table it read: a task read before its worker's card is judged without it, as live", () => {
     const fold = new BatchOrderFold(createDecider(defaultRuleSet), { trustedVendors: [] });
     // Live: partition 1's batch (the task) first, with nothing in its table; then partition 0's (the card).
-    const first = fold.fold(task, { partition: 1, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [], policyVersions: 0 });
-    const second = fold.fold(governing, { partition: 0, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [], policyVersions: 0 });
-    expect(kinds([...first.decisions, ...second.decisions])).toEqual(["probe-w:ProbeRequested", "probe-w:CapabilitiesVerified"]);
+    const first = fold.fold(task, {
+      partition: 1,
+      fromOffset: 0,
+      toOffset: 1,
+      recheck: false,
+      capabilityReads: [],
+      policyVersions: 0,
+    });
+    const second = fold.fold(governing, {
+      partition: 0,
+      fromOffset: 0,
+      toOffset: 1,
+      recheck: false,
+      capabilityReads: [],
+      policyVersions: 0,
+    });
+    expect(kinds([...first.decisions, ...second.decisions])).toEqual([
+      "probe-w:ProbeRequested",
+      "probe-w:CapabilitiesVerified",
+    ]);
     // By time the card comes first and the state is a violation: the order the reconciler read is what decides.
     expect(kinds(replay([...governing, ...task], defaultRuleSet))).toContain("t:ContractViolation");
   });
 
   it("lets a later batch see the earlier batch its reads reach, and folds what follows the batches against everything", () => {
     const fold = new BatchOrderFold(createDecider(defaultRuleSet), { trustedVendors: [] });
-    fold.fold(governing, { partition: 0, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [], policyVersions: 0 });
-    const reached = fold.fold(task, { partition: 1, fromOffset: 0, toOffset: 1, recheck: false, capabilityReads: [{ partition: 0, offset: 2 }], policyVersions: 0 });
+    fold.fold(governing, {
+      partition: 0,
+      fromOffset: 0,
+      toOffset: 1,
+      recheck: false,
+      capabilityReads: [],
+      policyVersions: 0,
+    });
+    const reached = fold.fold(task, {
+      partition: 1,
+      fromOffset: 0,
+      toOffset: 1,
+      recheck: false,
+      capabilityReads: [{ partition: 0, offset: 2 }],
+      policyVersions: 0,
+    });
     expect(kinds(reached.decisions)).toEqual(["t:ContractViolation"]);
     const after = fold.fold([o.state("t", "w", "t-1", "auth-required", { at: 3_000 })]);
     expect(kinds(after.decisions)).toEqual(["t:ContractViolation"]);

@@ -56,14 +56,22 @@ export class SourcedCapabilities {
   private last: { key: string; size: number; table: CapabilityTable } | undefined;
 
   /** What one batch derived (applied in the order the fold derived it). */
-  add(derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] }, source: SnapshotSource): void {
+  add(
+    derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] },
+    source: SnapshotSource,
+  ): void {
     for (const card of derived.cards) this.entries.push({ card, source });
     for (const snapshot of derived.capabilityUpdates) this.entries.push({ snapshot, source });
   }
 
   /** Every snapshot and card derived so far: the table of what comes after the recorded batches. */
   all(): CapabilityTable {
-    return this.viewFor([...new Set(this.entries.map((e) => e.source.partition))].map((partition) => ({ partition, offset: Number.MAX_SAFE_INTEGER })));
+    return this.viewFor(
+      [...new Set(this.entries.map((e) => e.source.partition))].map((partition) => ({
+        partition,
+        offset: Number.MAX_SAFE_INTEGER,
+      })),
+    );
   }
 
   /**
@@ -75,13 +83,18 @@ export class SourcedCapabilities {
     const key = `${readsKey(reads)}|${readsKey(own)}`;
     // Entries added since cannot be visible under the same reads (see the class comment), but a table is
     // rebuilt when they are, so a caller that breaks that order still gets the truth.
-    if (this.last !== undefined && this.last.key === key && this.last.size === this.entries.length) return this.last.table;
+    if (this.last !== undefined && this.last.key === key && this.last.size === this.entries.length)
+      return this.last.table;
     const reach = new Map(reads.map((r) => [r.partition, r.offset]));
     const ownBatches = new Set(own.map((b) => `${b.partition}:${b.offset}`));
     const table = new CapabilityTable();
     const applied = new Set<string>();
     for (const e of this.entries) {
-      if (e.source.offset >= (reach.get(e.source.partition) ?? 0) && !ownBatches.has(`${e.source.partition}:${e.source.offset}`)) continue;
+      if (
+        e.source.offset >= (reach.get(e.source.partition) ?? 0) &&
+        !ownBatches.has(`${e.source.partition}:${e.source.offset}`)
+      )
+        continue;
       if (e.card !== undefined) table.rememberCard(e.card);
       if (e.snapshot === undefined) continue;
       const id = `${e.snapshot.workerId}\u0000${e.snapshot.causeEventId}\u0000${e.snapshot.validFrom}`;
@@ -118,7 +131,10 @@ export class BatchOrderFold {
   /** Blocked correlations by observation partition (recorded batches) or all together: what each fold may re-examine. */
   private readonly blocked = new Map<number, Set<string>>();
 
-  constructor(private readonly decider: Decider, private readonly policy: PolicySource) {}
+  constructor(
+    private readonly decider: Decider,
+    private readonly policy: PolicySource,
+  ) {}
 
   fold(observations: readonly Observation[], batch?: RecordedBatch): FoldOutcome {
     if (batch !== undefined) this.recorded = true;
@@ -137,7 +153,8 @@ export class BatchOrderFold {
       {
         decider: this.decider,
         policy: batch === undefined ? this.policy : policyRead(this.policy, batch.policyVersions),
-        capabilities: batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads, batch.capabilityOwnBatches),
+        capabilities:
+          batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads, batch.capabilityOwnBatches),
         stateOf: (id) => this.states.get(id),
         // Only the newest state of each correlation is kept: the fold may update them in place.
         inPlace: true,

@@ -15,7 +15,9 @@ describe("RFC 8785 canonical JSON", () => {
     const input = JSON.parse(
       '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
     );
-    expect(canonicalize(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(canonicalize(input)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
   });
 
   it.each([
@@ -41,6 +43,8 @@ describe("RFC 8785 canonical JSON", () => {
   });
 
   it("sorts nested objects and keeps array order, with no whitespace", () => {
-    expect(canonicalize({ b: [3, { z: 1, a: 2 }], a: { y: null, x: "s" } })).toBe('{"a":{"x":"s","y":null},"b":[3,{"a":2,"z":1}]}');
+    expect(canonicalize({ b: [3, { z: 1, a: 2 }], a: { y: null, x: "s" } })).toBe(
+      '{"a":{"x":"s","y":null},"b":[3,{"a":2,"z":1}]}',
+    );
   });
 });

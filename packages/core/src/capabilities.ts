@@ -69,7 +69,12 @@ export class CapabilityTable implements CapabilityView {
    */
   apply(snapshot: CapabilitySnapshot): void {
     if (snapshot.card !== null && snapshot.cardUrl !== null && !this.cards.has(snapshot.cardHash)) {
-      this.cards.set(snapshot.cardHash, { cardHash: snapshot.cardHash, cardUrl: snapshot.cardUrl, card: snapshot.card, cacheMaxAgeSeconds: snapshot.cacheMaxAgeSeconds });
+      this.cards.set(snapshot.cardHash, {
+        cardHash: snapshot.cardHash,
+        cardUrl: snapshot.cardUrl,
+        card: snapshot.card,
+        cacheMaxAgeSeconds: snapshot.cacheMaxAgeSeconds,
+      });
     }
     let history = this.history.get(snapshot.workerId);
     if (history === undefined) {

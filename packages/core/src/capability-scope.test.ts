@@ -9,9 +9,22 @@ import { applyCapabilityUpdates, foldBatch } from "./fold.ts";
 import { replay } from "./replay.ts";
 import { defaultRuleSet } from "./rules/rule-sets.ts";
 
-const durableCard = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "completed"], taskStore: "durable" });
-const gammaCard = agentCard({ org: "Gamma", states: ["submitted", "working", "input-required", "completed"], taskStore: "durable" });
-const interrupted = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] as const;
+const durableCard = agentCard({
+  org: "Acme",
+  states: ["submitted", "working", "input-required", "completed"],
+  taskStore: "durable",
+});
+const gammaCard = agentCard({
+  org: "Gamma",
+  states: ["submitted", "working", "input-required", "completed"],
+  taskStore: "durable",
+});
+const interrupted = [
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_COMPLETED",
+] as const;
 
 /** Before t=5,000: cards, probes (one parks a canary), an early task; from 5,000 on: the canary is lost, a task is lost. */
 function log(): Observation[] {
@@ -19,8 +32,19 @@ function log(): Observation[] {
   return [
     e.card("w-acme", durableCard, { at: 1_000 }),
     e.card("w-gamma", gammaCard, { at: 1_001 }),
-    e.probe("w-acme", cardHash(durableCard), { at: 2_000, states: [...interrupted], modes: ["text/plain"], durable: null, canaries: [{ serverTaskId: "canary-1", state: "input-required" }] }),
-    e.probe("w-gamma", cardHash(gammaCard), { at: 2_001, states: [...interrupted], modes: ["text/plain"], durable: true }),
+    e.probe("w-acme", cardHash(durableCard), {
+      at: 2_000,
+      states: [...interrupted],
+      modes: ["text/plain"],
+      durable: null,
+      canaries: [{ serverTaskId: "canary-1", state: "input-required" }],
+    }),
+    e.probe("w-gamma", cardHash(gammaCard), {
+      at: 2_001,
+      states: [...interrupted],
+      modes: ["text/plain"],
+      durable: true,
+    }),
     e.dispatch("early", "w-acme", { at: 3_000 }),
     e.state("early", "w-acme", "early-t", "input-required", { at: 3_010 }),
     e.notFound("early", "w-acme", "early-t", { at: 3_020 }),
@@ -40,7 +64,10 @@ function windowed(observations: readonly Observation[], since: number): Decision
   const states = new Map<string, LedgerState>();
   const decisions: Decision[] = [];
   for (const chunk of [folded.slice(0, 3), folded.slice(3)]) {
-    const out = foldBatch({ decider, policy: { trustedVendors: [] }, capabilities: table, stateOf: (id) => states.get(id) }, chunk);
+    const out = foldBatch(
+      { decider, policy: { trustedVendors: [] }, capabilities: table, stateOf: (id) => states.get(id) },
+      chunk,
+    );
     applyCapabilityUpdates(table, out);
     for (const [id, s] of out.states) states.set(id, s);
     decisions.push(...out.decisions);
@@ -68,10 +95,16 @@ describe("CapabilityScope", () => {
 
   it("lets a windowed fold decide in the window what the whole log decides there, a canary lost before it included", () => {
     const whole = replay(log(), defaultRuleSet).filter((d) => d.decidedAt >= 5_500);
-    expect(whole.map((d) => `${d.correlationId}:${d.type}`)).toEqual(["late:TaskIndeterminate", "late:ReconciliationBlocked"]);
+    expect(whole.map((d) => `${d.correlationId}:${d.type}`)).toEqual([
+      "late:TaskIndeterminate",
+      "late:ReconciliationBlocked",
+    ]);
     expect(windowed(log(), 5_500)).toEqual(whole);
     // Without the canary's loss w-acme would still verify input-required and take the task over.
-    const withoutCanary = replay(log().filter((o) => o.correlationId !== "probe-w-acme" || o.type !== "TaskNotFoundObserved"), defaultRuleSet);
+    const withoutCanary = replay(
+      log().filter((o) => o.correlationId !== "probe-w-acme" || o.type !== "TaskNotFoundObserved"),
+      defaultRuleSet,
+    );
     expect(withoutCanary.filter((d) => d.correlationId === "late").map((d) => d.type)).toContain("RedispatchCommanded");
   });
 });

@@ -12,7 +12,12 @@ function walk(before: unknown, after: unknown, path: string, out: FieldChange[])
       const child = `${path}/${escape(key)}`;
       const has = [Object.hasOwn(before, key), Object.hasOwn(after, key)];
       if (has[0] && has[1]) walk(before[key], after[key], child, out);
-      else out.push({ path: child, before: has[0] ? canonicalize(before[key]) : null, after: has[1] ? canonicalize(after[key]) : null });
+      else
+        out.push({
+          path: child,
+          before: has[0] ? canonicalize(before[key]) : null,
+          after: has[1] ? canonicalize(after[key]) : null,
+        });
     }
     return;
   }
@@ -21,7 +26,12 @@ function walk(before: unknown, after: unknown, path: string, out: FieldChange[])
     for (let i = 0; i < n; i++) {
       const child = `${path}/${i}`;
       if (i < before.length && i < after.length) walk(before[i], after[i], child, out);
-      else out.push({ path: child, before: i < before.length ? canonicalize(before[i]) : null, after: i < after.length ? canonicalize(after[i]) : null });
+      else
+        out.push({
+          path: child,
+          before: i < before.length ? canonicalize(before[i]) : null,
+          after: i < after.length ? canonicalize(after[i]) : null,
+        });
     }
     return;
   }

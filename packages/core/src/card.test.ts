@@ -9,7 +9,9 @@ import { specStates } from "./task-state.ts";
 
 describe("card interpretation", () => {
   it("reads states and the task store claim from the lifecycle extension, normalizing v0.3 spellings", () => {
-    const a = interpretCard(agentCard({ org: "Acme", states: ["working", "input-required", "TASK_STATE_COMPLETED"], taskStore: "durable" }));
+    const a = interpretCard(
+      agentCard({ org: "Acme", states: ["working", "input-required", "TASK_STATE_COMPLETED"], taskStore: "durable" }),
+    );
     expect(a.states).toEqual(["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]);
     expect(a.taskStore).toBe("durable");
     expect(a.vendor).toBe("Acme");
@@ -24,7 +26,11 @@ describe("card interpretation", () => {
   });
 
   it("lets a skill's outputModes override defaultOutputModes", () => {
-    const card = agentCard({ org: "X", defaultOutputModes: ["text/plain"], skills: [{ id: "a" }, { id: "b", outputModes: ["application/pdf"] }] });
+    const card = agentCard({
+      org: "X",
+      defaultOutputModes: ["text/plain"],
+      skills: [{ id: "a" }, { id: "b", outputModes: ["application/pdf"] }],
+    });
     const a = interpretCard(card);
     expect(a.skills).toEqual([
       { skillId: "a", outputModes: ["text/plain"] },
@@ -36,7 +42,11 @@ describe("card interpretation", () => {
   });
 
   it("ignores malformed parts instead of throwing", () => {
-    const a = interpretCard({ provider: "nope", capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: [1, "bogus", "working"] } }] }, skills: [{ noId: true }] });
+    const a = interpretCard({
+      provider: "nope",
+      capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: [1, "bogus", "working"] } }] },
+      skills: [{ noId: true }],
+    });
     expect(a).toMatchObject({ vendor: null, states: ["TASK_STATE_WORKING"], skills: [], taskStore: "unknown" });
   });
 

@@ -45,8 +45,7 @@ export function interpretCard(card: unknown): AdvertisedCapabilities {
   const vendor = isRecord(provider) && typeof provider["organization"] === "string" ? provider["organization"] : null;
   const ext = lifecycleExtension(c);
   const declared = ext === null ? null : strings(ext["states"]).map(normalizeTaskState);
-  const states =
-    declared === null ? [...specStates] : sortStates(declared.filter((s): s is TaskState => s !== null));
+  const states = declared === null ? [...specStates] : sortStates(declared.filter((s): s is TaskState => s !== null));
   const defaultOutputModes = strings(c["defaultOutputModes"]);
   const skills: SkillOutputModes[] = [];
   if (Array.isArray(c["skills"])) {

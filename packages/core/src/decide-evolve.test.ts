@@ -45,7 +45,10 @@ describe("step is decide, then evolve by the observation and each decision", () 
         for (const d of decided.decisions) state = composing.evolve(state, d);
         stepped.set(id, a.state);
         composed.set(id, state);
-        expect(Buffer.from(composing.serialize(state)).equals(Buffer.from(stepping.serialize(a.state))), `${version}: states differ after ${observation.eventId}`).toBe(true);
+        expect(
+          Buffer.from(composing.serialize(state)).equals(Buffer.from(stepping.serialize(a.state))),
+          `${version}: states differ after ${observation.eventId}`,
+        ).toBe(true);
         applyCapabilityUpdates(table, a);
         decisions += a.decisions.length;
       }
@@ -57,23 +60,41 @@ describe("step is decide, then evolve by the observation and each decision", () 
 describe("given / when / then over decide", () => {
   it("decides a lost input-required task indeterminate and re-dispatches it, without touching the state", () => {
     const s = designSection1();
-    givenState([...s.cards, ...s.probes, ...s.firstAttempt]).when(s.lost).then([
-      { type: "TaskIndeterminate", correlationId: "task-42", workerId: "w-acme", serverTaskId: "acme-t1", lastState: "TASK_STATE_INPUT_REQUIRED" },
-      { type: "RedispatchCommanded", correlationId: "task-42", targetWorkerId: "w-gamma", attempt: 2, resumeState: "TASK_STATE_INPUT_REQUIRED" },
-    ]);
+    givenState([...s.cards, ...s.probes, ...s.firstAttempt])
+      .when(s.lost)
+      .then([
+        {
+          type: "TaskIndeterminate",
+          correlationId: "task-42",
+          workerId: "w-acme",
+          serverTaskId: "acme-t1",
+          lastState: "TASK_STATE_INPUT_REQUIRED",
+        },
+        {
+          type: "RedispatchCommanded",
+          correlationId: "task-42",
+          targetWorkerId: "w-gamma",
+          attempt: 2,
+          resumeState: "TASK_STATE_INPUT_REQUIRED",
+        },
+      ]);
   });
 
   it("decides nothing on an observation the correlation already saw", () => {
     const s = designSection1();
-    givenState([...s.cards, ...s.probes, ...s.firstAttempt, s.lost]).when(s.lost).thenNothing();
+    givenState([...s.cards, ...s.probes, ...s.firstAttempt, s.lost])
+      .when(s.lost)
+      .thenNothing();
   });
 
   it("under default/3, revokes the loser's verification and blocks when no worker verifies the interrupted state", () => {
     const s = designSection1({ withGamma: false });
-    givenState([...s.cards, ...s.probes, ...s.firstAttempt], { ruleSet: defaultRuleSetV3 }).when(s.lost).then([
-      { type: "CapabilitiesVerified", workerId: "w-acme" },
-      { type: "TaskIndeterminate", correlationId: "task-42", workerId: "w-acme" },
-      { type: "ReconciliationBlocked", correlationId: "task-42" },
-    ]);
+    givenState([...s.cards, ...s.probes, ...s.firstAttempt], { ruleSet: defaultRuleSetV3 })
+      .when(s.lost)
+      .then([
+        { type: "CapabilitiesVerified", workerId: "w-acme" },
+        { type: "TaskIndeterminate", correlationId: "task-42", workerId: "w-acme" },
+        { type: "ReconciliationBlocked", correlationId: "task-42" },
+      ]);
   });
 });

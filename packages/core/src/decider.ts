@@ -6,7 +6,13 @@
  * The capability table is read through `ctx.capabilities`; the snapshots a step derives are returned,
  * not written, so the caller publishes and applies them.
  */
-import { type CapabilitySnapshot, type Decision, type Observation, type ObservationType, observationTypes } from "@a2a-ledger/schemas";
+import {
+  type CapabilitySnapshot,
+  type Decision,
+  type Observation,
+  type ObservationType,
+  observationTypes,
+} from "@a2a-ledger/schemas";
 import { CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
 import { correlationModel } from "./correlation/model.ts";
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
@@ -74,13 +80,27 @@ type EngineRule<I> = { on?: readonly ObservationType[]; apply(input: I): RuleOut
 
 /** The rules that decide on each observation type, in rule-set order. */
 function rulesByType<I>(rules: readonly EngineRule<I>[]): Map<ObservationType, EngineRule<I>[]> {
-  return new Map(observationTypes.map((type) => [type, rules.filter((r) => r.on === undefined || r.on.includes(type))]));
+  return new Map(
+    observationTypes.map((type) => [type, rules.filter((r) => r.on === undefined || r.on.includes(type))]),
+  );
 }
 
 /** A re-examination's outcome: a decision, the block examined as of a time (a fact `evolve` applies), or nothing. */
-type Recover<S> = (state: S, capabilities: CapabilityView, trigger?: Observation) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | { stillBlockedAsOf: number } | undefined;
+type Recover<S> = (
+  state: S,
+  capabilities: CapabilityView,
+  trigger?: Observation,
+) =>
+  | { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft }
+  | { stillBlockedAsOf: number }
+  | undefined;
 
-function engine<S extends LedgerState, I extends { capabilities: CapabilityView }>(ruleSet: RuleSet, rules: readonly EngineRule<I>[], model: StateModel<S, I>, recover: Recover<S> | undefined): Decider {
+function engine<S extends LedgerState, I extends { capabilities: CapabilityView }>(
+  ruleSet: RuleSet,
+  rules: readonly EngineRule<I>[],
+  model: StateModel<S, I>,
+  recover: Recover<S> | undefined,
+): Decider {
   const byType = rulesByType(rules);
   // One rule input and one drafts array serve every decision in turn (steps are synchronous, rules keep neither).
   let previous: I | undefined;
@@ -88,7 +108,10 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
   // Shared by every step that derives nothing; frozen, so a caller that writes to it fails loudly.
   const none: readonly never[] = Object.freeze([]);
   const own = (state: LedgerState): S => {
-    if (!model.owns(state)) throw new StateModelError(`rules ${ruleSet.rulesVersion} (model ${ruleSet.model}) were given a state of another model`);
+    if (!model.owns(state))
+      throw new StateModelError(
+        `rules ${ruleSet.rulesVersion} (model ${ruleSet.model}) were given a state of another model`,
+      );
     return state;
   };
   /** The rules on one observation; `input` is what they saw, which `commit` may reuse (default/1's evolved state). */
@@ -133,19 +156,26 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
         return { decisions: none, capabilityUpdates: none, cards: none, state: examined };
       }
       const correlationId = model.correlationIdOf(state);
-      const decisions = finalizeDecisions({ ...found.cause, correlationId }, [found.decision], ruleSet.rulesVersion, () => correlationId);
+      const decisions = finalizeDecisions(
+        { ...found.cause, correlationId },
+        [found.decision],
+        ruleSet.rulesVersion,
+        () => correlationId,
+      );
       return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) };
     },
     decide(ctx, given, observation) {
       const state = own(given);
-      if (model.isDuplicate(state, observation.eventId)) return { decisions: none, capabilityUpdates: none, cards: none };
+      if (model.isDuplicate(state, observation.eventId))
+        return { decisions: none, capabilityUpdates: none, cards: none };
       const { decisions, capabilityUpdates, cards } = decideOn(ctx, state, observation);
       return { decisions, capabilityUpdates, cards };
     },
     evolve: (state, event) => model.evolve(own(state), event),
     step(ctx, given, observation) {
       const state = own(given);
-      if (model.isDuplicate(state, observation.eventId)) return { decisions: none, capabilityUpdates: none, cards: none, state };
+      if (model.isDuplicate(state, observation.eventId))
+        return { decisions: none, capabilityUpdates: none, cards: none, state };
       const { decisions, capabilityUpdates, cards, input } = decideOn(ctx, state, observation);
       return { decisions, capabilityUpdates, cards, state: model.commit(state, input, observation, decisions) };
     },
@@ -155,5 +185,13 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
 export function createDecider(ruleSet: RuleSet): Decider {
   if (ruleSet.model === "correlation/1") return engine(ruleSet, ruleSet.rules, v1Model, undefined);
   const recover = ruleSet.recover;
-  return engine(ruleSet, ruleSet.rules, correlationModel, recover === undefined ? undefined : (state, capabilities, trigger) => recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) }));
+  return engine(
+    ruleSet,
+    ruleSet.rules,
+    correlationModel,
+    recover === undefined
+      ? undefined
+      : (state, capabilities, trigger) =>
+          recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) }),
+  );
 }

@@ -2,7 +2,13 @@
  * Decision drafts (what a rule says) and their envelope (what the decider adds): deterministic
  * decisionId, rulesVersion, decidedAt = the cause event's occurredAt, correlationId, causeEventIds.
  */
-import { avroSchemas, type ContractViolation, type Decision, type DecisionType, type DefaultedFields } from "@a2a-ledger/schemas";
+import {
+  avroSchemas,
+  type ContractViolation,
+  type Decision,
+  type DecisionType,
+  type DefaultedFields,
+} from "@a2a-ledger/schemas";
 
 type Envelope = "decisionId" | "correlationId" | "causeEventIds" | "rulesVersion" | "decidedAt";
 
@@ -12,7 +18,8 @@ type Envelope = "decisionId" | "correlationId" | "causeEventIds" | "rulesVersion
  */
 export type DecisionDraft = Decision extends infer D
   ? D extends Decision
-    ? Omit<D, Envelope | DefaultedFields[D["type"]]> & Partial<Pick<D, Extract<Exclude<DefaultedFields[D["type"]], Envelope>, keyof D>>> & { causeEventIds?: string[] }
+    ? Omit<D, Envelope | DefaultedFields[D["type"]]> &
+        Partial<Pick<D, Extract<Exclude<DefaultedFields[D["type"]], Envelope>, keyof D>>> & { causeEventIds?: string[] }
     : never
   : never;
 
@@ -40,8 +47,11 @@ function fieldsOf(type: DecisionType): readonly FieldDefault[] {
   let fields = fieldsByType.get(type);
   if (fields === undefined) {
     const schema = avroSchemas.decisions[type] as { fields: readonly { name: string; default?: unknown }[] };
-    if (schema.fields.slice(0, envelopeFields.length).some((f, i) => f.name !== envelopeFields[i])) throw new Error(`${type}: the schema does not start with the decision envelope`);
-    fields = schema.fields.slice(envelopeFields.length).map((f) => ({ name: f.name, hasDefault: "default" in f, value: f.default }));
+    if (schema.fields.slice(0, envelopeFields.length).some((f, i) => f.name !== envelopeFields[i]))
+      throw new Error(`${type}: the schema does not start with the decision envelope`);
+    fields = schema.fields
+      .slice(envelopeFields.length)
+      .map((f) => ({ name: f.name, hasDefault: "default" in f, value: f.default }));
     fieldsByType.set(type, fields);
   }
   return fields;
@@ -73,7 +83,12 @@ export interface DecisionCause {
  * out. `position` names the decision among its cause's: its index by default; a re-examination, whose
  * cause (a capability snapshot) can decide in many correlations, uses the correlation id.
  */
-export function finalizeDecisions(obs: DecisionCause, drafts: readonly DecisionDraft[], rulesVersion: string, position: (index: number) => string = String): Decision[] {
+export function finalizeDecisions(
+  obs: DecisionCause,
+  drafts: readonly DecisionDraft[],
+  rulesVersion: string,
+  position: (index: number) => string = String,
+): Decision[] {
   return drafts.map((draft, i) => {
     const extra = draft.causeEventIds;
     const causes = extra === undefined || extra.length === 0 ? [obs.eventId] : [...new Set([obs.eventId, ...extra])];
@@ -100,7 +115,10 @@ export function finalizeDecisions(obs: DecisionCause, drafts: readonly DecisionD
  * The identity of a violation for de-duplication across redundant observers. Divergent artifacts are
  * identified by their (stable) detail — output and attempt pair — since their media sets may grow.
  */
-export function violationKey(v: Pick<ContractViolation, "kind" | "observed" | "detail"> & Partial<Pick<ContractViolation, "serverTaskId" | "allowed" | "workerId">>): string {
+export function violationKey(
+  v: Pick<ContractViolation, "kind" | "observed" | "detail"> &
+    Partial<Pick<ContractViolation, "serverTaskId" | "allowed" | "workerId">>,
+): string {
   if (v.kind === "DIVERGENT_ARTIFACTS") return `${v.kind}|${v.detail}`;
   return [v.kind, v.workerId ?? "", v.serverTaskId ?? "", v.observed, (v.allowed ?? []).join(",")].join("|");
 }

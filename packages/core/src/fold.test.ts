@@ -21,7 +21,10 @@ describe("the decider (default/2)", () => {
     const s = designSection1();
     const decisions = replay([...s.cards, ...s.probes, ...s.firstAttempt, s.lost], defaultRuleSet, { policy });
     const fromLoss = decisions.filter((d) => d.causeEventIds[0] === s.lost.eventId);
-    expect(fromLoss.map((d) => d.decisionId)).toEqual([`${s.lost.eventId}:TaskIndeterminate:0`, `${s.lost.eventId}:RedispatchCommanded:1`]);
+    expect(fromLoss.map((d) => d.decisionId)).toEqual([
+      `${s.lost.eventId}:TaskIndeterminate:0`,
+      `${s.lost.eventId}:RedispatchCommanded:1`,
+    ]);
     expect(fromLoss.every((d) => d.decidedAt === s.lost.occurredAt && d.rulesVersion === "default/2")).toBe(true);
   });
 
@@ -30,7 +33,8 @@ describe("the decider (default/2)", () => {
     const table = new CapabilityTable();
     const s = designSection1({ withGamma: false });
     const ctx = { capabilities: table, policy };
-    for (const obs of [...s.cards, ...s.probes]) applyCapabilityUpdates(table, decider.step(ctx, decider.initialState(), obs));
+    for (const obs of [...s.cards, ...s.probes])
+      applyCapabilityUpdates(table, decider.step(ctx, decider.initialState(), obs));
     let state = decider.initialState();
     for (const obs of s.firstAttempt) state = decider.step(ctx, state, obs).state;
     const first = decider.step(ctx, state, s.lost);
@@ -45,7 +49,9 @@ describe("the decider (default/2)", () => {
   it("decides nothing new for a duplicate older than the exact de-duplication window", () => {
     const e = events();
     const s = designSection1();
-    const chatter = Array.from({ length: dedupeWindow + 10 }, (_, i) => e.state("task-42", "w-acme", "acme-t1", "input-required", { at: 10_050 + i, observer: "proxy" }));
+    const chatter = Array.from({ length: dedupeWindow + 10 }, (_, i) =>
+      e.state("task-42", "w-acme", "acme-t1", "input-required", { at: 10_050 + i, observer: "proxy" }),
+    );
     const log = [...s.cards, ...s.probes, ...s.firstAttempt, ...chatter, s.lost];
     const once = replay(log, defaultRuleSet, { policy });
     expect(replay([...log, ...s.firstAttempt, s.lost], defaultRuleSet, { policy })).toEqual(once);
@@ -57,10 +63,16 @@ describe("the one fold", () => {
     const decider = createDecider(defaultRuleSet);
     const log = fullLog();
     const split = log.findIndex((o) => o.type === "TaskNotFoundObserved");
-    const first = foldBatch({ decider, policy, capabilities: new CapabilityTable(), stateOf: () => undefined }, log.slice(0, split));
+    const first = foldBatch(
+      { decider, policy, capabilities: new CapabilityTable(), stateOf: () => undefined },
+      log.slice(0, split),
+    );
     const table = CapabilityTable.fromSnapshots(first.capabilityUpdates, first.cards);
     const frozen = new Map([...first.states].map(([id, st]) => [id, decider.serialize(st)]));
-    const second = foldBatch({ decider, policy, capabilities: table, stateOf: (id) => first.states.get(id) }, log.slice(split));
+    const second = foldBatch(
+      { decider, policy, capabilities: table, stateOf: (id) => first.states.get(id) },
+      log.slice(split),
+    );
     for (const [id, st] of first.states) expect(decider.serialize(st)).toEqual(frozen.get(id));
     expect([...first.decisions, ...second.decisions]).toEqual(replay(log, defaultRuleSet, { policy }));
   });
@@ -68,18 +80,38 @@ describe("the one fold", () => {
   it("returns capability updates instead of writing the table, and a table rebuilt from them decides the same", () => {
     const s = designSection1();
     const empty = new CapabilityTable();
-    const out = foldBatch({ decider: createDecider(defaultRuleSet), policy, capabilities: empty, stateOf: () => undefined }, s.cards.slice(0, 1));
+    const out = foldBatch(
+      { decider: createDecider(defaultRuleSet), policy, capabilities: empty, stateOf: () => undefined },
+      s.cards.slice(0, 1),
+    );
     expect(empty.workers()).toEqual([]);
-    expect(out.capabilityUpdates).toMatchObject([{ workerId: "w-acme", verified: false, causeEventId: s.cards[0]!.eventId }]);
+    expect(out.capabilityUpdates).toMatchObject([
+      { workerId: "w-acme", verified: false, causeEventId: s.cards[0]!.eventId },
+    ]);
     const { capabilities } = replayLog([...s.cards, ...s.probes], defaultRuleSet, { policy });
     const rest = [...s.firstAttempt, s.lost, ...s.secondAttempt];
-    expect(replay(rest, defaultRuleSet, { policy, capabilities: capabilities.snapshots() })).toEqual(replayLog(fullLog(), defaultRuleSet, { policy }).decisions.slice(6));
+    expect(replay(rest, defaultRuleSet, { policy, capabilities: capabilities.snapshots() })).toEqual(
+      replayLog(fullLog(), defaultRuleSet, { policy }).decisions.slice(6),
+    );
   });
 
   it("rejects an observation the rules throw on, leaves its correlation as it was, and folds the rest", () => {
     const log = fullLog();
     const bad = log.findIndex((o) => o.type === "ArtifactEmitted");
-    const throwing = { ...defaultRuleSet, rulesVersion: "throwing/1", rules: [...defaultRuleSet.rules, { id: "boom", apply: (i: { observation: { eventId: string } }) => { if (i.observation.eventId === log[bad]!.eventId) throw new Error("rule bug"); return { decisions: [], capabilityUpdates: [], cards: [] }; } }] };
+    const throwing = {
+      ...defaultRuleSet,
+      rulesVersion: "throwing/1",
+      rules: [
+        ...defaultRuleSet.rules,
+        {
+          id: "boom",
+          apply: (i: { observation: { eventId: string } }) => {
+            if (i.observation.eventId === log[bad]!.eventId) throw new Error("rule bug");
+            return { decisions: [], capabilityUpdates: [], cards: [] };
+          },
+        },
+      ],
+    };
     const decider = createDecider(throwing);
     const out = foldBatch({ decider, policy, capabilities: new CapabilityTable(), stateOf: () => undefined }, log);
     expect(out.rejected.map((r) => [r.index, r.error.message])).toEqual([[bad, "rule bug"]]);
@@ -87,7 +119,9 @@ describe("the one fold", () => {
     expect(() => replay(log, throwing, { policy })).toThrow(RulesFailedError);
     // replayLog agrees with the reconciler: the rejection is listed and the rest decided, as the batch fold did.
     const replayed = replayLog(log, throwing, { policy });
-    expect(replayed.rejected.map((r) => [r.index, r.observation.eventId, r.error.message])).toEqual([[bad, log[bad]!.eventId, "rule bug"]]);
+    expect(replayed.rejected.map((r) => [r.index, r.observation.eventId, r.error.message])).toEqual([
+      [bad, log[bad]!.eventId, "rule bug"],
+    ]);
     expect(replayed.decisions).toEqual(out.decisions);
   });
 
@@ -116,7 +150,9 @@ describe("the one fold", () => {
     const lost = decider.step({ capabilities: v1.capabilities, policy }, migrated, s.lost);
     expect(lost.decisions.map((d) => d.type)).toEqual(["TaskIndeterminate", "RedispatchCommanded"]);
     expect(() => decider.deserialize(new TextEncoder().encode("not json"))).toThrow();
-    expect(() => decider.deserialize(new TextEncoder().encode(serializeCorrelationState(initialCorrelationState())))).not.toThrow();
+    expect(() =>
+      decider.deserialize(new TextEncoder().encode(serializeCorrelationState(initialCorrelationState()))),
+    ).not.toThrow();
   });
 });
 
@@ -128,7 +164,10 @@ describe("the one fold in place", () => {
     const states = new Map<string, LedgerState>();
     const decisions = [];
     for (let i = 0; i < log.length; i += 3) {
-      const out = foldBatch({ decider, policy, capabilities: table, stateOf: (id) => states.get(id), inPlace: true }, log.slice(i, i + 3));
+      const out = foldBatch(
+        { decider, policy, capabilities: table, stateOf: (id) => states.get(id), inPlace: true },
+        log.slice(i, i + 3),
+      );
       applyCapabilityUpdates(table, out);
       for (const [id, st] of out.states) states.set(id, st);
       decisions.push(...out.decisions);
@@ -145,13 +184,17 @@ describe("where a fold emitted each decision", () => {
     const gammaCard = designSection1().cards.filter((o) => o.workerId === "w-gamma");
     const log = [...without.cards, ...without.probes, ...without.firstAttempt, without.lost, ...gammaCard, ...gamma];
     // When one fold takes them all
-    const out = foldBatch({ decider: createDecider(defaultRuleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined }, log);
+    const out = foldBatch(
+      { decider: createDecider(defaultRuleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined },
+      log,
+    );
     // Then every decision has its origin, the loss's own at the loss, and the re-dispatch at the probe, by the sweep
     expect(out.origins).toHaveLength(out.decisions.length);
     const lost = log.indexOf(without.lost);
     const at = (type: string) => out.decisions.flatMap((d, i) => (d.type === type ? [out.origins[i]] : []));
     expect(at("ReconciliationBlocked")).toEqual([{ index: lost, sweep: false }]);
     expect(at("RedispatchCommanded")).toEqual([{ index: log.indexOf(gamma[0] as (typeof log)[number]), sweep: true }]);
-    for (const [i, o] of out.origins.entries()) if (!o.sweep) expect(log[o.index]?.correlationId).toBe(out.decisions[i]?.correlationId);
+    for (const [i, o] of out.origins.entries())
+      if (!o.sweep) expect(log[o.index]?.correlationId).toBe(out.decisions[i]?.correlationId);
   });
 });

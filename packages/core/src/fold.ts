@@ -75,7 +75,10 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
   const { decider } = input;
   const history = isPolicyHistory(input.policy) ? input.policy.versions : undefined;
   const layer = new CapabilityLayer(input.capabilities);
-  const ctx: { capabilities: CapabilityLayer; policy: PolicyConfig } = { capabilities: layer, policy: history === undefined ? (input.policy as PolicyConfig) : policyAt(history, Number.NEGATIVE_INFINITY) };
+  const ctx: { capabilities: CapabilityLayer; policy: PolicyConfig } = {
+    capabilities: layer,
+    policy: history === undefined ? (input.policy as PolicyConfig) : policyAt(history, Number.NEGATIVE_INFINITY),
+  };
   /** The version in force at `time`, set as the context's policy (a history only). */
   const judgeAt = (time: number): PolicyVersion | undefined => {
     if (history === undefined) return undefined;
@@ -83,7 +86,14 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     ctx.policy = version;
     return version;
   };
-  const out: FoldOutcome = { decisions: [], origins: [], capabilityUpdates: [], cards: [], states: new Map(), rejected: [] };
+  const out: FoldOutcome = {
+    decisions: [],
+    origins: [],
+    capabilityUpdates: [],
+    cards: [],
+    states: new Map(),
+    rejected: [],
+  };
   const blocked = new Set(input.blocked ?? []);
   const working = (id: string): LedgerState => {
     let state = out.states.get(id);
@@ -167,7 +177,10 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
 }
 
 /** Applies what a fold derived to the table later folds read (after publishing it). */
-export function applyCapabilityUpdates(table: CapabilityTable, derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] }): void {
+export function applyCapabilityUpdates(
+  table: CapabilityTable,
+  derived: { capabilityUpdates: readonly CapabilitySnapshot[]; cards: readonly CardRecord[] },
+): void {
   for (const c of derived.cards) table.rememberCard(c);
   for (const s of derived.capabilityUpdates) table.apply(s);
 }

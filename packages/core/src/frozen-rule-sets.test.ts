@@ -47,7 +47,9 @@ describe("frozen rule-set versions", () => {
       const types = new Set(decisions.map((d) => d.type));
       expect(decisions.length).toBeGreaterThan(1_000);
       expect(types.has("TaskIndeterminate") && types.has("ContractViolation")).toBe(true);
-      const digest = createHash("sha256").update(decisions.map((d) => canonicalize(d)).join("\n")).digest("hex");
+      const digest = createHash("sha256")
+        .update(decisions.map((d) => canonicalize(d)).join("\n"))
+        .digest("hex");
       expect(`${decisions.length} ${digest}`).toBe(pinned[version]);
     });
   }

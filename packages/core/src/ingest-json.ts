@@ -9,7 +9,15 @@
  * cardHash: computed when absent; when present it must equal the computed hash (lower-case hex) — a
  * mismatch is an issue, because the hash is the card's identity in the capability table.
  */
-import { avroSchemas, isKnownType, isValidRecord, validateRecord, type Observation, type ObservationType, type TaskState } from "@a2a-ledger/schemas";
+import {
+  avroSchemas,
+  isKnownType,
+  isValidRecord,
+  validateRecord,
+  type Observation,
+  type ObservationType,
+  type TaskState,
+} from "@a2a-ledger/schemas";
 import { CanonicalJsonError } from "./canonical-json.ts";
 import { cardHash } from "./card-hash.ts";
 import { normalizeTaskState } from "./task-state.ts";
@@ -45,7 +53,8 @@ const channelList = spellingsOf(channelSpellings).join(", ");
 const partKindList = spellingsOf(partKindSpellings).join(", ");
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const join = (path: string, key: string | number): string => (typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`);
+const join = (path: string, key: string | number): string =>
+  typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`;
 
 /** Whether anything in `value` is deeper than `max`; no paths, so valid input allocates nothing here. */
 function deeperThan(value: unknown, max: number, depth = 1): boolean {
@@ -55,7 +64,8 @@ function deeperThan(value: unknown, max: number, depth = 1): boolean {
     for (let i = 0; i < value.length; i++) if (deeperThan(value[i], max, depth + 1)) return true;
     return false;
   }
-  for (const key in value) if (Object.hasOwn(value, key) && deeperThan((value as Record<string, unknown>)[key], max, depth + 1)) return true;
+  for (const key in value)
+    if (Object.hasOwn(value, key) && deeperThan((value as Record<string, unknown>)[key], max, depth + 1)) return true;
   return false;
 }
 
@@ -124,14 +134,22 @@ function parts(value: unknown, path: string, issues: IngestIssue[]): unknown {
     if (!isRecord(part)) return part;
     const { mimeType, ...out } = part;
     if (mimeType !== undefined) {
-      if (out["mediaType"] !== undefined) issues.push({ path: join(join(path, i), "mimeType"), message: "give mediaType or its v0.3 name mimeType, not both" });
+      if (out["mediaType"] !== undefined)
+        issues.push({
+          path: join(join(path, i), "mimeType"),
+          message: "give mediaType or its v0.3 name mimeType, not both",
+        });
       else out["mediaType"] = mimeType;
     }
     if (out["mediaType"] === undefined) out["mediaType"] = null;
     if (typeof out["kind"] === "string") {
       const kind = partKind(out["kind"]);
       if (kind !== null) out["kind"] = kind;
-      else issues.push({ path: join(join(path, i), "kind"), message: `expected one of ${partKindList}, got ${JSON.stringify(out["kind"].slice(0, 40))}` });
+      else
+        issues.push({
+          path: join(join(path, i), "kind"),
+          message: `expected one of ${partKindList}, got ${JSON.stringify(out["kind"].slice(0, 40))}`,
+        });
     }
     return out;
   });
@@ -146,7 +164,12 @@ function canaries(value: unknown, path: string, issues: IngestIssue[]): unknown 
 }
 
 /** `depthChecked`: the card, given as an object, was already found no deeper than `maxDepth`. */
-function card(input: Record<string, unknown>, issues: IngestIssue[], maxDepth: number, depthChecked: boolean): { text: string; hash: string } | undefined {
+function card(
+  input: Record<string, unknown>,
+  issues: IngestIssue[],
+  maxDepth: number,
+  depthChecked: boolean,
+): { text: string; hash: string } | undefined {
   const raw = input["card"];
   let parsed: unknown;
   if (typeof raw === "string") {
@@ -187,9 +210,18 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
     return { ok: false, issues: [{ path: "", message: `expected one observation as a JSON object, got ${got}` }] };
   }
   const type = input["type"];
-  if (type === undefined) return { ok: false, issues: [{ path: "type", message: "missing (one of the observation types)" }] };
+  if (type === undefined)
+    return { ok: false, issues: [{ path: "type", message: "missing (one of the observation types)" }] };
   if (!isKnownType("observations", type)) {
-    return { ok: false, issues: [{ path: "type", message: `unknown observation type ${JSON.stringify(type)}; expected one of ${observationTypeNames.join(", ")}` }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "type",
+          message: `unknown observation type ${JSON.stringify(type)}; expected one of ${observationTypeNames.join(", ")}`,
+        },
+      ],
+    };
   }
   // The card is bounded on its own (below, also when it comes as JSON text); every other field here.
   const hasCard = type === "AgentCardObserved" && input["card"] !== undefined;
@@ -199,7 +231,8 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
 
   const { fields, declared } = shapeOf(type);
   const issues: IngestIssue[] = [];
-  for (const key of Object.keys(input)) if (key !== "type" && !declared.has(key)) issues.push({ path: key, message: "unknown field" });
+  for (const key of Object.keys(input))
+    if (key !== "type" && !declared.has(key)) issues.push({ path: key, message: "unknown field" });
 
   const record: Record<string, unknown> = {};
   for (const field of fields) {
@@ -240,7 +273,11 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
         break;
       case "via":
         if (typeof value === "string" && channel(value) !== null) record[name] = channel(value);
-        else issues.push({ path: name, message: `expected one of ${channelList}, got ${typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value}` });
+        else
+          issues.push({
+            path: name,
+            message: `expected one of ${channelList}, got ${typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value}`,
+          });
         break;
       case "errorCode":
         record[name] = typeof value === "number" ? String(value) : value;
@@ -262,7 +299,8 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
         const given = input["cardHash"];
         if (given === undefined || given === null) record["cardHash"] = c.hash;
         else if (typeof given !== "string") issues.push({ path: "cardHash", message: "expected a sha256 hex string" });
-        else if (given.toLowerCase() !== c.hash) issues.push({ path: "cardHash", message: `does not match the card: its RFC 8785 sha256 is ${c.hash}` });
+        else if (given.toLowerCase() !== c.hash)
+          issues.push({ path: "cardHash", message: `does not match the card: its RFC 8785 sha256 is ${c.hash}` });
         else record["cardHash"] = c.hash;
       }
     }
@@ -271,7 +309,8 @@ export function parseObservation(input: unknown, options: IngestOptions = {}): I
   // Avro is the final gate; it reports what the steps above let through, without repeating their issues.
   const ordered: Record<string, unknown> = {};
   for (const f of fields) if (record[f.name] !== undefined) ordered[f.name] = record[f.name];
-  if (issues.length === 0 && isValidRecord("observations", type, ordered)) return { ok: true, observation: { type, ...ordered } as Observation };
+  if (issues.length === 0 && isValidRecord("observations", type, ordered))
+    return { ok: true, observation: { type, ...ordered } as Observation };
   const reported = issues.map((i) => i.path);
   // cardHash is derived from the card: a card already reported leaves it unset, not missing.
   if (reported.some((p) => covered(["card"], p))) reported.push("card", "cardHash");

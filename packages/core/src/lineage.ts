@@ -54,8 +54,12 @@ export type DispatchTarget<A> =
   | { kind: "new"; attempt: number };
 
 /** Which attempt a TaskDispatched (workerId, messageId, reported attempt number) is. */
-export function dispatchTarget<A extends AttemptSlot>(attempts: readonly A[], dispatch: { workerId: string; messageId: string; attempt: number }): DispatchTarget<A> {
-  for (const a of attempts) if (a.messageId === dispatch.messageId && a.workerId === dispatch.workerId) return { kind: "known", attempt: a };
+export function dispatchTarget<A extends AttemptSlot>(
+  attempts: readonly A[],
+  dispatch: { workerId: string; messageId: string; attempt: number },
+): DispatchTarget<A> {
+  for (const a of attempts)
+    if (a.messageId === dispatch.messageId && a.workerId === dispatch.workerId) return { kind: "known", attempt: a };
   for (let i = attempts.length - 1; i >= 0; i--) {
     const a = attempts[i] as A;
     if (a.workerId === dispatch.workerId && a.messageId === null) return { kind: "fills", attempt: a };
@@ -64,10 +68,18 @@ export function dispatchTarget<A extends AttemptSlot>(attempts: readonly A[], di
 }
 
 /** The attempt a RedispatchCommanded plans, or undefined when that attempt number exists already. */
-export function plannedAttempt(attempts: readonly Pick<AttemptSlot, "attempt">[], d: Decision): { attempt: number; workerId: string; skillId: string | null; acceptedOutputModes: string[] } | undefined {
+export function plannedAttempt(
+  attempts: readonly Pick<AttemptSlot, "attempt">[],
+  d: Decision,
+): { attempt: number; workerId: string; skillId: string | null; acceptedOutputModes: string[] } | undefined {
   if (d.type !== "RedispatchCommanded") return undefined;
   if (attempts.some((a) => a.attempt === d.attempt)) return undefined;
-  return { attempt: d.attempt, workerId: d.targetWorkerId, skillId: d.skillId, acceptedOutputModes: [...d.acceptedOutputModes] };
+  return {
+    attempt: d.attempt,
+    workerId: d.targetWorkerId,
+    skillId: d.skillId,
+    acceptedOutputModes: [...d.acceptedOutputModes],
+  };
 }
 
 /**
@@ -75,7 +87,11 @@ export function plannedAttempt(attempts: readonly Pick<AttemptSlot, "attempt">[]
  * UNSPECIFIED never does; terminal is absorbing — the first terminal report stands, whatever the
  * observers' clocks say; before that, a sighting replaces one not later than itself (log order breaks ties).
  */
-export function replacesLastState(current: { state: string; occurredAt: number } | null, sighting: { state: TaskState; occurredAt: number }, terminal = current !== null && isTerminal(current.state as TaskState)): boolean {
+export function replacesLastState(
+  current: { state: string; occurredAt: number } | null,
+  sighting: { state: TaskState; occurredAt: number },
+  terminal = current !== null && isTerminal(current.state as TaskState),
+): boolean {
   if (sighting.state === "TASK_STATE_UNSPECIFIED") return false;
   if (terminal) return false;
   if (isTerminal(sighting.state)) return true;
@@ -107,7 +123,17 @@ export function lineageOf(state: LedgerState): LineageView | undefined {
   if (!("model" in state) || state.model !== 2) return undefined;
   const s = state as CorrelationState;
   return {
-    attempts: s.attempts.map((a) => ({ attempt: a.attempt, workerId: a.workerId, messageId: a.messageId, skillId: a.skillId })),
-    tasks: s.tasks.map((t) => ({ workerId: t.workerId, serverTaskId: t.serverTaskId, attempt: t.attempt, lastState: t.last?.state ?? null })),
+    attempts: s.attempts.map((a) => ({
+      attempt: a.attempt,
+      workerId: a.workerId,
+      messageId: a.messageId,
+      skillId: a.skillId,
+    })),
+    tasks: s.tasks.map((t) => ({
+      workerId: t.workerId,
+      serverTaskId: t.serverTaskId,
+      attempt: t.attempt,
+      lastState: t.last?.state ?? null,
+    })),
   };
 }

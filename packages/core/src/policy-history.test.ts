@@ -3,9 +3,19 @@ import { describe, expect, it } from "vitest";
 import { agentCard, events } from "../test/builders.ts";
 import { given } from "../test/given.ts";
 import { cardHash } from "./card-hash.ts";
-import { nextPolicyVersion, noRecordedPolicy, policyAt, type PolicyVersion, withPolicyVersion } from "./policy-history.ts";
+import {
+  nextPolicyVersion,
+  noRecordedPolicy,
+  policyAt,
+  type PolicyVersion,
+  withPolicyVersion,
+} from "./policy-history.ts";
 
-const v = (version: number, validFrom: number, trustedVendors: string[] = []): PolicyVersion => ({ version, validFrom, trustedVendors });
+const v = (version: number, validFrom: number, trustedVendors: string[] = []): PolicyVersion => ({
+  version,
+  validFrom,
+  trustedVendors,
+});
 
 describe("policyAt: the version in force at an event's time", () => {
   it("is version 0, trusting no vendor, before any version was recorded", () => {
@@ -39,8 +49,14 @@ describe("policyAt: the version in force at an event's time", () => {
   });
 
   it("reads a second record of one version as the one compaction keeps: the last", () => {
-    const history = withPolicyVersion(withPolicyVersion(withPolicyVersion([], v(1, 0, ["A"])), v(2, 100)), v(1, 0, ["B"]));
-    expect(history.map((p) => [p.version, p.trustedVendors])).toEqual([[1, ["B"]], [2, []]]);
+    const history = withPolicyVersion(
+      withPolicyVersion(withPolicyVersion([], v(1, 0, ["A"])), v(2, 100)),
+      v(1, 0, ["B"]),
+    );
+    expect(history.map((p) => [p.version, p.trustedVendors])).toEqual([
+      [1, ["B"]],
+      [2, []],
+    ]);
   });
 
   it("numbers the next version one above the highest recorded, whatever the order", () => {
@@ -51,7 +67,12 @@ describe("policyAt: the version in force at an event's time", () => {
 
 describe("the fold judges each event by the policy in force at its time", () => {
   const lifecycle = ["submitted", "working", "input-required", "completed", "failed", "canceled"];
-  const verified: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"];
+  const verified: TaskState[] = [
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_WORKING",
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_COMPLETED",
+  ];
   const acme = agentCard({ org: "Acme", states: lifecycle, taskStore: "durable" });
 
   it("fails a loss after Acme became trusted and keeps a loss before it indeterminate, each naming its version", () => {
@@ -72,7 +93,10 @@ describe("the fold judges each event by the policy in force at its time", () => 
     const before = run.when(e.notFound("t1", "w1", "a1", { at: 114 }));
     const at = run.when(e.notFound("t2", "w1", "a2", { at: 115 }));
     // then the first is judged under verify (version 1), the second under trust (version 2)
-    before.then([{ type: "TaskIndeterminate", policyVersion: 1 }, { type: "ReconciliationBlocked", policyVersion: 1 }]);
+    before.then([
+      { type: "TaskIndeterminate", policyVersion: 1 },
+      { type: "ReconciliationBlocked", policyVersion: 1 },
+    ]);
     at.then([{ type: "TaskFailed", workerId: "w1", policyVersion: 2 }]);
     // and the card fetch at 1 (version 1: nobody trusted) asked for a probe under verify
     expect(at.all.find((d) => d.type === "ProbeRequested")).toMatchObject({ policyVersion: 1 });
@@ -81,8 +105,16 @@ describe("the fold judges each event by the policy in force at its time", () => 
   it("names version 0 for an event before any recorded version, and no version for a fixed vendor list", () => {
     const e = events();
     const history = [e.card("w1", acme, { at: 1 })];
-    expect(given(history, { policy: { versions: [v(1, 50, ["Acme"])] } }).when().all.map((d) => d.policyVersion)).toEqual([0]);
-    expect(given(history, { policy: { trustedVendors: [] } }).when().all.map((d) => d.policyVersion)).toEqual([null]);
+    expect(
+      given(history, { policy: { versions: [v(1, 50, ["Acme"])] } })
+        .when()
+        .all.map((d) => d.policyVersion),
+    ).toEqual([0]);
+    expect(
+      given(history, { policy: { trustedVendors: [] } })
+        .when()
+        .all.map((d) => d.policyVersion),
+    ).toEqual([null]);
   });
 
   it("names the version in force at a re-examination's own time on the re-dispatch it finds", () => {
@@ -101,7 +133,12 @@ describe("the fold judges each event by the policy in force at its time", () => 
       { policy },
     );
     // when a probe at 500 (version 2 in force) verifies w2
-    const probe = e.probe("w2", cardHash(other), { at: 500, corr: "probe-w2", states: verified, modes: ["text/plain"] });
+    const probe = e.probe("w2", cardHash(other), {
+      at: 500,
+      corr: "probe-w2",
+      states: verified,
+      modes: ["text/plain"],
+    });
     const redispatch = run.when(probe).all.find((d) => d.type === "RedispatchCommanded");
     // then the re-dispatch (caused by the snapshot at 500) names version 2
     expect(redispatch).toMatchObject({ targetWorkerId: "w2", policyVersion: 2 });

@@ -14,7 +14,11 @@ export interface PolicyVersion extends PolicyConfig {
 }
 
 /** Before any recorded version is in force: version 0, no vendor trusted (every worker under verify). */
-export const noRecordedPolicy: PolicyVersion = Object.freeze({ version: 0, validFrom: Number.NEGATIVE_INFINITY, trustedVendors: Object.freeze([]) as readonly string[] });
+export const noRecordedPolicy: PolicyVersion = Object.freeze({
+  version: 0,
+  validFrom: Number.NEGATIVE_INFINITY,
+  trustedVendors: Object.freeze([]) as readonly string[],
+});
 
 /** The recorded versions, in any order (the order they arrived in does not matter). */
 export interface PolicyHistory {

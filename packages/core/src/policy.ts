@@ -8,7 +8,10 @@ export type Policy = "trust" | "verify";
 
 export const defaultPolicyConfig: PolicyConfig = { trustedVendors: [] };
 
-export function policyFor(config: PolicyConfig, claim: { vendor: string | null; taskStore: string } | undefined): Policy {
+export function policyFor(
+  config: PolicyConfig,
+  claim: { vendor: string | null; taskStore: string } | undefined,
+): Policy {
   if (claim === undefined || claim.vendor === null) return "verify";
   return claim.taskStore === "durable" && config.trustedVendors.includes(claim.vendor) ? "trust" : "verify";
 }

@@ -15,7 +15,18 @@ import { isTerminal, normalizeTaskState } from "./task-state.ts";
 import { policyOf } from "./verification.ts";
 
 const workers = ["w-a", "w-b", "w-c"] as const;
-const spellings = ["submitted", "working", "input-required", "TASK_STATE_AUTH_REQUIRED", "completed", "failed", "canceled", "TASK_STATE_CANCELLED", "rejected", "unknown"];
+const spellings = [
+  "submitted",
+  "working",
+  "input-required",
+  "TASK_STATE_AUTH_REQUIRED",
+  "completed",
+  "failed",
+  "canceled",
+  "TASK_STATE_CANCELLED",
+  "rejected",
+  "unknown",
+];
 const media = ["text/plain", "text/markdown", "application/pdf"];
 const trusting = { trustedVendors: ["Acme"] };
 const verifying = { trustedVendors: [] };
@@ -24,9 +35,27 @@ const verifying = { trustedVendors: [] };
 function meshPrefix(): Observation[] {
   const e = events("mesh-");
   return workers.flatMap((w, i) => {
-    const card = agentCard({ org: i === 0 ? "Acme" : `V${i}`, states: spellings.slice(0, 5 + i), taskStore: i === 1 ? "ephemeral" : "durable", skills: [{ id: "summarize", outputModes: media.slice(0, i + 1) }] });
-    const states = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", ...(i === 2 ? (["TASK_STATE_INPUT_REQUIRED"] as const) : [])] as const;
-    return [e.card(w, card, { at: 1 + i, maxAge: 60 }), e.probe(w, cardHash(card), { at: 10 + i, states: [...states], modes: media.slice(0, i + 1), durable: i === 2 ? true : null })];
+    const card = agentCard({
+      org: i === 0 ? "Acme" : `V${i}`,
+      states: spellings.slice(0, 5 + i),
+      taskStore: i === 1 ? "ephemeral" : "durable",
+      skills: [{ id: "summarize", outputModes: media.slice(0, i + 1) }],
+    });
+    const states = [
+      "TASK_STATE_SUBMITTED",
+      "TASK_STATE_WORKING",
+      "TASK_STATE_COMPLETED",
+      ...(i === 2 ? (["TASK_STATE_INPUT_REQUIRED"] as const) : []),
+    ] as const;
+    return [
+      e.card(w, card, { at: 1 + i, maxAge: 60 }),
+      e.probe(w, cardHash(card), {
+        at: 10 + i,
+        states: [...states],
+        modes: media.slice(0, i + 1),
+        durable: i === 2 ? true : null,
+      }),
+    ];
   });
 }
 
@@ -39,8 +68,22 @@ type Step =
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ k: fc.constant("dispatch" as const), w: fc.nat(2), accepted: fc.nat(3) }),
-  fc.record({ k: fc.constant("state" as const), w: fc.nat(2), task: fc.nat(2), s: fc.nat(spellings.length - 1), observer: fc.nat(2), skew: fc.integer({ min: -60_000, max: 60_000 }) }),
-  fc.record({ k: fc.constant("artifact" as const), w: fc.nat(2), task: fc.nat(2), m: fc.nat(2), named: fc.boolean(), chunk: fc.nat(2) }),
+  fc.record({
+    k: fc.constant("state" as const),
+    w: fc.nat(2),
+    task: fc.nat(2),
+    s: fc.nat(spellings.length - 1),
+    observer: fc.nat(2),
+    skew: fc.integer({ min: -60_000, max: 60_000 }),
+  }),
+  fc.record({
+    k: fc.constant("artifact" as const),
+    w: fc.nat(2),
+    task: fc.nat(2),
+    m: fc.nat(2),
+    named: fc.boolean(),
+    chunk: fc.nat(2),
+  }),
   fc.record({ k: fc.constant("notFound" as const), w: fc.nat(2), task: fc.nat(2), observer: fc.nat(2) }),
   fc.record({ k: fc.constant("again" as const), pick: fc.nat() }),
 );
@@ -63,17 +106,46 @@ function correlation(corr: string, steps: readonly Step[]): Observation[] {
     }
     const w = workers[s.w] as string;
     const task = `${corr}-t${"task" in s ? s.task : 0}`;
-    if (s.k === "dispatch") out.push(e.dispatch(corr, w, { at, accepted: [[], ["text/plain"], ["text/*"], ["application/pdf"]][s.accepted] ?? [], attempt: ++dispatches, messageId: `${corr}-m${i}`, cardFetchedAt: 1 }));
-    else if (s.k === "state") out.push(e.state(corr, w, task, spellings[s.s] as string, { at: at + s.skew, observer: observers[s.observer] as string }));
-    else if (s.k === "artifact") out.push(e.artifact(corr, w, task, { at, mediaTypes: [media[s.m] as string], name: s.named ? "out" : null, artifactId: `${task}-art`, append: s.chunk > 0, lastChunk: s.chunk === 0 ? null : s.chunk === 2 }));
+    if (s.k === "dispatch")
+      out.push(
+        e.dispatch(corr, w, {
+          at,
+          accepted: [[], ["text/plain"], ["text/*"], ["application/pdf"]][s.accepted] ?? [],
+          attempt: ++dispatches,
+          messageId: `${corr}-m${i}`,
+          cardFetchedAt: 1,
+        }),
+      );
+    else if (s.k === "state")
+      out.push(
+        e.state(corr, w, task, spellings[s.s] as string, {
+          at: at + s.skew,
+          observer: observers[s.observer] as string,
+        }),
+      );
+    else if (s.k === "artifact")
+      out.push(
+        e.artifact(corr, w, task, {
+          at,
+          mediaTypes: [media[s.m] as string],
+          name: s.named ? "out" : null,
+          artifactId: `${task}-art`,
+          append: s.chunk > 0,
+          lastChunk: s.chunk === 0 ? null : s.chunk === 2,
+        }),
+      );
     else out.push(e.notFound(corr, w, task, { at, observer: observers[s.observer] as string }));
   });
   return out;
 }
 
 const scripts = fc.array(fc.array(step, { minLength: 1, maxLength: 16 }), { minLength: 1, maxLength: 4 });
-const logOf = (s: readonly (readonly Step[])[]): Observation[] => [...meshPrefix(), ...s.flatMap((steps, i) => correlation(`c${i}`, steps))];
-const byCorrelation = (ds: readonly Decision[], corr: string): string => JSON.stringify(ds.filter((d) => d.correlationId === corr));
+const logOf = (s: readonly (readonly Step[])[]): Observation[] => [
+  ...meshPrefix(),
+  ...s.flatMap((steps, i) => correlation(`c${i}`, steps)),
+];
+const byCorrelation = (ds: readonly Decision[], corr: string): string =>
+  JSON.stringify(ds.filter((d) => d.correlationId === corr));
 
 /**
  * The oracle: which TaskNotFound observations are losses. A task is (workerId, serverTaskId) within a
@@ -172,7 +244,11 @@ describe("default/2 as a function of the log", () => {
   it("never fails a task under verify", () => {
     fc.assert(
       fc.property(scripts, fc.boolean(), (s, variant) => {
-        expect(replay(logOf(s), variant ? restartFromScratchRuleSet : defaultRuleSet, { policy: verifying }).filter((d) => d.type === "TaskFailed")).toEqual([]);
+        expect(
+          replay(logOf(s), variant ? restartFromScratchRuleSet : defaultRuleSet, { policy: verifying }).filter(
+            (d) => d.type === "TaskFailed",
+          ),
+        ).toEqual([]);
       }),
       { numRuns: 200 },
     );
@@ -182,7 +258,13 @@ describe("default/2 as a function of the log", () => {
     const { capabilities } = replayLog(meshPrefix(), defaultRuleSet, { policy: trusting });
     expect(policyOf(trusting, capabilities.asOf("w-a", 1_000))).toBe("trust");
     expect(policyOf(trusting, capabilities.asOf("w-c", 1_000))).toBe("verify");
-    const lost = logOf([[{ k: "dispatch", w: 0, accepted: 0 }, { k: "state", w: 0, task: 0, s: 1, observer: 0, skew: 0 }, { k: "notFound", w: 0, task: 0, observer: 0 }]]);
+    const lost = logOf([
+      [
+        { k: "dispatch", w: 0, accepted: 0 },
+        { k: "state", w: 0, task: 0, s: 1, observer: 0, skew: 0 },
+        { k: "notFound", w: 0, task: 0, observer: 0 },
+      ],
+    ]);
     expect(replay(lost, defaultRuleSet, { policy: trusting }).map((d) => d.type)).toContain("TaskFailed");
   });
 
@@ -193,7 +275,9 @@ describe("default/2 as a function of the log", () => {
         const copy = JSON.parse(JSON.stringify(log)) as Observation[];
         const decisions = replay(log, restartFromScratchRuleSet, { policy: trusting });
         expectValidDecisions(decisions);
-        expect(JSON.stringify(replay(copy, restartFromScratchRuleSet, { policy: trusting }))).toBe(JSON.stringify(decisions));
+        expect(JSON.stringify(replay(copy, restartFromScratchRuleSet, { policy: trusting }))).toBe(
+          JSON.stringify(decisions),
+        );
       }),
       { numRuns: 150 },
     );
@@ -207,9 +291,15 @@ describe("default/2 as a function of the log", () => {
         for (const [pick, offset] of dups) {
           const i = pick % log.length;
           const original = withDups.indexOf(log[i] as Observation);
-          withDups.splice(original + 1 + (offset % (withDups.length - original)), 0, JSON.parse(JSON.stringify(log[i])) as Observation);
+          withDups.splice(
+            original + 1 + (offset % (withDups.length - original)),
+            0,
+            JSON.parse(JSON.stringify(log[i])) as Observation,
+          );
         }
-        expect(JSON.stringify(replay(withDups, defaultRuleSet, { policy: verifying }))).toBe(JSON.stringify(replay(log, defaultRuleSet, { policy: verifying })));
+        expect(JSON.stringify(replay(withDups, defaultRuleSet, { policy: verifying }))).toBe(
+          JSON.stringify(replay(log, defaultRuleSet, { policy: verifying })),
+        );
       }),
       { numRuns: 150 },
     );
@@ -224,7 +314,9 @@ describe("default/2 as a function of the log", () => {
         let p = 0;
         while (queues.some((q) => q.length > 0)) {
           const open = queues.filter((q) => q.length > 0);
-          interleaved.push((open[(picks[p++ % picks.length] ?? 0) % open.length] as Observation[]).shift() as Observation);
+          interleaved.push(
+            (open[(picks[p++ % picks.length] ?? 0) % open.length] as Observation[]).shift() as Observation,
+          );
         }
         const a = replay([...meshPrefix(), ...corrs.flat()], defaultRuleSet, { policy: verifying });
         const b = replay(interleaved, defaultRuleSet, { policy: verifying });

@@ -21,7 +21,12 @@ const forbidden: [RegExp, string][] = [
   [/\bimport\s*\(/, "dynamic import"],
 ];
 
-const allowedImport = (spec: string): boolean => spec === "node:crypto" || spec === "@a2a-ledger/schemas" || spec === "avsc" || spec.startsWith("./") || spec.startsWith("../");
+const allowedImport = (spec: string): boolean =>
+  spec === "node:crypto" ||
+  spec === "@a2a-ledger/schemas" ||
+  spec === "avsc" ||
+  spec.startsWith("./") ||
+  spec.startsWith("../");
 
 describe("purity of the core", () => {
   const files = sources(srcDir);
@@ -33,9 +38,15 @@ describe("purity of the core", () => {
   it.each(files.map((f) => [relative(srcDir, f), f]))("%s uses no clock, randomness, process or I/O", (_name, file) => {
     const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
     for (const [pattern, what] of forbidden) expect(pattern.test(text), `uses ${what}`).toBe(false);
-    const specs = [...text.matchAll(/\b(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/g)].map((m) => m[1] as string);
+    const specs = [...text.matchAll(/\b(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/g)].map(
+      (m) => m[1] as string,
+    );
     for (const spec of specs) expect(allowedImport(spec), `imports ${spec}`).toBe(true);
-    for (const spec of specs.filter((s) => s.startsWith("."))) expect(spec.startsWith("../") ? relative(srcDir, join(file, "..", spec)).startsWith("..") : false, `imports outside src: ${spec}`).toBe(false);
+    for (const spec of specs.filter((s) => s.startsWith(".")))
+      expect(
+        spec.startsWith("../") ? relative(srcDir, join(file, "..", spec)).startsWith("..") : false,
+        `imports outside src: ${spec}`,
+      ).toBe(false);
   });
 
   afterEach(() => vi.restoreAllMocks());

@@ -29,8 +29,15 @@ export interface ReplayResult {
 /** The rules threw on an observation: replay never presents a partial result as complete. */
 export class RulesFailedError extends Error {
   override name = "RulesFailedError";
-  constructor(readonly rulesVersion: string, readonly index: number, readonly eventId: string, override readonly cause: Error) {
-    super(`rules ${rulesVersion} failed on observation ${index + 1} (eventId ${JSON.stringify(eventId)}): ${cause.message}`);
+  constructor(
+    readonly rulesVersion: string,
+    readonly index: number,
+    readonly eventId: string,
+    override readonly cause: Error,
+  ) {
+    super(
+      `rules ${rulesVersion} failed on observation ${index + 1} (eventId ${JSON.stringify(eventId)}): ${cause.message}`,
+    );
   }
 }
 
@@ -38,12 +45,24 @@ export class RulesFailedError extends Error {
  * Replays a log and returns everything it leaves behind. Like the reconciler, an observation the rules
  * throw on is rejected (listed in `rejected`) and the rest of the log is still decided.
  */
-export function replayLog(observations: Iterable<Observation>, ruleSet: RuleSet, config: ReplayConfig = {}): ReplayResult {
+export function replayLog(
+  observations: Iterable<Observation>,
+  ruleSet: RuleSet,
+  config: ReplayConfig = {},
+): ReplayResult {
   const decider = createDecider(ruleSet);
   const table = CapabilityTable.fromSnapshots(config.capabilities ?? [], config.cards ?? []);
-  const outcome = foldBatch({ decider, policy: config.policy ?? defaultPolicyConfig, capabilities: table, stateOf: () => undefined }, observations);
+  const outcome = foldBatch(
+    { decider, policy: config.policy ?? defaultPolicyConfig, capabilities: table, stateOf: () => undefined },
+    observations,
+  );
   applyCapabilityUpdates(table, outcome);
-  return { decisions: outcome.decisions, capabilities: table, correlations: outcome.states, rejected: outcome.rejected };
+  return {
+    decisions: outcome.decisions,
+    capabilities: table,
+    correlations: outcome.states,
+    rejected: outcome.rejected,
+  };
 }
 
 /**
@@ -54,6 +73,7 @@ export function replayLog(observations: Iterable<Observation>, ruleSet: RuleSet,
 export function replay(observations: Iterable<Observation>, ruleSet: RuleSet, config: ReplayConfig = {}): Decision[] {
   const result = replayLog(observations, ruleSet, config);
   const failed = result.rejected[0];
-  if (failed !== undefined) throw new RulesFailedError(ruleSet.rulesVersion, failed.index, failed.observation.eventId, failed.error);
+  if (failed !== undefined)
+    throw new RulesFailedError(ruleSet.rulesVersion, failed.index, failed.observation.eventId, failed.error);
   return result.decisions;
 }

@@ -17,7 +17,13 @@ import { defaultRuleSet, defaultRuleSetV3, restartFromScratchRuleSet } from "./r
 import { isInterrupted } from "./task-state.ts";
 
 const workers = ["w-a", "w-b", "w-c", "w-d"] as const;
-const probeable: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_COMPLETED"];
+const probeable: TaskState[] = [
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_AUTH_REQUIRED",
+  "TASK_STATE_COMPLETED",
+];
 const spellings = ["submitted", "working", "input-required", "auth-required", "completed", "failed"];
 const media = ["text/plain", "text/markdown", "application/json"];
 const accepts = [[], ["text/plain"], ["text/*"], ["application/json"]];
@@ -29,11 +35,16 @@ interface Capability {
 }
 const capability: fc.Arbitrary<Capability> = fc.record({
   probed: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(true), fc.constant(false)),
-  states: fc.tuple(fc.subarray(probeable), fc.boolean()).map(([states, completes]) => (completes ? [...new Set([...states, "TASK_STATE_COMPLETED" as const])] : states)),
+  states: fc
+    .tuple(fc.subarray(probeable), fc.boolean())
+    .map(([states, completes]) => (completes ? [...new Set([...states, "TASK_STATE_COMPLETED" as const])] : states)),
   modes: fc.subarray(media, { minLength: 1 }),
 });
 
-type Step = { k: "dispatch"; w: number; accepted: number } | { k: "state"; w: number; task: number; s: number } | { k: "notFound"; w: number; task: number };
+type Step =
+  | { k: "dispatch"; w: number; accepted: number }
+  | { k: "state"; w: number; task: number; s: number }
+  | { k: "notFound"; w: number; task: number };
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ k: fc.constant("dispatch" as const), w: fc.nat(3), accepted: fc.nat(accepts.length - 1) }),
   // w 4..7: the worker of the correlation's latest dispatch (so most tasks answer one).
@@ -52,12 +63,23 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   mesh: fc.array(capability, { minLength: 4, maxLength: 4 }),
   refreshes: fc.array(fc.record({ w: fc.nat(3), cap: capability }), { maxLength: 3 }),
   // Each correlation opens with a dispatch, so its tasks have a skill and accepted modes.
-  correlations: fc.array(fc.tuple(fc.nat(3), fc.nat(accepts.length - 1), fc.array(step, { minLength: 1, maxLength: 14 })).map(([w, accepted, steps]): Step[] => [{ k: "dispatch", w, accepted }, ...steps]), { minLength: 1, maxLength: 5 }),
+  correlations: fc.array(
+    fc
+      .tuple(fc.nat(3), fc.nat(accepts.length - 1), fc.array(step, { minLength: 1, maxLength: 14 }))
+      .map(([w, accepted, steps]): Step[] => [{ k: "dispatch", w, accepted }, ...steps]),
+    { minLength: 1, maxLength: 5 },
+  ),
   interleave: fc.array(fc.nat(), { minLength: 80, maxLength: 80 }),
 });
 
 function cardEvents(e: ReturnType<typeof events>, w: string, cap: Capability, version: string): Observation[] {
-  const card = agentCard({ org: `V-${w}`, version, states: spellings, taskStore: "durable", skills: [{ id: "summarize", outputModes: media }] });
+  const card = agentCard({
+    org: `V-${w}`,
+    version,
+    states: spellings,
+    taskStore: "durable",
+    skills: [{ id: "summarize", outputModes: media }],
+  });
   const out = [e.card(w, card, { at: 0, maxAge: 60 })];
   if (cap.probed) out.push(e.probe(w, cardHash(card), { at: 0, states: cap.states, modes: cap.modes }));
   return out;
@@ -77,9 +99,17 @@ function logOf(s: Scenario): Observation[] {
       steps.map((st, i) => {
         if (st.k === "dispatch") current = st.w;
         const w = workers[st.w >= workers.length ? current : st.w] as string;
-        if (st.k === "dispatch") return ce.dispatch(corr, w, { at: 0, accepted: accepts[st.accepted] ?? [], attempt: ++attempt, messageId: `${corr}-m${i}` });
+        if (st.k === "dispatch")
+          return ce.dispatch(corr, w, {
+            at: 0,
+            accepted: accepts[st.accepted] ?? [],
+            attempt: ++attempt,
+            messageId: `${corr}-m${i}`,
+          });
         const task = `${corr}-t${st.task}`;
-        return st.k === "state" ? ce.state(corr, w, task, spellings[st.s] as string, { at: 0 }) : ce.notFound(corr, w, task, { at: 0 });
+        return st.k === "state"
+          ? ce.state(corr, w, task, spellings[st.s] as string, { at: 0 })
+          : ce.notFound(corr, w, task, { at: 0 });
       }),
     );
   });
@@ -87,13 +117,18 @@ function logOf(s: Scenario): Observation[] {
   let pick = 0;
   while (streams.some((x) => x.length > 0)) {
     const open = streams.filter((x) => x.length > 0);
-    merged.push((open[(s.interleave[pick++ % s.interleave.length] ?? 0) % open.length] as Observation[]).shift() as Observation);
+    merged.push(
+      (open[(s.interleave[pick++ % s.interleave.length] ?? 0) % open.length] as Observation[]).shift() as Observation,
+    );
   }
   return merged.map((o, i) => ({ ...o, occurredAt: 1_000 + i * 10 }));
 }
 
 /** The state route is asked about for a command: the state resumed, or the lost task's last state when it restarts. */
-function askedState(d: Extract<Decision, { type: "RedispatchCommanded" }>, loss: Extract<Decision, { type: "TaskIndeterminate" }>): TaskState | null {
+function askedState(
+  d: Extract<Decision, { type: "RedispatchCommanded" }>,
+  loss: Extract<Decision, { type: "TaskIndeterminate" }>,
+): TaskState | null {
   if (d.resumeState !== null) return d.resumeState;
   return isInterrupted(loss.lastState) ? null : loss.lastState;
 }
@@ -118,7 +153,16 @@ function check(s: Scenario, ruleSet: RuleSetV2, seen: Checked): void {
     if (d.type === "TaskIndeterminate") losses.push(d);
     if (d.type !== "RedispatchCommanded" && d.type !== "ReconciliationBlocked") continue;
     // The loss decided on: a command names its task; a block is decided in the step of its loss (same cause).
-    const loss = [...losses].reverse().find((l) => l.correlationId === d.correlationId && l.workerId === d.workerId && (d.type === "RedispatchCommanded" ? l.serverTaskId === d.fromServerTaskId : l.causeEventIds[0] === d.causeEventIds[0]));
+    const loss = [...losses]
+      .reverse()
+      .find(
+        (l) =>
+          l.correlationId === d.correlationId &&
+          l.workerId === d.workerId &&
+          (d.type === "RedispatchCommanded"
+            ? l.serverTaskId === d.fromServerTaskId
+            : l.causeEventIds[0] === d.causeEventIds[0]),
+      );
     if (loss === undefined) throw new Error(`${d.type} ${d.decisionId} without a loss before it`);
     // The moment R6 decided: the observation being folded when the decision was emitted (a re-examination
     // is triggered by an observation its causes need not name).
@@ -136,10 +180,18 @@ function check(s: Scenario, ruleSet: RuleSetV2, seen: Checked): void {
       expect(last, `${d.decisionId} dated before the state it read`).toBeGreaterThanOrEqual(own);
     }
     // R6's own query for the lost task, from the correlation as of that moment.
-    const query = takeOverQuery(state, { workerId: d.workerId ?? "", serverTaskId: loss.serverTaskId, lastState: loss.lastState }, d.decidedAt, ruleSet.takeOver);
+    const query = takeOverQuery(
+      state,
+      { workerId: d.workerId ?? "", serverTaskId: loss.serverTaskId, lastState: loss.lastState },
+      d.decidedAt,
+      ruleSet.takeOver,
+    );
     if (d.type === "RedispatchCommanded") {
       seen.commands++;
-      expect([query.skillId, query.accept], `${d.decisionId}: the terms route is asked with`).toEqual([d.skillId, d.acceptedOutputModes]);
+      expect([query.skillId, query.accept], `${d.decisionId}: the terms route is asked with`).toEqual([
+        d.skillId,
+        d.acceptedOutputModes,
+      ]);
       const answer = route(then.capabilities, { ...query, state: askedState(d, loss) });
       expect(answer.workers[0]?.workerId, `${d.decisionId} at ${d.decidedAt}`).toBe(d.targetWorkerId);
       expect(answer.workers.map((w) => w.rank)).toEqual(answer.workers.map((_, i) => i + 1));
@@ -148,7 +200,10 @@ function check(s: Scenario, ruleSet: RuleSetV2, seen: Checked): void {
       const attempt = state.attempts.find((a) => a.attempt === loss.attempt);
       if (attempt === undefined) continue;
       seen.blocks++;
-      expect([query.skillId, query.accept], `${d.decisionId}: the terms route is asked with`).toEqual([attempt.skillId, attempt.acceptedOutputModes]);
+      expect([query.skillId, query.accept], `${d.decisionId}: the terms route is asked with`).toEqual([
+        attempt.skillId,
+        attempt.acceptedOutputModes,
+      ]);
       const states: (TaskState | null)[] = [d.lastState === "TASK_STATE_UNSPECIFIED" ? null : d.lastState];
       if (ruleSet === restartFromScratchRuleSet && isInterrupted(d.lastState)) states.push(null);
       for (const st of states) {
@@ -183,7 +238,10 @@ describe("route names first the worker R6 chose", () => {
   ] as const) {
     it(`at every re-dispatch and every block R6 decides under ${name}`, () => {
       const seen: Checked = { commands: 0, blocks: 0 };
-      fc.assert(fc.property(scenario, (s) => check(s, ruleSet, seen)), { numRuns: runs, ...(seed !== undefined && seed !== "" ? { seed: Number(seed) } : {}) });
+      fc.assert(
+        fc.property(scenario, (s) => check(s, ruleSet, seen)),
+        { numRuns: runs, ...(seed !== undefined && seed !== "" ? { seed: Number(seed) } : {}) },
+      );
       // The generator must reach both outcomes, or the property says nothing.
       expect(seen.commands, JSON.stringify(seen)).toBeGreaterThan(40);
       expect(seen.blocks, JSON.stringify(seen)).toBeGreaterThan(20);

@@ -14,7 +14,13 @@ const C: TaskState = "TASK_STATE_COMPLETED";
 /** Given a mesh: w-b verifies input-required (json), w-c too (plain, trusted Acme, durable), w-a only completes; w-d is never probed. */
 function mesh() {
   const e = events("r-");
-  const card = (org: string, taskStore: "durable" | "ephemeral" = "ephemeral") => agentCard({ org, states: ["submitted", "working", "input-required", "completed", "failed"], taskStore, skills: [{ id: "summarize", outputModes: ["text/plain", "application/json"] }] });
+  const card = (org: string, taskStore: "durable" | "ephemeral" = "ephemeral") =>
+    agentCard({
+      org,
+      states: ["submitted", "working", "input-required", "completed", "failed"],
+      taskStore,
+      skills: [{ id: "summarize", outputModes: ["text/plain", "application/json"] }],
+    });
   const a = card("Va");
   const b = card("Vb");
   const c = card("Acme", "durable");
@@ -32,7 +38,11 @@ function mesh() {
 
 describe("route", () => {
   it("ranks the workers that verified the interrupted state by workerId, with their verified states, modes and policy", () => {
-    const answer = route(mesh(), { skillId: "summarize", state: IR, accept: [], at: 100 }, { trustedVendors: ["Acme"] });
+    const answer = route(
+      mesh(),
+      { skillId: "summarize", state: IR, accept: [], at: 100 },
+      { trustedVendors: ["Acme"] },
+    );
     expect(answer.resume).toBe(true);
     expect(answer.needs).toEqual([IR]);
     expect(answer.workers.map((w) => [w.workerId, w.rank, w.policy, w.outputModes])).toEqual([
@@ -83,7 +93,9 @@ describe("route", () => {
   });
 
   it("refuses a terminal state with a stable code", () => {
-    expect(() => route(mesh(), { skillId: "summarize", state: "TASK_STATE_FAILED", accept: [], at: 100 })).toThrow(RouteQueryError);
+    expect(() => route(mesh(), { skillId: "summarize", state: "TASK_STATE_FAILED", accept: [], at: 100 })).toThrow(
+      RouteQueryError,
+    );
     try {
       route(mesh(), { skillId: "summarize", state: "TASK_STATE_CANCELED", accept: [], at: 100 });
     } catch (e) {

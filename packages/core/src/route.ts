@@ -80,8 +80,12 @@ export function routableState(state: TaskState | null): boolean {
  * with the eligible ones ranked. R6 decides with this very function (rules/r6-reconcile.ts, with the
  * query of rules/take-over.ts); `route` only dresses its answer.
  */
-export function routeVerdicts(view: CapabilityView, query: RouteQuery): { need: { resume: boolean; states: TaskState[] }; verdicts: Verdicts } {
-  if (!routableState(query.state)) throw new RouteQueryError(`state ${query.state} is terminal: there is no task to take over`);
+export function routeVerdicts(
+  view: CapabilityView,
+  query: RouteQuery,
+): { need: { resume: boolean; states: TaskState[] }; verdicts: Verdicts } {
+  if (!routableState(query.state))
+    throw new RouteQueryError(`state ${query.state} is terminal: there is no task to take over`);
   const need = takeOverNeed(query.state);
   const v = verdicts(view, {
     lostWorkerId: query.lostBy ?? "",
@@ -95,7 +99,11 @@ export function routeVerdicts(view: CapabilityView, query: RouteQuery): { need: 
   return { need, verdicts: v };
 }
 
-export function route(view: CapabilityView, query: RouteQuery, policy: PolicyConfig = defaultPolicyConfig): RouteAnswer {
+export function route(
+  view: CapabilityView,
+  query: RouteQuery,
+  policy: PolicyConfig = defaultPolicyConfig,
+): RouteAnswer {
   const { need, verdicts: v } = routeVerdicts(view, query);
   const workers = v.ranked.map((c, i): RoutedWorker => {
     const snap = view.asOf(c.workerId, query.at);
@@ -113,5 +121,14 @@ export function route(view: CapabilityView, query: RouteQuery, policy: PolicyCon
       validFrom: snap.validFrom,
     };
   });
-  return { skillId: query.skillId, state: query.state, resume: need.resume, needs: need.states, accept: [...query.accept], at: query.at, workers, ineligible: v.all.filter((c) => !c.eligible) };
+  return {
+    skillId: query.skillId,
+    state: query.state,
+    resume: need.resume,
+    needs: need.states,
+    accept: [...query.accept],
+    at: query.at,
+    workers,
+    ineligible: v.all.filter((c) => !c.eligible),
+  };
 }

@@ -32,7 +32,13 @@ export interface StateModel<S extends LedgerState, I extends { capabilities: Cap
    * `previous` is this engine's input of the previous step, which a model may fill in again instead of
    * allocating (steps are synchronous and rules do not keep their input).
    */
-  input(state: S, observation: Observation, ctx: DecideContext, emitted: readonly DecisionDraft[], previous: I | undefined): I;
+  input(
+    state: S,
+    observation: Observation,
+    ctx: DecideContext,
+    emitted: readonly DecisionDraft[],
+    previous: I | undefined,
+  ): I;
   /** The state after the observation and the decisions taken on it. */
   commit(state: S, input: I, observation: Observation, decisions: readonly Decision[]): S;
   /** The state after decisions taken without an observation (a re-examination). */

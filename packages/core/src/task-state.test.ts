@@ -26,13 +26,20 @@ describe("task states", () => {
   });
 
   it("knows the terminal and interrupted sets", () => {
-    expect(["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"].every((s) => isTerminal(s as never))).toBe(true);
+    expect(
+      ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"].every((s) =>
+        isTerminal(s as never),
+      ),
+    ).toBe(true);
     expect(isTerminal("TASK_STATE_INPUT_REQUIRED")).toBe(false);
     expect(isInterrupted("TASK_STATE_INPUT_REQUIRED") && isInterrupted("TASK_STATE_AUTH_REQUIRED")).toBe(true);
     expect(isInterrupted("TASK_STATE_WORKING")).toBe(false);
   });
 
   it("sorts states in lifecycle order without duplicates", () => {
-    expect(sortStates(["TASK_STATE_COMPLETED", "TASK_STATE_SUBMITTED", "TASK_STATE_COMPLETED"])).toEqual(["TASK_STATE_SUBMITTED", "TASK_STATE_COMPLETED"]);
+    expect(sortStates(["TASK_STATE_COMPLETED", "TASK_STATE_SUBMITTED", "TASK_STATE_COMPLETED"])).toEqual([
+      "TASK_STATE_SUBMITTED",
+      "TASK_STATE_COMPLETED",
+    ]);
   });
 });

@@ -36,7 +36,14 @@ const daysInMonth = (y: number, m: number): number =>
 export function parseIsoTimestamp(text: string): number | null {
   const m = iso.exec(text);
   if (m === null) return null;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return null;
   const ms = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000 + 1e-6);
   let offsetMinutes = 0;
@@ -55,11 +62,18 @@ export function parseIsoTimestamp(text: string): number | null {
 /** Epoch ms from either accepted form; a message when neither. */
 export function toEpochMillis(value: unknown): { ok: true; value: number } | { ok: false; message: string } {
   if (typeof value === "number") {
-    return Number.isSafeInteger(value) ? { ok: true, value } : { ok: false, message: `expected integer epoch milliseconds, got ${value}` };
+    return Number.isSafeInteger(value)
+      ? { ok: true, value }
+      : { ok: false, message: `expected integer epoch milliseconds, got ${value}` };
   }
   if (typeof value === "string") {
     const ms = parseIsoTimestamp(value);
-    return ms === null ? { ok: false, message: `expected an ISO-8601 date-time with offset (e.g. 2025-01-31T12:00:00Z), got ${JSON.stringify(value)}` } : { ok: true, value: ms };
+    return ms === null
+      ? {
+          ok: false,
+          message: `expected an ISO-8601 date-time with offset (e.g. 2025-01-31T12:00:00Z), got ${JSON.stringify(value)}`,
+        }
+      : { ok: true, value: ms };
   }
   return { ok: false, message: "expected epoch milliseconds or an ISO-8601 date-time" };
 }

@@ -6,7 +6,14 @@
  * so repeated probes do not grow the table. The flat `verifiedStates`/`verifiedOutputModes` of a
  * snapshot stay the union over its skills.
  */
-import type { AgentCardObserved, CapabilitySnapshot, Observation, ProbeCompleted, TaskState, VerifiedSkill } from "@a2a-ledger/schemas";
+import type {
+  AgentCardObserved,
+  CapabilitySnapshot,
+  Observation,
+  ProbeCompleted,
+  TaskState,
+  VerifiedSkill,
+} from "@a2a-ledger/schemas";
 import type { CardRecord, CapabilityView } from "./capabilities.ts";
 import { interpretCard } from "./card.ts";
 import type { PolicyConfig, Policy } from "./policy.ts";
@@ -19,7 +26,8 @@ import { isInterrupted, sortStates } from "./task-state.ts";
  */
 export function verifiedSkill(snap: CapabilitySnapshot, skillId: string | null): VerifiedSkill | undefined {
   for (const s of snap.verifiedSkills) if (s.skillId === skillId) return s;
-  if (snap.verified && snap.verifiedSkills.length === 0) return { skillId, states: snap.verifiedStates, outputModes: snap.verifiedOutputModes };
+  if (snap.verified && snap.verifiedSkills.length === 0)
+    return { skillId, states: snap.verifiedStates, outputModes: snap.verifiedOutputModes };
   return undefined;
 }
 
@@ -36,7 +44,8 @@ export function cardOffersSkill(snap: CapabilitySnapshot, skillId: string | null
  * tasks lost on restart): then it is under verify, whatever the list says.
  */
 export function policyOf(config: PolicyConfig, snap: CapabilitySnapshot | undefined): Policy {
-  if (snap === undefined || snap.vendor === null || snap.taskStore !== "durable" || snap.durable === false) return "verify";
+  if (snap === undefined || snap.vendor === null || snap.taskStore !== "durable" || snap.durable === false)
+    return "verify";
   return config.trustedVendors.includes(snap.vendor) ? "trust" : "verify";
 }
 
@@ -80,18 +89,34 @@ function mergeDurable(a: boolean | null, b: boolean | null): boolean | null {
   return null;
 }
 
-function withSkills(current: CapabilitySnapshot, skills: VerifiedSkill[], durable: boolean | null, cause: { eventId: string; occurredAt: number }): CapabilitySnapshot {
-  const revoked = durable === false ? skills.map((s) => ({ ...s, states: s.states.filter((st) => !isInterrupted(st)) })) : skills;
+function withSkills(
+  current: CapabilitySnapshot,
+  skills: VerifiedSkill[],
+  durable: boolean | null,
+  cause: { eventId: string; occurredAt: number },
+): CapabilitySnapshot {
+  const revoked =
+    durable === false ? skills.map((s) => ({ ...s, states: s.states.filter((st) => !isInterrupted(st)) })) : skills;
   let states: TaskState[] = [];
   let modes: string[] = [];
   for (const s of revoked) {
     states = [...states, ...s.states];
     modes = union(modes, s.outputModes);
   }
-  return { ...current, validFrom: cause.occurredAt, causeEventId: cause.eventId, verified: current.verified || skills.length > 0, verifiedSkills: revoked, verifiedStates: sortStates(states), verifiedOutputModes: modes, durable };
+  return {
+    ...current,
+    validFrom: cause.occurredAt,
+    causeEventId: cause.eventId,
+    verified: current.verified || skills.length > 0,
+    verifiedSkills: revoked,
+    verifiedStates: sortStates(states),
+    verifiedOutputModes: modes,
+    durable,
+  };
 }
 
-const sameSkills = (a: readonly VerifiedSkill[], b: readonly VerifiedSkill[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+const sameSkills = (a: readonly VerifiedSkill[], b: readonly VerifiedSkill[]): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
 
 /** V after a probe of the card in force: the probed skill gains the states reached and re-observed and the media types emitted. */
 export function snapshotOfProbe(current: CapabilitySnapshot, probe: ProbeCompleted): CapabilitySnapshot | undefined {
@@ -99,18 +124,28 @@ export function snapshotOfProbe(current: CapabilitySnapshot, probe: ProbeComplet
   const reached = probe.statesObserved.filter((s) => reobservable.has(s));
   const skills = current.verifiedSkills.map((s) => ({ ...s }));
   const existing = skills.find((s) => s.skillId === probe.skillId);
-  if (existing === undefined) skills.push({ skillId: probe.skillId, states: sortStates(reached), outputModes: [...new Set(probe.emittedModes)].sort() });
+  if (existing === undefined)
+    skills.push({
+      skillId: probe.skillId,
+      states: sortStates(reached),
+      outputModes: [...new Set(probe.emittedModes)].sort(),
+    });
   else {
     existing.states = sortStates([...existing.states, ...reached]);
     existing.outputModes = union(existing.outputModes, probe.emittedModes);
   }
   skills.sort((a, b) => ((a.skillId ?? "") < (b.skillId ?? "") ? -1 : (a.skillId ?? "") > (b.skillId ?? "") ? 1 : 0));
   const next = withSkills(current, skills, mergeDurable(current.durable, probe.durable), probe);
-  return current.verified && next.durable === current.durable && sameSkills(next.verifiedSkills, current.verifiedSkills) ? undefined : next;
+  return current.verified && next.durable === current.durable && sameSkills(next.verifiedSkills, current.verifiedSkills)
+    ? undefined
+    : next;
 }
 
 /** R9: the card's interrupted states are revoked from every skill, and the card is not durable. */
-export function snapshotRevokingInterrupted(current: CapabilitySnapshot, cause: { eventId: string; occurredAt: number }): CapabilitySnapshot | undefined {
+export function snapshotRevokingInterrupted(
+  current: CapabilitySnapshot,
+  cause: { eventId: string; occurredAt: number },
+): CapabilitySnapshot | undefined {
   const next = withSkills(current, current.verifiedSkills, false, cause);
   return current.durable === false && sameSkills(next.verifiedSkills, current.verifiedSkills) ? undefined : next;
 }
@@ -123,11 +158,20 @@ export interface Derived {
 const none: Derived = { snapshots: [], cards: [] };
 
 /** What a card fetch or a probe adds to the table (nothing for other observations, or for a probe of a card not in force). */
-export function derive(view: CapabilityView, obs: Extract<Observation, { type: "AgentCardObserved" | "ProbeCompleted" }>): Derived {
+export function derive(
+  view: CapabilityView,
+  obs: Extract<Observation, { type: "AgentCardObserved" | "ProbeCompleted" }>,
+): Derived {
   const current = view.asOf(obs.workerId, obs.occurredAt);
   if (obs.type === "AgentCardObserved") {
-    const record: CardRecord = { cardHash: obs.cardHash, cardUrl: obs.cardUrl, card: obs.card, cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds };
-    if (current !== undefined && current.cardHash === obs.cardHash) return view.card(obs.cardHash) === undefined ? { snapshots: [], cards: [record] } : none;
+    const record: CardRecord = {
+      cardHash: obs.cardHash,
+      cardUrl: obs.cardUrl,
+      card: obs.card,
+      cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds,
+    };
+    if (current !== undefined && current.cardHash === obs.cardHash)
+      return view.card(obs.cardHash) === undefined ? { snapshots: [], cards: [record] } : none;
     return { snapshots: [snapshotOfCard(obs)], cards: [record] };
   }
   if (current === undefined || current.cardHash !== obs.cardHash) return none;

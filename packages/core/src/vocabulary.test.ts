@@ -2,10 +2,36 @@ import { ObservationChannelSymbols, PartKindSymbols, TaskStateSymbols, avroSchem
 import { describe, expect, it } from "vitest";
 import { parseObservation } from "./ingest-json.ts";
 import { normalizeTaskState } from "./task-state.ts";
-import { channelSpellings, observationTypeNames, partKindSpellings, spellingsOf, taskStateSpellings } from "./vocabulary.ts";
+import {
+  channelSpellings,
+  observationTypeNames,
+  partKindSpellings,
+  spellingsOf,
+  taskStateSpellings,
+} from "./vocabulary.ts";
 
-const stateObs = { type: "TaskStateObserved", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "p", workerId: "w1", serverTaskId: "s1", state: "working", via: "GET" };
-const part = (kind: string) => ({ type: "ArtifactEmitted", eventId: "e1", correlationId: "c1", occurredAt: 5, observer: "p", workerId: "w1", serverTaskId: "s1", artifactId: "a", parts: [{ kind, sizeBytes: 1 }] });
+const stateObs = {
+  type: "TaskStateObserved",
+  eventId: "e1",
+  correlationId: "c1",
+  occurredAt: 5,
+  observer: "p",
+  workerId: "w1",
+  serverTaskId: "s1",
+  state: "working",
+  via: "GET",
+};
+const part = (kind: string) => ({
+  type: "ArtifactEmitted",
+  eventId: "e1",
+  correlationId: "c1",
+  occurredAt: 5,
+  observer: "p",
+  workerId: "w1",
+  serverTaskId: "s1",
+  artifactId: "a",
+  parts: [{ kind, sizeBytes: 1 }],
+});
 
 describe("the input vocabulary", () => {
   it("spells every Avro symbol as itself, and every spelling once", () => {
@@ -39,13 +65,27 @@ describe("the input vocabulary", () => {
       const r = parseObservation(part(spelling));
       expect(r.ok && r.observation).toMatchObject({ parts: [{ kind: symbol }] });
     }
-    const near = (s: string) => [s.toUpperCase(), s.toLowerCase(), `${s} `, s.charAt(0).toUpperCase() + s.slice(1).toLowerCase()];
+    const near = (s: string) => [
+      s.toUpperCase(),
+      s.toLowerCase(),
+      `${s} `,
+      s.charAt(0).toUpperCase() + s.slice(1).toLowerCase(),
+    ];
     const states = new Set<string>(spellingsOf(taskStateSpellings));
-    for (const s of spellingsOf(taskStateSpellings).flatMap(near).filter((s) => !states.has(s))) expect(parseObservation({ ...stateObs, state: s }).ok, s).toBe(false);
+    for (const s of spellingsOf(taskStateSpellings)
+      .flatMap(near)
+      .filter((s) => !states.has(s)))
+      expect(parseObservation({ ...stateObs, state: s }).ok, s).toBe(false);
     const channels = new Set<string>(spellingsOf(channelSpellings));
-    for (const s of spellingsOf(channelSpellings).flatMap(near).filter((s) => !channels.has(s))) expect(parseObservation({ ...stateObs, via: s }).ok, s).toBe(false);
+    for (const s of spellingsOf(channelSpellings)
+      .flatMap(near)
+      .filter((s) => !channels.has(s)))
+      expect(parseObservation({ ...stateObs, via: s }).ok, s).toBe(false);
     const kinds = new Set<string>(spellingsOf(partKindSpellings));
-    for (const s of spellingsOf(partKindSpellings).flatMap(near).filter((s) => !kinds.has(s))) expect(parseObservation(part(s)).ok, s).toBe(false);
+    for (const s of spellingsOf(partKindSpellings)
+      .flatMap(near)
+      .filter((s) => !kinds.has(s)))
+      expect(parseObservation(part(s)).ok, s).toBe(false);
     for (const s of ["toString", "__proto__", "constructor", "hasOwnProperty"]) {
       expect(parseObservation({ ...stateObs, state: s }).ok).toBe(false);
       expect(parseObservation({ ...stateObs, via: s }).ok).toBe(false);

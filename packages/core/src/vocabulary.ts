@@ -7,7 +7,13 @@
  * Each table is an `as const` list of [spelling, symbol] pairs; the TypeScript types are its indexed
  * types, and the lookups are built from the same lists.
  */
-import { observationTypes, type ObservationChannel, type ObservationType, type PartKind, type TaskState } from "@a2a-ledger/schemas";
+import {
+  observationTypes,
+  type ObservationChannel,
+  type ObservationType,
+  type PartKind,
+  type TaskState,
+} from "@a2a-ledger/schemas";
 
 /** Task state spellings: A2A v1.0 ProtoJSON names, the v0.3 gRPC `TASK_STATE_CANCELLED`, and v0.3 JSON names. */
 export const taskStateSpellings = [
@@ -72,10 +78,13 @@ export type PartKindSpelling = (typeof partKindSpellings)[number][0];
 export const observationTypeNames: readonly ObservationType[] = observationTypes;
 
 /** The spellings of a table, in table order. */
-export const spellingsOf = <S extends string>(table: readonly (readonly [S, string])[]): S[] => table.map(([spelling]) => spelling);
+export const spellingsOf = <S extends string>(table: readonly (readonly [S, string])[]): S[] =>
+  table.map(([spelling]) => spelling);
 
 /** A lookup that answers only for the table's own spellings (no prototype keys, no other case). */
-export function lookupOf<S extends string, V extends string>(table: readonly (readonly [S, V])[]): (spelling: string) => V | null {
+export function lookupOf<S extends string, V extends string>(
+  table: readonly (readonly [S, V])[],
+): (spelling: string) => V | null {
   const map = new Map<string, V>(table);
   return (spelling) => map.get(spelling) ?? null;
 }

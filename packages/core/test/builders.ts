@@ -19,10 +19,16 @@ export function agentCard(spec: CardSpec): Record<string, unknown> {
     provider: { organization: spec.org, url: `https://${spec.org.toLowerCase()}.example` },
     capabilities: {
       streaming: true,
-      extensions: spec.states ? [{ uri: lifecycleExtensionUri, params: { states: spec.states, taskStore: spec.taskStore ?? "ephemeral" } }] : [],
+      extensions: spec.states
+        ? [{ uri: lifecycleExtensionUri, params: { states: spec.states, taskStore: spec.taskStore ?? "ephemeral" } }]
+        : [],
     },
     defaultOutputModes: spec.defaultOutputModes ?? ["text/plain"],
-    skills: (spec.skills ?? [{ id: "summarize" }]).map((s) => ({ id: s.id, name: s.id, ...(s.outputModes ? { outputModes: s.outputModes } : {}) })),
+    skills: (spec.skills ?? [{ id: "summarize" }]).map((s) => ({
+      id: s.id,
+      name: s.id,
+      ...(s.outputModes ? { outputModes: s.outputModes } : {}),
+    })),
   };
 }
 
@@ -37,21 +43,123 @@ export function events(prefix = "e") {
   let n = 0;
   const id = () => `${prefix}${++n}`;
   return {
-    card: (workerId: string, card: Record<string, unknown>, o: { at: number; corr?: string; maxAge?: number | null; observer?: string }) =>
-      parsed({ type: "AgentCardObserved", eventId: id(), correlationId: o.corr ?? `probe-${workerId}`, occurredAt: o.at, observer: o.observer ?? "dispatcher", workerId, cardUrl: `https://${workerId}.example/.well-known/agent-card.json`, card, cacheMaxAgeSeconds: o.maxAge ?? null }),
+    card: (
+      workerId: string,
+      card: Record<string, unknown>,
+      o: { at: number; corr?: string; maxAge?: number | null; observer?: string },
+    ) =>
+      parsed({
+        type: "AgentCardObserved",
+        eventId: id(),
+        correlationId: o.corr ?? `probe-${workerId}`,
+        occurredAt: o.at,
+        observer: o.observer ?? "dispatcher",
+        workerId,
+        cardUrl: `https://${workerId}.example/.well-known/agent-card.json`,
+        card,
+        cacheMaxAgeSeconds: o.maxAge ?? null,
+      }),
     probe: (
       workerId: string,
       cardHash: string,
-      o: { at: number; corr?: string; states: TaskState[]; reobservable?: TaskState[]; modes: string[]; durable?: boolean | null; canaries?: { serverTaskId: string; state: string }[]; skillId?: string },
+      o: {
+        at: number;
+        corr?: string;
+        states: TaskState[];
+        reobservable?: TaskState[];
+        modes: string[];
+        durable?: boolean | null;
+        canaries?: { serverTaskId: string; state: string }[];
+        skillId?: string;
+      },
     ) =>
-      parsed({ type: "ProbeCompleted", eventId: id(), correlationId: o.corr ?? `probe-${workerId}`, occurredAt: o.at, observer: "dispatcher", workerId, cardHash, skillId: o.skillId ?? "summarize", statesObserved: o.states, reobservable: o.reobservable ?? o.states, emittedModes: o.modes, durable: o.durable ?? null, parkedCanaries: o.canaries ?? [] }),
-    dispatch: (corr: string, workerId: string, o: { at: number; accepted?: string[]; skillId?: string | null; attempt?: number; messageId?: string; cardHash?: string; cardFetchedAt?: number; observer?: string }) =>
-      parsed({ type: "TaskDispatched", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, skillId: o.skillId === undefined ? "summarize" : o.skillId, messageId: o.messageId ?? `${corr}-m${o.attempt ?? 1}`, acceptedOutputModes: o.accepted ?? [], ...(o.cardHash ? { cardHash: o.cardHash } : {}), ...(o.cardFetchedAt !== undefined ? { cardFetchedAt: o.cardFetchedAt } : {}), attempt: o.attempt ?? 1 }),
-    state: (corr: string, workerId: string, serverTaskId: string, state: string, o: { at: number; observer?: string; via?: string }) =>
-      parsed({ type: "TaskStateObserved", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, state, via: o.via ?? "get" }),
+      parsed({
+        type: "ProbeCompleted",
+        eventId: id(),
+        correlationId: o.corr ?? `probe-${workerId}`,
+        occurredAt: o.at,
+        observer: "dispatcher",
+        workerId,
+        cardHash,
+        skillId: o.skillId ?? "summarize",
+        statesObserved: o.states,
+        reobservable: o.reobservable ?? o.states,
+        emittedModes: o.modes,
+        durable: o.durable ?? null,
+        parkedCanaries: o.canaries ?? [],
+      }),
+    dispatch: (
+      corr: string,
+      workerId: string,
+      o: {
+        at: number;
+        accepted?: string[];
+        skillId?: string | null;
+        attempt?: number;
+        messageId?: string;
+        cardHash?: string;
+        cardFetchedAt?: number;
+        observer?: string;
+      },
+    ) =>
+      parsed({
+        type: "TaskDispatched",
+        eventId: id(),
+        correlationId: corr,
+        occurredAt: o.at,
+        observer: o.observer ?? "orchestrator",
+        workerId,
+        skillId: o.skillId === undefined ? "summarize" : o.skillId,
+        messageId: o.messageId ?? `${corr}-m${o.attempt ?? 1}`,
+        acceptedOutputModes: o.accepted ?? [],
+        ...(o.cardHash ? { cardHash: o.cardHash } : {}),
+        ...(o.cardFetchedAt !== undefined ? { cardFetchedAt: o.cardFetchedAt } : {}),
+        attempt: o.attempt ?? 1,
+      }),
+    state: (
+      corr: string,
+      workerId: string,
+      serverTaskId: string,
+      state: string,
+      o: { at: number; observer?: string; via?: string },
+    ) =>
+      parsed({
+        type: "TaskStateObserved",
+        eventId: id(),
+        correlationId: corr,
+        occurredAt: o.at,
+        observer: o.observer ?? "orchestrator",
+        workerId,
+        serverTaskId,
+        state,
+        via: o.via ?? "get",
+      }),
     notFound: (corr: string, workerId: string, serverTaskId: string, o: { at: number; observer?: string }) =>
-      parsed({ type: "TaskNotFoundObserved", eventId: id(), correlationId: corr, occurredAt: o.at, observer: o.observer ?? "orchestrator", workerId, serverTaskId, method: "GetTask", errorCode: "-32001" }),
-    artifact: (corr: string, workerId: string, serverTaskId: string, o: { at: number; name?: string | null; artifactId?: string; mediaTypes: string[]; observer?: string; append?: boolean; lastChunk?: boolean | null }) =>
+      parsed({
+        type: "TaskNotFoundObserved",
+        eventId: id(),
+        correlationId: corr,
+        occurredAt: o.at,
+        observer: o.observer ?? "orchestrator",
+        workerId,
+        serverTaskId,
+        method: "GetTask",
+        errorCode: "-32001",
+      }),
+    artifact: (
+      corr: string,
+      workerId: string,
+      serverTaskId: string,
+      o: {
+        at: number;
+        name?: string | null;
+        artifactId?: string;
+        mediaTypes: string[];
+        observer?: string;
+        append?: boolean;
+        lastChunk?: boolean | null;
+      },
+    ) =>
       parsed({
         type: "ArtifactEmitted",
         eventId: id(),

@@ -28,7 +28,17 @@ function cardFor(i: number, version: number) {
     name: `${workers[i]} agent`,
     version: `1.${version}`,
     provider: { organization: `Vendor${i}` },
-    capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: ["submitted", "working", "input-required", "completed", "failed"], taskStore: i % 2 === 0 ? "durable" : "ephemeral" } }] },
+    capabilities: {
+      extensions: [
+        {
+          uri: lifecycleExtensionUri,
+          params: {
+            states: ["submitted", "working", "input-required", "completed", "failed"],
+            taskStore: i % 2 === 0 ? "durable" : "ephemeral",
+          },
+        },
+      ],
+    },
     defaultOutputModes: ["text/plain"],
     skills: [{ id: "summarize", outputModes: media.slice(0, 1 + (i % 3)) }],
   };
@@ -45,14 +55,42 @@ export function generateLog(n: number, options: { refreshEvery?: number; probeRe
   const lines: string[] = [];
   let t = Date.UTC(2025, 5, 1);
   let seq = 0;
-  const push = (o: Record<string, unknown>) => lines.push(JSON.stringify({ ...o, eventId: `ev-${++seq}`, occurredAt: (t += 3) }));
+  const push = (o: Record<string, unknown>) =>
+    lines.push(JSON.stringify({ ...o, eventId: `ev-${++seq}`, occurredAt: (t += 3) }));
   const probe = (i: number, card: ReturnType<typeof cardFor>) => {
     const w = workers[i] as string;
-    push({ type: "ProbeCompleted", correlationId: `probe-${w}`, observer: "dispatcher", workerId: w, cardHash: cardHash(card), skillId: "summarize", statesObserved: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], reobservable: i === 2 ? ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] : ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], emittedModes: media.slice(0, 1 + (i % 3)), durable: i === 2 });
+    push({
+      type: "ProbeCompleted",
+      correlationId: `probe-${w}`,
+      observer: "dispatcher",
+      workerId: w,
+      cardHash: cardHash(card),
+      skillId: "summarize",
+      statesObserved: [
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_COMPLETED",
+      ],
+      reobservable:
+        i === 2
+          ? ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]
+          : ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+      emittedModes: media.slice(0, 1 + (i % 3)),
+      durable: i === 2,
+    });
   };
   workers.forEach((w, i) => {
     const card = cardFor(i, 0);
-    push({ type: "AgentCardObserved", correlationId: `probe-${w}`, observer: "dispatcher", workerId: w, cardUrl: `https://${w}/.well-known/agent-card.json`, card, cacheMaxAgeSeconds: 3600 });
+    push({
+      type: "AgentCardObserved",
+      correlationId: `probe-${w}`,
+      observer: "dispatcher",
+      workerId: w,
+      cardUrl: `https://${w}/.well-known/agent-card.json`,
+      card,
+      cacheMaxAgeSeconds: 3600,
+    });
     probe(i, card);
   });
   type Script = string[][]; // remaining steps of one correlation, as [kind, ...args]
@@ -63,10 +101,23 @@ export function generateLog(n: number, options: { refreshEvery?: number; probeRe
     const w = workers[Math.floor(rnd() * workers.length)] as string;
     const task = `${w}-${corrSeq}`;
     const m = media[Math.floor(rnd() * 2)] as string;
-    const steps: Script = [["dispatch", w], ["state", w, task, "submitted"], ["state", w, task, "working"], ["state", w, task, "TASK_STATE_WORKING"], ["artifact", w, task, m]];
+    const steps: Script = [
+      ["dispatch", w],
+      ["state", w, task, "submitted"],
+      ["state", w, task, "working"],
+      ["state", w, task, "TASK_STATE_WORKING"],
+      ["artifact", w, task, m],
+    ];
     const r = rnd();
     if (r < 0.1) {
-      steps.push(["state", w, task, "input-required"], ["notFound", w, task], ["dispatch2", "w-gamma"], ["state", "w-gamma", `g-${corrSeq}`, "working"], ["artifact", "w-gamma", `g-${corrSeq}`, "text/plain"], ["state", "w-gamma", `g-${corrSeq}`, "completed"]);
+      steps.push(
+        ["state", w, task, "input-required"],
+        ["notFound", w, task],
+        ["dispatch2", "w-gamma"],
+        ["state", "w-gamma", `g-${corrSeq}`, "working"],
+        ["artifact", "w-gamma", `g-${corrSeq}`, "text/plain"],
+        ["state", "w-gamma", `g-${corrSeq}`, "completed"],
+      );
     } else if (r < 0.15) {
       steps.push(["state", w, task, "failed"], ["notFound", w, task]);
     } else {
@@ -79,7 +130,15 @@ export function generateLog(n: number, options: { refreshEvery?: number; probeRe
     if (lines.length % refreshEvery === 0 && lines.length > 0) {
       const i = refresh++ % workers.length;
       const card = cardFor(i, refresh);
-      push({ type: "AgentCardObserved", correlationId: `probe-${workers[i]}`, observer: "dispatcher", workerId: workers[i], cardUrl: "u", card, cacheMaxAgeSeconds: 600 });
+      push({
+        type: "AgentCardObserved",
+        correlationId: `probe-${workers[i]}`,
+        observer: "dispatcher",
+        workerId: workers[i],
+        cardUrl: "u",
+        card,
+        cacheMaxAgeSeconds: 600,
+      });
       if (options.probeRefreshes === true) probe(i, card);
       continue;
     }
@@ -89,9 +148,34 @@ export function generateLog(n: number, options: { refreshEvery?: number; probeRe
     const [kind, w, task, arg] = c.steps.shift() as string[];
     const observer = observers[Math.floor(rnd() * 3)] as string;
     const base = { correlationId: c.corr, observer, workerId: w };
-    if (kind === "dispatch" || kind === "dispatch2") push({ type: "TaskDispatched", ...base, skillId: "summarize", messageId: `${c.corr}-${kind}`, acceptedOutputModes: ["text/plain", "text/markdown"], attempt: kind === "dispatch" ? 1 : 2, cardFetchedAt: t - 1000 });
-    else if (kind === "state") push({ type: "TaskStateObserved", ...base, serverTaskId: task, contextId: `ctx-${c.corr}`, state: arg, via: observer === "proxy" ? "stream" : "get" });
-    else if (kind === "artifact") push({ type: "ArtifactEmitted", ...base, serverTaskId: task, artifactId: `${task}-a`, name: "summary", parts: [{ kind: "TEXT", mediaType: arg, sizeBytes: 1200 }] });
+    if (kind === "dispatch" || kind === "dispatch2")
+      push({
+        type: "TaskDispatched",
+        ...base,
+        skillId: "summarize",
+        messageId: `${c.corr}-${kind}`,
+        acceptedOutputModes: ["text/plain", "text/markdown"],
+        attempt: kind === "dispatch" ? 1 : 2,
+        cardFetchedAt: t - 1000,
+      });
+    else if (kind === "state")
+      push({
+        type: "TaskStateObserved",
+        ...base,
+        serverTaskId: task,
+        contextId: `ctx-${c.corr}`,
+        state: arg,
+        via: observer === "proxy" ? "stream" : "get",
+      });
+    else if (kind === "artifact")
+      push({
+        type: "ArtifactEmitted",
+        ...base,
+        serverTaskId: task,
+        artifactId: `${task}-a`,
+        name: "summary",
+        parts: [{ kind: "TEXT", mediaType: arg, sizeBytes: 1200 }],
+      });
     else push({ type: "TaskNotFoundObserved", ...base, serverTaskId: task, method: "GetTask", errorCode: "-32001" });
     if (c.steps.length === 0) active.splice(k, 1);
   }

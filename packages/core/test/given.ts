@@ -32,7 +32,9 @@ export function expectValidDecisions(decisions: readonly Decision[]): void {
 export function givenEach(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
   return {
     when(...events: Observation[]) {
-      const runs = [defaultRuleSetV1, defaultRuleSet].map((ruleSet) => given(history, { ...options, ruleSet }).when(...events));
+      const runs = [defaultRuleSetV1, defaultRuleSet].map((ruleSet) =>
+        given(history, { ...options, ruleSet }).when(...events),
+      );
       const last = runs[runs.length - 1] as ReturnType<ReturnType<typeof given>["when"]>;
       return {
         decisions: last.decisions,
@@ -57,7 +59,9 @@ export function givenV1(history: readonly Observation[], options: SpecOptions = 
 export function given(history: readonly Observation[], options: SpecOptions = {}) {
   return {
     when(...events: Observation[]) {
-      const all = replay([...history, ...events], options.ruleSet ?? defaultRuleSet, { policy: options.policy ?? { trustedVendors: [] } });
+      const all = replay([...history, ...events], options.ruleSet ?? defaultRuleSet, {
+        policy: options.policy ?? { trustedVendors: [] },
+      });
       expectValidDecisions(all);
       const caused = new Set(events.map((e) => e.eventId));
       const decisions = all.filter((d) => caused.has(d.causeEventIds[0] ?? ""));
@@ -150,7 +154,10 @@ export function fixedInDefault3(history: readonly Observation[], options: Omit<S
  * checks the decisions in order, each matching (a subset of) its expectation. `decide` changes nothing:
  * the state's serialization is the same before and after it.
  */
-export function givenState(history: readonly Observation[], options: { ruleSet?: RuleSet; policy?: PolicyConfig } = {}) {
+export function givenState(
+  history: readonly Observation[],
+  options: { ruleSet?: RuleSet; policy?: PolicyConfig } = {},
+) {
   const ruleSet = options.ruleSet ?? defaultRuleSet;
   const policy = options.policy ?? defaultPolicyConfig;
   const { correlations, capabilities } = replayLog(history, ruleSet, { policy });

@@ -32,7 +32,13 @@ export function bearerTokens(tokens: readonly string[]): BearerTokens {
 
 /** Comma-separated tokens of a variable, each ≥ 16 characters without whitespace; problems never quote a token. */
 export function tokenList(name: string, raw: string | undefined, problems: string[]): string[] {
-  const tokens = (raw ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
-  if (tokens.some((t) => t.length < 16 || /\s/.test(t))) problems.push(`${name} must be a comma-separated list of tokens of at least 16 characters without whitespace (value not shown)`);
+  const tokens = (raw ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  if (tokens.some((t) => t.length < 16 || /\s/.test(t)))
+    problems.push(
+      `${name} must be a comma-separated list of tokens of at least 16 characters without whitespace (value not shown)`,
+    );
   return tokens;
 }

@@ -16,12 +16,16 @@ describe("chaos over the IPC channel", () => {
         throw new Error("W1 is not running");
       },
     });
-    const outcome = await new Promise<unknown>((resolve) => proc.on("message", (m: { type?: string; outcome?: unknown }) => m.type === "outcome" && resolve(m.outcome)));
+    const outcome = await new Promise<unknown>((resolve) =>
+      proc.on("message", (m: { type?: string; outcome?: unknown }) => m.type === "outcome" && resolve(m.outcome)),
+    );
     expect(done).toEqual(["restart", "reload text/plain"]);
     expect(outcome).toEqual(["restarted", "reload failed: reload-w1 failed: W1 is not running"]);
   }, 30_000);
 
   it("refuses to run without a supervisor: there is no IPC channel", () => {
-    expect(() => chaosOverIpc({ send: undefined, on: process.on.bind(process), off: process.off.bind(process) } as never)).toThrow(/no IPC channel.*a2a-ledger up --demo/);
+    expect(() =>
+      chaosOverIpc({ send: undefined, on: process.on.bind(process), off: process.off.bind(process) } as never),
+    ).toThrow(/no IPC channel.*a2a-ledger up --demo/);
   });
 });

@@ -13,7 +13,9 @@ export interface Chaos {
   reloadW1(outputMediaType: "application/json" | "text/plain"): Promise<void>;
 }
 
-export type ChaosAction = { action: "restart-w1" } | { action: "reload-w1"; outputMediaType: "application/json" | "text/plain" };
+export type ChaosAction =
+  | { action: "restart-w1" }
+  | { action: "reload-w1"; outputMediaType: "application/json" | "text/plain" };
 export interface ChaosRequest {
   type: "a2a-ledger.chaos";
   id: number;
@@ -26,13 +28,18 @@ export interface ChaosReply {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-export const isChaosRequest = (m: unknown): m is ChaosRequest => isRecord(m) && m.type === "a2a-ledger.chaos" && typeof m.id === "number" && isRecord(m.request);
-const isChaosReply = (m: unknown): m is ChaosReply => isRecord(m) && m.type === "a2a-ledger.chaos-done" && typeof m.id === "number";
+export const isChaosRequest = (m: unknown): m is ChaosRequest =>
+  isRecord(m) && m.type === "a2a-ledger.chaos" && typeof m.id === "number" && isRecord(m.request);
+const isChaosReply = (m: unknown): m is ChaosReply =>
+  isRecord(m) && m.type === "a2a-ledger.chaos-done" && typeof m.id === "number";
 
 /** The orchestrator's side: each request goes to the parent process; resolves when it replied. */
 export function chaosOverIpc(channel: Pick<NodeJS.Process, "send" | "on" | "off">, timeoutMs = 60_000): Chaos {
   const send = channel.send?.bind(channel);
-  if (send === undefined) throw new Error("no IPC channel: the story needs a supervisor that can restart W1 (run it through `a2a-ledger up --demo`)");
+  if (send === undefined)
+    throw new Error(
+      "no IPC channel: the story needs a supervisor that can restart W1 (run it through `a2a-ledger up --demo`)",
+    );
   let next = 1;
   const ask = (request: ChaosAction) =>
     new Promise<void>((resolve, reject) => {
@@ -62,10 +69,23 @@ export function serveChaos(child: ChildProcess, chaos: Chaos): void {
   child.on("message", (message: unknown) => {
     if (!isChaosRequest(message)) return;
     const { request } = message;
-    const work = request.action === "restart-w1" ? chaos.restartW1() : request.action === "reload-w1" ? chaos.reloadW1(request.outputMediaType) : Promise.reject(new Error("unknown chaos action"));
+    const work =
+      request.action === "restart-w1"
+        ? chaos.restartW1()
+        : request.action === "reload-w1"
+          ? chaos.reloadW1(request.outputMediaType)
+          : Promise.reject(new Error("unknown chaos action"));
     void work.then(
-      () => child.connected && child.send({ type: "a2a-ledger.chaos-done", id: message.id, error: null } satisfies ChaosReply),
-      (e: unknown) => child.connected && child.send({ type: "a2a-ledger.chaos-done", id: message.id, error: e instanceof Error ? e.message : String(e) } satisfies ChaosReply),
+      () =>
+        child.connected &&
+        child.send({ type: "a2a-ledger.chaos-done", id: message.id, error: null } satisfies ChaosReply),
+      (e: unknown) =>
+        child.connected &&
+        child.send({
+          type: "a2a-ledger.chaos-done",
+          id: message.id,
+          error: e instanceof Error ? e.message : String(e),
+        } satisfies ChaosReply),
     );
   });
 }

@@ -10,7 +10,10 @@ const stayAlive = "setInterval(() => {}, 1000);";
 
 describe("a service as a child process", () => {
   it("is ready at the log line that says so, after other output and lines that are not JSON", async () => {
-    const service = await node("svc", `console.log("booting"); ${log({ msg: "starting" })} ${log({ msg: "listening", url: "http://127.0.0.1:1" })} ${stayAlive}`);
+    const service = await node(
+      "svc",
+      `console.log("booting"); ${log({ msg: "starting" })} ${log({ msg: "listening", url: "http://127.0.0.1:1" })} ${stayAlive}`,
+    );
     expect(service.readyEntry).toEqual({ msg: "listening", url: "http://127.0.0.1:1" });
     expect(service.output()).toContain("booting");
     await stopChild(service.child);
@@ -18,7 +21,9 @@ describe("a service as a child process", () => {
   });
 
   it("rejects with the child's output when it exits before it is ready", async () => {
-    await expect(node("svc", `console.error("bad config"); process.exit(2);`)).rejects.toThrow(/svc exited \(2\) before it was ready:\nbad config/);
+    await expect(node("svc", `console.error("bad config"); process.exit(2);`)).rejects.toThrow(
+      /svc exited \(2\) before it was ready:\nbad config/,
+    );
   });
 
   it("kills a child that never says it is ready and rejects", async () => {

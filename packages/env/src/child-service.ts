@@ -36,9 +36,18 @@ function isExited(child: ChildProcess): boolean {
 }
 
 /** Starts `command` and resolves once it logged that it is ready; rejects when it exits or times out first. */
-export function spawnService(name: string, command: string, args: readonly string[], options: ChildServiceOptions): Promise<ChildService> {
+export function spawnService(
+  name: string,
+  command: string,
+  args: readonly string[],
+  options: ChildServiceOptions,
+): Promise<ChildService> {
   const timeoutMs = options.startTimeoutMs ?? 30_000;
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   let pending = "";
   return new Promise((resolve, reject) => {
@@ -77,7 +86,9 @@ export function spawnService(name: string, command: string, args: readonly strin
       }
     });
     child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString("utf8")));
-    child.once("exit", (code, signal) => settle({ error: new Error(`${name} exited (${code ?? signal}) before it was ready:\n${output}`) }));
+    child.once("exit", (code, signal) =>
+      settle({ error: new Error(`${name} exited (${code ?? signal}) before it was ready:\n${output}`) }),
+    );
   });
 }
 

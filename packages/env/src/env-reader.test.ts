@@ -47,7 +47,10 @@ describe("reading configuration from the environment", () => {
 
     it("given both, takes the new name and still reports the old one", () => {
       const seen: DeprecatedName[] = [];
-      const r = envReader({ SVC_PORT: "81", A2A_LEDGER_SVC_PORT: "82" }, { renamed, onDeprecated: (d) => seen.push(d) });
+      const r = envReader(
+        { SVC_PORT: "81", A2A_LEDGER_SVC_PORT: "82" },
+        { renamed, onDeprecated: (d) => seen.push(d) },
+      );
       expect(r.int("A2A_LEDGER_SVC_PORT", 1, 1, 65535)).toBe(82);
       expect(seen).toEqual([{ old: "SVC_PORT", new: "A2A_LEDGER_SVC_PORT" }]);
     });
@@ -56,14 +59,22 @@ describe("reading configuration from the environment", () => {
       const r = envReader({ SVC_PORT: "x", A2A_LEDGER_SVC_DEBUG: "maybe" }, { renamed, onDeprecated: () => undefined });
       r.int("A2A_LEDGER_SVC_PORT", 1, 1, 65535);
       r.bool("A2A_LEDGER_SVC_DEBUG");
-      expect(r.problems).toEqual(['A2A_LEDGER_SVC_PORT="x" must be an integer from 1 to 65535', 'A2A_LEDGER_SVC_DEBUG="maybe" must be true or false']);
+      expect(r.problems).toEqual([
+        'A2A_LEDGER_SVC_PORT="x" must be an integer from 1 to 65535',
+        'A2A_LEDGER_SVC_DEBUG="maybe" must be true or false',
+      ]);
     });
 
     it("by default warns once per old name and process, through a DeprecationWarning", () => {
       const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
       try {
         for (let i = 0; i < 3; i++) envReader({ SVC_ONCE: "1" }, { renamed }).text("A2A_LEDGER_SVC_ONCE");
-        expect(emit.mock.calls).toEqual([["SVC_ONCE is deprecated: set A2A_LEDGER_SVC_ONCE instead (A2A_LEDGER_SVC_ONCE wins when both are set)", { type: "DeprecationWarning", code: "A2A_LEDGER_DEPRECATED_SETTING" }]]);
+        expect(emit.mock.calls).toEqual([
+          [
+            "SVC_ONCE is deprecated: set A2A_LEDGER_SVC_ONCE instead (A2A_LEDGER_SVC_ONCE wins when both are set)",
+            { type: "DeprecationWarning", code: "A2A_LEDGER_DEPRECATED_SETTING" },
+          ],
+        ]);
       } finally {
         emit.mockRestore();
       }

@@ -47,7 +47,10 @@ const warned = new Set<string>();
 export function warnDeprecatedOnce(name: DeprecatedName): void {
   if (warned.has(name.old)) return;
   warned.add(name.old);
-  process.emitWarning(`${name.old} is deprecated: set ${name.new} instead (${name.new} wins when both are set)`, { type: "DeprecationWarning", code: "A2A_LEDGER_DEPRECATED_SETTING" });
+  process.emitWarning(`${name.old} is deprecated: set ${name.new} instead (${name.new} wins when both are set)`, {
+    type: "DeprecationWarning",
+    code: "A2A_LEDGER_DEPRECATED_SETTING",
+  });
 }
 
 export interface EnvReader {

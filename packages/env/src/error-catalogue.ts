@@ -46,16 +46,22 @@ export class ErrorCatalogueInvalid extends Error {
 /** Every problem of a would-be catalogue (empty when it is one). */
 export function catalogueProblems(prefix: string, entries: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
-  if (!Object.hasOwn(errorCodePrefixes, prefix)) problems.push(`prefix ${JSON.stringify(prefix)} is none of ${Object.keys(errorCodePrefixes).join(", ")}`);
+  if (!Object.hasOwn(errorCodePrefixes, prefix))
+    problems.push(`prefix ${JSON.stringify(prefix)} is none of ${Object.keys(errorCodePrefixes).join(", ")}`);
   for (const [code, entry] of Object.entries(entries)) {
-    if (!new RegExp(`^${prefix}_[A-Z0-9]+(?:_[A-Z0-9]+)*$`).test(code)) problems.push(`${code}: a code is ${prefix}_ followed by upper-case words joined by _`);
+    if (!new RegExp(`^${prefix}_[A-Z0-9]+(?:_[A-Z0-9]+)*$`).test(code))
+      problems.push(`${code}: a code is ${prefix}_ followed by upper-case words joined by _`);
     if (typeof entry !== "object" || entry === null) {
       problems.push(`${code}: an entry is {status, message}`);
       continue;
     }
     const { status, message } = entry as Record<string, unknown>;
-    if (!(status === null || (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599))) problems.push(`${code}: status must be null or an HTTP error status (400-599), not ${JSON.stringify(status)}`);
-    if (typeof message !== "string" || message.trim() === "") problems.push(`${code}: message must be a non-empty string`);
+    if (
+      !(status === null || (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599))
+    )
+      problems.push(`${code}: status must be null or an HTTP error status (400-599), not ${JSON.stringify(status)}`);
+    if (typeof message !== "string" || message.trim() === "")
+      problems.push(`${code}: message must be a non-empty string`);
   }
   return problems;
 }
@@ -65,7 +71,10 @@ export function catalogueProblems(prefix: string, entries: Readonly<Record<strin
  * marked with their prefix for `isErrorCatalogue` / `cataloguePrefix`. Throws ErrorCatalogueInvalid
  * listing every problem.
  */
-export function defineErrorCatalogue<const P extends ErrorCodePrefix, const T extends Record<string, ErrorEntry>>(prefix: P, entries: T & Prefixed<P, T>): Readonly<T> {
+export function defineErrorCatalogue<const P extends ErrorCodePrefix, const T extends Record<string, ErrorEntry>>(
+  prefix: P,
+  entries: T & Prefixed<P, T>,
+): Readonly<T> {
   const problems = catalogueProblems(prefix, entries);
   if (problems.length > 0) throw new ErrorCatalogueInvalid(problems);
   for (const entry of Object.values(entries)) Object.freeze(entry);
@@ -73,13 +82,18 @@ export function defineErrorCatalogue<const P extends ErrorCodePrefix, const T ex
   return Object.freeze(entries);
 }
 
-export const isErrorCatalogue = (value: unknown): value is Readonly<Record<string, ErrorEntry>> => typeof value === "object" && value !== null && prefixKey in value;
+export const isErrorCatalogue = (value: unknown): value is Readonly<Record<string, ErrorEntry>> =>
+  typeof value === "object" && value !== null && prefixKey in value;
 
 /** The prefix a catalogue was made with; undefined for anything else. */
-export const cataloguePrefix = (value: unknown): ErrorCodePrefix | undefined => (isErrorCatalogue(value) ? ((value as unknown as Record<symbol, ErrorCodePrefix>)[prefixKey] as ErrorCodePrefix) : undefined);
+export const cataloguePrefix = (value: unknown): ErrorCodePrefix | undefined =>
+  isErrorCatalogue(value)
+    ? ((value as unknown as Record<symbol, ErrorCodePrefix>)[prefixKey] as ErrorCodePrefix)
+    : undefined;
 
 /** The catalogue's codes, in the order they are listed. */
-export const codesOf = <T extends Readonly<Record<string, ErrorEntry>>>(catalogue: T): (keyof T & string)[] => Object.keys(catalogue) as (keyof T & string)[];
+export const codesOf = <T extends Readonly<Record<string, ErrorEntry>>>(catalogue: T): (keyof T & string)[] =>
+  Object.keys(catalogue) as (keyof T & string)[];
 
 /** The message template with its `%s` filled in order; placeholders without an argument stay. */
 export function formatMessage(entry: ErrorEntry, ...args: readonly (string | number)[]): string {
@@ -112,6 +126,12 @@ export interface ErrorBody<C extends string = string, D = unknown> {
 }
 
 /** The HTTP body of an error: `{error, code}`, and `details` when it has some. */
-export function errorBody<C extends string, D>(error: { readonly message: string; readonly code: C; readonly details?: D }): ErrorBody<C, D> {
-  return error.details === undefined ? { error: error.message, code: error.code } : { error: error.message, code: error.code, details: error.details };
+export function errorBody<C extends string, D>(error: {
+  readonly message: string;
+  readonly code: C;
+  readonly details?: D;
+}): ErrorBody<C, D> {
+  return error.details === undefined
+    ? { error: error.message, code: error.code }
+    : { error: error.message, code: error.code, details: error.details };
 }

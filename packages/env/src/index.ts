@@ -7,7 +7,14 @@
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
  * `@a2a-ledger/env/testing` (testing.ts).
  */
-export { envReader, sharedSettings, warnDeprecatedOnce, type DeprecatedName, type EnvReader, type EnvReaderOptions } from "./env-reader.ts";
+export {
+  envReader,
+  sharedSettings,
+  warnDeprecatedOnce,
+  type DeprecatedName,
+  type EnvReader,
+  type EnvReaderOptions,
+} from "./env-reader.ts";
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
 export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";
 export { routeMethods, type RouteMethods } from "./route-methods.ts";
@@ -27,5 +34,19 @@ export {
   type ErrorCodePrefix,
   type ErrorEntry,
 } from "./error-catalogue.ts";
-export { compiledEnv, siblingNodeArgs, sourceCondition, withoutSourceCondition, withSourceCondition } from "./node-entry.ts";
-export { chaosOverIpc, isChaosRequest, serveChaos, type Chaos, type ChaosAction, type ChaosReply, type ChaosRequest } from "./chaos-channel.ts";
+export {
+  compiledEnv,
+  siblingNodeArgs,
+  sourceCondition,
+  withoutSourceCondition,
+  withSourceCondition,
+} from "./node-entry.ts";
+export {
+  chaosOverIpc,
+  isChaosRequest,
+  serveChaos,
+  type Chaos,
+  type ChaosAction,
+  type ChaosReply,
+  type ChaosRequest,
+} from "./chaos-channel.ts";

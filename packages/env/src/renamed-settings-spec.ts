@@ -28,7 +28,12 @@ function warnings(run: () => void): string[] {
   }
 }
 
-export function describeRenamedSettings({ service, load, required = {}, alsoBad = { env: { KAFKA_BROKERS: "nohost" }, mentions: "KAFKA_BROKERS" } }: RenamedSettingsSubject): void {
+export function describeRenamedSettings({
+  service,
+  load,
+  required = {},
+  alsoBad = { env: { KAFKA_BROKERS: "nohost" }, mentions: "KAFKA_BROKERS" },
+}: RenamedSettingsSubject): void {
   const oldPort = `${service}_PORT`;
   const newPort = `A2A_LEDGER_${service}_PORT`;
   describe(`${service.toLowerCase()} settings under their deprecated names (${service}_*)`, () => {

@@ -27,7 +27,8 @@ function encodeAt(path: string, index: number, at: number, lower: boolean): stri
   return segments.join("/");
 }
 
-const mixedCase = (path: string): string => path.replace(/[a-z]/g, (c, i: number) => (i % 2 === 0 ? c.toUpperCase() : c));
+const mixedCase = (path: string): string =>
+  path.replace(/[a-z]/g, (c, i: number) => (i % 2 === 0 ? c.toUpperCase() : c));
 
 /**
  * The variants of `path` (a guarded route, e.g. `/v1/tasks`) sent with `method`: percent-encoded
@@ -47,7 +48,13 @@ export function pathVariants(path: string, method = "GET"): PathVariant[] {
     add(`segment ${index}: first character percent-encoded, lower-case hex`, encodeAt(path, index, 0, true));
     add(`segment ${index}: last character percent-encoded`, encodeAt(path, index, segment.length - 1, true));
   });
-  add("every character percent-encoded", path.split("/").map((s) => [...s].map((c) => hex(c, true)).join("")).join("/"));
+  add(
+    "every character percent-encoded",
+    path
+      .split("/")
+      .map((s) => [...s].map((c) => hex(c, true)).join(""))
+      .join("/"),
+  );
   if (path.lastIndexOf("/") > 0) add("encoded slash", path.replace(/\/(?=[^/]*$)/, "%2F"));
   add("upper case", path.toUpperCase());
   add("mixed case", mixedCase(path));
@@ -79,26 +86,44 @@ export interface RawAnswer {
 }
 
 /** One request to 127.0.0.1:`port` with `path` sent exactly as given; bounded by `timeoutMs`. */
-export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string, timeoutMs = 5_000): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+  timeoutMs = 5_000,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, method, path, headers: { connection: "close", ...headers }, timeout: timeoutMs, insecureHTTPParser: false }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => {
-        res.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
-      };
-      // An event stream never ends: its status and first bytes are the answer.
-      const streaming = String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
-      res.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (streaming || size >= 64 * 1024) done();
-      });
-      res.on("end", done);
-      res.on("error", done);
-      if (streaming) setTimeout(done, 200).unref();
-    });
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        headers: { connection: "close", ...headers },
+        timeout: timeoutMs,
+        insecureHTTPParser: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => {
+          res.destroy();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+        };
+        // An event stream never ends: its status and first bytes are the answer.
+        const streaming = String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
+        res.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (streaming || size >= 64 * 1024) done();
+        });
+        res.on("end", done);
+        res.on("error", done);
+        if (streaming) setTimeout(done, 200).unref();
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(body);
@@ -146,23 +171,38 @@ function codeOf(body: string): string | undefined {
  * route with the token must be 401 without it; one that reached none must still be refused
  * (`refusedStatuses`), never served.
  */
-export async function runGuardBattery(port: number, targets: readonly GuardedTarget[], options: GuardBatteryOptions): Promise<GuardBatteryResult> {
+export async function runGuardBattery(
+  port: number,
+  targets: readonly GuardedTarget[],
+  options: GuardBatteryOptions,
+): Promise<GuardBatteryResult> {
   const result: GuardBatteryResult = { failures: [], reachedWithToken: 0, sent: 0 };
   for (const target of targets) {
     for (const variant of pathVariants(target.path, target.method ?? "GET")) {
-      const body = variant.method === "HEAD" || variant.method === "OPTIONS" || variant.method === "GET" ? undefined : target.body;
-      const headers = { ...(body === undefined ? {} : target.headers ?? {}) };
+      const body =
+        variant.method === "HEAD" || variant.method === "OPTIONS" || variant.method === "GET" ? undefined : target.body;
+      const headers = { ...(body === undefined ? {} : (target.headers ?? {})) };
       // No answer in time (a stream that never starts its headers) counts as status 0: not refused.
-      const send = (h: Record<string, string>) => rawRequest(port, variant.method, variant.path, h, body, 3_000).catch((): RawAnswer => ({ status: 0, headers: {}, body: "" }));
+      const send = (h: Record<string, string>) =>
+        rawRequest(port, variant.method, variant.path, h, body, 3_000).catch(
+          (): RawAnswer => ({ status: 0, headers: {}, body: "" }),
+        );
       const authorized = await send({ ...headers, authorization: `Bearer ${options.token}` });
       const anonymous = await send(headers);
       result.sent += 2;
       const code = codeOf(authorized.body);
-      const reached = !(refusedStatuses.includes(authorized.status) && (code === undefined ? authorized.status !== 400 : options.unmatchedCodes.includes(code)));
+      const reached = !(
+        refusedStatuses.includes(authorized.status) &&
+        (code === undefined ? authorized.status !== 400 : options.unmatchedCodes.includes(code))
+      );
       if (reached) result.reachedWithToken += 1;
       const what = `${variant.method} ${variant.path} (${variant.label}, of ${target.path})`;
-      if (reached && anonymous.status !== 401) result.failures.push(`${what}: reaches a route with the token (${authorized.status}) but answers ${anonymous.status} without one`);
-      else if (!refusedStatuses.includes(anonymous.status)) result.failures.push(`${what}: answers ${anonymous.status} without a token`);
+      if (reached && anonymous.status !== 401)
+        result.failures.push(
+          `${what}: reaches a route with the token (${authorized.status}) but answers ${anonymous.status} without one`,
+        );
+      else if (!refusedStatuses.includes(anonymous.status))
+        result.failures.push(`${what}: answers ${anonymous.status} without a token`);
     }
   }
   return result;

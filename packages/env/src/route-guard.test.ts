@@ -4,7 +4,11 @@ import { routeGuard } from "./route-guard.ts";
 import { pathVariants } from "./route-guard-battery.ts";
 
 const token = "guard-token-0123456789";
-const request = (route: string | undefined, authorization?: string, is404 = false) => ({ is404, routeOptions: { url: route }, headers: { authorization } });
+const request = (route: string | undefined, authorization?: string, is404 = false) => ({
+  is404,
+  routeOptions: { url: route },
+  headers: { authorization },
+});
 
 describe("routeGuard", () => {
   const guard = routeGuard({ tokens: bearerTokens([token]), publicRoutes: ["/healthz", "/"] });
@@ -39,7 +43,18 @@ describe("pathVariants", () => {
     const variants = pathVariants("/v1/tasks");
     const paths = variants.map((v) => `${v.method} ${v.path}`);
     expect(new Set(paths).size).toBe(paths.length);
-    for (const expected of ["GET /%761/tasks", "GET /v%31/tasks", "GET /V1/TASKS", "GET //v1/tasks", "GET /v1//tasks", "GET /v1/tasks/", "GET /x/../v1/tasks", "GET /v1/tasks;a=b", "HEAD /v1/tasks", "OPTIONS /v1/tasks"]) {
+    for (const expected of [
+      "GET /%761/tasks",
+      "GET /v%31/tasks",
+      "GET /V1/TASKS",
+      "GET //v1/tasks",
+      "GET /v1//tasks",
+      "GET /v1/tasks/",
+      "GET /x/../v1/tasks",
+      "GET /v1/tasks;a=b",
+      "HEAD /v1/tasks",
+      "OPTIONS /v1/tasks",
+    ]) {
       expect(paths, expected).toContain(expected);
     }
     expect(pathVariants("/metrics").map((v) => v.path)).toContain("/%6detrics");

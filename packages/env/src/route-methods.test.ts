@@ -18,6 +18,7 @@ describe("the methods each path takes", () => {
     const routes = routeMethods();
     routes.add("/v1/tasks/:id/events.ndjson", "GET");
     routes.add("/metrics", "GET");
-    for (const path of ["/v1/tasks/", "/v1/tasks/x/eventsXndjson", "/v1/tasks/x/y/events.ndjson", "/metricsx", "/"]) expect(routes.allowFor(path), path).toBeUndefined();
+    for (const path of ["/v1/tasks/", "/v1/tasks/x/eventsXndjson", "/v1/tasks/x/y/events.ndjson", "/metricsx", "/"])
+      expect(routes.allowFor(path), path).toBeUndefined();
   });
 });

@@ -44,18 +44,35 @@ export interface SchemathesisResult {
   seed: string;
 }
 
-function exec(args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number; output: string }> {
+function exec(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    execFile(schemathesisBin, args, { env, cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-      done({ code, output: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      schemathesisBin,
+      args,
+      { env, cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+        done({ code, output: `${stdout}\n${stderr}` });
+      },
+    );
   });
 }
 
 /** Runs schemathesis against `${url}/openapi.json` (or `documentUrl`) and logs a summary line set under `label`. */
-export async function schemathesisRun(url: string, label: string, options: SchemathesisOptions & { documentUrl?: string }): Promise<SchemathesisResult> {
-  if (!existsSync(schemathesisBin)) throw new Error(`schemathesis is not installed at ${schemathesisBin}: run packages/env/schemathesis/setup.sh (npm test does it first)`);
+export async function schemathesisRun(
+  url: string,
+  label: string,
+  options: SchemathesisOptions & { documentUrl?: string },
+): Promise<SchemathesisResult> {
+  if (!existsSync(schemathesisBin))
+    throw new Error(
+      `schemathesis is not installed at ${schemathesisBin}: run packages/env/schemathesis/setup.sh (npm test does it first)`,
+    );
   // A folder of its own: schemathesis keeps a cache folder in its working directory.
   const dir = mkdtempSync(join(tmpdir(), "schemathesis-"));
   try {
@@ -69,26 +86,47 @@ export async function schemathesisRun(url: string, label: string, options: Schem
     const { code, output } = await exec(
       [
         ...configArgs,
-        "run", options.documentUrl ?? `${url}/openapi.json`,
+        "run",
+        options.documentUrl ?? `${url}/openapi.json`,
         ...(options.extra ?? []),
-        "--checks", options.checks,
-        "--phases", options.phases,
-        "--max-examples", String(options.maxExamples),
-        "--seed", seed,
-        "--workers", "1",
-        "--request-timeout", "15",
-        "--generation-database", "none",
+        "--checks",
+        options.checks,
+        "--phases",
+        options.phases,
+        "--max-examples",
+        String(options.maxExamples),
+        "--seed",
+        seed,
+        "--workers",
+        "1",
+        "--request-timeout",
+        "15",
+        "--generation-database",
+        "none",
         "--no-color",
-        "--report", "junit", "--report-junit-path", junitFile,
+        "--report",
+        "junit",
+        "--report-junit-path",
+        junitFile,
       ],
-      { ...process.env, ...options.env, ...(options.hooks === undefined ? {} : { SCHEMATHESIS_HOOKS: options.hooks }), NO_COLOR: "1" },
+      {
+        ...process.env,
+        ...options.env,
+        ...(options.hooks === undefined ? {} : { SCHEMATHESIS_HOOKS: options.hooks }),
+        NO_COLOR: "1",
+      },
       dir,
       options.timeoutMs ?? 170_000,
     );
-    const summary = output.split("\n").filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l)).join("\n");
+    const summary = output
+      .split("\n")
+      .filter((l) => /generated|passed|failed|failure|set aside|Seed/i.test(l))
+      .join("\n");
     console.info(`schemathesis ${label} (seed ${seed}):\n${summary}`);
     const junit = existsSync(junitFile) ? readFileSync(junitFile, "utf8") : "";
-    const operations = [...junit.matchAll(/<testcase[^>]*\bname="([^"]+)"/g)].map((m) => (m[1] ?? "").replace(/&quot;/g, '"').replace(/&amp;/g, "&"));
+    const operations = [...junit.matchAll(/<testcase[^>]*\bname="([^"]+)"/g)].map((m) =>
+      (m[1] ?? "").replace(/&quot;/g, '"').replace(/&amp;/g, "&"),
+    );
     return { code, output, junit, operations, seed };
   } finally {
     rmSync(dir, { recursive: true, force: true });

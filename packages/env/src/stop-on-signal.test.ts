@@ -13,7 +13,12 @@ describe("stopOnSignal", () => {
     const log = recorder();
     let calls = 0;
     let finish = () => {};
-    const code = stopOnSignal({ stop: () => ((calls += 1), new Promise<void>((r) => (finish = r))), graceMs: 5_000, log, source });
+    const code = stopOnSignal({
+      stop: () => ((calls += 1), new Promise<void>((r) => (finish = r))),
+      graceMs: 5_000,
+      log,
+      source,
+    });
     source.emit("SIGTERM");
     source.emit("SIGINT");
     source.emit("SIGTERM");

@@ -7,7 +7,23 @@
  */
 export * from "./child-service.ts";
 export { metricSum, metricValue } from "./metrics-text.ts";
-export { defaultFuzzSeed, schemathesisBin, schemathesisRun, type SchemathesisOptions, type SchemathesisResult } from "./schemathesis-run.ts";
+export {
+  defaultFuzzSeed,
+  schemathesisBin,
+  schemathesisRun,
+  type SchemathesisOptions,
+  type SchemathesisResult,
+} from "./schemathesis-run.ts";
 export { graphCycles } from "./graph-cycles.ts";
 export { describeRenamedSettings, type RenamedSettingsSubject } from "./renamed-settings-spec.ts";
-export { pathVariants, rawRequest, refusedStatuses, runGuardBattery, type GuardBatteryOptions, type GuardBatteryResult, type GuardedTarget, type PathVariant, type RawAnswer } from "./route-guard-battery.ts";
+export {
+  pathVariants,
+  rawRequest,
+  refusedStatuses,
+  runGuardBattery,
+  type GuardBatteryOptions,
+  type GuardBatteryResult,
+  type GuardedTarget,
+  type PathVariant,
+  type RawAnswer,
+} from "./route-guard-battery.ts";

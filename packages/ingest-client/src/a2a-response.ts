@@ -21,7 +21,14 @@ export interface ArtifactSighting {
 }
 
 export type Sighting =
-  | { kind: "task"; taskId: string; contextId: string | null; state: string | null; timestamp: string | null; artifacts: ArtifactSighting[] }
+  | {
+      kind: "task";
+      taskId: string;
+      contextId: string | null;
+      state: string | null;
+      timestamp: string | null;
+      artifacts: ArtifactSighting[];
+    }
   | { kind: "status"; taskId: string; contextId: string | null; state: string; timestamp: string | null }
   | { kind: "artifact"; taskId: string; artifact: ArtifactSighting; append: boolean; lastChunk: boolean }
   | { kind: "message"; taskId: string | null }
@@ -49,7 +56,10 @@ function jsonSize(v: unknown): number {
 export function summarizePart(part: unknown): PartSummary {
   if (!isRecord(part)) return { kind: "OTHER", mediaType: null, sizeBytes: 0 };
   const file = isRecord(part["file"]) ? part["file"] : null;
-  const mediaType = text(part["mediaType"]) ?? text(part["mimeType"]) ?? (file === null ? null : (text(file["mimeType"]) ?? text(file["mediaType"])));
+  const mediaType =
+    text(part["mediaType"]) ??
+    text(part["mimeType"]) ??
+    (file === null ? null : (text(file["mimeType"]) ?? text(file["mediaType"])));
   if (typeof part["text"] === "string") return { kind: "TEXT", mediaType, sizeBytes: utf8Size(part["text"]) };
   if (typeof part["raw"] === "string") return { kind: "RAW", mediaType, sizeBytes: base64Size(part["raw"]) };
   if (typeof part["url"] === "string") return { kind: "URL", mediaType, sizeBytes: utf8Size(part["url"]) };
@@ -77,7 +87,9 @@ function stateOf(status: unknown): { state: string | null; timestamp: string | n
 function taskSighting(task: Record<string, unknown>): Sighting | null {
   const taskId = text(task["id"]);
   if (taskId === null) return null;
-  const artifacts = Array.isArray(task["artifacts"]) ? task["artifacts"].map(artifactSighting).filter((a): a is ArtifactSighting => a !== null) : [];
+  const artifacts = Array.isArray(task["artifacts"])
+    ? task["artifacts"].map(artifactSighting).filter((a): a is ArtifactSighting => a !== null)
+    : [];
   return { kind: "task", taskId, contextId: text(task["contextId"]), ...stateOf(task["status"]), artifacts };
 }
 
@@ -93,7 +105,13 @@ function artifactUpdateSighting(event: Record<string, unknown>): Sighting | null
   const artifact = artifactSighting(event["artifact"]);
   if (taskId === null || artifact === null) return null;
   // ProtoJSON leaves out false booleans: a missing flag is false.
-  return { kind: "artifact", taskId, artifact, append: event["append"] === true, lastChunk: event["lastChunk"] === true };
+  return {
+    kind: "artifact",
+    taskId,
+    artifact,
+    append: event["append"] === true,
+    lastChunk: event["lastChunk"] === true,
+  };
 }
 
 /** Sightings in an A2A result value: a SendMessage/stream result, a Task, or a ListTasks answer. */
@@ -103,7 +121,8 @@ export function sightingsOfPayload(value: unknown): Sighting[] {
   if (isRecord(value["task"])) return nonNull([taskSighting(value["task"])]);
   if (isRecord(value["statusUpdate"])) return nonNull([statusSighting(value["statusUpdate"])]);
   if (isRecord(value["artifactUpdate"])) return nonNull([artifactUpdateSighting(value["artifactUpdate"])]);
-  if (isRecord(value["message"]) && !("messageId" in value)) return [{ kind: "message", taskId: text(value["message"]["taskId"]) }];
+  if (isRecord(value["message"]) && !("messageId" in value))
+    return [{ kind: "message", taskId: text(value["message"]["taskId"]) }];
   if (Array.isArray(value["tasks"])) return nonNull(value["tasks"].map((t) => (isRecord(t) ? taskSighting(t) : null)));
   // v0.3 kinds, and a bare v1.0 Task (GetTask, CancelTask).
   switch (value["kind"]) {
@@ -131,7 +150,9 @@ export function sightingsOfJsonRpc(message: unknown): Sighting[] {
   if (isRecord(message["error"])) {
     const code = message["error"]["code"];
     if (code === taskNotFoundJsonRpcCode) return [{ kind: "task-not-found", errorCode: String(code) }];
-    return [{ kind: "error", errorCode: typeof code === "number" || typeof code === "string" ? String(code) : "unknown" }];
+    return [
+      { kind: "error", errorCode: typeof code === "number" || typeof code === "string" ? String(code) : "unknown" },
+    ];
   }
   return sightingsOfPayload(message["result"]);
 }
@@ -149,8 +170,12 @@ function isTaskNotFoundBody(body: unknown): boolean {
 
 /** An HTTP+JSON answer (or one stream event) with its HTTP status. */
 export function sightingsOfRest(status: number, body: unknown): Sighting[] {
-  if (status === 404) return isTaskNotFoundBody(body) ? [{ kind: "task-not-found", errorCode: "404" }] : [{ kind: "error", errorCode: "404" }];
+  if (status === 404)
+    return isTaskNotFoundBody(body)
+      ? [{ kind: "task-not-found", errorCode: "404" }]
+      : [{ kind: "error", errorCode: "404" }];
   if (status >= 400) return [{ kind: "error", errorCode: String(status) }];
-  if (isRecord(body) && isRecord(body["error"])) return [{ kind: "error", errorCode: String(body["error"]["code"] ?? status) }];
+  if (isRecord(body) && isRecord(body["error"]))
+    return [{ kind: "error", errorCode: String(body["error"]["code"] ?? status) }];
   return sightingsOfPayload(body);
 }

@@ -47,7 +47,11 @@ const event = (i: number): ObservationInput => ({
   via: "get",
 });
 
-const unavailable: Answer = { status: 503, body: { error: "Kafka down", code: "INGEST_KAFKA_UNAVAILABLE" }, headers: { "retry-after": "2" } };
+const unavailable: Answer = {
+  status: 503,
+  body: { error: "Kafka down", code: "INGEST_KAFKA_UNAVAILABLE" },
+  headers: { "retry-after": "2" },
+};
 
 describe("IngestClient", () => {
   it("retries a 503 with the very same body and waits at least Retry-After", async () => {
@@ -63,7 +67,12 @@ describe("IngestClient", () => {
   });
 
   it("backs off exponentially without Retry-After, capped", () => {
-    const client = new IngestClient({ baseUrl: "http://127.0.0.1:1", initialBackoffMs: 100, maxBackoffMs: 1000, random: () => 1 });
+    const client = new IngestClient({
+      baseUrl: "http://127.0.0.1:1",
+      initialBackoffMs: 100,
+      maxBackoffMs: 1000,
+      random: () => 1,
+    });
     expect([1, 2, 3, 4, 5, 6].map((r) => client.backoffMs(r, undefined))).toEqual([100, 200, 400, 800, 1000, 1000]);
     const jittered = new IngestClient({ baseUrl: "http://127.0.0.1:1", initialBackoffMs: 100, random: () => 0 });
     expect(jittered.backoffMs(3, undefined)).toBe(200);
@@ -72,7 +81,14 @@ describe("IngestClient", () => {
   it("does not retry a 400 and reports details at their index in the send call", async () => {
     const { url, seen } = await scripted([
       { status: 202, body: { accepted: 2 } },
-      { status: 400, body: { error: "bad", code: "INGEST_INVALID_EVENT", details: [{ index: 1, path: "state", message: "unknown task state" }] } },
+      {
+        status: 400,
+        body: {
+          error: "bad",
+          code: "INGEST_INVALID_EVENT",
+          details: [{ index: 1, path: "state", message: "unknown task state" }],
+        },
+      },
     ]);
     const client = new IngestClient({ baseUrl: url, maxBatchEvents: 2, sleep: async () => undefined });
     const error = await client.send([event(0), event(1), event(2), event(3)]).catch((e: unknown) => e);
@@ -96,11 +112,21 @@ describe("IngestClient", () => {
   });
 
   it("sends batches in order with the bearer token", async () => {
-    const { url, seen } = await scripted([{ status: 202, body: { accepted: 2 } }, { status: 202, body: { accepted: 2 } }, { status: 202, body: { accepted: 1 } }]);
+    const { url, seen } = await scripted([
+      { status: 202, body: { accepted: 2 } },
+      { status: 202, body: { accepted: 2 } },
+      { status: 202, body: { accepted: 1 } },
+    ]);
     const client = new IngestClient({ baseUrl: url, token: "t".repeat(20), maxBatchEvents: 2 });
     const result = await client.send([0, 1, 2, 3, 4].map(event));
     expect(result).toEqual({ accepted: 5, requests: 3, retries: 0 });
-    expect(seen.flatMap((s) => JSON.parse(s.body).map((e: { eventId: string }) => e.eventId))).toEqual(["e-0", "e-1", "e-2", "e-3", "e-4"]);
+    expect(seen.flatMap((s) => JSON.parse(s.body).map((e: { eventId: string }) => e.eventId))).toEqual([
+      "e-0",
+      "e-1",
+      "e-2",
+      "e-3",
+      "e-4",
+    ]);
     expect(seen.every((s) => s.authorization === `Bearer ${"t".repeat(20)}`)).toBe(true);
   });
 

@@ -113,7 +113,8 @@ export class IngestClient {
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       random: options.random ?? Math.random,
     };
-    if (!Number.isInteger(this.options.maxBatchEvents) || this.options.maxBatchEvents < 1) throw new RangeError("maxBatchEvents must be a positive integer");
+    if (!Number.isInteger(this.options.maxBatchEvents) || this.options.maxBatchEvents < 1)
+      throw new RangeError("maxBatchEvents must be a positive integer");
   }
 
   /** Records the events in order; resolves when every batch was acknowledged (202). */
@@ -136,7 +137,11 @@ export class IngestClient {
     return Math.max(jittered, Math.min(retryAfter ?? 0, this.options.maxRetryAfterMs));
   }
 
-  private async post(body: string, offset: number, acceptedBefore: number): Promise<{ accepted: number; attempts: number }> {
+  private async post(
+    body: string,
+    offset: number,
+    acceptedBefore: number,
+  ): Promise<{ accepted: number; attempts: number }> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.options.token !== undefined) headers["authorization"] = `Bearer ${this.options.token}`;
     let lastStatus: number | undefined;
@@ -152,13 +157,22 @@ export class IngestClient {
           signal: AbortSignal.timeout(this.options.timeoutMs),
         });
         const payload = (await readJson(response)) as ErrorBody & { accepted?: unknown };
-        if (response.status === 202) return { accepted: typeof payload.accepted === "number" ? payload.accepted : 0, attempts: attempt };
+        if (response.status === 202)
+          return { accepted: typeof payload.accepted === "number" ? payload.accepted : 0, attempts: attempt };
         lastStatus = response.status;
         lastCode = typeof payload.code === "string" ? payload.code : undefined;
         lastMessage = typeof payload.error === "string" ? payload.error : response.statusText;
         if (!retryableStatus(response.status)) {
-          const details = Array.isArray(payload.details) ? (payload.details as ErrorDetail[]).map((d) => ({ ...d, index: d.index + offset })) : [];
-          throw new IngestRejectedError(response.status, lastCode ?? `HTTP_${response.status}`, lastMessage, details, offset);
+          const details = Array.isArray(payload.details)
+            ? (payload.details as ErrorDetail[]).map((d) => ({ ...d, index: d.index + offset }))
+            : [];
+          throw new IngestRejectedError(
+            response.status,
+            lastCode ?? `HTTP_${response.status}`,
+            lastMessage,
+            details,
+            offset,
+          );
         }
         retryAfter = retryAfterMs(response.headers.get("retry-after"));
       } catch (e) {

@@ -15,9 +15,16 @@ type Fields<T extends ObservationType> = (typeof avroSchemas.observations)[T]["f
 /** Fields with an Avro default: optional in the input. */
 type DefaultedKeys<T extends ObservationType> = Extract<Fields<T>, { default: unknown }>["name"];
 /** Fields the server derives when absent. */
-type DerivedKeys<T extends ObservationType> = T extends "AgentCardObserved" ? "cardHash" : T extends "TaskStateObserved" ? "rawState" : never;
+type DerivedKeys<T extends ObservationType> = T extends "AgentCardObserved"
+  ? "cardHash"
+  : T extends "TaskStateObserved"
+    ? "rawState"
+    : never;
 
-export type PartInput = { kind: PartKindSpelling; sizeBytes: number } & ({ mediaType?: string | null; mimeType?: never } | { mimeType?: string | null; mediaType?: never });
+export type PartInput = { kind: PartKindSpelling; sizeBytes: number } & (
+  | { mediaType?: string | null; mimeType?: never }
+  | { mimeType?: string | null; mediaType?: never }
+);
 export interface ParkedCanaryInput {
   serverTaskId: string;
   state: TaskStateSpelling;
@@ -25,11 +32,15 @@ export interface ParkedCanaryInput {
 
 type Lenient<T, Type extends ObservationType> = {
   [K in keyof T]: K extends "occurredAt" | "cardFetchedAt"
-    ? null extends T[K] ? Time | null : Time
+    ? null extends T[K]
+      ? Time | null
+      : Time
     : K extends "card"
       ? string | Record<string, unknown>
       : K extends "state"
-        ? null extends T[K] ? TaskStateSpelling | null : TaskStateSpelling
+        ? null extends T[K]
+          ? TaskStateSpelling | null
+          : TaskStateSpelling
         : K extends "statesObserved" | "reobservable"
           ? TaskStateSpelling[]
           : K extends "parkedCanaries"
@@ -41,7 +52,9 @@ type Lenient<T, Type extends ObservationType> = {
                 : K extends "errorCode"
                   ? string | number
                   : K extends "cardHash"
-                    ? Type extends "AgentCardObserved" ? string | null : T[K]
+                    ? Type extends "AgentCardObserved"
+                      ? string | null
+                      : T[K]
                     : T[K];
 };
 

@@ -41,12 +41,21 @@ function digest(...parts: (string | number | boolean | null)[]): string {
   return hash.digest("hex").slice(0, 40);
 }
 
-const eventId = (kind: string, ...parts: (string | number | boolean | null)[]): string => `${kind}-${digest(kind, ...parts)}`;
+const eventId = (kind: string, ...parts: (string | number | boolean | null)[]): string =>
+  `${kind}-${digest(kind, ...parts)}`;
 
-export function dispatchObservation(src: ObservationSource, correlationId: string, dispatch: DispatchSeen, at: number): ObservationInput {
+export function dispatchObservation(
+  src: ObservationSource,
+  correlationId: string,
+  dispatch: DispatchSeen,
+  at: number,
+): ObservationInput {
   return {
     type: "TaskDispatched",
-    eventId: dispatch.messageId === "" ? `dispatch-${randomUUID()}` : eventId("dispatch", correlationId, src.observer, src.workerId, dispatch.messageId),
+    eventId:
+      dispatch.messageId === ""
+        ? `dispatch-${randomUUID()}`
+        : eventId("dispatch", correlationId, src.observer, src.workerId, dispatch.messageId),
     correlationId,
     occurredAt: at,
     observer: src.observer,
@@ -68,7 +77,10 @@ export function stateObservation(
 ): ObservationInput {
   return {
     type: "TaskStateObserved",
-    eventId: seen.timestamp === null ? `state-${randomUUID()}` : eventId("state", correlationId, src.observer, src.workerId, seen.taskId, seen.state, seen.timestamp, via),
+    eventId:
+      seen.timestamp === null
+        ? `state-${randomUUID()}`
+        : eventId("state", correlationId, src.observer, src.workerId, seen.taskId, seen.state, seen.timestamp, via),
     correlationId,
     occurredAt: at,
     observer: src.observer,
@@ -95,7 +107,17 @@ export function artifactObservation(
   const lastChunk = chunk === null ? null : chunk.lastChunk;
   return {
     type: "ArtifactEmitted",
-    eventId: eventId("artifact", correlationId, src.observer, src.workerId, taskId, artifact.artifactId, append, lastChunk, digest(artifact.content)),
+    eventId: eventId(
+      "artifact",
+      correlationId,
+      src.observer,
+      src.workerId,
+      taskId,
+      artifact.artifactId,
+      append,
+      lastChunk,
+      digest(artifact.content),
+    ),
     correlationId,
     occurredAt: at,
     observer: src.observer,
@@ -109,7 +131,14 @@ export function artifactObservation(
   };
 }
 
-export function taskNotFoundObservation(src: ObservationSource, correlationId: string, taskId: string, method: string, errorCode: string, at: number): ObservationInput {
+export function taskNotFoundObservation(
+  src: ObservationSource,
+  correlationId: string,
+  taskId: string,
+  method: string,
+  errorCode: string,
+  at: number,
+): ObservationInput {
   return {
     type: "TaskNotFoundObserved",
     eventId: eventId("not-found", correlationId, src.observer, src.workerId, taskId, method, errorCode),
@@ -162,7 +191,16 @@ export function sightingObservations(
     switch (s.kind) {
       case "task": {
         const c = correlationFor(s.taskId);
-        if (s.state !== null) out.push(stateObservation(src, c, { taskId: s.taskId, contextId: s.contextId, state: s.state, timestamp: s.timestamp }, via, at));
+        if (s.state !== null)
+          out.push(
+            stateObservation(
+              src,
+              c,
+              { taskId: s.taskId, contextId: s.contextId, state: s.state, timestamp: s.timestamp },
+              via,
+              at,
+            ),
+          );
         for (const a of s.artifacts) out.push(artifactObservation(src, c, s.taskId, a, null, at));
         break;
       }
@@ -170,13 +208,25 @@ export function sightingObservations(
         out.push(stateObservation(src, correlationFor(s.taskId), s, via, at));
         break;
       case "artifact":
-        out.push(artifactObservation(src, correlationFor(s.taskId), s.taskId, s.artifact, { append: s.append, lastChunk: s.lastChunk }, at));
+        out.push(
+          artifactObservation(
+            src,
+            correlationFor(s.taskId),
+            s.taskId,
+            s.artifact,
+            { append: s.append, lastChunk: s.lastChunk },
+            at,
+          ),
+        );
         break;
       case "message":
         if (s.taskId !== null) correlationFor(s.taskId);
         break;
       case "task-not-found":
-        if (asked.taskId !== null) out.push(taskNotFoundObservation(src, correlationFor(asked.taskId), asked.taskId, asked.method, s.errorCode, at));
+        if (asked.taskId !== null)
+          out.push(
+            taskNotFoundObservation(src, correlationFor(asked.taskId), asked.taskId, asked.method, s.errorCode, at),
+          );
         break;
       case "error":
         break;

@@ -10,9 +10,12 @@ export type AccessCause = "authentication" | "certificate" | "authorization";
 
 export const accessFailureCodes = {
   KAFKA_AUTHENTICATION_FAILED: "The broker refused the SASL credentials (wrong user name, password or mechanism).",
-  KAFKA_CERTIFICATE_REJECTED: "A TLS certificate was not trusted: the broker's by this client (ssl.ca.location), or this client's by the broker.",
-  KAFKA_TLS_MISMATCH: "The listener does not speak what security.protocol says (TLS against a plaintext listener or the reverse).",
-  KAFKA_AUTHORIZATION_FAILED: "The principal lacks an ACL for a topic, consumer group, transactional id or the cluster.",
+  KAFKA_CERTIFICATE_REJECTED:
+    "A TLS certificate was not trusted: the broker's by this client (ssl.ca.location), or this client's by the broker.",
+  KAFKA_TLS_MISMATCH:
+    "The listener does not speak what security.protocol says (TLS against a plaintext listener or the reverse).",
+  KAFKA_AUTHORIZATION_FAILED:
+    "The principal lacks an ACL for a topic, consumer group, transactional id or the cluster.",
 } as const;
 
 export type AccessFailureCode = keyof typeof accessFailureCodes;
@@ -37,14 +40,34 @@ export interface AccessContext {
 
 /** Node's codes for a server certificate this client does not trust. */
 const untrusted = new Set([
-  "UNABLE_TO_GET_ISSUER_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN", "CERT_SIGNATURE_FAILURE", "CERT_NOT_YET_VALID", "CERT_HAS_EXPIRED", "CERT_UNTRUSTED", "CERT_REJECTED",
-  "CERT_REVOKED", "INVALID_CA", "INVALID_PURPOSE", "CERT_CHAIN_TOO_LONG", "PATH_LENGTH_EXCEEDED", "HOSTNAME_MISMATCH", "ERR_TLS_CERT_ALTNAME_INVALID",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "CERT_SIGNATURE_FAILURE",
+  "CERT_NOT_YET_VALID",
+  "CERT_HAS_EXPIRED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "CERT_REVOKED",
+  "INVALID_CA",
+  "INVALID_PURPOSE",
+  "CERT_CHAIN_TOO_LONG",
+  "PATH_LENGTH_EXCEEDED",
+  "HOSTNAME_MISMATCH",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
 /** A TLS failure that no retry can cure: untrusted certificates, alerts the broker sent, a protocol mismatch. */
 export function isTlsRefusal(code: unknown): boolean {
-  return typeof code === "string" && (untrusted.has(code) || /^ERR_SSL_.*ALERT/.test(code) || code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG");
+  return (
+    typeof code === "string" &&
+    (untrusted.has(code) ||
+      /^ERR_SSL_.*ALERT/.test(code) ||
+      code === "ERR_SSL_WRONG_VERSION_NUMBER" ||
+      code === "ERR_SSL_PACKET_LENGTH_TOO_LONG")
+  );
 }
 
 interface KafkaJsLike {
@@ -63,7 +86,12 @@ function chain(error: unknown, seen = new Set<unknown>()): KafkaJsLike[] {
   if (error === null || typeof error !== "object" || seen.has(error)) return [];
   seen.add(error);
   const e = error as KafkaJsLike;
-  return [e, ...chain(e.cause, seen), ...chain(e.originalError, seen), ...(Array.isArray(e.errors) ? e.errors.flatMap((x) => chain(x, seen)) : [])];
+  return [
+    e,
+    ...chain(e.cause, seen),
+    ...chain(e.originalError, seen),
+    ...(Array.isArray(e.errors) ? e.errors.flatMap((x) => chain(x, seen)) : []),
+  ];
 }
 
 const who = (context: AccessContext): string => context.client?.principal ?? "this client";
@@ -71,22 +99,37 @@ const who = (context: AccessContext): string => context.client?.principal ?? "th
 function resourceOf(type: string, context: AccessContext): string {
   switch (type) {
     case "TOPIC_AUTHORIZATION_FAILED":
-      return context.topics !== undefined && context.topics.length > 0 ? `topic ${context.topics.join(", ")}` : "a topic";
+      return context.topics !== undefined && context.topics.length > 0
+        ? `topic ${context.topics.join(", ")}`
+        : "a topic";
     case "GROUP_AUTHORIZATION_FAILED":
       return context.groupId !== undefined ? `group ${context.groupId}` : "a consumer group";
     case "TRANSACTIONAL_ID_AUTHORIZATION_FAILED":
-      return context.transactionalId !== undefined ? `transactional id ${context.transactionalId}` : "a transactional id";
+      return context.transactionalId !== undefined
+        ? `transactional id ${context.transactionalId}`
+        : "a transactional id";
     default:
       return "the cluster";
   }
 }
 
-const authorizationTypes = new Set(["TOPIC_AUTHORIZATION_FAILED", "GROUP_AUTHORIZATION_FAILED", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED", "DELEGATION_TOKEN_AUTHORIZATION_FAILED"]);
+const authorizationTypes = new Set([
+  "TOPIC_AUTHORIZATION_FAILED",
+  "GROUP_AUTHORIZATION_FAILED",
+  "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+  "CLUSTER_AUTHORIZATION_FAILED",
+  "DELEGATION_TOKEN_AUTHORIZATION_FAILED",
+]);
 
 /** The access failure behind `error`, or undefined when it is something else (an outage, a bug). */
 export function accessFailureOf(error: unknown, context: AccessContext = {}): AccessFailure | undefined {
   for (const e of chain(error)) {
-    if (e.name === "KafkaJSSASLAuthenticationError" || e.type === "SASL_AUTHENTICATION_FAILED" || e.type === "UNSUPPORTED_SASL_MECHANISM" || e.type === "ILLEGAL_SASL_STATE") {
+    if (
+      e.name === "KafkaJSSASLAuthenticationError" ||
+      e.type === "SASL_AUTHENTICATION_FAILED" ||
+      e.type === "UNSUPPORTED_SASL_MECHANISM" ||
+      e.type === "ILLEGAL_SASL_STATE"
+    ) {
       const mechanism = context.client?.sasl?.mechanism.toUpperCase();
       return {
         code: "KAFKA_AUTHENTICATION_FAILED",
@@ -99,7 +142,12 @@ export function accessFailureOf(error: unknown, context: AccessContext = {}): Ac
       const code = e.code as string;
       const broker = e.broker !== undefined ? `broker ${e.broker}` : "the broker";
       if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
-        return { code: "KAFKA_TLS_MISMATCH", cause: "certificate", resource: broker, message: `${broker} does not speak TLS on this port (${code}): security.protocol says SSL or SASL_SSL, the listener is PLAINTEXT or SASL_PLAINTEXT` };
+        return {
+          code: "KAFKA_TLS_MISMATCH",
+          cause: "certificate",
+          resource: broker,
+          message: `${broker} does not speak TLS on this port (${code}): security.protocol says SSL or SASL_SSL, the listener is PLAINTEXT or SASL_PLAINTEXT`,
+        };
       }
       const theirs = /^ERR_SSL_/.test(code);
       return {
@@ -113,7 +161,12 @@ export function accessFailureOf(error: unknown, context: AccessContext = {}): Ac
     }
     if (e.type !== undefined && authorizationTypes.has(e.type)) {
       const resource = resourceOf(e.type, context);
-      return { code: "KAFKA_AUTHORIZATION_FAILED", cause: "authorization", resource, message: `Kafka denied ${who(context)} access to ${resource} (${e.type}): an ACL is missing (see a2a-ledger acls)` };
+      return {
+        code: "KAFKA_AUTHORIZATION_FAILED",
+        cause: "authorization",
+        resource,
+        message: `Kafka denied ${who(context)} access to ${resource} (${e.type}): an ACL is missing (see a2a-ledger acls)`,
+      };
     }
   }
   return undefined;

@@ -12,7 +12,9 @@ import kafkajs from "kafkajs";
 import { topicNames, type TopicNames } from "./topics.ts";
 
 export type AclOperation = "Read" | "Write" | "Create" | "Describe" | "DescribeConfigs" | "IdempotentWrite";
-export type AclResource = { type: "topic" | "group" | "transactional-id"; name: string; pattern: "literal" | "prefixed" } | { type: "cluster" };
+export type AclResource =
+  | { type: "topic" | "group" | "transactional-id"; name: string; pattern: "literal" | "prefixed" }
+  | { type: "cluster" };
 
 export interface AclRule {
   resource: AclResource;
@@ -32,19 +34,37 @@ export interface AclNames {
   dispatcherGroup: string;
 }
 
-export const defaultAclNames: AclNames = { topics: topicNames, reconcilerGroup: "a2a-ledger-reconciler", projectorGroup: "a2a-ledger-projector", dispatcherGroup: "a2a-ledger-dispatcher" };
+export const defaultAclNames: AclNames = {
+  topics: topicNames,
+  reconcilerGroup: "a2a-ledger-reconciler",
+  projectorGroup: "a2a-ledger-projector",
+  dispatcherGroup: "a2a-ledger-dispatcher",
+};
 
 /** The names of a topic set with A2A_LEDGER_TOPIC_SUFFIX, and the groups the services then default to. */
 export function aclNamesFor(topics: TopicNames, suffix?: string): AclNames {
   const withSuffix = (group: string) => (suffix === undefined ? group : `${group}.${suffix}`);
-  return { topics, reconcilerGroup: defaultAclNames.reconcilerGroup, projectorGroup: withSuffix(defaultAclNames.projectorGroup), dispatcherGroup: withSuffix(defaultAclNames.dispatcherGroup) };
+  return {
+    topics,
+    reconcilerGroup: defaultAclNames.reconcilerGroup,
+    projectorGroup: withSuffix(defaultAclNames.projectorGroup),
+    dispatcherGroup: withSuffix(defaultAclNames.dispatcherGroup),
+  };
 }
 
 /** The principal a service runs as unless the operator says otherwise: `User:<service>`. */
 export const defaultPrincipal = (service: LedgerService): string => `User:${service}`;
 
-const topic = (name: string, operations: AclOperation[], why: string): AclRule => ({ resource: { type: "topic", name, pattern: "literal" }, operations, why });
-const group = (name: string, pattern: "literal" | "prefixed", why: string): AclRule => ({ resource: { type: "group", name, pattern }, operations: ["Read"], why });
+const topic = (name: string, operations: AclOperation[], why: string): AclRule => ({
+  resource: { type: "topic", name, pattern: "literal" },
+  operations,
+  why,
+});
+const group = (name: string, pattern: "literal" | "prefixed", why: string): AclRule => ({
+  resource: { type: "group", name, pattern },
+  operations: ["Read"],
+  why,
+});
 
 /** The ACLs of one service, as rules on resources. */
 export function serviceAcls(service: LedgerService, names: AclNames = defaultAclNames): AclRule[] {
@@ -58,22 +78,61 @@ export function serviceAcls(service: LedgerService, names: AclNames = defaultAcl
         topic(t.observations, ["Read", "Describe"], "consumes the observations"),
         topic(t.changelog, ["Read", "Write", "Describe"], "writes and restores its state per correlation"),
         topic(t.capabilities, ["Read", "Write", "Describe"], "follows and writes the capability table"),
-        topic(t.policy, ["Read", "Write", "Describe"], "follows the trust policy; seeds version 1 from A2A_LEDGER_TRUSTED_VENDORS when none is recorded"),
-        ...[t.decisions, t.commands, t.dlq, t.batches].map((name) => topic(name, ["Write", "Describe"], "writes decisions, commands, dead letters and what each batch read in its transactions")),
-        group(names.reconcilerGroup, "prefixed", "its consumer group and the throwaway groups of its changelog and capability readers"),
-        { resource: { type: "transactional-id", name: `${names.reconcilerGroup}.${t.observations}.`, pattern: "prefixed" }, operations: ["Write", "Describe"], why: "one transactional producer per input partition" },
+        topic(
+          t.policy,
+          ["Read", "Write", "Describe"],
+          "follows the trust policy; seeds version 1 from A2A_LEDGER_TRUSTED_VENDORS when none is recorded",
+        ),
+        ...[t.decisions, t.commands, t.dlq, t.batches].map((name) =>
+          topic(
+            name,
+            ["Write", "Describe"],
+            "writes decisions, commands, dead letters and what each batch read in its transactions",
+          ),
+        ),
+        group(
+          names.reconcilerGroup,
+          "prefixed",
+          "its consumer group and the throwaway groups of its changelog and capability readers",
+        ),
+        {
+          resource: {
+            type: "transactional-id",
+            name: `${names.reconcilerGroup}.${t.observations}.`,
+            pattern: "prefixed",
+          },
+          operations: ["Write", "Describe"],
+          why: "one transactional producer per input partition",
+        },
       ];
     case "projector":
       return [
-        ...[t.observations, t.decisions, t.commands, t.capabilities, t.dlq, t.policy].map((name) => topic(name, ["Read", "Describe", "DescribeConfigs"], "consumes it into the views (and checks it is as code says)")),
-        ...[t.changelog, t.batches].map((name) => topic(name, ["Describe", "DescribeConfigs"], "checks the topic is as code says")),
+        ...[t.observations, t.decisions, t.commands, t.capabilities, t.dlq, t.policy].map((name) =>
+          topic(
+            name,
+            ["Read", "Describe", "DescribeConfigs"],
+            "consumes it into the views (and checks it is as code says)",
+          ),
+        ),
+        ...[t.changelog, t.batches].map((name) =>
+          topic(name, ["Describe", "DescribeConfigs"], "checks the topic is as code says"),
+        ),
         group(names.projectorGroup, "prefixed", "its consumer group and the groups of rebuilds"),
       ];
     case "dispatcher":
-      return [topic(t.commands, ["Read", "Describe"], "consumes the commands"), group(names.dispatcherGroup, "literal", "its consumer group")];
+      return [
+        topic(t.commands, ["Read", "Describe"], "consumes the commands"),
+        group(names.dispatcherGroup, "literal", "its consumer group"),
+      ];
     case "cli":
       return [
-        ...all.map((name) => topic(name, ["Read", "Describe", "DescribeConfigs"], "replay --kafka, export and projector rebuild read the topics")),
+        ...all.map((name) =>
+          topic(
+            name,
+            ["Read", "Describe", "DescribeConfigs"],
+            "replay --kafka, export and projector rebuild read the topics",
+          ),
+        ),
         topic(t.policy, ["Write"], "policy set records a new version of the trust policy"),
         group("a2a-ledger-replay", "prefixed", "the throwaway groups of replay and export"),
         group(names.projectorGroup, "prefixed", "projector rebuild runs the projector's consumer under this principal"),
@@ -87,14 +146,32 @@ function resourceFlags(resource: AclResource): string[] {
   return [flag, resource.name, ...(resource.pattern === "prefixed" ? ["--resource-pattern-type", "prefixed"] : [])];
 }
 
-const quote = (word: string): string => (/^[A-Za-z0-9._:\/=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
+const quote = (word: string): string =>
+  /^[A-Za-z0-9._:\/=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 
 /** The `kafka-acls` commands that grant `rules` to `principal`, one a line, with the reason as a comment. */
-export function kafkaAclsCommands(principal: string, rules: readonly AclRule[], options: { bootstrapServer: string; commandConfig: string; tool?: string }): string[] {
+export function kafkaAclsCommands(
+  principal: string,
+  rules: readonly AclRule[],
+  options: { bootstrapServer: string; commandConfig: string; tool?: string },
+): string[] {
   const tool = options.tool ?? "kafka-acls.sh";
   return rules.flatMap((rule) => [
     `# ${principal}: ${rule.why}`,
-    [tool, "--bootstrap-server", options.bootstrapServer, "--command-config", options.commandConfig, "--add", "--allow-principal", principal, ...rule.operations.flatMap((o) => ["--operation", o]), ...resourceFlags(rule.resource)].map(quote).join(" "),
+    [
+      tool,
+      "--bootstrap-server",
+      options.bootstrapServer,
+      "--command-config",
+      options.commandConfig,
+      "--add",
+      "--allow-principal",
+      principal,
+      ...rule.operations.flatMap((o) => ["--operation", o]),
+      ...resourceFlags(rule.resource),
+    ]
+      .map(quote)
+      .join(" "),
   ]);
 }
 
@@ -115,9 +192,19 @@ export function aclEntries(principal: string, rules: readonly AclRule[]): kafkaj
     rule.operations.map((operation) => {
       const r = rule.resource;
       return {
-        resourceType: r.type === "cluster" ? AclResourceTypes.CLUSTER : r.type === "topic" ? AclResourceTypes.TOPIC : r.type === "group" ? AclResourceTypes.GROUP : AclResourceTypes.TRANSACTIONAL_ID,
+        resourceType:
+          r.type === "cluster"
+            ? AclResourceTypes.CLUSTER
+            : r.type === "topic"
+              ? AclResourceTypes.TOPIC
+              : r.type === "group"
+                ? AclResourceTypes.GROUP
+                : AclResourceTypes.TRANSACTIONAL_ID,
         resourceName: r.type === "cluster" ? "kafka-cluster" : r.name,
-        resourcePatternType: r.type !== "cluster" && r.pattern === "prefixed" ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
+        resourcePatternType:
+          r.type !== "cluster" && r.pattern === "prefixed"
+            ? ResourcePatternTypes.PREFIXED
+            : ResourcePatternTypes.LITERAL,
         principal,
         host: "*",
         operation: operationCodes[operation],

@@ -35,9 +35,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What kafkajs's commitOffsets rejects with when the coordinator answers UNKNOWN_MEMBER_ID (kafkajs 2.2.4: protocol/error.js, retry/index.js). */
 function unknownMemberCommit(): Error {
-  const answer = new kafkajs.KafkaJSProtocolError({ type: "UNKNOWN_MEMBER_ID", code: 25, retriable: false, message: "The coordinator is not aware of this member" } as unknown as Error);
+  const answer = new kafkajs.KafkaJSProtocolError({
+    type: "UNKNOWN_MEMBER_ID",
+    code: 25,
+    retriable: false,
+    message: "The coordinator is not aware of this member",
+  } as unknown as Error);
   // kafkajs's own constructor takes the cause as a second argument; its typings omit it.
-  const NonRetriable = kafkajs.KafkaJSNonRetriableError as unknown as new (e: Error, options: { cause: Error }) => Error;
+  const NonRetriable = kafkajs.KafkaJSNonRetriableError as unknown as new (
+    e: Error,
+    options: { cause: Error },
+  ) => Error;
   return new NonRetriable(answer, { cause: answer });
 }
 
@@ -54,7 +62,10 @@ describe("a consumer kafkajs gave up on", () => {
     const committed: string[] = [];
     let consumer: Consumer | undefined;
     const run = async () => {
-      const c = createKafka({ clientId: "consumer-restart-test", brokers: endpointsFromEnv().brokers }).consumer({ groupId, maxWaitTimeInMs: 100 });
+      const c = createKafka({ clientId: "consumer-restart-test", brokers: endpointsFromEnv().brokers }).consumer({
+        groupId,
+        maxWaitTimeInMs: 100,
+      });
       consumer = c;
       c.on(c.events.GROUP_JOIN, () => restart.settled());
       c.on(c.events.CRASH, ({ payload }) => {
@@ -103,11 +114,29 @@ describe("a consumer kafkajs gave up on", () => {
 
   it("is not run again when the error is one no restart cures, and waits longer after each failed try", async () => {
     let reruns = 0;
-    const quiet = { name: "a consumer", log: { warn: () => undefined, error: () => undefined }, restarts: { inc: () => undefined }, crashed: () => undefined };
-    const refused = new ConsumerRestart({ ...quiet, run: async () => void reruns++, giveUp: () => true, delayMs: () => 1 });
+    const quiet = {
+      name: "a consumer",
+      log: { warn: () => undefined, error: () => undefined },
+      restarts: { inc: () => undefined },
+      crashed: () => undefined,
+    };
+    const refused = new ConsumerRestart({
+      ...quiet,
+      run: async () => void reruns++,
+      giveUp: () => true,
+      delayMs: () => 1,
+    });
     expect(refused.onCrash({ error: new Error("access denied"), restart: false })).toBe(false);
     // kafkajs restarts it itself: nothing to do.
-    const failing = new ConsumerRestart({ ...quiet, run: async () => { reruns++; throw new Error("still down"); }, giveUp: () => false, delayMs: () => 5 });
+    const failing = new ConsumerRestart({
+      ...quiet,
+      run: async () => {
+        reruns++;
+        throw new Error("still down");
+      },
+      giveUp: () => false,
+      delayMs: () => 5,
+    });
     expect(failing.onCrash({ error: new Error("x"), restart: true })).toBe(false);
     expect(failing.onCrash({ error: new Error("x"), restart: false })).toBe(true);
     await sleep(100);

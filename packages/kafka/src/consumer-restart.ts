@@ -51,7 +51,10 @@ export class ConsumerRestart {
   }
 
   private async rerun(): Promise<void> {
-    await this.options.crashed()?.disconnect().catch(() => undefined);
+    await this.options
+      .crashed()
+      ?.disconnect()
+      .catch(() => undefined);
     if (!this.cancelled) await this.options.run();
   }
 
@@ -59,17 +62,20 @@ export class ConsumerRestart {
     if (this.cancelled) return;
     this.attempt += 1;
     const attempt = this.attempt;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.cancelled || this.options.giveUp(error)) return;
-      const { log, name } = this.options;
-      this.options.restarts.inc();
-      log.warn({ err: error, attempt }, `running ${name} again`);
-      this.rerun().catch((failure: unknown) => {
-        log.error({ err: failure, attempt }, `${name} could not run again; trying later`);
-        if (this.timer === undefined && !this.options.giveUp(failure)) this.schedule(failure);
-      });
-    }, (this.options.delayMs ?? restartDelayMs)(attempt));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (this.cancelled || this.options.giveUp(error)) return;
+        const { log, name } = this.options;
+        this.options.restarts.inc();
+        log.warn({ err: error, attempt }, `running ${name} again`);
+        this.rerun().catch((failure: unknown) => {
+          log.error({ err: failure, attempt }, `${name} could not run again; trying later`);
+          if (this.timer === undefined && !this.options.giveUp(failure)) this.schedule(failure);
+        });
+      },
+      (this.options.delayMs ?? restartDelayMs)(attempt),
+    );
     this.timer.unref();
   }
 }

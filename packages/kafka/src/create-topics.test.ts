@@ -24,7 +24,11 @@ describe("creating topics and waiting for their leaders", () => {
     const brokers = (await admin.describeCluster()).brokers.length;
     const topics = [`test.create.${randomUUID().slice(0, 8)}`, `test.create.${randomUUID().slice(0, 8)}`];
     created.push(...topics);
-    const specs = topics.map((topic) => ({ topic, numPartitions: 6, replicationFactor: replicationFor(brokers).factor }));
+    const specs = topics.map((topic) => ({
+      topic,
+      numPartitions: 6,
+      replicationFactor: replicationFor(brokers).factor,
+    }));
     await createTopicsAndWait(admin, specs);
     const { topics: described } = await admin.fetchTopicMetadata({ topics });
     for (const t of described) {
@@ -38,7 +42,9 @@ describe("creating topics and waiting for their leaders", () => {
     const brokers = (await admin.describeCluster()).brokers.length;
     const topic = `test.create.${randomUUID().slice(0, 8)}`;
     const started = Date.now();
-    await expect(createTopicsAndWait(admin, [{ topic, numPartitions: 1, replicationFactor: brokers + 1 }], 30_000)).rejects.toThrow(/replication factor|INVALID_REPLICATION_FACTOR|brokers/i);
+    await expect(
+      createTopicsAndWait(admin, [{ topic, numPartitions: 1, replicationFactor: brokers + 1 }], 30_000),
+    ).rejects.toThrow(/replication factor|INVALID_REPLICATION_FACTOR|brokers/i);
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 });

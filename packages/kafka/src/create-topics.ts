@@ -8,17 +8,31 @@
  */
 import type { Admin, ITopicConfig } from "kafkajs";
 
-const retriableTypes = new Set(["UNKNOWN_TOPIC_OR_PARTITION", "LEADER_NOT_AVAILABLE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "NOT_CONTROLLER"]);
+const retriableTypes = new Set([
+  "UNKNOWN_TOPIC_OR_PARTITION",
+  "LEADER_NOT_AVAILABLE",
+  "NOT_LEADER_OR_FOLLOWER",
+  "REQUEST_TIMED_OUT",
+  "NOT_CONTROLLER",
+]);
 
 const isRetriable = (err: unknown): boolean => {
   const e = err as { type?: unknown; retriable?: unknown; name?: unknown } | null;
-  return e !== null && typeof e === "object" && ((typeof e.type === "string" && retriableTypes.has(e.type)) || e.name === "KafkaJSNumberOfRetriesExceeded" || e.retriable === true);
+  return (
+    e !== null &&
+    typeof e === "object" &&
+    ((typeof e.type === "string" && retriableTypes.has(e.type)) ||
+      e.name === "KafkaJSNumberOfRetriesExceeded" ||
+      e.retriable === true)
+  );
 };
 
 function refusal(err: unknown): Error {
   const errors = (err as { errors?: unknown }).errors;
   if (!Array.isArray(errors) || errors.length === 0) return err instanceof Error ? err : new Error(String(err));
-  const reasons = errors.map((e: { topic?: unknown; type?: unknown; message?: unknown }) => `${String(e.topic ?? "?")}: ${String(e.type ?? "")} ${String(e.message ?? "")}`.trim());
+  const reasons = errors.map((e: { topic?: unknown; type?: unknown; message?: unknown }) =>
+    `${String(e.topic ?? "?")}: ${String(e.type ?? "")} ${String(e.message ?? "")}`.trim(),
+  );
   return new Error(`topic creation refused: ${reasons.join("; ")}`, { cause: err });
 }
 
@@ -26,7 +40,10 @@ function refusal(err: unknown): Error {
 async function leadersKnown(admin: Admin, topics: readonly string[]): Promise<boolean> {
   try {
     const { topics: described } = await admin.fetchTopicMetadata({ topics: [...topics] });
-    return described.length === topics.length && described.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+    return (
+      described.length === topics.length &&
+      described.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+    );
   } catch (err) {
     if (isRetriable(err)) return false;
     throw err;
@@ -49,7 +66,8 @@ export async function createTopicsAndWait(admin: Admin, topics: ITopicConfig[], 
   const names = topics.map((t) => t.topic);
   const deadline = Date.now() + timeoutMs;
   for (let delay = 100; !(await leadersKnown(admin, names)); delay = Math.min(delay * 2, 2_000)) {
-    if (Date.now() > deadline) throw new Error(`topics ${names.join(", ")} still have partitions without a leader after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`topics ${names.join(", ")} still have partitions without a leader after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

@@ -16,7 +16,11 @@ export interface PartitionOffsets {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function endOffsets(admin: Admin, topic: string, deadline = Date.now() + 30_000): Promise<PartitionOffsets[]> {
+export async function endOffsets(
+  admin: Admin,
+  topic: string,
+  deadline = Date.now() + 30_000,
+): Promise<PartitionOffsets[]> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await admin.fetchTopicOffsets(topic);

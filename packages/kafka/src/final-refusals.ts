@@ -35,7 +35,11 @@ interface CoordinatorLookup {
 }
 
 interface ClusterLike {
-  brokerPool: { withBroker<T>(callback: (args: { broker: { findGroupCoordinator(args: CoordinatorLookup): Promise<unknown> } }) => Promise<T>): Promise<T | null> };
+  brokerPool: {
+    withBroker<T>(
+      callback: (args: { broker: { findGroupCoordinator(args: CoordinatorLookup): Promise<unknown> } }) => Promise<T>,
+    ): Promise<T | null>;
+  };
   findGroupCoordinatorMetadata(args: CoordinatorLookup): Promise<unknown>;
 }
 
@@ -51,7 +55,14 @@ function groupRefusalsKeepTheirCause(): void {
     } catch (e) {
       if ((e as { name?: string }).name !== "KafkaJSGroupCoordinatorNotFound") throw e;
       // Ask once more and keep the broker's answer: an authorization failure is the real cause.
-      const answer = await this.brokerPool.withBroker(async ({ broker }) => broker.findGroupCoordinator(args).then(() => undefined, (inner: unknown) => inner)).catch(() => undefined);
+      const answer = await this.brokerPool
+        .withBroker(async ({ broker }) =>
+          broker.findGroupCoordinator(args).then(
+            () => undefined,
+            (inner: unknown) => inner,
+          ),
+        )
+        .catch(() => undefined);
       if ((answer as { type?: string } | undefined)?.type === "GROUP_AUTHORIZATION_FAILED") throw answer;
       throw e;
     }

@@ -27,8 +27,16 @@ describe("kafkajs with Kafka 4.1", () => {
     await producer.connect();
     // Partitions computed by org.apache.kafka.clients.producer.internals.BuiltInPartitioner
     // (murmur2(key) & 0x7fffffff) % 6 for these keys.
-    const expected: Record<string, number> = { "corr-1": javaPartition("corr-1", 6), alpha: javaPartition("alpha", 6), "a2a-ledger": javaPartition("a2a-ledger", 6) };
-    const results = await producer.send({ topic, acks: -1, messages: Object.keys(expected).map((key) => ({ key, value: key })) });
+    const expected: Record<string, number> = {
+      "corr-1": javaPartition("corr-1", 6),
+      alpha: javaPartition("alpha", 6),
+      "a2a-ledger": javaPartition("a2a-ledger", 6),
+    };
+    const results = await producer.send({
+      topic,
+      acks: -1,
+      messages: Object.keys(expected).map((key) => ({ key, value: key })),
+    });
     await producer.disconnect();
     const read = await readMessages(kafka, topic, 3);
     for (const message of read) expect(message.partition, message.key ?? "").toBe(expected[message.key ?? ""]);
@@ -41,7 +49,13 @@ describe("kafkajs with Kafka 4.1", () => {
     created.push(input, output);
     const plain = kafka.producer();
     await plain.connect();
-    await plain.send({ topic: input, messages: [{ key: "k", value: "one" }, { key: "k", value: "two" }] });
+    await plain.send({
+      topic: input,
+      messages: [
+        { key: "k", value: "one" },
+        { key: "k", value: "two" },
+      ],
+    });
     await plain.disconnect();
 
     const groupId = `tx-group-${input}`;
@@ -62,12 +76,18 @@ describe("kafkajs with Kafka 4.1", () => {
       eachMessage: async ({ topic, partition, message }) => {
         const tx = await producer.transaction();
         await tx.send({ topic: output, messages: [{ key: "k", value: String(message.value).toUpperCase() }] });
-        await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic, partitions: [{ partition, offset: String(Number(message.offset) + 1) }] }] });
+        await tx.sendOffsets({
+          consumerGroupId: groupId,
+          topics: [{ topic, partitions: [{ partition, offset: String(Number(message.offset) + 1) }] }],
+        });
         await tx.commit();
         if (++seen === 2) done();
       },
     });
-    await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error("transactional loop timed out")), 30_000))]);
+    await Promise.race([
+      finished,
+      new Promise((_, reject) => setTimeout(() => reject(new Error("transactional loop timed out")), 30_000)),
+    ]);
     await consumer.disconnect();
     await producer.disconnect();
 

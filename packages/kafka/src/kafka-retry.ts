@@ -23,7 +23,12 @@ function chain(error: unknown, seen = new Set<unknown>()): ErrorLike[] {
   if (error === null || typeof error !== "object" || seen.has(error)) return [];
   seen.add(error);
   const e = error as ErrorLike;
-  return [e, ...chain(e.cause, seen), ...chain(e.originalError, seen), ...(Array.isArray(e.errors) ? e.errors.flatMap((x) => chain(x, seen)) : [])];
+  return [
+    e,
+    ...chain(e.cause, seen),
+    ...chain(e.originalError, seen),
+    ...(Array.isArray(e.errors) ? e.errors.flatMap((x) => chain(x, seen)) : []),
+  ];
 }
 
 /** Whether a later try may succeed: an error in the chain is `retriable`, and none is a refusal. */
@@ -62,7 +67,10 @@ export class KafkaRetriesExhaustedError extends Error {
     readonly elapsedMs: number,
     override readonly cause: unknown,
   ) {
-    super(`${cause instanceof Error ? cause.message : String(cause)} (retried ${retries} time${retries === 1 ? "" : "s"} over ${(elapsedMs / 1000).toFixed(1)} s)`, { cause });
+    super(
+      `${cause instanceof Error ? cause.message : String(cause)} (retried ${retries} time${retries === 1 ? "" : "s"} over ${(elapsedMs / 1000).toFixed(1)} s)`,
+      { cause },
+    );
   }
 }
 
@@ -75,7 +83,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * budget is spent (the last error, wrapped in KafkaRetriesExhaustedError, which says how often it was
  * retried). A retry is not started when its pause would end after the budget.
  */
-export async function retryKafka<T>(operation: (attempt: number) => Promise<T>, options: KafkaRetryOptions = {}): Promise<T> {
+export async function retryKafka<T>(
+  operation: (attempt: number) => Promise<T>,
+  options: KafkaRetryOptions = {},
+): Promise<T> {
   const budgetMs = options.budgetMs ?? defaultKafkaRetryBudgetMs;
   const initialDelayMs = options.initialDelayMs ?? 250;
   const maxDelayMs = options.maxDelayMs ?? 5_000;

@@ -36,7 +36,11 @@ export interface OracleRead {
 
 /** Every record of the topic from its beginning, decoded, in the order each partition holds them. */
 export async function readTopic(read: OracleRead): Promise<OracleRecord[]> {
-  const kafka = new Kafka({ brokers: read.brokers.split(","), clientId: `oracle-${randomUUID().slice(0, 8)}`, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    brokers: read.brokers.split(","),
+    clientId: `oracle-${randomUUID().slice(0, 8)}`,
+    logLevel: logLevel.NOTHING,
+  });
   const registry = new SchemaRegistry({ host: read.registryUrl });
   const consumer = kafka.consumer({ groupId: `oracle-${randomUUID()}`, maxWaitTimeInMs: 200 });
   const raw: { partition: number; offset: string; key: Buffer | null; value: Buffer | null }[] = [];
@@ -52,7 +56,8 @@ export async function readTopic(read: OracleRead): Promise<OracleRecord[]> {
       },
     });
     const deadline = Date.now() + (read.timeoutMs ?? 60_000);
-    while (Date.now() < deadline && !(raw.length >= read.atLeast && Date.now() - last >= settleMs)) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (Date.now() < deadline && !(raw.length >= read.atLeast && Date.now() - last >= settleMs))
+      await new Promise((resolve) => setTimeout(resolve, 100));
   } finally {
     await consumer.disconnect();
   }
@@ -66,20 +71,32 @@ export async function readTopic(read: OracleRead): Promise<OracleRecord[]> {
     // Confluent wire format: magic byte 0, the schema id (4 bytes, big-endian), the Avro body.
     const schema = (await registry.getSchema(r.value.readInt32BE(1))) as { name?: string };
     const type = schema.name?.split(".").at(-1) ?? null;
-    records.push({ partition: r.partition, offset: r.offset, key, type, value: (await registry.decode(r.value)) as Record<string, unknown> });
+    records.push({
+      partition: r.partition,
+      offset: r.offset,
+      key,
+      type,
+      value: (await registry.decode(r.value)) as Record<string, unknown>,
+    });
   }
   return records;
 }
 
 /** Copies of one eventId: how many there are and whether they all carry the same payload. */
-export function copiesByEventId(records: readonly OracleRecord[]): Map<string, { copies: number; payloads: Set<string> }> {
+export function copiesByEventId(
+  records: readonly OracleRecord[],
+): Map<string, { copies: number; payloads: Set<string> }> {
   const byId = new Map<string, { copies: number; payloads: Set<string> }>();
   for (const r of records) {
     const id = r.value?.["eventId"];
     if (typeof id !== "string") continue;
     const entry = byId.get(id) ?? { copies: 0, payloads: new Set<string>() };
     entry.copies++;
-    entry.payloads.add(JSON.stringify(r.value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : Buffer.isBuffer(v) ? v.toString("base64") : v)));
+    entry.payloads.add(
+      JSON.stringify(r.value, (_, v: unknown) =>
+        typeof v === "bigint" ? v.toString() : Buffer.isBuffer(v) ? v.toString("base64") : v,
+      ),
+    );
     byId.set(id, entry);
   }
   return byId;

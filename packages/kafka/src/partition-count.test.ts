@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { agreedPartitions, defaultPartitions, PartitionDisagreementError, PartitionsSettingError, partitionsFromEnv } from "./partition-count.ts";
+import {
+  agreedPartitions,
+  defaultPartitions,
+  PartitionDisagreementError,
+  PartitionsSettingError,
+  partitionsFromEnv,
+} from "./partition-count.ts";
 import { correlationKeyedTopics, suffixedTopicNames, topicSpecs } from "./topics.ts";
 
 describe("A2A_LEDGER_PARTITIONS", () => {
@@ -18,7 +24,9 @@ describe("A2A_LEDGER_PARTITIONS", () => {
   it("refuses anything else, naming the setting, the value and the bounds", () => {
     for (const bad of ["0", "1025", "-3", "2.5", "1e2", "twelve", "0x10", "24 partitions"]) {
       expect(() => partitionsFromEnv({ A2A_LEDGER_PARTITIONS: bad }), bad).toThrow(PartitionsSettingError);
-      expect(() => partitionsFromEnv({ A2A_LEDGER_PARTITIONS: bad }), bad).toThrow(`A2A_LEDGER_PARTITIONS=${JSON.stringify(bad)}: expected a whole number from 1 to 1024`);
+      expect(() => partitionsFromEnv({ A2A_LEDGER_PARTITIONS: bad }), bad).toThrow(
+        `A2A_LEDGER_PARTITIONS=${JSON.stringify(bad)}: expected a whole number from 1 to 1024`,
+      );
     }
   });
 
@@ -26,15 +34,29 @@ describe("A2A_LEDGER_PARTITIONS", () => {
     const names = suffixedTopicNames("sizing");
     const specs = topicSpecs(names, 24);
     const keyed = correlationKeyedTopics(names);
-    expect(specs.filter((s) => s.correlationKeyed === true).map((s) => s.name).sort()).toEqual([...keyed].sort());
+    expect(
+      specs
+        .filter((s) => s.correlationKeyed === true)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual([...keyed].sort());
     for (const s of specs) expect(s.partitions, s.name).toBe(keyed.includes(s.name) ? 24 : 1);
-    expect(topicSpecs(names).filter((s) => s.correlationKeyed === true).map((s) => s.partitions)).toEqual([6, 6, 6, 6]);
+    expect(
+      topicSpecs(names)
+        .filter((s) => s.correlationKeyed === true)
+        .map((s) => s.partitions),
+    ).toEqual([6, 6, 6, 6]);
   });
 });
 
 describe("the correlation-keyed topics agree on one count", () => {
   it("is that count when they agree, and nothing for no topics", () => {
-    expect(agreedPartitions([{ topic: "a", partitions: 24 }, { topic: "b", partitions: 24 }])).toBe(24);
+    expect(
+      agreedPartitions([
+        { topic: "a", partitions: 24 },
+        { topic: "b", partitions: 24 },
+      ]),
+    ).toBe(24);
     expect(agreedPartitions([{ topic: "a", partitions: 1 }])).toBe(1);
     expect(agreedPartitions([])).toBeUndefined();
   });

@@ -82,7 +82,9 @@ export async function partitionCounts(admin: Admin, topics: readonly string[]): 
 export class MissingTopicsError extends Error {
   override name = "MissingTopicsError";
   constructor(readonly topics: readonly string[]) {
-    super(`${topics.join(", ")} ${topics.length === 1 ? "does" : "do"} not exist: a reader or writer needs each topic's partition count. Create the ledger's topics first (npm run infra:up, a2a-ledger up, or the projector's start, with A2A_LEDGER_PARTITIONS and A2A_LEDGER_TOPIC_SUFFIX as wanted)`);
+    super(
+      `${topics.join(", ")} ${topics.length === 1 ? "does" : "do"} not exist: a reader or writer needs each topic's partition count. Create the ledger's topics first (npm run infra:up, a2a-ledger up, or the projector's start, with A2A_LEDGER_PARTITIONS and A2A_LEDGER_TOPIC_SUFFIX as wanted)`,
+    );
   }
 }
 

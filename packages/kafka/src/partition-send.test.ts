@@ -7,14 +7,18 @@ import { byPartition, IncompleteSendError, type RecordSender, sendByPartition } 
 import { createTestTopic, readMessages } from "./testing.ts";
 
 /** A sender that records each send and acknowledges what it was given (or what `answer` says). */
-function recordingSender(answer?: (topic: string, messages: Message[]) => RecordMetadata[]): RecordSender & { sends: { topic: string; partitions: number[] }[] } {
+function recordingSender(
+  answer?: (topic: string, messages: Message[]) => RecordMetadata[],
+): RecordSender & { sends: { topic: string; partitions: number[] }[] } {
   const sends: { topic: string; partitions: number[] }[] = [];
   return {
     sends,
     async send({ topic, messages }) {
       const partitions = [...new Set(messages.map((m) => m.partition as number))];
       sends.push({ topic, partitions });
-      return answer?.(topic, messages) ?? partitions.map((partition) => ({ topicName: topic, partition, errorCode: 0 }));
+      return (
+        answer?.(topic, messages) ?? partitions.map((partition) => ({ topicName: topic, partition, errorCode: 0 }))
+      );
     },
   };
 }
@@ -43,20 +47,28 @@ describe("sending by partition", () => {
     const sender = recordingSender();
     const acks = await sendByPartition(sender, "t", messages, 6, { parallel: false });
     expect(sender.sends.every((s) => s.partitions.length === 1)).toBe(true);
-    expect(sender.sends.map((s) => s.partitions[0])).toEqual([...byPartition(messages, 6).keys()].sort((a, b) => a - b));
+    expect(sender.sends.map((s) => s.partitions[0])).toEqual(
+      [...byPartition(messages, 6).keys()].sort((a, b) => a - b),
+    );
     expect(acks).toHaveLength(sender.sends.length);
   });
 
   it("fails, naming the partition, when a send resolves without acknowledging its partition", async () => {
     const sender = recordingSender((topic) => [{ topicName: topic, partition: 99, errorCode: 0 }]);
-    const error = await sendByPartition(sender, "t", messages.slice(0, 1), 6, { parallel: true }).catch((e: unknown) => e);
+    const error = await sendByPartition(sender, "t", messages.slice(0, 1), 6, { parallel: true }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(IncompleteSendError);
     expect((error as Error).message).toMatch(new RegExp(`t/${partitionOf("corr-0", 6)}`));
   });
 
   it("fails when the acknowledgement carries an error code", async () => {
-    const sender = recordingSender((topic, records) => [{ topicName: topic, partition: records[0]?.partition as number, errorCode: 6 }]);
-    await expect(sendByPartition(sender, "t", messages.slice(0, 1), 6, { parallel: true })).rejects.toThrow(/error code 6/);
+    const sender = recordingSender((topic, records) => [
+      { topicName: topic, partition: records[0]?.partition as number, errorCode: 6 },
+    ]);
+    await expect(sendByPartition(sender, "t", messages.slice(0, 1), 6, { parallel: true })).rejects.toThrow(
+      /error code 6/,
+    );
   });
 
   it("refuses a record for a partition the topic does not have", () => {
@@ -80,12 +92,28 @@ describe("sending by partition to the project's cluster", () => {
     try {
       const plain = kafka.producer({ idempotent: true });
       await plain.connect();
-      await sendByPartition(plain, topic, Array.from({ length: 60 }, (_, i) => ({ key: `p-${i}`, value: `p-${i}` })), 6, { parallel: true });
+      await sendByPartition(
+        plain,
+        topic,
+        Array.from({ length: 60 }, (_, i) => ({ key: `p-${i}`, value: `p-${i}` })),
+        6,
+        { parallel: true },
+      );
       await plain.disconnect();
-      const transactional = kafka.producer({ idempotent: true, transactionalId: `${topic}-tx`, maxInFlightRequests: 1 });
+      const transactional = kafka.producer({
+        idempotent: true,
+        transactionalId: `${topic}-tx`,
+        maxInFlightRequests: 1,
+      });
       await transactional.connect();
       const tx = await transactional.transaction();
-      await sendByPartition(tx, topic, Array.from({ length: 60 }, (_, i) => ({ key: `t-${i}`, value: `t-${i}` })), 6, { parallel: false });
+      await sendByPartition(
+        tx,
+        topic,
+        Array.from({ length: 60 }, (_, i) => ({ key: `t-${i}`, value: `t-${i}` })),
+        6,
+        { parallel: false },
+      );
       await tx.commit();
       await transactional.disconnect();
       const read = await readMessages(kafka, topic, 120, 30_000);

@@ -23,7 +23,11 @@ export interface RecordSender {
 export class IncompleteSendError extends Error {
   override name = "IncompleteSendError";
   readonly retriable = true;
-  constructor(readonly topic: string, readonly partition: number, detail: string) {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    detail: string,
+  ) {
     super(`the send to ${topic}/${partition} was not acknowledged as sent: ${detail}`);
   }
 }
@@ -32,18 +36,31 @@ export class IncompleteSendError extends Error {
 export function byPartition(messages: readonly Message[], partitions: number): Map<number, Message[]> {
   const out = new Map<number, Message[]>();
   for (const message of messages) {
-    const partition = message.partition ?? (message.key === null || message.key === undefined ? 0 : partitionOf(message.key, partitions));
-    if (!Number.isInteger(partition) || partition < 0 || partition >= partitions) throw new RangeError(`partition ${partition} is not one of the ${partitions} partitions`);
+    const partition =
+      message.partition ??
+      (message.key === null || message.key === undefined ? 0 : partitionOf(message.key, partitions));
+    if (!Number.isInteger(partition) || partition < 0 || partition >= partitions)
+      throw new RangeError(`partition ${partition} is not one of the ${partitions} partitions`);
     (out.get(partition) ?? out.set(partition, []).get(partition))?.push({ ...message, partition });
   }
   return out;
 }
 
 /** One partition's records through one send, and its acknowledgement checked. */
-async function sendPartition(sender: RecordSender, topic: string, partition: number, messages: Message[]): Promise<RecordMetadata> {
+async function sendPartition(
+  sender: RecordSender,
+  topic: string,
+  partition: number,
+  messages: Message[],
+): Promise<RecordMetadata> {
   const acks = await sender.send({ topic, messages, acks: -1 });
   const ack = acks.find((a) => a.topicName === topic && a.partition === partition);
-  if (ack === undefined) throw new IncompleteSendError(topic, partition, `the acknowledgements name ${acks.map((a) => `${a.topicName}/${a.partition}`).join(", ") || "nothing"}`);
+  if (ack === undefined)
+    throw new IncompleteSendError(
+      topic,
+      partition,
+      `the acknowledgements name ${acks.map((a) => `${a.topicName}/${a.partition}`).join(", ") || "nothing"}`,
+    );
   if (ack.errorCode !== 0) throw new IncompleteSendError(topic, partition, `error code ${ack.errorCode}`);
   return ack;
 }
@@ -53,9 +70,16 @@ async function sendPartition(sender: RecordSender, topic: string, partition: num
  * transaction (kafkajs adds partitions to a transaction one operation at a time), side by side for a
  * plain producer. Resolves with one acknowledgement per partition written.
  */
-export async function sendByPartition(sender: RecordSender, topic: string, messages: readonly Message[], partitions: number, options: { parallel: boolean }): Promise<RecordMetadata[]> {
+export async function sendByPartition(
+  sender: RecordSender,
+  topic: string,
+  messages: readonly Message[],
+  partitions: number,
+  options: { parallel: boolean },
+): Promise<RecordMetadata[]> {
   const groups = [...byPartition(messages, partitions)].sort(([a], [b]) => a - b);
-  if (options.parallel) return Promise.all(groups.map(([partition, records]) => sendPartition(sender, topic, partition, records)));
+  if (options.parallel)
+    return Promise.all(groups.map(([partition, records]) => sendPartition(sender, topic, partition, records)));
   const acks: RecordMetadata[] = [];
   for (const [partition, records] of groups) acks.push(await sendPartition(sender, topic, partition, records));
   return acks;

@@ -10,7 +10,13 @@ const metadataCache = new Map<number, PartitionMetadata[]>();
 function metadataOf(partitions: number): PartitionMetadata[] {
   let metadata = metadataCache.get(partitions);
   if (metadata === undefined) {
-    metadata = Array.from({ length: partitions }, (_, partitionId) => ({ partitionId, leader: 0, partitionErrorCode: 0, replicas: [0], isr: [0] }));
+    metadata = Array.from({ length: partitions }, (_, partitionId) => ({
+      partitionId,
+      leader: 0,
+      partitionErrorCode: 0,
+      replicas: [0],
+      isr: [0],
+    }));
     metadataCache.set(partitions, metadata);
   }
   return metadata;

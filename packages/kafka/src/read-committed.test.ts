@@ -17,8 +17,17 @@ function kafkajsFilter(): typeof filterAbortedMessages {
   return m.exports as typeof filterAbortedMessages;
 }
 
-const data = (offset: number, producerId: string, inTransaction = true): FetchedMessage => ({ offset: String(offset), key: Buffer.from("k"), batchContext: { producerId, inTransaction } });
-const marker = (offset: number, producerId: string, type: "abort" | "commit"): FetchedMessage => ({ offset: String(offset), key: Buffer.from([0, 0, 0, type === "abort" ? 0 : 1]), isControlRecord: true, batchContext: { producerId, inTransaction: true } });
+const data = (offset: number, producerId: string, inTransaction = true): FetchedMessage => ({
+  offset: String(offset),
+  key: Buffer.from("k"),
+  batchContext: { producerId, inTransaction },
+});
+const marker = (offset: number, producerId: string, type: "abort" | "commit"): FetchedMessage => ({
+  offset: String(offset),
+  key: Buffer.from([0, 0, 0, type === "abort" ? 0 : 1]),
+  isControlRecord: true,
+  batchContext: { producerId, inTransaction: true },
+});
 
 /**
  * P's transaction starts at 50 and is aborted at 60; Q's starts at 55 and is aborted at 58. The broker lists
@@ -26,7 +35,16 @@ const marker = (offset: number, producerId: string, type: "abort" | "commit"): F
  * (61, 70) commits; N writes outside transactions.
  */
 const fetch = {
-  messages: [data(50, "P"), data(55, "Q"), marker(58, "Q", "abort"), marker(60, "P", "abort"), data(61, "P"), marker(62, "P", "commit"), data(70, "P"), data(71, "N", false)],
+  messages: [
+    data(50, "P"),
+    data(55, "Q"),
+    marker(58, "Q", "abort"),
+    marker(60, "P", "abort"),
+    data(61, "P"),
+    marker(62, "P", "commit"),
+    data(70, "P"),
+    data(71, "N", false),
+  ],
   abortedTransactions: [
     { producerId: "Q", firstOffset: "55" },
     { producerId: "P", firstOffset: "50" },
@@ -44,12 +62,19 @@ describe("read_committed filtering of aborted transactions", () => {
   });
 
   it("drops the aborted records of transactions that started before the fetch", () => {
-    const late = { messages: [data(5, "A"), data(6, "P"), marker(7, "A", "abort"), data(8, "A", false)], abortedTransactions: [{ producerId: "A", firstOffset: "1" }] };
+    const late = {
+      messages: [data(5, "A"), data(6, "P"), marker(7, "A", "abort"), data(8, "A", false)],
+      abortedTransactions: [{ producerId: "A", firstOffset: "1" }],
+    };
     expect(dataOffsets(filterAbortedMessages(late))).toEqual([6, 8]);
   });
 
   it("is the filter kafkajs's consumer batches use once @a2a-ledger/kafka is loaded", () => {
-    const Batch = require("kafkajs/src/consumer/batch.js") as new (topic: string, fetchedOffset: string, partitionData: Record<string, unknown>) => { messages: FetchedMessage[] };
+    const Batch = require("kafkajs/src/consumer/batch.js") as new (
+      topic: string,
+      fetchedOffset: string,
+      partitionData: Record<string, unknown>,
+    ) => { messages: FetchedMessage[] };
     const batch = new Batch("t", "0", { partition: 0, highWatermark: "80", ...fetch });
     expect(dataOffsets(batch.messages)).toEqual([61, 70, 71]);
   });

@@ -24,16 +24,26 @@ export interface AbortedTransaction {
 }
 
 const ABORT_MARKER_KEY = Buffer.from([0, 0, 0, 0]);
-const isAbortMarker = (m: FetchedMessage): boolean => m.key !== null && m.key !== undefined && Buffer.from(m.key).equals(ABORT_MARKER_KEY);
+const isAbortMarker = (m: FetchedMessage): boolean =>
+  m.key !== null && m.key !== undefined && Buffer.from(m.key).equals(ABORT_MARKER_KEY);
 
 /** The messages of a fetch that did not take part in an aborted transaction (control records included, as kafkajs expects). */
-export function filterAbortedMessages<M extends FetchedMessage>({ messages, abortedTransactions }: { messages: M[]; abortedTransactions?: AbortedTransaction[] }): M[] {
+export function filterAbortedMessages<M extends FetchedMessage>({
+  messages,
+  abortedTransactions,
+}: {
+  messages: M[];
+  abortedTransactions?: AbortedTransaction[];
+}): M[] {
   if (abortedTransactions === undefined || abortedTransactions.length === 0) return messages;
-  const pending = [...abortedTransactions].sort((a, b) => (BigInt(a.firstOffset) < BigInt(b.firstOffset) ? -1 : BigInt(a.firstOffset) > BigInt(b.firstOffset) ? 1 : 0));
+  const pending = [...abortedTransactions].sort((a, b) =>
+    BigInt(a.firstOffset) < BigInt(b.firstOffset) ? -1 : BigInt(a.firstOffset) > BigInt(b.firstOffset) ? 1 : 0,
+  );
   const aborted = new Set<string>();
   return messages.filter((message) => {
     const offset = BigInt(message.offset);
-    while (pending.length > 0 && BigInt((pending[0] as AbortedTransaction).firstOffset) <= offset) aborted.add((pending.shift() as AbortedTransaction).producerId);
+    while (pending.length > 0 && BigInt((pending[0] as AbortedTransaction).firstOffset) <= offset)
+      aborted.add((pending.shift() as AbortedTransaction).producerId);
     const { producerId, inTransaction } = message.batchContext;
     if (message.isControlRecord === true) {
       if (isAbortMarker(message)) aborted.delete(producerId);
@@ -49,7 +59,10 @@ export function installReadCommittedFilter(): void {
   const path = require.resolve("kafkajs/src/consumer/filterAbortedMessages.js");
   const cached = require.cache[path];
   if (cached !== undefined) {
-    if (cached.exports !== filterAbortedMessages) throw new Error("kafkajs's aborted-transaction filter was loaded before the fix: import @a2a-ledger/kafka before kafkajs");
+    if (cached.exports !== filterAbortedMessages)
+      throw new Error(
+        "kafkajs's aborted-transaction filter was loaded before the fix: import @a2a-ledger/kafka before kafkajs",
+      );
     return;
   }
   const module = new (require("node:module") as { Module: new (id: string) => NodeJS.Module }).Module(path);

@@ -8,10 +8,22 @@ import { endOffsets } from "./end-offsets.ts";
 import { replicationFor } from "./topics.ts";
 
 /** A throwaway topic, replicated as the ledger's topics are on this cluster. */
-export async function createTestTopic(admin: Admin, prefix: string, partitions = 1, configs: Record<string, string> = {}): Promise<string> {
+export async function createTestTopic(
+  admin: Admin,
+  prefix: string,
+  partitions = 1,
+  configs: Record<string, string> = {},
+): Promise<string> {
   const name = `test.${prefix}.${randomUUID().slice(0, 8)}`;
   const replication = replicationFor((await admin.describeCluster()).brokers.length);
-  await createTopicsAndWait(admin, [{ topic: name, numPartitions: partitions, replicationFactor: replication.factor, configEntries: Object.entries({ ...replication.configs, ...configs }).map(([n, value]) => ({ name: n, value })) }]);
+  await createTopicsAndWait(admin, [
+    {
+      topic: name,
+      numPartitions: partitions,
+      replicationFactor: replication.factor,
+      configEntries: Object.entries({ ...replication.configs, ...configs }).map(([n, value]) => ({ name: n, value })),
+    },
+  ]);
   return name;
 }
 
@@ -27,8 +39,17 @@ export interface ReadMessage {
  * Reads `topic` from the beginning with a throwaway group until `count` messages arrived or
  * `timeoutMs` passed; returns what arrived (the caller asserts on it). read_committed by default.
  */
-export async function readMessages(kafka: Kafka, topic: string, count: number, timeoutMs = 20_000): Promise<ReadMessage[]> {
-  const consumer = kafka.consumer({ groupId: `test-reader-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 200 });
+export async function readMessages(
+  kafka: Kafka,
+  topic: string,
+  count: number,
+  timeoutMs = 20_000,
+): Promise<ReadMessage[]> {
+  const consumer = kafka.consumer({
+    groupId: `test-reader-${randomUUID()}`,
+    readUncommitted: false,
+    maxWaitTimeInMs: 200,
+  });
   const messages: ReadMessage[] = [];
   await consumer.connect();
   try {
@@ -37,7 +58,13 @@ export async function readMessages(kafka: Kafka, topic: string, count: number, t
       const timer = setTimeout(resolve, timeoutMs);
       void consumer.run({
         eachMessage: async ({ partition, message }) => {
-          messages.push({ partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value, headers: message.headers });
+          messages.push({
+            partition,
+            offset: message.offset,
+            key: message.key?.toString() ?? null,
+            value: message.value,
+            headers: message.headers,
+          });
           if (messages.length >= count) {
             clearTimeout(timer);
             resolve();
@@ -71,16 +98,28 @@ export interface ProduceOptions<T> {
 }
 
 /** Produces `items` to `topic` in order, in chunks, with an idempotent producer and acks=all. */
-export async function produceAll<T>(kafka: Kafka, topic: string, items: readonly T[], options: ProduceOptions<T>): Promise<void> {
+export async function produceAll<T>(
+  kafka: Kafka,
+  topic: string,
+  items: readonly T[],
+  options: ProduceOptions<T>,
+): Promise<void> {
   const chunk = options.chunk ?? 500;
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   try {
     for (let i = 0; i < items.length; i += chunk) {
-      const messages = await Promise.all(items.slice(i, i + chunk).map(async (item) => ({ key: options.key(item), value: await options.encode(item), ...(options.timestamp === undefined ? {} : { timestamp: String(options.timestamp(item)) }) })));
+      const messages = await Promise.all(
+        items.slice(i, i + chunk).map(async (item) => ({
+          key: options.key(item),
+          value: await options.encode(item),
+          ...(options.timestamp === undefined ? {} : { timestamp: String(options.timestamp(item)) }),
+        })),
+      );
       await producer.send({ topic, acks: -1, messages });
     }
-    if (options.raw !== undefined && options.raw.length > 0) await producer.send({ topic, acks: -1, messages: [...options.raw] });
+    if (options.raw !== undefined && options.raw.length > 0)
+      await producer.send({ topic, acks: -1, messages: [...options.raw] });
   } finally {
     await producer.disconnect();
   }
@@ -89,7 +128,12 @@ export async function produceAll<T>(kafka: Kafka, topic: string, items: readonly
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until consumer group `groupId` has committed offsets to the end of every partition of `topic`. */
-export async function waitForGroupAtEnd(admin: Admin, groupId: string, topic: string, timeoutMs = 120_000): Promise<void> {
+export async function waitForGroupAtEnd(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ends = await endOffsets(admin, topic, Math.max(deadline, Date.now() + 5_000));
@@ -104,7 +148,10 @@ export async function waitForGroupAtEnd(admin: Admin, groupId: string, topic: st
     }
     const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) return;
-    if (Date.now() > deadline) throw new Error(`group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms: ends ${JSON.stringify(ends.map((e) => [e.partition, e.high]))}, committed ${JSON.stringify([...offsets])}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms: ends ${JSON.stringify(ends.map((e) => [e.partition, e.high]))}, committed ${JSON.stringify([...offsets])}`,
+      );
     await sleep(250);
   }
 }

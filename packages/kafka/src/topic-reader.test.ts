@@ -33,12 +33,22 @@ async function topicOf(prefix: string, partitions: number, configs: Record<strin
 /** A reader that keeps what it was handed, as "partition:offset key=value". */
 function collecting(topic: string, options: ConstructorParameters<typeof TopicReader>[5] = {}) {
   const seen: string[] = [];
-  const onRecord = (partition: number, m: KafkaMessage) => void seen.push(`${partition}:${m.offset} ${m.key?.toString() ?? ""}=${m.value?.toString() ?? "null"}`);
+  const onRecord = (partition: number, m: KafkaMessage) =>
+    void seen.push(`${partition}:${m.offset} ${m.key?.toString() ?? ""}=${m.value?.toString() ?? "null"}`);
   return { seen, reader: new TopicReader(kafka, admin, topic, onRecord, "topic-reader-test", options) };
 }
 
-async function transactional(topic: string, run: (send: (messages: { partition: number; key: string; value: string | null }[]) => Promise<void>) => Promise<"commit" | "abort">): Promise<void> {
-  const producer = kafka.producer({ transactionalId: `${topic}-${Math.random()}`, idempotent: true, maxInFlightRequests: 1 });
+async function transactional(
+  topic: string,
+  run: (
+    send: (messages: { partition: number; key: string; value: string | null }[]) => Promise<void>,
+  ) => Promise<"commit" | "abort">,
+): Promise<void> {
+  const producer = kafka.producer({
+    transactionalId: `${topic}-${Math.random()}`,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     const tx = await producer.transaction();
@@ -64,7 +74,16 @@ describe("TopicReader", () => {
 
   it("reaches the end under read_committed when the last offsets are an aborted transaction and commit markers", async () => {
     const topic = await topicOf("aborted", 1);
-    await transactional(topic, async (send) => (await send([{ partition: 0, key: "a", value: "1" }, { partition: 0, key: "b", value: "2" }]), "commit"));
+    await transactional(
+      topic,
+      async (send) => (
+        await send([
+          { partition: 0, key: "a", value: "1" },
+          { partition: 0, key: "b", value: "2" },
+        ]),
+        "commit"
+      ),
+    );
     await transactional(topic, async (send) => (await send([{ partition: 0, key: "c", value: "never" }]), "abort"));
     const { seen, reader } = collecting(topic);
     await reader.start();
@@ -80,15 +99,37 @@ describe("TopicReader", () => {
   });
 
   it("reads a compacted topic with overwritten keys, tombstones and transaction gaps to its end", async () => {
-    const topic = await topicOf("compacted", 2, { "cleanup.policy": "compact", "segment.ms": "100", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "100" });
+    const topic = await topicOf("compacted", 2, {
+      "cleanup.policy": "compact",
+      "segment.ms": "100",
+      "min.cleanable.dirty.ratio": "0.01",
+      "delete.retention.ms": "100",
+    });
     for (let round = 0; round < 3; round++) {
-      await transactional(topic, async (send) => (await send([0, 1].flatMap((partition) => [{ partition, key: `k${partition}`, value: `v${round}` }, { partition, key: `gone${partition}`, value: round === 2 ? null : "x" }])), "commit"));
+      await transactional(
+        topic,
+        async (send) => (
+          await send(
+            [0, 1].flatMap((partition) => [
+              { partition, key: `k${partition}`, value: `v${round}` },
+              { partition, key: `gone${partition}`, value: round === 2 ? null : "x" },
+            ]),
+          ),
+          "commit"
+        ),
+      );
     }
     const last = new Map<string, string>();
-    const reader = new TopicReader(kafka, admin, topic, (_p, m) => {
-      if (m.value === null) last.delete(m.key?.toString() ?? "");
-      else last.set(m.key?.toString() ?? "", m.value.toString());
-    }, "topic-reader-test");
+    const reader = new TopicReader(
+      kafka,
+      admin,
+      topic,
+      (_p, m) => {
+        if (m.value === null) last.delete(m.key?.toString() ?? "");
+        else last.set(m.key?.toString() ?? "", m.value.toString());
+      },
+      "topic-reader-test",
+    );
     await reader.start();
     try {
       const ends = await reader.caughtUp(30_000);
@@ -108,7 +149,15 @@ describe("TopicReader", () => {
     let producing = true;
     const writer = (async () => {
       while (producing) {
-        await producer.send({ topic, acks: -1, messages: Array.from({ length: 30 }, (_, i) => ({ partition: (sent + i) % 3, key: `k${sent + i}`, value: String(sent + i) })) });
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: Array.from({ length: 30 }, (_, i) => ({
+            partition: (sent + i) % 3,
+            key: `k${sent + i}`,
+            value: String(sent + i),
+          })),
+        });
         sent += 30;
       }
     })();
@@ -163,7 +212,14 @@ describe("TopicReader", () => {
     const producer = kafka.producer({ idempotent: true });
     await producer.connect();
     try {
-      await producer.send({ topic, acks: -1, messages: [0, 1, 2].flatMap((partition) => [{ partition, key: `a${partition}`, value: "1" }, { partition, key: `b${partition}`, value: "2" }]) });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: [0, 1, 2].flatMap((partition) => [
+          { partition, key: `a${partition}`, value: "1" },
+          { partition, key: `b${partition}`, value: "2" },
+        ]),
+      });
     } finally {
       await producer.disconnect();
     }
@@ -173,9 +229,13 @@ describe("TopicReader", () => {
       expect(await reader.caughtUp(30_000)).toEqual({ 1: "2" });
       expect(seen).toEqual(["1:0 a1=1", "1:1 b1=2"]);
       const [group] = (await admin.describeGroups([reader.groupId])).groups;
-      const assigned = (group?.members ?? []).map((m) => AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment);
+      const assigned = (group?.members ?? []).map(
+        (m) => AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment,
+      );
       expect(assigned).toEqual([{ [topic]: [1] }]);
-      await expect(reader.caughtUp(30_000, new Set([0, 1]))).rejects.toThrow(/partitions 0 are not among the partitions this reader reads/);
+      await expect(reader.caughtUp(30_000, new Set([0, 1]))).rejects.toThrow(
+        /partitions 0 are not among the partitions this reader reads/,
+      );
     } finally {
       await reader.stop();
     }
@@ -186,12 +246,17 @@ describe("TopicReader", () => {
     const producer = kafka.producer({ idempotent: true });
     await producer.connect();
     try {
-      await producer.send({ topic, acks: -1, messages: Array.from({ length: 200 }, (_, i) => ({ partition: i % 2, key: `k${i}`, value: String(i) })) });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: Array.from({ length: 200 }, (_, i) => ({ partition: i % 2, key: `k${i}`, value: String(i) })),
+      });
     } finally {
       await producer.disconnect();
     }
     // 10 ms per record: the read takes about 2 s, twice the stall guard and twice a total limit of the same length.
-    const slow = () => new TopicReader(kafka, admin, topic, () => new Promise((r) => setTimeout(r, 10)), "topic-reader-test");
+    const slow = () =>
+      new TopicReader(kafka, admin, topic, () => new Promise((r) => setTimeout(r, 10)), "topic-reader-test");
     const limited = slow();
     await limited.start();
     try {
@@ -205,10 +270,18 @@ describe("TopicReader", () => {
     await reader.start();
     const started = Date.now();
     try {
-      const ends = await reader.caughtUp({ stallMs: 1_000, progressEveryMs: 200, progress: (p) => void reports.push([...p]), reached: (partition, end) => void reached.push([partition, end]) });
+      const ends = await reader.caughtUp({
+        stallMs: 1_000,
+        progressEveryMs: 200,
+        progress: (p) => void reports.push([...p]),
+        reached: (partition, end) => void reached.push([partition, end]),
+      });
       expect(Date.now() - started).toBeGreaterThan(1_000);
       expect(ends).toEqual({ 0: "100", 1: "100" });
-      expect(reached.sort()).toEqual([[0, "100"], [1, "100"]]);
+      expect(reached.sort()).toEqual([
+        [0, "100"],
+        [1, "100"],
+      ]);
       const remaining = reports.map((r) => r.reduce((n, p) => n + Number(p.end - p.position), 0));
       expect(remaining.length).toBeGreaterThan(2);
       expect(remaining[remaining.length - 1]).toBe(0);
@@ -223,7 +296,14 @@ describe("TopicReader", () => {
     const producer = kafka.producer({ idempotent: true });
     await producer.connect();
     try {
-      await producer.send({ topic, acks: -1, messages: [{ key: "a", value: "1" }, { key: "b", value: "2" }] });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: [
+          { key: "a", value: "1" },
+          { key: "b", value: "2" },
+        ],
+      });
     } finally {
       await producer.disconnect();
     }
@@ -232,7 +312,9 @@ describe("TopicReader", () => {
     const reader = new TopicReader(kafka, admin, topic, () => held, "topic-reader-test");
     await reader.start();
     try {
-      await expect(reader.caughtUp({ stallMs: 1_500 })).rejects.toThrow(/made no progress for 1500 ms: partitions 0 \(at 0 of 2\) did not reach their end/);
+      await expect(reader.caughtUp({ stallMs: 1_500 })).rejects.toThrow(
+        /made no progress for 1500 ms: partitions 0 \(at 0 of 2\) did not reach their end/,
+      );
     } finally {
       release();
       await reader.stop();

@@ -71,12 +71,29 @@ export function onlyPartitions(topic: string, partitions: readonly number[]): Pa
       // Every member of a throwaway group is this reader; should there be more, the first gets the partitions.
       const [first, ...others] = members.map((m) => m.memberId).sort();
       return [
-        ...(first === undefined ? [] : [{ memberId: first, memberAssignment: MemberAssignment.encode({ version: 0, assignment: { [topic]: sorted }, userData: Buffer.alloc(0) }) }]),
-        ...others.map((memberId) => ({ memberId, memberAssignment: MemberAssignment.encode({ version: 0, assignment: {}, userData: Buffer.alloc(0) }) })),
+        ...(first === undefined
+          ? []
+          : [
+              {
+                memberId: first,
+                memberAssignment: MemberAssignment.encode({
+                  version: 0,
+                  assignment: { [topic]: sorted },
+                  userData: Buffer.alloc(0),
+                }),
+              },
+            ]),
+        ...others.map((memberId) => ({
+          memberId,
+          memberAssignment: MemberAssignment.encode({ version: 0, assignment: {}, userData: Buffer.alloc(0) }),
+        })),
       ];
     },
     protocol({ topics }) {
-      return { name: "OnlyPartitionsAssigner", metadata: MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }) };
+      return {
+        name: "OnlyPartitionsAssigner",
+        metadata: MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }),
+      };
     },
   });
 }
@@ -95,18 +112,30 @@ export class TopicReader {
   /** The throwaway group's id (for messages about access to it). */
   readonly groupId: string;
 
-  constructor(kafka: Kafka, private readonly admin: Admin, readonly topic: string, private readonly onRecord: RecordHandler, groupPrefix: string, private readonly options: TopicReaderOptions = {}) {
+  constructor(
+    kafka: Kafka,
+    private readonly admin: Admin,
+    readonly topic: string,
+    private readonly onRecord: RecordHandler,
+    groupPrefix: string,
+    private readonly options: TopicReaderOptions = {},
+  ) {
     this.groupId = `${groupPrefix}-${randomUUID()}`;
     this.only = options.partitions === undefined ? undefined : new Set(options.partitions);
     this.consumer = kafka.consumer({
-      groupId: this.groupId, readUncommitted: false, maxWaitTimeInMs: 100, allowAutoTopicCreation: false,
+      groupId: this.groupId,
+      readUncommitted: false,
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
       ...(options.partitions === undefined ? {} : { partitionAssigners: [onlyPartitions(topic, options.partitions)] }),
     });
   }
 
   /** The offsets of the partitions this reader reads (all of the topic's unless `partitions` was given). */
   private async ends(deadline: number): Promise<PartitionOffsets[]> {
-    return (await endOffsets(this.admin, this.topic, deadline)).filter((p) => this.only === undefined || this.only.has(p.partition));
+    return (await endOffsets(this.admin, this.topic, deadline)).filter(
+      (p) => this.only === undefined || this.only.has(p.partition),
+    );
   }
 
   /** Why the read stopped for good (kafkajs gave up, or the handler threw), if it did. */
@@ -176,16 +205,30 @@ export class TopicReader {
    * it waits for as long as the read makes progress, however long the topic, and fails only when no
    * position moved for `stallMs`.
    */
-  async caughtUp(limit: number | CaughtUpWatch = 30_000, partitions?: ReadonlySet<number>): Promise<Record<number, string>> {
+  async caughtUp(
+    limit: number | CaughtUpWatch = 30_000,
+    partitions?: ReadonlySet<number>,
+  ): Promise<Record<number, string>> {
     const watch = typeof limit === "number" ? undefined : limit;
     const waitMs = typeof limit === "number" ? limit : limit.stallMs;
     const deadline = Date.now() + waitMs;
     const ends = (await this.ends(deadline)).filter((p) => partitions === undefined || partitions.has(p.partition));
-    const unread = partitions === undefined ? [] : [...partitions].filter((p) => this.only !== undefined && !this.only.has(p));
-    if (unread.length > 0) throw new Error(`reading ${this.topic}: partitions ${unread.join(", ")} are not among the partitions this reader reads`);
+    const unread =
+      partitions === undefined ? [] : [...partitions].filter((p) => this.only !== undefined && !this.only.has(p));
+    if (unread.length > 0)
+      throw new Error(
+        `reading ${this.topic}: partitions ${unread.join(", ")} are not among the partitions this reader reads`,
+      );
     const positionOf = (p: PartitionOffsets) => this.positions.get(p.partition) ?? BigInt(p.low);
     const isBehind = (p: PartitionOffsets) => BigInt(p.high) > BigInt(p.low) && positionOf(p) < BigInt(p.high);
-    const progress = () => watch?.progress?.(ends.map((p) => ({ partition: p.partition, end: BigInt(p.high), position: positionOf(p) > BigInt(p.high) ? BigInt(p.high) : positionOf(p) })));
+    const progress = () =>
+      watch?.progress?.(
+        ends.map((p) => ({
+          partition: p.partition,
+          end: BigInt(p.high),
+          position: positionOf(p) > BigInt(p.high) ? BigInt(p.high) : positionOf(p),
+        })),
+      );
     const reached = new Set<number>();
     const progressEveryMs = watch?.progressEveryMs ?? 1_000;
     let reportedAt = Date.now();
@@ -205,11 +248,15 @@ export class TopicReader {
         return Object.fromEntries(ends.map((p) => [p.partition, p.high]));
       }
       if (watch === undefined && Date.now() > deadline) {
-        throw new Error(`reading ${this.topic} did not reach the end of partitions ${behind.map((p) => p.partition).join(", ")} within ${waitMs} ms`);
+        throw new Error(
+          `reading ${this.topic} did not reach the end of partitions ${behind.map((p) => p.partition).join(", ")} within ${waitMs} ms`,
+        );
       }
       if (watch !== undefined && Date.now() - this.movedAt > watch.stallMs) {
         const where = behind.map((p) => `${p.partition} (at ${positionOf(p)} of ${p.high})`).join(", ");
-        throw new Error(`reading ${this.topic} made no progress for ${watch.stallMs} ms: partitions ${where} did not reach their end`);
+        throw new Error(
+          `reading ${this.topic} made no progress for ${watch.stallMs} ms: partitions ${where} did not reach their end`,
+        );
       }
       if (Date.now() - reportedAt >= progressEveryMs) {
         reportedAt = Date.now();

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
 import { endpointsFromEnv } from "./index.ts";
 import { installedPartitions, PartitionDisagreementError } from "./partition-count.ts";
-import { correlationKeyedTopics, ensureTopics, suffixedTopicNames, TopicConflictError, type TopicNames, topicSpecs } from "./topics.ts";
+import {
+  correlationKeyedTopics,
+  ensureTopics,
+  suffixedTopicNames,
+  TopicConflictError,
+  type TopicNames,
+  topicSpecs,
+} from "./topics.ts";
 
 const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "topics-partitions-test" });
 let admin: Admin;
@@ -37,7 +44,8 @@ describe("the correlation-keyed topics' partition count is chosen when they are 
     const result = await ensureTopics(admin, topicSpecs(topics, 24));
     expect(result.correlationPartitions).toBe(24);
     const counts = await countsOf(Object.values(topics));
-    for (const name of Object.values(topics)) expect(counts[name], name).toBe(correlationKeyedTopics(topics).includes(name) ? 24 : 1);
+    for (const name of Object.values(topics))
+      expect(counts[name], name).toBe(correlationKeyedTopics(topics).includes(name) ? 24 : 1);
     expect(await installedPartitions(admin, correlationKeyedTopics(topics))).toBe(24);
   });
 
@@ -57,8 +65,14 @@ describe("the correlation-keyed topics' partition count is chosen when they are 
 
   it("refuses correlation-keyed topics that disagree with each other, naming each with its count, and creates nothing", async () => {
     const topics = names();
-    await ensureTopics(admin, topicSpecs(topics, 24).filter((s) => s.name === topics.observations || s.name === topics.changelog));
-    await ensureTopics(admin, topicSpecs(topics, 6).filter((s) => s.name === topics.decisions));
+    await ensureTopics(
+      admin,
+      topicSpecs(topics, 24).filter((s) => s.name === topics.observations || s.name === topics.changelog),
+    );
+    await ensureTopics(
+      admin,
+      topicSpecs(topics, 6).filter((s) => s.name === topics.decisions),
+    );
     const error = await ensureTopics(admin, topicSpecs(topics)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartitionDisagreementError);
     const message = (error as Error).message;
@@ -69,24 +83,39 @@ describe("the correlation-keyed topics' partition count is chosen when they are 
     expect(present.has(topics.commands)).toBe(false);
     expect(present.has(topics.capabilities)).toBe(false);
     // Readers refuse them too.
-    await ensureTopics(admin, topicSpecs(topics, 24).filter((s) => s.name === topics.commands));
-    await expect(installedPartitions(admin, correlationKeyedTopics(topics))).rejects.toThrow(`${topics.decisions}: 6 partitions`);
+    await ensureTopics(
+      admin,
+      topicSpecs(topics, 24).filter((s) => s.name === topics.commands),
+    );
+    await expect(installedPartitions(admin, correlationKeyedTopics(topics))).rejects.toThrow(
+      `${topics.decisions}: 6 partitions`,
+    );
   });
 
   it("still holds a single-partition topic to its count", async () => {
     const topics = names();
     const capabilities = topicSpecs(topics).filter((s) => s.name === topics.capabilities);
-    await ensureTopics(admin, capabilities.map((s) => ({ ...s, partitions: 2 })));
+    await ensureTopics(
+      admin,
+      capabilities.map((s) => ({ ...s, partitions: 2 })),
+    );
     const error = await ensureTopics(admin, capabilities).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TopicConflictError);
-    expect((error as TopicConflictError).conflicts).toEqual([{ topic: topics.capabilities, setting: "partitions", expected: "1", actual: "2" }]);
+    expect((error as TopicConflictError).conflicts).toEqual([
+      { topic: topics.capabilities, setting: "partitions", expected: "1", actual: "2" },
+    ]);
   });
 });
 
 describe("a reader of the partition count", () => {
   it("names the topics that do not exist", async () => {
     const topics = names();
-    await ensureTopics(admin, topicSpecs(topics, 24).filter((s) => s.name === topics.observations));
-    await expect(installedPartitions(admin, correlationKeyedTopics(topics))).rejects.toThrow(`${topics.decisions}, ${topics.commands}, ${topics.changelog} do not exist`);
+    await ensureTopics(
+      admin,
+      topicSpecs(topics, 24).filter((s) => s.name === topics.observations),
+    );
+    await expect(installedPartitions(admin, correlationKeyedTopics(topics))).rejects.toThrow(
+      `${topics.decisions}, ${topics.commands}, ${topics.changelog} do not exist`,
+    );
   });
 });

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
 import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { createTestTopic } from "./testing.ts";
-import { effectiveConfigs, ensureTopics, replicationFor, TopicConflictError, type TopicSpec, topics } from "./topics.ts";
+import {
+  effectiveConfigs,
+  ensureTopics,
+  replicationFor,
+  TopicConflictError,
+  type TopicSpec,
+  topics,
+} from "./topics.ts";
 
 const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "topics-test" });
 let admin: Admin;
@@ -17,16 +24,31 @@ afterAll(async () => {
 
 describe("replication follows the cluster", () => {
   it("is min(3, brokers), with two replicas in sync at three and never an unclean leader", () => {
-    expect(replicationFor(1)).toEqual({ factor: 1, configs: { "min.insync.replicas": "1", "unclean.leader.election.enable": "false" } });
+    expect(replicationFor(1)).toEqual({
+      factor: 1,
+      configs: { "min.insync.replicas": "1", "unclean.leader.election.enable": "false" },
+    });
     expect(replicationFor(2).factor).toBe(2);
     expect(replicationFor(2).configs["min.insync.replicas"]).toBe("1");
-    expect(replicationFor(3)).toEqual({ factor: 3, configs: { "min.insync.replicas": "2", "unclean.leader.election.enable": "false" } });
+    expect(replicationFor(3)).toEqual({
+      factor: 3,
+      configs: { "min.insync.replicas": "2", "unclean.leader.election.enable": "false" },
+    });
     expect(replicationFor(7).factor).toBe(3);
   });
 
   it("lets a topic's own configs win over the replication's", () => {
-    const spec: TopicSpec = { name: "t", partitions: 1, configs: { "cleanup.policy": "compact", "min.insync.replicas": "3" }, purpose: "test" };
-    expect(effectiveConfigs(spec, 3)).toEqual({ "cleanup.policy": "compact", "min.insync.replicas": "3", "unclean.leader.election.enable": "false" });
+    const spec: TopicSpec = {
+      name: "t",
+      partitions: 1,
+      configs: { "cleanup.policy": "compact", "min.insync.replicas": "3" },
+      purpose: "test",
+    };
+    expect(effectiveConfigs(spec, 3)).toEqual({
+      "cleanup.policy": "compact",
+      "min.insync.replicas": "3",
+      "unclean.leader.election.enable": "false",
+    });
   });
 });
 
@@ -48,10 +70,15 @@ describe("ensureTopics on the project's broker", () => {
     for (const spec of topics) {
       const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions;
       expect(partitions, spec.name).toHaveLength(spec.partitions);
-      for (const p of partitions ?? []) expect(p.replicas, `${spec.name} ${p.partitionId}`).toHaveLength(Math.min(3, brokers));
+      for (const p of partitions ?? [])
+        expect(p.replicas, `${spec.name} ${p.partitionId}`).toHaveLength(Math.min(3, brokers));
       const entries = described.resources.find((r) => r.resourceName === spec.name)?.configEntries ?? [];
-      expect(entries.find((e) => e.configName === "unclean.leader.election.enable")?.configValue, spec.name).toBe("false");
-      expect(entries.find((e) => e.configName === "min.insync.replicas")?.configValue, spec.name).toBe(brokers >= 3 ? "2" : "1");
+      expect(entries.find((e) => e.configName === "unclean.leader.election.enable")?.configValue, spec.name).toBe(
+        "false",
+      );
+      expect(entries.find((e) => e.configName === "min.insync.replicas")?.configValue, spec.name).toBe(
+        brokers >= 3 ? "2" : "1",
+      );
       for (const [key, value] of Object.entries(spec.configs)) {
         expect(entries.find((e) => e.configName === key)?.configValue, `${spec.name} ${key}`).toBe(value);
       }
@@ -84,9 +111,13 @@ describe("ensureTopics on the project's broker", () => {
   it("reports an existing topic that may elect an unclean leader, and changes nothing", async () => {
     const name = await createTestTopic(admin, "unclean", 1, { "unclean.leader.election.enable": "true" });
     try {
-      const error = await ensureTopics(admin, [{ name, partitions: 1, configs: {}, purpose: "test" }]).catch((e: unknown) => e);
+      const error = await ensureTopics(admin, [{ name, partitions: 1, configs: {}, purpose: "test" }]).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(TopicConflictError);
-      expect((error as TopicConflictError).conflicts).toEqual([{ topic: name, setting: "unclean.leader.election.enable", expected: "false", actual: "true" }]);
+      expect((error as TopicConflictError).conflicts).toEqual([
+        { topic: name, setting: "unclean.leader.election.enable", expected: "false", actual: "true" },
+      ]);
     } finally {
       await admin.deleteTopics({ topics: [name] });
     }

@@ -63,17 +63,62 @@ export function correlationKeyedTopics(names: TopicNames = topicNames): string[]
  */
 export function topicSpecs(names: TopicNames = topicNames, partitions: number = correlationPartitions): TopicSpec[] {
   return [
-    { name: names.observations, partitions, correlationKeyed: true, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what every observer saw; the source of truth, kept for replay" },
-    { name: names.decisions, partitions, correlationKeyed: true, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what the reconciler decided" },
-    { name: names.commands, partitions, correlationKeyed: true, configs: { "cleanup.policy": "delete", "retention.ms": days(7) }, purpose: "re-dispatch and probe commands for the dispatcher" },
-    { name: names.capabilities, partitions: 1, configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) }, purpose: "advertised and verified capability snapshots, read whole as a global table" },
+    {
+      name: names.observations,
+      partitions,
+      correlationKeyed: true,
+      configs: { "cleanup.policy": "delete", "retention.ms": forever },
+      purpose: "what every observer saw; the source of truth, kept for replay",
+    },
+    {
+      name: names.decisions,
+      partitions,
+      correlationKeyed: true,
+      configs: { "cleanup.policy": "delete", "retention.ms": forever },
+      purpose: "what the reconciler decided",
+    },
+    {
+      name: names.commands,
+      partitions,
+      correlationKeyed: true,
+      configs: { "cleanup.policy": "delete", "retention.ms": days(7) },
+      purpose: "re-dispatch and probe commands for the dispatcher",
+    },
+    {
+      name: names.capabilities,
+      partitions: 1,
+      configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": days(1) },
+      purpose: "advertised and verified capability snapshots, read whole as a global table",
+    },
     // The broker's default record limit, made explicit: a correlation state is kept far below it (core: maxStateBytes).
-    { name: names.changelog, partitions, correlationKeyed: true, configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes }, purpose: "reconciler state per correlation, restored on assignment" },
+    {
+      name: names.changelog,
+      partitions,
+      correlationKeyed: true,
+      configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes },
+      purpose: "reconciler state per correlation, restored on assignment",
+    },
     // Keyed by the version (decimal): compaction keeps every version, so history replays across each change.
-    { name: names.policy, partitions: 1, configs: { "cleanup.policy": "compact" }, purpose: "the trust policy, one record per version with the time it is in force from; read whole by every reader" },
+    {
+      name: names.policy,
+      partitions: 1,
+      configs: { "cleanup.policy": "compact" },
+      purpose: "the trust policy, one record per version with the time it is in force from; read whole by every reader",
+    },
     // One partition: the records of every reconciler transaction in one order, consistent with what each read.
-    { name: names.batches, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": forever }, purpose: "what each reconciler transaction read (observation offsets, capability table reach), kept as long as the observations: replay follows it to reproduce live decisions" },
-    { name: names.dlq, partitions: 1, configs: { "cleanup.policy": "delete", "retention.ms": days(30) }, purpose: "records the reconciler could not process, with reason and source coordinates" },
+    {
+      name: names.batches,
+      partitions: 1,
+      configs: { "cleanup.policy": "delete", "retention.ms": forever },
+      purpose:
+        "what each reconciler transaction read (observation offsets, capability table reach), kept as long as the observations: replay follows it to reproduce live decisions",
+    },
+    {
+      name: names.dlq,
+      partitions: 1,
+      configs: { "cleanup.policy": "delete", "retention.ms": days(30) },
+      purpose: "records the reconciler could not process, with reason and source coordinates",
+    },
   ];
 }
 
@@ -122,7 +167,10 @@ export interface Replication {
  */
 export function replicationFor(brokers: number): Replication {
   const factor = Math.max(1, Math.min(3, brokers));
-  return { factor, configs: { "min.insync.replicas": factor === 3 ? "2" : "1", "unclean.leader.election.enable": "false" } };
+  return {
+    factor,
+    configs: { "min.insync.replicas": factor === 3 ? "2" : "1", "unclean.leader.election.enable": "false" },
+  };
 }
 
 /** The settings a spec must hold on a cluster of `brokers`: its own configs and the replication's. */
@@ -148,14 +196,30 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
     const metadata = await admin.fetchTopicMetadata({ topics: existing.map((s) => s.name) });
     const described = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: existing.map((s) => ({ type: CONFIG_RESOURCE_TOPIC, name: s.name, configNames: Object.keys(effectiveConfigs(s, brokers)) })),
+      resources: existing.map((s) => ({
+        type: CONFIG_RESOURCE_TOPIC,
+        name: s.name,
+        configNames: Object.keys(effectiveConfigs(s, brokers)),
+      })),
     });
     for (const spec of existing) {
       const partitions = metadata.topics.find((t) => t.name === spec.name)?.partitions ?? [];
       if (spec.correlationKeyed === true) installed.push({ topic: spec.name, partitions: partitions.length });
-      else if (partitions.length !== spec.partitions) conflicts.push({ topic: spec.name, setting: "partitions", expected: String(spec.partitions), actual: String(partitions.length) });
+      else if (partitions.length !== spec.partitions)
+        conflicts.push({
+          topic: spec.name,
+          setting: "partitions",
+          expected: String(spec.partitions),
+          actual: String(partitions.length),
+        });
       const factor = Math.min(...partitions.map((p) => p.replicas.length));
-      if (partitions.length > 0 && factor < replication.factor) conflicts.push({ topic: spec.name, setting: "replication factor", expected: `${replication.factor} (min(3, ${brokers} brokers))`, actual: String(factor) });
+      if (partitions.length > 0 && factor < replication.factor)
+        conflicts.push({
+          topic: spec.name,
+          setting: "replication factor",
+          expected: `${replication.factor} (min(3, ${brokers} brokers))`,
+          actual: String(factor),
+        });
       const entries = described.resources.find((r) => r.resourceName === spec.name)?.configEntries ?? [];
       for (const [key, expected] of Object.entries(effectiveConfigs(spec, brokers))) {
         const actual = entries.find((e) => e.configName === key)?.configValue ?? "(unset)";
@@ -166,7 +230,8 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
   const installedCount = agreedPartitions(installed);
   if (conflicts.length > 0) throw new TopicConflictError(conflicts);
   const missing = specs.filter((s) => !present.has(s.name));
-  const partitionsOf = (s: TopicSpec) => (s.correlationKeyed === true ? (installedCount ?? s.partitions) : s.partitions);
+  const partitionsOf = (s: TopicSpec) =>
+    s.correlationKeyed === true ? (installedCount ?? s.partitions) : s.partitions;
   const keyed = specs.filter((s) => s.correlationKeyed === true);
   if (installedCount === undefined) agreedPartitions(keyed.map((s) => ({ topic: s.name, partitions: s.partitions })));
   if (missing.length > 0) {
@@ -181,5 +246,9 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
     );
   }
   const first = keyed[0];
-  return { created: missing.map((s) => s.name), existing: existing.map((s) => s.name), correlationPartitions: first === undefined ? undefined : partitionsOf(first) };
+  return {
+    created: missing.map((s) => s.name),
+    existing: existing.map((s) => s.name),
+    correlationPartitions: first === undefined ? undefined : partitionsOf(first),
+  };
 }

@@ -26,8 +26,17 @@ async function produce(topic: string, correlationIds: string[]): Promise<void> {
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   try {
-    const messages = await Promise.all(correlationIds.map(async (correlationId) => ({ key: correlationId, value: await serde.encode({ ...sampleDecision("TaskIndeterminate"), correlationId }) })));
-    await producer.send({ topic, acks: -1, messages: [...messages, { key: "junk", value: Buffer.from("not a ledger record") }] });
+    const messages = await Promise.all(
+      correlationIds.map(async (correlationId) => ({
+        key: correlationId,
+        value: await serde.encode({ ...sampleDecision("TaskIndeterminate"), correlationId }),
+      })),
+    );
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [...messages, { key: "junk", value: Buffer.from("not a ledger record") }],
+    });
   } finally {
     await producer.disconnect();
   }
@@ -38,14 +47,33 @@ describe("LedgerFeed", () => {
     const topic = await createTestTopic(admin, "ledger-feed.beginning", 2);
     created.push(topic);
     await produce(topic, ["c-1", "c-2"]);
-    const feed = new LedgerFeed({ brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topics: [topic], from: "beginning", keep: (r) => r.correlationId !== "c-2" });
+    const feed = new LedgerFeed({
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topics: [topic],
+      from: "beginning",
+      keep: (r) => r.correlationId !== "c-2",
+    });
     await feed.start();
     try {
-      await feed.waitFor(isType("TaskIndeterminate", (d) => d.correlationId === "c-1"), 30_000, "c-1");
-      const later = feed.waitFor(isType("TaskIndeterminate", (d) => d.correlationId === "c-3"), 30_000, "c-3");
+      await feed.waitFor(
+        isType("TaskIndeterminate", (d) => d.correlationId === "c-1"),
+        30_000,
+        "c-1",
+      );
+      const later = feed.waitFor(
+        isType("TaskIndeterminate", (d) => d.correlationId === "c-3"),
+        30_000,
+        "c-3",
+      );
       await produce(topic, ["c-3"]);
       expect((await later).correlationId).toBe("c-3");
-      expect(feed.ofType("TaskIndeterminate").map((d) => d.correlationId).sort()).toEqual(["c-1", "c-3"]);
+      expect(
+        feed
+          .ofType("TaskIndeterminate")
+          .map((d) => d.correlationId)
+          .sort(),
+      ).toEqual(["c-1", "c-3"]);
     } finally {
       await feed.stop();
     }
@@ -55,11 +83,20 @@ describe("LedgerFeed", () => {
     const topic = await createTestTopic(admin, "ledger-feed.end", 1);
     created.push(topic);
     await produce(topic, ["old"]);
-    const feed = new LedgerFeed({ brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topics: [topic], from: "end" });
+    const feed = new LedgerFeed({
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topics: [topic],
+      from: "end",
+    });
     await feed.start();
     try {
       await produce(topic, ["new"]);
-      await feed.waitFor(isType("TaskIndeterminate", (d) => d.correlationId === "new"), 30_000, "new");
+      await feed.waitFor(
+        isType("TaskIndeterminate", (d) => d.correlationId === "new"),
+        30_000,
+        "new",
+      );
       expect(feed.records.map((r) => r.correlationId)).toEqual(["new"]);
     } finally {
       await feed.stop();
@@ -69,10 +106,17 @@ describe("LedgerFeed", () => {
   it("gives up waiting with the name of what it waited for", async () => {
     const topic = await createTestTopic(admin, "ledger-feed.none", 1);
     created.push(topic);
-    const feed = new LedgerFeed({ brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topics: [topic], from: "beginning" });
+    const feed = new LedgerFeed({
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topics: [topic],
+      from: "beginning",
+    });
     await feed.start();
     try {
-      await expect(feed.waitFor(() => true, 300, "anything")).rejects.toThrow("the ledger did not show anything within 300 ms");
+      await expect(feed.waitFor(() => true, 300, "anything")).rejects.toThrow(
+        "the ledger did not show anything within 300 ms",
+      );
     } finally {
       await feed.stop();
     }

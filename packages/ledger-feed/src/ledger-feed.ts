@@ -44,7 +44,12 @@ export class LedgerFeed {
     const admin = kafka.admin();
     this.admin = admin;
     await admin.connect();
-    this.readers = this.options.topics.map((topic) => new TopicReader(kafka, admin, topic, (_partition, message) => this.take(message), "a2a-ledger-feed", { from: this.options.from }));
+    this.readers = this.options.topics.map(
+      (topic) =>
+        new TopicReader(kafka, admin, topic, (_partition, message) => this.take(message), "a2a-ledger-feed", {
+          from: this.options.from,
+        }),
+    );
     for (const reader of this.readers) await reader.start();
   }
 
@@ -75,7 +80,11 @@ export class LedgerFeed {
   }
 
   /** The first kept record (already seen or still to come) that satisfies `predicate`. */
-  waitFor<R extends LedgerRecord>(predicate: (record: LedgerRecord) => record is R, timeoutMs: number, what: string): Promise<R>;
+  waitFor<R extends LedgerRecord>(
+    predicate: (record: LedgerRecord) => record is R,
+    timeoutMs: number,
+    what: string,
+  ): Promise<R>;
   waitFor(predicate: (record: LedgerRecord) => boolean, timeoutMs: number, what: string): Promise<LedgerRecord>;
   waitFor(predicate: (record: LedgerRecord) => boolean, timeoutMs: number, what: string): Promise<LedgerRecord> {
     const seen = this.records.find(predicate);
@@ -98,6 +107,10 @@ export class LedgerFeed {
 }
 
 /** A record of `type` (for waitFor and filters). */
-export function isType<T extends LedgerRecord["type"]>(type: T, where: (record: Extract<LedgerRecord, { type: T }>) => boolean = () => true) {
-  return (record: LedgerRecord): record is Extract<LedgerRecord, { type: T }> => record.type === type && where(record as Extract<LedgerRecord, { type: T }>);
+export function isType<T extends LedgerRecord["type"]>(
+  type: T,
+  where: (record: Extract<LedgerRecord, { type: T }>) => boolean = () => true,
+) {
+  return (record: LedgerRecord): record is Extract<LedgerRecord, { type: T }> =>
+    record.type === type && where(record as Extract<LedgerRecord, { type: T }>);
 }

@@ -27,7 +27,10 @@ export function loggerOptions(service: string, level: LogLevel = levelFromEnv())
     base: { service, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "token"], censor: "[redacted]" },
+    redact: {
+      paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "token"],
+      censor: "[redacted]",
+    },
   };
 }
 

@@ -5,7 +5,12 @@ import { levelFromEnv, loggerOptions } from "./index.ts";
 
 function capture(service: string) {
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk)) as Record<string, unknown>); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      done();
+    },
+  });
   return { log: pino(loggerOptions(service, "info"), sink), lines };
 }
 

@@ -36,7 +36,13 @@ export function checkEmission(card: unknown, emission: Emission, skillId: string
   if (emission.emission === "STATUS") {
     const state = normalizeTaskState(emission.rawState);
     if (state !== null && state !== "TASK_STATE_UNSPECIFIED" && advertised.states.includes(state)) return allowed;
-    return { allowed: false, kind: "STATE_NOT_ADVERTISED", state, rawState: emission.rawState, allowedValues: [...advertised.states] };
+    return {
+      allowed: false,
+      kind: "STATE_NOT_ADVERTISED",
+      state,
+      rawState: emission.rawState,
+      allowedValues: [...advertised.states],
+    };
   }
   let modes: string[];
   if (skillId === null) modes = advertised.defaultOutputModes;
@@ -45,6 +51,12 @@ export function checkEmission(card: unknown, emission: Emission, skillId: string
     if (skill === undefined) return allowed;
     modes = skill.outputModes;
   }
-  const refused = [...new Set(emission.parts.map((p) => p.mediaType).filter((m): m is string => m !== null && !mediaTypeAllowed(m, modes)))];
-  return refused.length === 0 ? allowed : { allowed: false, kind: "OUTPUT_MODE_NOT_ADVERTISED", refusedModes: refused, allowedValues: [...modes] };
+  const refused = [
+    ...new Set(
+      emission.parts.map((p) => p.mediaType).filter((m): m is string => m !== null && !mediaTypeAllowed(m, modes)),
+    ),
+  ];
+  return refused.length === 0
+    ? allowed
+    : { allowed: false, kind: "OUTPUT_MODE_NOT_ADVERTISED", refusedModes: refused, allowedValues: [...modes] };
 }

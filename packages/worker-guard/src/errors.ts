@@ -11,7 +11,10 @@ export const guardErrorCodes = defineErrorCatalogue("GUARD", {
   /** A status update (or the task's first event) in a state the card in force does not advertise. */
   GUARD_STATE_NOT_ADVERTISED: { status: null, message: "the card in force does not advertise this task state" },
   /** An artifact part whose media type is outside the skill's output modes in the card in force. */
-  GUARD_OUTPUT_MODE_NOT_ADVERTISED: { status: null, message: "the card in force does not advertise this output mode for the skill" },
+  GUARD_OUTPUT_MODE_NOT_ADVERTISED: {
+    status: null,
+    message: "the card in force does not advertise this output mode for the skill",
+  },
   /** The card provider threw or returned something that is not a card: nothing is emitted unchecked. */
   GUARD_CARD_UNAVAILABLE: { status: null, message: "the card in force could not be read" },
 });

@@ -2,4 +2,11 @@
 export { checkEmission, type Emission, type PartSummary, type Verdict } from "./emission-check.ts";
 export { EmissionRefusedError, guardErrorCodes, type GuardErrorCode } from "./errors.ts";
 export { refusalObservation, type RefusalContext } from "./refusal-observation.ts";
-export { emissionsOf, scopeOf, WorkerGuard, type EmissionScope, type RefusalSink, type WorkerGuardOptions } from "./worker-guard.ts";
+export {
+  emissionsOf,
+  scopeOf,
+  WorkerGuard,
+  type EmissionScope,
+  type RefusalSink,
+  type WorkerGuardOptions,
+} from "./worker-guard.ts";

@@ -14,9 +14,30 @@ export interface RefusalContext {
   cardHash: string | null;
 }
 
-export function refusalObservation(ctx: RefusalContext, emission: Emission, verdict: Extract<Verdict, { allowed: false }>, at: number): ObservationInput {
-  const what = emission.emission === "STATUS" ? emission.rawState : `${emission.artifactId}\u0000${JSON.stringify(emission.parts)}`;
-  const digest = createHash("sha256").update([ctx.correlationId, ctx.observer, ctx.workerId, emission.serverTaskId, emission.emission, what, ctx.cardHash ?? ""].join("\u0000")).digest("hex").slice(0, 40);
+export function refusalObservation(
+  ctx: RefusalContext,
+  emission: Emission,
+  verdict: Extract<Verdict, { allowed: false }>,
+  at: number,
+): ObservationInput {
+  const what =
+    emission.emission === "STATUS"
+      ? emission.rawState
+      : `${emission.artifactId}\u0000${JSON.stringify(emission.parts)}`;
+  const digest = createHash("sha256")
+    .update(
+      [
+        ctx.correlationId,
+        ctx.observer,
+        ctx.workerId,
+        emission.serverTaskId,
+        emission.emission,
+        what,
+        ctx.cardHash ?? "",
+      ].join("\u0000"),
+    )
+    .digest("hex")
+    .slice(0, 40);
   return {
     type: "EmissionRefused",
     eventId: `refused-${digest}`,

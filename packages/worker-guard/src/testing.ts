@@ -28,7 +28,15 @@ const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 function ingestEnv(brokers: string, registryUrl: string, topic: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!/^(A2A_LEDGER_)?INGEST_/.test(name)) env[name] = value;
-  return { ...env, KAFKA_BROKERS: brokers, SCHEMA_REGISTRY_URL: registryUrl, A2A_LEDGER_INGEST_TOPIC: topic, A2A_LEDGER_INGEST_HOST: "127.0.0.1", A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "info" };
+  return {
+    ...env,
+    KAFKA_BROKERS: brokers,
+    SCHEMA_REGISTRY_URL: registryUrl,
+    A2A_LEDGER_INGEST_TOPIC: topic,
+    A2A_LEDGER_INGEST_HOST: "127.0.0.1",
+    A2A_LEDGER_INGEST_PORT: "0",
+    A2A_LEDGER_INGEST_LOG_LEVEL: "info",
+  };
 }
 
 export async function startLedger(label: string): Promise<TestLedger> {
@@ -56,7 +64,8 @@ export async function startLedger(label: string): Promise<TestLedger> {
     url,
     async observations(count) {
       const out: Observation[] = [];
-      for (const m of await readMessages(kafka, topic, count, 30_000)) out.push((await serde.decode(m.value ?? Buffer.alloc(0))).record as Observation);
+      for (const m of await readMessages(kafka, topic, count, 30_000))
+        out.push((await serde.decode(m.value ?? Buffer.alloc(0))).record as Observation);
       return out;
     },
     async close() {

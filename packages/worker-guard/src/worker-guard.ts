@@ -61,7 +61,10 @@ function fromMetadata(sources: readonly unknown[], keys: readonly string[]): str
 /** Correlation and skill named by a request: message metadata first, then the request's, then the task's. */
 export function scopeOf(ctx: RequestContext): EmissionScope {
   const sources = [ctx.userMessage?.metadata, ctx.request?.metadata, ctx.task?.metadata];
-  return { correlationId: fromMetadata(sources, ["a2a-ledger.correlationId", "correlationId"]), skillId: fromMetadata(sources, ["a2a-ledger.skillId", "skillId"]) };
+  return {
+    correlationId: fromMetadata(sources, ["a2a-ledger.correlationId", "correlationId"]),
+    skillId: fromMetadata(sources, ["a2a-ledger.skillId", "skillId"]),
+  };
 }
 
 const artifactEmission = (taskId: string, contextId: string, artifact: Artifact): Emission => ({
@@ -72,7 +75,12 @@ const artifactEmission = (taskId: string, contextId: string, artifact: Artifact)
   parts: artifact.parts.map((p) => summarizeJsonPart(Part.toJSON(p))),
 });
 
-const statusEmission = (taskId: string, contextId: string, state: number): Emission => ({ emission: "STATUS", serverTaskId: taskId, contextId: contextId === "" ? null : contextId, rawState: taskStateToJSON(state) });
+const statusEmission = (taskId: string, contextId: string, state: number): Emission => ({
+  emission: "STATUS",
+  serverTaskId: taskId,
+  contextId: contextId === "" ? null : contextId,
+  rawState: taskStateToJSON(state),
+});
 
 /** The emissions one bus event makes, in the order a client would see them. */
 export function emissionsOf(event: AgentExecutionEvent): Emission[] {
@@ -85,9 +93,13 @@ export function emissionsOf(event: AgentExecutionEvent): Emission[] {
       return out;
     }
     case "statusUpdate":
-      return event.data.status === undefined ? [] : [statusEmission(event.data.taskId, event.data.contextId, event.data.status.state)];
+      return event.data.status === undefined
+        ? []
+        : [statusEmission(event.data.taskId, event.data.contextId, event.data.status.state)];
     case "artifactUpdate":
-      return event.data.artifact === undefined ? [] : [artifactEmission(event.data.taskId, event.data.contextId, event.data.artifact)];
+      return event.data.artifact === undefined
+        ? []
+        : [artifactEmission(event.data.taskId, event.data.contextId, event.data.artifact)];
     case "message":
       return [];
   }
@@ -156,7 +168,8 @@ export class WorkerGuard {
         this.scopes.set(ctx.taskId, scope);
         return executor.execute(ctx, this.bus(bus, scope));
       },
-      cancelTask: (taskId, bus) => executor.cancelTask(taskId, this.bus(bus, this.scopes.get(taskId) ?? { correlationId: null, skillId: null })),
+      cancelTask: (taskId, bus) =>
+        executor.cancelTask(taskId, this.bus(bus, this.scopes.get(taskId) ?? { correlationId: null, skillId: null })),
     };
   }
 
@@ -173,7 +186,12 @@ export class WorkerGuard {
     try {
       card = AgentCard.toJSON(this.options.card());
     } catch (e) {
-      throw new EmissionRefusedError("GUARD_CARD_UNAVAILABLE", `${guardErrorCodes.GUARD_CARD_UNAVAILABLE.message}: ${(e as Error).message}`, null, emissions[0]?.serverTaskId ?? "");
+      throw new EmissionRefusedError(
+        "GUARD_CARD_UNAVAILABLE",
+        `${guardErrorCodes.GUARD_CARD_UNAVAILABLE.message}: ${(e as Error).message}`,
+        null,
+        emissions[0]?.serverTaskId ?? "",
+      );
     }
     for (const emission of emissions) {
       const verdict = checkEmission(card, emission, scope.skillId);
@@ -181,7 +199,12 @@ export class WorkerGuard {
     }
   }
 
-  private refuse(card: unknown, emission: Emission, verdict: Extract<Verdict, { allowed: false }>, scope: EmissionScope): never {
+  private refuse(
+    card: unknown,
+    emission: Emission,
+    verdict: Extract<Verdict, { allowed: false }>,
+    scope: EmissionScope,
+  ): never {
     this.refusedCount += 1;
     let hash: string | null;
     try {
@@ -190,7 +213,13 @@ export class WorkerGuard {
       hash = null;
     }
     const observation = refusalObservation(
-      { correlationId: scope.correlationId ?? emission.serverTaskId, workerId: this.options.workerId, observer: this.observer, skillId: scope.skillId, cardHash: hash },
+      {
+        correlationId: scope.correlationId ?? emission.serverTaskId,
+        workerId: this.options.workerId,
+        observer: this.observer,
+        skillId: scope.skillId,
+        cardHash: hash,
+      },
       emission,
       verdict,
       this.now(),
@@ -202,9 +231,19 @@ export class WorkerGuard {
     this.pending.add(sent);
     void sent.finally(() => this.pending.delete(sent));
     if (verdict.kind === "STATE_NOT_ADVERTISED") {
-      throw new EmissionRefusedError("GUARD_STATE_NOT_ADVERTISED", `${verdict.rawState}: ${guardErrorCodes.GUARD_STATE_NOT_ADVERTISED.message} (advertised: ${verdict.allowedValues.join(", ")})`, verdict, emission.serverTaskId);
+      throw new EmissionRefusedError(
+        "GUARD_STATE_NOT_ADVERTISED",
+        `${verdict.rawState}: ${guardErrorCodes.GUARD_STATE_NOT_ADVERTISED.message} (advertised: ${verdict.allowedValues.join(", ")})`,
+        verdict,
+        emission.serverTaskId,
+      );
     }
-    throw new EmissionRefusedError("GUARD_OUTPUT_MODE_NOT_ADVERTISED", `${verdict.refusedModes.join(", ")}: ${guardErrorCodes.GUARD_OUTPUT_MODE_NOT_ADVERTISED.message}${scope.skillId === null ? " (card defaults)" : ` ${scope.skillId}`} (advertised: ${verdict.allowedValues.join(", ")})`, verdict, emission.serverTaskId);
+    throw new EmissionRefusedError(
+      "GUARD_OUTPUT_MODE_NOT_ADVERTISED",
+      `${verdict.refusedModes.join(", ")}: ${guardErrorCodes.GUARD_OUTPUT_MODE_NOT_ADVERTISED.message}${scope.skillId === null ? " (card defaults)" : ` ${scope.skillId}`} (advertised: ${verdict.allowedValues.join(", ")})`,
+      verdict,
+      emission.serverTaskId,
+    );
   }
 
   /** Resolves once every refusal recorded so far was handed to the sink and settled. */

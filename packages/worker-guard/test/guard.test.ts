@@ -8,7 +8,14 @@ import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { Role, TaskState, taskStateToJSON, type AgentCard, type Message, type Part } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { IngestClient } from "@a2a-ledger/ingest-client";
 import express from "express";
@@ -16,21 +23,54 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmissionRefusedError, WorkerGuard } from "../src/index.ts";
 import { startLedger, type TestLedger } from "../src/testing.ts";
 
-const lifecycle = (states: string[]) => ({ uri: "urn:a2a-ledger:ext:task-lifecycle:v1", description: "", required: false, params: { states, taskStore: "ephemeral" } });
+const lifecycle = (states: string[]) => ({
+  uri: "urn:a2a-ledger:ext:task-lifecycle:v1",
+  description: "",
+  required: false,
+  params: { states, taskStore: "ephemeral" },
+});
 
 function cardOf(url: string, outputModes: string[]): AgentCard {
   return {
-    name: "Guarded", description: "a guarded worker", version: "1.0.0",
-    supportedInterfaces: [{ url: `${url}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    name: "Guarded",
+    description: "a guarded worker",
+    version: "1.0.0",
+    supportedInterfaces: [
+      { url: `${url}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+    ],
     provider: { organization: "Test", url: "" },
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false, extensions: [lifecycle(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"])] },
-    securitySchemes: {}, securityRequirements: [], defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
-    skills: [{ id: "answer", name: "Answer", description: "", tags: [], examples: [], inputModes: ["text/plain"], outputModes, securityRequirements: [] }],
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: [lifecycle(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"])],
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [
+      {
+        id: "answer",
+        name: "Answer",
+        description: "",
+        tags: [],
+        examples: [],
+        inputModes: ["text/plain"],
+        outputModes,
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
 }
 
-const text = (value: string, mediaType: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType });
+const text = (value: string, mediaType: string): Part => ({
+  content: { $case: "text", value },
+  metadata: undefined,
+  filename: "",
+  mediaType,
+});
 const textOf = (m: Message) => (m.parts[0]?.content?.$case === "text" ? m.parts[0].content.value : "");
 const now = () => new Date().toISOString();
 
@@ -55,8 +95,25 @@ class TryingExecutor implements AgentExecutor {
         caught.push(e);
       }
     };
-    const status = (state: TaskState) => bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message: undefined, timestamp: now() }, metadata: undefined }));
-    bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() }, artifacts: [], history: [ctx.userMessage], metadata: ctx.userMessage.metadata }));
+    const status = (state: TaskState) =>
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state, message: undefined, timestamp: now() },
+          metadata: undefined,
+        }),
+      );
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+        artifacts: [],
+        history: [ctx.userMessage],
+        metadata: ctx.userMessage.metadata,
+      }),
+    );
     status(TaskState.TASK_STATE_WORKING);
     for (const word of textOf(ctx.userMessage).split(/\s+/)) {
       if (word === "wait") {
@@ -69,7 +126,25 @@ class TryingExecutor implements AgentExecutor {
         attempt(() => status(TaskState[word.slice(6) as keyof typeof TaskState]));
       } else if (word.startsWith("artifact:")) {
         const mediaType = word.slice(9);
-        attempt(() => bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: `${taskId}-${mediaType}`, name: "result", description: "", parts: [text(`in ${mediaType}`, mediaType)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined })));
+        attempt(() =>
+          bus.publish(
+            AgentEvent.artifactUpdate({
+              taskId,
+              contextId,
+              artifact: {
+                artifactId: `${taskId}-${mediaType}`,
+                name: "result",
+                description: "",
+                parts: [text(`in ${mediaType}`, mediaType)],
+                metadata: undefined,
+                extensions: [],
+              },
+              append: false,
+              lastChunk: true,
+              metadata: undefined,
+            }),
+          ),
+        );
       }
     }
     status(TaskState.TASK_STATE_COMPLETED);
@@ -90,7 +165,12 @@ const recordErrors: unknown[] = [];
 beforeAll(async () => {
   ledger = await startLedger("refusals");
   const ingest = new IngestClient({ baseUrl: ledger.url });
-  guard = new WorkerGuard({ workerId: "W-guarded", card: () => card, record: (o) => ingest.send([o]), onRecordError: (e) => recordErrors.push(e) });
+  guard = new WorkerGuard({
+    workerId: "W-guarded",
+    card: () => card,
+    record: (o) => ingest.send([o]),
+    onRecordError: (e) => recordErrors.push(e),
+  });
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -100,7 +180,9 @@ beforeAll(async () => {
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
   app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   server.on("request", app);
-  client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["JSONRPC"] })).createFromUrl(url);
+  client = await new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["JSONRPC"] }),
+  ).createFromUrl(url);
 });
 
 afterAll(async () => {
@@ -110,12 +192,23 @@ afterAll(async () => {
 });
 
 const message = (words: string, correlationId: string): Message => ({
-  messageId: randomUUID(), contextId: "", taskId: "", role: Role.ROLE_USER, parts: [text(words, "text/plain")],
-  metadata: { "a2a-ledger.correlationId": correlationId, "a2a-ledger.skillId": "answer" }, extensions: [], referenceTaskIds: [],
+  messageId: randomUUID(),
+  contextId: "",
+  taskId: "",
+  role: Role.ROLE_USER,
+  parts: [text(words, "text/plain")],
+  metadata: { "a2a-ledger.correlationId": correlationId, "a2a-ledger.skillId": "answer" },
+  extensions: [],
+  referenceTaskIds: [],
 });
 
 async function send(words: string, correlationId: string) {
-  const result = await client.sendMessage({ tenant: "", message: message(words, correlationId), configuration: undefined, metadata: undefined });
+  const result = await client.sendMessage({
+    tenant: "",
+    message: message(words, correlationId),
+    configuration: undefined,
+    metadata: undefined,
+  });
   if (!("status" in result)) throw new Error("expected a task");
   return result;
 }
@@ -129,7 +222,12 @@ describe("the guard on an @a2a-js/sdk worker", () => {
     expect(caught[0]?.verdict).toMatchObject({ kind: "STATE_NOT_ADVERTISED", state: "TASK_STATE_INPUT_REQUIRED" });
     // The stream of a second task shows every event the worker published: INPUT_REQUIRED is not among them.
     const states: string[] = [];
-    for await (const event of client.sendMessageStream({ tenant: "", message: message("state:TASK_STATE_INPUT_REQUIRED", "corr-state-stream"), configuration: undefined, metadata: undefined })) {
+    for await (const event of client.sendMessageStream({
+      tenant: "",
+      message: message("state:TASK_STATE_INPUT_REQUIRED", "corr-state-stream"),
+      configuration: undefined,
+      metadata: undefined,
+    })) {
       const p = event.payload;
       if (p?.$case === "statusUpdate") states.push(taskStateToJSON(p.value.status!.state));
       if (p?.$case === "task") states.push(taskStateToJSON(p.value.status!.state));
@@ -138,9 +236,27 @@ describe("the guard on an @a2a-js/sdk worker", () => {
     expect(states.at(-1)).toBe("TASK_STATE_COMPLETED");
     await guard.flush();
     const [first, second] = await ledger.observations(2);
-    expect(first).toMatchObject({ type: "EmissionRefused", correlationId: "corr-state", observer: "guard:W-guarded", workerId: "W-guarded", serverTaskId: task.id, skillId: "answer", emission: "STATUS", kind: "STATE_NOT_ADVERTISED", state: "TASK_STATE_INPUT_REQUIRED", rawState: "TASK_STATE_INPUT_REQUIRED", allowed: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], artifactId: null, parts: [] });
+    expect(first).toMatchObject({
+      type: "EmissionRefused",
+      correlationId: "corr-state",
+      observer: "guard:W-guarded",
+      workerId: "W-guarded",
+      serverTaskId: task.id,
+      skillId: "answer",
+      emission: "STATUS",
+      kind: "STATE_NOT_ADVERTISED",
+      state: "TASK_STATE_INPUT_REQUIRED",
+      rawState: "TASK_STATE_INPUT_REQUIRED",
+      allowed: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+      artifactId: null,
+      parts: [],
+    });
     expect(first?.type === "EmissionRefused" && first.cardHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(second).toMatchObject({ type: "EmissionRefused", correlationId: "corr-state-stream", kind: "STATE_NOT_ADVERTISED" });
+    expect(second).toMatchObject({
+      type: "EmissionRefused",
+      correlationId: "corr-state-stream",
+      kind: "STATE_NOT_ADVERTISED",
+    });
   });
 
   it("refuses an artifact outside the skill's output modes and lets the allowed one through", async () => {
@@ -149,7 +265,16 @@ describe("the guard on an @a2a-js/sdk worker", () => {
     expect((executor.caught.get(task.id) ?? []).map((e) => e.code)).toEqual(["GUARD_OUTPUT_MODE_NOT_ADVERTISED"]);
     await guard.flush();
     const all = await ledger.observations(3);
-    expect(all[2]).toMatchObject({ type: "EmissionRefused", correlationId: "corr-mode", emission: "ARTIFACT", kind: "OUTPUT_MODE_NOT_ADVERTISED", state: null, artifactId: `${task.id}-application/json`, parts: [{ kind: "TEXT", mediaType: "application/json", sizeBytes: 19 }], allowed: ["text/plain"] });
+    expect(all[2]).toMatchObject({
+      type: "EmissionRefused",
+      correlationId: "corr-mode",
+      emission: "ARTIFACT",
+      kind: "OUTPUT_MODE_NOT_ADVERTISED",
+      state: null,
+      artifactId: `${task.id}-application/json`,
+      parts: [{ kind: "TEXT", mediaType: "application/json", sizeBytes: 19 }],
+      allowed: ["text/plain"],
+    });
   });
 
   it("judges by the card in force at emission: a card changed after dispatch refuses what the dispatch-time card allowed", async () => {
@@ -165,22 +290,42 @@ describe("the guard on an @a2a-js/sdk worker", () => {
     expect((executor.caught.get(task.id) ?? []).map((e) => e.code)).toEqual(["GUARD_OUTPUT_MODE_NOT_ADVERTISED"]);
     await guard.flush();
     const all = await ledger.observations(4);
-    expect(all[3]).toMatchObject({ correlationId: "corr-change", kind: "OUTPUT_MODE_NOT_ADVERTISED", parts: [{ mediaType: "text/plain" }], allowed: ["application/json"] });
+    expect(all[3]).toMatchObject({
+      correlationId: "corr-change",
+      kind: "OUTPUT_MODE_NOT_ADVERTISED",
+      parts: [{ mediaType: "text/plain" }],
+      allowed: ["application/json"],
+    });
     card = cardOf(url, ["text/plain"]);
   });
 
   it("falls back to the task id as the correlation id when the request names none", async () => {
-    const result = await client.sendMessage({ tenant: "", message: { ...message("state:TASK_STATE_AUTH_REQUIRED", "x"), metadata: undefined }, configuration: undefined, metadata: undefined });
+    const result = await client.sendMessage({
+      tenant: "",
+      message: { ...message("state:TASK_STATE_AUTH_REQUIRED", "x"), metadata: undefined },
+      configuration: undefined,
+      metadata: undefined,
+    });
     const id = "id" in result ? result.id : "";
     await guard.flush();
     const all = await ledger.observations(5);
-    expect(all[4]).toMatchObject({ correlationId: id, serverTaskId: id, skillId: null, state: "TASK_STATE_AUTH_REQUIRED" });
+    expect(all[4]).toMatchObject({
+      correlationId: id,
+      serverTaskId: id,
+      skillId: null,
+      state: "TASK_STATE_AUTH_REQUIRED",
+    });
   });
 
   it("refuses everything, unrecorded, while the card cannot be read", async () => {
     const before = guard.refused;
     card = undefined as unknown as AgentCard;
-    const result = await client.sendMessage({ tenant: "", message: message("plain", "corr-nocard"), configuration: undefined, metadata: undefined });
+    const result = await client.sendMessage({
+      tenant: "",
+      message: message("plain", "corr-nocard"),
+      configuration: undefined,
+      metadata: undefined,
+    });
     // The executor did not catch the refusal of its very first event: the SDK itself ends the task FAILED with the error.
     expect("status" in result && taskStateToJSON(result.status!.state)).toBe("TASK_STATE_FAILED");
     expect(JSON.stringify(result)).toContain("GUARD_CARD_UNAVAILABLE");

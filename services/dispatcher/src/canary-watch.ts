@@ -94,12 +94,24 @@ export class CanaryWatch {
       return;
     }
     try {
-      const task = await client.getTask({ tenant: "", id: canary.serverTaskId, historyLength: 0 }, callOptions(names, 10_000));
+      const task = await client.getTask(
+        { tenant: "", id: canary.serverTaskId, historyLength: 0 },
+        callOptions(names, 10_000),
+      );
       const state = normalizeTaskState(taskStateToJSON(task.status?.state ?? 0));
       const ended = state !== null && isTerminal(state);
-      journal.canaryPolled(canary.workerId, canary.serverTaskId, state ?? "TASK_STATE_UNSPECIFIED", ended ? "ended" : "parked");
+      journal.canaryPolled(
+        canary.workerId,
+        canary.serverTaskId,
+        state ?? "TASK_STATE_UNSPECIFIED",
+        ended ? "ended" : "parked",
+      );
       metrics.canaryPolls.inc({ outcome: ended ? "ended" : "parked" });
-      if (ended) log.info({ workerId: canary.workerId, serverTaskId: canary.serverTaskId, state }, "parked canary ended: no longer polled");
+      if (ended)
+        log.info(
+          { workerId: canary.workerId, serverTaskId: canary.serverTaskId, state },
+          "parked canary ended: no longer polled",
+        );
     } catch (error) {
       if (!(error instanceof TaskNotFoundError)) {
         // The worker restarting, its proxy down, a timeout: not evidence of anything; next round.
@@ -113,14 +125,25 @@ export class CanaryWatch {
         await this.deps.ingest.send([canaryLost(canary, errorCode, Date.now())]);
       } catch (recordError) {
         metrics.recordingFailures.inc();
-        log.warn({ err: recordError, workerId: canary.workerId, serverTaskId: canary.serverTaskId }, "canary lost, but the ledger did not take the observation yet: next round");
+        log.warn(
+          { err: recordError, workerId: canary.workerId, serverTaskId: canary.serverTaskId },
+          "canary lost, but the ledger did not take the observation yet: next round",
+        );
         return;
       }
       journal.canaryPolled(canary.workerId, canary.serverTaskId, `TaskNotFound ${errorCode}`, "lost");
       metrics.canaryPolls.inc({ outcome: "lost" });
       metrics.canariesLost.inc({ worker: canary.workerId });
       metrics.observationsRecorded.inc();
-      log.warn({ workerId: canary.workerId, serverTaskId: canary.serverTaskId, parkedIn: canary.state, correlationId: canary.correlationId }, "parked canary answered TaskNotFound: the worker lost a task it had left waiting");
+      log.warn(
+        {
+          workerId: canary.workerId,
+          serverTaskId: canary.serverTaskId,
+          parkedIn: canary.state,
+          correlationId: canary.correlationId,
+        },
+        "parked canary answered TaskNotFound: the worker lost a task it had left waiting",
+      );
     }
   }
 }

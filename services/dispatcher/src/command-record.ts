@@ -19,31 +19,45 @@ const printable = /^[^\x00-\x1f\x7f]{1,1000}$/;
 
 function check(command: Command): void {
   const bad = (what: string) => {
-    throw new PoisonCommandError("DISPATCHER_INVALID_COMMAND", `${command.type} ${JSON.stringify(command.decisionId).slice(0, 200)}: ${what}`);
+    throw new PoisonCommandError(
+      "DISPATCHER_INVALID_COMMAND",
+      `${command.type} ${JSON.stringify(command.decisionId).slice(0, 200)}: ${what}`,
+    );
   };
   if (!printable.test(command.decisionId)) bad("decisionId is empty or has control characters");
   if (!visibleId.test(command.correlationId)) bad("correlationId must be 1–200 visible ASCII characters");
   if (command.type === "RedispatchCommanded") {
     if (!visibleId.test(command.targetWorkerId)) bad("targetWorkerId must be 1–200 visible ASCII characters");
     if (command.attempt < 1) bad(`attempt ${command.attempt} is below 1`);
-    if (command.skillId !== null && !visibleId.test(command.skillId)) bad("skillId must be 1–200 visible ASCII characters");
-  } else if (command.workerId === null || !visibleId.test(command.workerId)) bad("workerId must be 1–200 visible ASCII characters");
+    if (command.skillId !== null && !visibleId.test(command.skillId))
+      bad("skillId must be 1–200 visible ASCII characters");
+  } else if (command.workerId === null || !visibleId.test(command.workerId))
+    bad("workerId must be 1–200 visible ASCII characters");
 }
 
 export async function decodeCommand(serde: Serde, message: Pick<KafkaMessage, "key" | "value">): Promise<Command> {
-  if (message.value === null || message.value.length === 0) throw new PoisonCommandError("DISPATCHER_UNDECODABLE", "the record has no value");
+  if (message.value === null || message.value.length === 0)
+    throw new PoisonCommandError("DISPATCHER_UNDECODABLE", "the record has no value");
   let decoded;
   try {
     decoded = await serde.decode(message.value);
   } catch (error) {
     const failure = classifyDecodeFailure(error);
     if (failure === undefined) throw error;
-    throw new PoisonCommandError(failure.kind === "undecodable" ? "DISPATCHER_UNDECODABLE" : "DISPATCHER_UNKNOWN_SCHEMA", failure.message);
+    throw new PoisonCommandError(
+      failure.kind === "undecodable" ? "DISPATCHER_UNDECODABLE" : "DISPATCHER_UNKNOWN_SCHEMA",
+      failure.message,
+    );
   }
   const record = decoded.record;
-  if (record.type !== "RedispatchCommanded" && record.type !== "ProbeRequested") throw new PoisonCommandError("DISPATCHER_NOT_A_COMMAND", `a ${decoded.typeName} record`);
+  if (record.type !== "RedispatchCommanded" && record.type !== "ProbeRequested")
+    throw new PoisonCommandError("DISPATCHER_NOT_A_COMMAND", `a ${decoded.typeName} record`);
   const key = message.key?.toString("utf8") ?? null;
-  if (key !== record.correlationId) throw new PoisonCommandError("DISPATCHER_KEY_MISMATCH", `key ${JSON.stringify(key)}, correlationId ${JSON.stringify(record.correlationId)}`);
+  if (key !== record.correlationId)
+    throw new PoisonCommandError(
+      "DISPATCHER_KEY_MISMATCH",
+      `key ${JSON.stringify(key)}, correlationId ${JSON.stringify(record.correlationId)}`,
+    );
   check(record);
   return record;
 }

@@ -44,7 +44,10 @@ describe("dispatcher configuration", () => {
 
   it("reports every bad variable together, and the workers file's problems with them", () => {
     const file = join(dir, "bad-workers.json");
-    writeFileSync(file, JSON.stringify({ workers: { W1: { url: "not a url", skills: { answer: { canaries: [] } } } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ workers: { W1: { url: "not a url", skills: { answer: { canaries: [] } } } } }),
+    );
     const problems = problemsOf({
       A2A_LEDGER_DISPATCHER_PORT: "70000",
       A2A_LEDGER_DISPATCHER_CONCURRENCY: "0",
@@ -58,7 +61,7 @@ describe("dispatcher configuration", () => {
     });
     expect(problems).toEqual([
       'KAFKA_BROKERS entry "nohost" is not host:port',
-      'A2A_LEDGER_TOPIC_SUFFIX="a b": letters, digits, \'.\', \'_\' and \'-\' only',
+      "A2A_LEDGER_TOPIC_SUFFIX=\"a b\": letters, digits, '.', '_' and '-' only",
       'A2A_LEDGER_DISPATCHER_INGEST_URL="ftp://x" is not an http(s) URL',
       "A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
       'A2A_LEDGER_DISPATCHER_LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
@@ -72,13 +75,21 @@ describe("dispatcher configuration", () => {
 
   it("as a process, a malformed workers file stops it at start with exit code 2 and the file's problems", async () => {
     const file = join(dir, "malformed.json");
-    writeFileSync(file, '{"workers": {"W1": {"url": "http://127.0.0.1:1", "skills": {"answer": {"canaries": [{"message": "x", "park": "yes"}]}}}}}');
-    const failure = await run(process.execPath, ["--import", "tsx", main], { env: { ...process.env, A2A_LEDGER_DISPATCHER_WORKERS_FILE: file, A2A_LEDGER_DATA_DIR: dir }, timeout: 30_000 }).then(
+    writeFileSync(
+      file,
+      '{"workers": {"W1": {"url": "http://127.0.0.1:1", "skills": {"answer": {"canaries": [{"message": "x", "park": "yes"}]}}}}}',
+    );
+    const failure = await run(process.execPath, ["--import", "tsx", main], {
+      env: { ...process.env, A2A_LEDGER_DISPATCHER_WORKERS_FILE: file, A2A_LEDGER_DATA_DIR: dir },
+      timeout: 30_000,
+    }).then(
       () => undefined,
       (e: { code: number; stderr: string }) => e,
     );
     expect(failure?.code).toBe(2);
-    expect(failure?.stderr).toContain(`A2A_LEDGER_DISPATCHER_WORKERS_FILE ${file}: workers.W1.skills.answer.canaries[0].park: must be true or false`);
+    expect(failure?.stderr).toContain(
+      `A2A_LEDGER_DISPATCHER_WORKERS_FILE ${file}: workers.W1.skills.answer.canaries[0].park: must be true or false`,
+    );
   }, 30_000);
 });
 

@@ -69,7 +69,10 @@ export const configDefaults = {
 export function journalPathOf(text: (name: string) => string | undefined): string {
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   const dataDir = resolve(text("A2A_LEDGER_DATA_DIR") ?? ".a2a-ledger");
-  return resolve(text("A2A_LEDGER_DISPATCHER_JOURNAL_PATH") ?? join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`));
+  return resolve(
+    text("A2A_LEDGER_DISPATCHER_JOURNAL_PATH") ??
+      join(dataDir, suffix === undefined ? "dispatcher.sqlite" : `dispatcher.${suffix}.sqlite`),
+  );
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
@@ -81,23 +84,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
   problems.push(...endpointProblems({ brokers, registryUrl }));
 
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
-  if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
-  const groupId = text("A2A_LEDGER_DISPATCHER_GROUP") ?? (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`);
-  if (text("A2A_LEDGER_DISPATCHER_GROUP") !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) problems.push(`A2A_LEDGER_DISPATCHER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
+  if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix))
+    problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
+  const groupId =
+    text("A2A_LEDGER_DISPATCHER_GROUP") ??
+    (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`);
+  if (text("A2A_LEDGER_DISPATCHER_GROUP") !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(groupId))
+    problems.push(`A2A_LEDGER_DISPATCHER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
 
   const host = text("A2A_LEDGER_DISPATCHER_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_DISPATCHER_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
+    problems.push(`A2A_LEDGER_DISPATCHER_HOST=${JSON.stringify(host)} is not a host name or IP address`);
 
   const ingestUrl = (text("A2A_LEDGER_DISPATCHER_INGEST_URL") ?? configDefaults.ingestUrl).replace(/\/+$/, "");
-  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(ingestUrl)) problems.push(`A2A_LEDGER_DISPATCHER_INGEST_URL=${JSON.stringify(ingestUrl)} is not an http(s) URL`);
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(ingestUrl))
+    problems.push(`A2A_LEDGER_DISPATCHER_INGEST_URL=${JSON.stringify(ingestUrl)} is not an http(s) URL`);
   const ingestToken = text("A2A_LEDGER_DISPATCHER_INGEST_TOKEN") ?? null;
-  if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken))) problems.push("A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)");
+  if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken)))
+    problems.push(
+      "A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
+    );
 
   const journalPath = journalPathOf(text);
 
   const logLevel = text("A2A_LEDGER_DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
-  if (!isLogLevel(logLevel)) problems.push(`A2A_LEDGER_DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
-
+  if (!isLogLevel(logLevel))
+    problems.push(`A2A_LEDGER_DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
   const workersFile = text("A2A_LEDGER_DISPATCHER_WORKERS_FILE") ?? null;
   let workers: WorkersConfig = { workers: new Map() };
@@ -128,9 +140,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
     workers,
     canaryPollMs: int("A2A_LEDGER_DISPATCHER_CANARY_POLL_MS", configDefaults.canaryPollMs, 100, 3_600_000),
     retryPollMs: int("A2A_LEDGER_DISPATCHER_RETRY_POLL_MS", configDefaults.retryPollMs, 100, 3_600_000),
-    journalRetentionMs: int("A2A_LEDGER_DISPATCHER_JOURNAL_RETENTION_MS", configDefaults.journalRetentionMs, 60_000, 3_650 * 24 * 3_600_000),
+    journalRetentionMs: int(
+      "A2A_LEDGER_DISPATCHER_JOURNAL_RETENTION_MS",
+      configDefaults.journalRetentionMs,
+      60_000,
+      3_650 * 24 * 3_600_000,
+    ),
     probeTimeoutMs: int("A2A_LEDGER_DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
-    dispatchTimeoutMs: int("A2A_LEDGER_DISPATCHER_DISPATCH_TIMEOUT_MS", configDefaults.dispatchTimeoutMs, 1_000, 600_000),
+    dispatchTimeoutMs: int(
+      "A2A_LEDGER_DISPATCHER_DISPATCH_TIMEOUT_MS",
+      configDefaults.dispatchTimeoutMs,
+      1_000,
+      600_000,
+    ),
     logLevel: logLevel as LogLevel,
   };
   if (problems.length > 0) throw new DispatcherConfigError(problems);

@@ -16,7 +16,15 @@
  * | `dispatched`  | its observations are sent again (same eventIds), then `done` | same                   |
  * | final         | nothing (counted as duplicate)                      | nothing                         |
  */
-import { type AccessFailure, accessFailureOf, ConsumerRestart, createKafka, processClientConfig, type Consumer, type KafkaMessage } from "@a2a-ledger/kafka";
+import {
+  type AccessFailure,
+  accessFailureOf,
+  ConsumerRestart,
+  createKafka,
+  processClientConfig,
+  type Consumer,
+  type KafkaMessage,
+} from "@a2a-ledger/kafka";
 import { IngestClient, IngestRejectedError, type ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -36,7 +44,10 @@ class StoppingError extends Error {
   override name = "StoppingError";
 }
 
-const blockingAlerts: ReadonlySet<AlertCode> = new Set(["DISPATCHER_WORKER_NOT_CONFIGURED", "DISPATCHER_SKILL_NOT_CONFIGURED"]);
+const blockingAlerts: ReadonlySet<AlertCode> = new Set([
+  "DISPATCHER_WORKER_NOT_CONFIGURED",
+  "DISPATCHER_SKILL_NOT_CONFIGURED",
+]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface Source {
@@ -81,8 +92,14 @@ export class Dispatcher {
   ) {
     this.journal = new Journal(config.journalPath);
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
-    this.ingest = new IngestClient({ baseUrl: config.ingestUrl, token: config.ingestToken ?? undefined, maxRetries: 3, maxBackoffMs: 2_000 });
-    for (const worker of config.workers.workers.values()) if (worker.workerUrl !== null) this.workerUrls.set(worker.workerId, worker.workerUrl);
+    this.ingest = new IngestClient({
+      baseUrl: config.ingestUrl,
+      token: config.ingestToken ?? undefined,
+      maxRetries: 3,
+      maxBackoffMs: 2_000,
+    });
+    for (const worker of config.workers.workers.values())
+      if (worker.workerUrl !== null) this.workerUrls.set(worker.workerId, worker.workerUrl);
     this.restart = new ConsumerRestart({
       crashed: () => this.consumer,
       run: () => this.runConsumer(),
@@ -111,7 +128,11 @@ export class Dispatcher {
 
   /** The access failure behind `error`, recorded; undefined when it is another error. */
   refusedBy(error: unknown): AccessFailure | undefined {
-    const failure = accessFailureOf(error, { topics: [this.config.topics.commands], groupId: this.config.groupId, client: processClientConfig() });
+    const failure = accessFailureOf(error, {
+      topics: [this.config.topics.commands],
+      groupId: this.config.groupId,
+      client: processClientConfig(),
+    });
     if (failure !== undefined) {
       this.accessFailure = failure;
       this.log.error({ code: failure.code, resource: failure.resource }, failure.message);
@@ -122,7 +143,9 @@ export class Dispatcher {
   async start(): Promise<void> {
     // Observations a crash left unrecorded: their commands may never be delivered again. Sent beside the
     // consumer, so a ledger that is still down does not keep the dispatcher from starting.
-    this.flushing = this.recordAwaiting().catch((error: unknown) => this.log.error({ err: error }, "could not record the observations a previous run left"));
+    this.flushing = this.recordAwaiting().catch((error: unknown) =>
+      this.log.error({ err: error }, "could not record the observations a previous run left"),
+    );
     this.prune();
     await this.runConsumer();
     this.canaries.start();
@@ -132,17 +155,31 @@ export class Dispatcher {
       setInterval(() => {
         this.retrying = this.retrying.then(() => this.retryRequested());
       }, this.config.retryPollMs),
-      setInterval(() => this.prune(), Math.min(3_600_000, Math.max(1_000, Math.floor(this.config.journalRetentionMs / 10)))),
+      setInterval(
+        () => this.prune(),
+        Math.min(3_600_000, Math.max(1_000, Math.floor(this.config.journalRetentionMs / 10))),
+      ),
     );
     for (const timer of this.housekeeping) timer.unref();
-    this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, workers: [...this.config.workers.workers.keys()], journal: this.journal.path }, "dispatcher started");
+    this.log.info(
+      {
+        groupId: this.config.groupId,
+        topic: this.config.topics.commands,
+        workers: [...this.config.workers.workers.keys()],
+        journal: this.journal.path,
+      },
+      "dispatcher started",
+    );
   }
 
   /** A consumer kafkajs gave up on is run again (the journal makes a redelivery safe); not after Kafka refused the service. */
   private readonly restart: ConsumerRestart;
 
   private async runConsumer(): Promise<void> {
-    const consumer = createKafka({ brokers: this.config.brokers, clientId: `a2a-ledger-dispatcher-${this.config.instanceId}` }).consumer({
+    const consumer = createKafka({
+      brokers: this.config.brokers,
+      clientId: `a2a-ledger-dispatcher-${this.config.instanceId}`,
+    }).consumer({
       groupId: this.config.groupId,
       readUncommitted: false,
       sessionTimeout: this.config.sessionTimeoutMs,
@@ -154,12 +191,19 @@ export class Dispatcher {
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       this.restart.settled();
       const partitions = payload.memberAssignment[this.config.topics.commands] ?? [];
-      this.log.info({ groupId: this.config.groupId, topic: this.config.topics.commands, partitions }, "partitions assigned");
+      this.log.info(
+        { groupId: this.config.groupId, topic: this.config.topics.commands, partitions },
+        "partitions assigned",
+      );
     });
     // Lag per partition, from the batches kafkajs fetches: what waits from a batch's first record on while
     // it is handled, what is left behind its last one once it is done.
-    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => this.metrics.lag.set({ partition: String(payload.partition) }, Number(payload.offsetLagLow) + 1));
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => this.metrics.lag.set({ partition: String(payload.partition) }, Math.max(0, Number(payload.offsetLag))));
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) =>
+      this.metrics.lag.set({ partition: String(payload.partition) }, Number(payload.offsetLagLow) + 1),
+    );
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+      this.metrics.lag.set({ partition: String(payload.partition) }, Math.max(0, Number(payload.offsetLag))),
+    );
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.running = payload.restart;
       if (!payload.restart && this.refusedBy(payload.error) !== undefined) return;
@@ -192,7 +236,9 @@ export class Dispatcher {
     await this.canaries.stop();
     await this.flushing;
     await this.retrying;
-    await this.consumer?.disconnect().catch((error: unknown) => this.log.warn({ err: error }, "consumer did not disconnect cleanly"));
+    await this.consumer
+      ?.disconnect()
+      .catch((error: unknown) => this.log.warn({ err: error }, "consumer did not disconnect cleanly"));
     this.journal.close();
     this.log.info("dispatcher stopped");
   }
@@ -214,7 +260,11 @@ export class Dispatcher {
 
   async execute(command: Command, source: Source): Promise<void> {
     const workerId = command.type === "RedispatchCommanded" ? command.targetWorkerId : command.workerId;
-    const { row, isNew } = this.journal.begin({ decisionId: command.decisionId, kind: command.type, correlationId: command.correlationId, workerId }, `${source.topic}/${source.partition}@${source.offset}`, command);
+    const { row, isNew } = this.journal.begin(
+      { decisionId: command.decisionId, kind: command.type, correlationId: command.correlationId, workerId },
+      `${source.topic}/${source.partition}@${source.offset}`,
+      command,
+    );
     if (!isNew) {
       const next = this.onRedelivery(command, row);
       if (next === "record") await this.record(command.decisionId, command.type, row.observations);
@@ -223,15 +273,26 @@ export class Dispatcher {
     const stopTimer = this.metrics.commandSeconds.startTimer({ kind: command.type });
     try {
       const worker = workerId === null ? undefined : this.config.workers.workers.get(workerId);
-      if (worker === undefined) throw new DispatchAlert("DISPATCHER_WORKER_NOT_CONFIGURED", `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (A2A_LEDGER_DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`);
-      const { observations, serverTaskIds } = command.type === "RedispatchCommanded" ? await this.redispatch(command, worker) : await this.probe(command, worker);
+      if (worker === undefined)
+        throw new DispatchAlert(
+          "DISPATCHER_WORKER_NOT_CONFIGURED",
+          `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (A2A_LEDGER_DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`,
+        );
+      const { observations, serverTaskIds } =
+        command.type === "RedispatchCommanded"
+          ? await this.redispatch(command, worker)
+          : await this.probe(command, worker);
       await this.holdForTest("after-send", command);
       this.journal.mark(command.decisionId, "dispatched", { observations, serverTaskIds });
       await this.holdForTest("after-dispatched", command);
       await this.record(command.decisionId, command.type, observations);
     } catch (error) {
       if (!(error instanceof DispatchAlert)) throw error;
-      const status = blockingAlerts.has(error.code) ? "blocked" : error.code === "DISPATCHER_OUTCOME_UNKNOWN" ? "abandoned" : "failed";
+      const status = blockingAlerts.has(error.code)
+        ? "blocked"
+        : error.code === "DISPATCHER_OUTCOME_UNKNOWN"
+          ? "abandoned"
+          : "failed";
       this.journal.mark(command.decisionId, status, { detail: `${error.code}: ${error.message}` });
       this.alert(error.code, command, error.message);
       this.metrics.commands.inc({ kind: command.type, outcome: status });
@@ -245,7 +306,10 @@ export class Dispatcher {
   private onRedelivery(command: Command, row: CommandRow): "run" | "record" | "skip" {
     if (finalStatuses.has(row.status)) {
       this.metrics.commands.inc({ kind: command.type, outcome: "duplicate" });
-      this.log.info({ decisionId: command.decisionId, status: row.status, deliveries: row.deliveries }, "command already handled: not carried out again");
+      this.log.info(
+        { decisionId: command.decisionId, status: row.status, deliveries: row.deliveries },
+        "command already handled: not carried out again",
+      );
       return "skip";
     }
     if (row.status === "dispatched") return "record";
@@ -256,7 +320,10 @@ export class Dispatcher {
       this.metrics.commands.inc({ kind: command.type, outcome: "abandoned" });
       return "skip";
     }
-    this.log.info({ decisionId: command.decisionId, status: row.status, deliveries: row.deliveries }, "command interrupted before it completed: carrying it out again");
+    this.log.info(
+      { decisionId: command.decisionId, status: row.status, deliveries: row.deliveries },
+      "command interrupted before it completed: carrying it out again",
+    );
     return "run";
   }
 
@@ -264,33 +331,74 @@ export class Dispatcher {
     return worker.workerUrl ?? this.workerUrls.get(worker.workerId) ?? null;
   }
 
-  private async redispatch(command: RedispatchCommand, worker: WorkerConfig): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
-    const outcome = await runRedispatch(command, worker, this.workerUrlOf(worker), this.config.dispatchTimeoutMs, async () => {
-      this.journal.mark(command.decisionId, "sending");
-      await this.holdForTest("before-send", command);
-    });
+  private async redispatch(
+    command: RedispatchCommand,
+    worker: WorkerConfig,
+  ): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
+    const outcome = await runRedispatch(
+      command,
+      worker,
+      this.workerUrlOf(worker),
+      this.config.dispatchTimeoutMs,
+      async () => {
+        this.journal.mark(command.decisionId, "sending");
+        await this.holdForTest("before-send", command);
+      },
+    );
     this.metrics.dispatches.inc({ worker: worker.workerId });
     this.log.info(
-      { decisionId: command.decisionId, correlationId: command.correlationId, workerId: worker.workerId, attempt: command.attempt, messageId: outcome.messageId, serverTaskId: outcome.serverTaskId },
+      {
+        decisionId: command.decisionId,
+        correlationId: command.correlationId,
+        workerId: worker.workerId,
+        attempt: command.attempt,
+        messageId: outcome.messageId,
+        serverTaskId: outcome.serverTaskId,
+      },
       "re-dispatched",
     );
-    return { observations: outcome.observations, serverTaskIds: outcome.serverTaskId === null ? [] : [outcome.serverTaskId] };
+    return {
+      observations: outcome.observations,
+      serverTaskIds: outcome.serverTaskId === null ? [] : [outcome.serverTaskId],
+    };
   }
 
-  private async probe(command: ProbeCommand, worker: WorkerConfig): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
+  private async probe(
+    command: ProbeCommand,
+    worker: WorkerConfig,
+  ): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
     const learned = workerBaseOf(command.cardUrl);
     if (worker.workerUrl === null && learned !== null) this.workerUrls.set(worker.workerId, learned);
     this.journal.mark(command.decisionId, "sending");
-    const outcome = await runProbe(command, worker, this.workerUrlOf(worker), { canaryTimeoutMs: this.config.probeTimeoutMs, log: this.log });
+    const outcome = await runProbe(command, worker, this.workerUrlOf(worker), {
+      canaryTimeoutMs: this.config.probeTimeoutMs,
+      log: this.log,
+    });
     this.canaries.remember(worker.workerId, outcome.card);
     const correlationId = probeCorrelationOf(worker.workerId);
     const observations: ObservationInput[] = [];
     const { card } = outcome;
-    if (card.worker !== null && card.hash !== null) observations.push(cardObserved(command.decisionId, worker.workerId, correlationId, { ...card, worker: card.worker, hash: card.hash }));
+    if (card.worker !== null && card.hash !== null)
+      observations.push(
+        cardObserved(command.decisionId, worker.workerId, correlationId, {
+          ...card,
+          worker: card.worker,
+          hash: card.hash,
+        }),
+      );
     for (const result of outcome.results) {
       observations.push(probeCompleted(command, worker.workerId, outcome.probedHash, result));
       if (result.parked !== null) {
-        this.journal.park({ workerId: worker.workerId, serverTaskId: result.parked.serverTaskId, skillId: result.skillId, state: result.parked.state, cardHash: outcome.probedHash, correlationId, decisionId: command.decisionId, parkedAt: result.endedAt });
+        this.journal.park({
+          workerId: worker.workerId,
+          serverTaskId: result.parked.serverTaskId,
+          skillId: result.skillId,
+          state: result.parked.state,
+          cardHash: outcome.probedHash,
+          correlationId,
+          decisionId: command.decisionId,
+          parkedAt: result.endedAt,
+        });
       }
     }
     this.metrics.parkedCanaries.set(this.journal.parkedCanaries().length);
@@ -301,12 +409,21 @@ export class Dispatcher {
         workerId: worker.workerId,
         cardHash: outcome.probedHash,
         cardChanged: outcome.cardChanged,
-        skills: outcome.results.map((r) => ({ skillId: r.skillId, states: r.statesObserved, reobservable: r.reobservable, modes: r.emittedModes, parked: r.parked })),
+        skills: outcome.results.map((r) => ({
+          skillId: r.skillId,
+          states: r.statesObserved,
+          reobservable: r.reobservable,
+          modes: r.emittedModes,
+          parked: r.parked,
+        })),
         skipped: outcome.skipped,
       },
       "probe completed",
     );
-    return { observations, serverTaskIds: outcome.results.flatMap((r) => (r.parked === null ? [] : [r.parked.serverTaskId])) };
+    return {
+      observations,
+      serverTaskIds: outcome.results.flatMap((r) => (r.parked === null ? [] : [r.parked.serverTaskId])),
+    };
   }
 
   /**
@@ -319,13 +436,19 @@ export class Dispatcher {
       for (const row of this.journal.awaitingRecording()) {
         if (this.stopping) return;
         if (!row.detail?.startsWith("retry requested")) continue;
-        this.log.info({ decisionId: row.decisionId, observations: row.observations.length }, "recording again at the operator's request");
+        this.log.info(
+          { decisionId: row.decisionId, observations: row.observations.length },
+          "recording again at the operator's request",
+        );
         await this.record(row.decisionId, row.kind, row.observations);
       }
       for (const row of this.journal.retryRequested()) {
         if (this.stopping) return;
         if (!this.journal.claimRetry(row.decisionId)) continue;
-        this.log.info({ decisionId: row.decisionId, kind: row.kind, workerId: row.workerId }, "carrying out again at the operator's request");
+        this.log.info(
+          { decisionId: row.decisionId, kind: row.kind, workerId: row.workerId },
+          "carrying out again at the operator's request",
+        );
         await this.execute(row.command as Command, { topic: "retry", partition: -1, offset: "-1" });
       }
     } catch (error) {
@@ -338,7 +461,11 @@ export class Dispatcher {
   prune(): void {
     try {
       const removed = this.journal.prune(this.config.journalRetentionMs);
-      if (removed.commands + removed.canaries + removed.rejected > 0) this.log.info({ ...removed, retentionMs: this.config.journalRetentionMs }, "removed finished journal rows older than the retention");
+      if (removed.commands + removed.canaries + removed.rejected > 0)
+        this.log.info(
+          { ...removed, retentionMs: this.config.journalRetentionMs },
+          "removed finished journal rows older than the retention",
+        );
     } catch (error) {
       this.log.error({ err: error }, "could not prune the journal");
     }
@@ -372,11 +499,17 @@ export class Dispatcher {
           this.journal.mark(decisionId, "failed", { detail: `DISPATCHER_RECORDING_REJECTED: ${error.message}` });
           this.metrics.alerts.inc({ code: "DISPATCHER_RECORDING_REJECTED" });
           this.metrics.commands.inc({ kind, outcome: "failed" });
-          this.log.error({ alert: "DISPATCHER_RECORDING_REJECTED", decisionId, details: error.details }, errorCatalogue.DISPATCHER_RECORDING_REJECTED.message);
+          this.log.error(
+            { alert: "DISPATCHER_RECORDING_REJECTED", decisionId, details: error.details },
+            errorCatalogue.DISPATCHER_RECORDING_REJECTED.message,
+          );
           return;
         }
         this.metrics.recordingFailures.inc();
-        if (this.stopping) throw new StoppingError(`stopping with the observations of ${decisionId} unrecorded; they are sent at the next start`);
+        if (this.stopping)
+          throw new StoppingError(
+            `stopping with the observations of ${decisionId} unrecorded; they are sent at the next start`,
+          );
         this.log.warn({ err: error, decisionId, attempt }, "the ledger did not acknowledge the observations: retrying");
         await sleep(Math.min(10_000, 500 * 2 ** Math.min(attempt, 5)));
       }
@@ -385,12 +518,25 @@ export class Dispatcher {
 
   /** A hook at `point` of a command's dispatch (none in a deployment: see DispatchHooks). */
   private async holdForTest(point: DispatchPoint, command: Command): Promise<void> {
-    await this.hooks.reached?.(point, { decisionId: command.decisionId, status: this.journal.get(command.decisionId)?.status });
+    await this.hooks.reached?.(point, {
+      decisionId: command.decisionId,
+      status: this.journal.get(command.decisionId)?.status,
+    });
   }
 
   private alert(code: AlertCode, command: Command, detail: string): void {
     this.metrics.alerts.inc({ code });
     const workerId = command.type === "RedispatchCommanded" ? command.targetWorkerId : command.workerId;
-    this.log.error({ alert: code, kind: command.type, decisionId: command.decisionId, correlationId: command.correlationId, workerId, detail }, errorCatalogue[code].message);
+    this.log.error(
+      {
+        alert: code,
+        kind: command.type,
+        decisionId: command.decisionId,
+        correlationId: command.correlationId,
+        workerId,
+        detail,
+      },
+      errorCatalogue[code].message,
+    );
   }
 }

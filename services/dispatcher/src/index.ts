@@ -1,7 +1,17 @@
 /** @a2a-ledger/dispatcher — executes the reconciler's commands against real A2A workers through their proxies. */
 export { Dispatcher, type Source } from "./dispatcher.ts";
 export { loadConfig, configDefaults, type DispatcherConfig } from "./config.ts";
-export { parseWorkersConfig, readWorkersConfig, renderMessage, skillConfigFor, anySkill, type WorkersConfig, type WorkerConfig, type SkillConfig, type CanaryConfig } from "./worker-config.ts";
+export {
+  parseWorkersConfig,
+  readWorkersConfig,
+  renderMessage,
+  skillConfigFor,
+  anySkill,
+  type WorkersConfig,
+  type WorkerConfig,
+  type SkillConfig,
+  type CanaryConfig,
+} from "./worker-config.ts";
 export { errorCatalogue, DispatcherConfigError, type DispatcherCode } from "./errors.ts";
 export { Journal, type CommandRow, type CommandStatus, type ParkedCanaryRow } from "./journal.ts";
 export { createMetrics, type DispatcherMetrics } from "./metrics.ts";

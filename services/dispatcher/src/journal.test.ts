@@ -10,8 +10,14 @@ const command = { decisionId: "d-1", kind: "RedispatchCommanded" as const, corre
 describe("the journal", () => {
   it("begins a command once: a second delivery finds the row and counts itself", () => {
     const journal = new Journal(":memory:");
-    expect(journal.begin(command, "t/0@5")).toMatchObject({ isNew: true, row: { status: "started", deliveries: 1, source: "t/0@5" } });
-    expect(journal.begin(command, "t/0@9")).toMatchObject({ isNew: false, row: { status: "started", deliveries: 2, source: "t/0@5" } });
+    expect(journal.begin(command, "t/0@5")).toMatchObject({
+      isNew: true,
+      row: { status: "started", deliveries: 1, source: "t/0@5" },
+    });
+    expect(journal.begin(command, "t/0@9")).toMatchObject({
+      isNew: false,
+      row: { status: "started", deliveries: 2, source: "t/0@5" },
+    });
   });
 
   it("keeps statuses, the observations waiting for the ledger and the server task ids across a reopen of the file", () => {
@@ -23,7 +29,9 @@ describe("the journal", () => {
     first.mark("d-1", "dispatched", { observations: [observation], serverTaskIds: ["task-9"] });
     first.close();
     const second = new Journal(path);
-    expect(second.awaitingRecording()).toMatchObject([{ decisionId: "d-1", status: "dispatched", observations: [observation], serverTaskIds: ["task-9"] }]);
+    expect(second.awaitingRecording()).toMatchObject([
+      { decisionId: "d-1", status: "dispatched", observations: [observation], serverTaskIds: ["task-9"] },
+    ]);
     second.mark("d-1", "done");
     expect(second.get("d-1")).toMatchObject({ status: "done", observations: [], serverTaskIds: ["task-9"] });
     expect(second.countByStatus()).toEqual({ done: 1 });
@@ -32,7 +40,15 @@ describe("the journal", () => {
 
   it("parks one canary per worker and skill: a newer one supersedes the older", () => {
     const journal = new Journal(":memory:");
-    const canary = { workerId: "W1", skillId: "answer", state: "TASK_STATE_INPUT_REQUIRED" as const, cardHash: "h", correlationId: "probe-W1", decisionId: "d", parkedAt: 1 };
+    const canary = {
+      workerId: "W1",
+      skillId: "answer",
+      state: "TASK_STATE_INPUT_REQUIRED" as const,
+      cardHash: "h",
+      correlationId: "probe-W1",
+      decisionId: "d",
+      parkedAt: 1,
+    };
     journal.park({ ...canary, serverTaskId: "t-1" });
     journal.park({ ...canary, serverTaskId: "t-2", parkedAt: 2 });
     journal.park({ ...canary, workerId: "W3", serverTaskId: "t-3", parkedAt: 3 });
@@ -49,7 +65,9 @@ describe("the journal", () => {
     const journal = new Journal(":memory:");
     journal.reject({ topic: "c", partition: 1, offset: "7" }, "DISPATCHER_UNDECODABLE", "bad", Buffer.alloc(4_000, 1));
     journal.reject({ topic: "c", partition: 1, offset: "7" }, "DISPATCHER_UNDECODABLE", "bad", null);
-    expect(journal.rejected()).toEqual([{ topic: "c", partition: 1, offset: "7", reason: "DISPATCHER_UNDECODABLE", detail: "bad" }]);
+    expect(journal.rejected()).toEqual([
+      { topic: "c", partition: 1, offset: "7", reason: "DISPATCHER_UNDECODABLE", detail: "bad" },
+    ]);
   });
 
   it("an operator's retry: a refused recording goes back to dispatched, a command blocked by the configuration to retry; nothing else", () => {
@@ -59,7 +77,9 @@ describe("the journal", () => {
     journal.mark("d-1", "dispatched", { observations: [{ type: "TaskDispatched", eventId: "e-1" } as never] });
     journal.mark("d-1", "failed", { detail: "DISPATCHER_RECORDING_REJECTED: 401 unauthorized" });
     journal.begin({ ...command, decisionId: "d-2" }, "t/0@2", whole);
-    journal.mark("d-2", "blocked", { detail: "DISPATCHER_WORKER_NOT_CONFIGURED: worker W3 is not in the workers file" });
+    journal.mark("d-2", "blocked", {
+      detail: "DISPATCHER_WORKER_NOT_CONFIGURED: worker W3 is not in the workers file",
+    });
     journal.begin({ ...command, decisionId: "d-3" }, "t/0@3", whole);
     journal.mark("d-3", "sending");
     journal.mark("d-3", "abandoned", { detail: "DISPATCHER_OUTCOME_UNKNOWN: in flight" });
@@ -68,7 +88,11 @@ describe("the journal", () => {
     expect(journal.retriable().map((r) => r.decisionId)).toEqual(["d-1", "d-2"]);
 
     expect(journal.requestRetry("d-1")).toEqual({ ok: true, status: "dispatched" });
-    expect(journal.get("d-1")).toMatchObject({ status: "dispatched", observations: [{ eventId: "e-1" }], detail: expect.stringMatching(/^retry requested; was DISPATCHER_RECORDING_REJECTED/) });
+    expect(journal.get("d-1")).toMatchObject({
+      status: "dispatched",
+      observations: [{ eventId: "e-1" }],
+      detail: expect.stringMatching(/^retry requested; was DISPATCHER_RECORDING_REJECTED/),
+    });
     expect(journal.awaitingRecording().map((r) => r.decisionId)).toEqual(["d-1"]);
     expect(journal.requestRetry("d-2")).toEqual({ ok: true, status: "retry" });
     expect(journal.retryRequested()).toMatchObject([{ decisionId: "d-2", command: whole }]);
@@ -76,7 +100,10 @@ describe("the journal", () => {
     expect(journal.claimRetry("d-2")).toBe(false);
     expect(journal.get("d-2")?.status).toBe("started");
     // Sent and unanswered: never again. Blocked before commands were kept in rows: cannot be rebuilt.
-    expect(journal.requestRetry("d-3")).toMatchObject({ ok: false, reason: expect.stringMatching(/^status abandoned \(DISPATCHER_OUTCOME_UNKNOWN\)/) });
+    expect(journal.requestRetry("d-3")).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^status abandoned \(DISPATCHER_OUTCOME_UNKNOWN\)/),
+    });
     expect(journal.requestRetry("d-4")).toMatchObject({ ok: false, reason: expect.stringMatching(/predates/) });
     expect(journal.requestRetry("nope")).toMatchObject({ ok: false });
   });
@@ -90,7 +117,15 @@ describe("the journal", () => {
     journal.mark("d-1", "done");
     journal.begin({ ...command, decisionId: "d-open" }, "t/0@6");
     journal.mark("d-open", "dispatched", { observations: [{ type: "TaskDispatched", eventId: "e-9" } as never] });
-    const canary = { workerId: "W1", skillId: "answer", state: "TASK_STATE_INPUT_REQUIRED" as const, cardHash: "h", correlationId: "probe-W1", decisionId: "d", parkedAt: now };
+    const canary = {
+      workerId: "W1",
+      skillId: "answer",
+      state: "TASK_STATE_INPUT_REQUIRED" as const,
+      cardHash: "h",
+      correlationId: "probe-W1",
+      decisionId: "d",
+      parkedAt: now,
+    };
     journal.park({ ...canary, serverTaskId: "t-1" });
     journal.park({ ...canary, serverTaskId: "t-2" });
     journal.reject({ topic: "c", partition: 0, offset: "1" }, "DISPATCHER_UNDECODABLE", "bad", null);
@@ -112,8 +147,14 @@ describe("the journal", () => {
   it("opens a journal written before commands were kept in their rows: its rows read, new ones keep their command", () => {
     const path = join(mkdtempSync(join(tmpdir(), "journal-")), "dispatcher.sqlite");
     const old = new Database(path);
-    old.exec("CREATE TABLE command (decision_id TEXT PRIMARY KEY, kind TEXT NOT NULL, correlation_id TEXT NOT NULL, worker_id TEXT, status TEXT NOT NULL, detail TEXT, observations TEXT NOT NULL DEFAULT '[]', server_task_ids TEXT NOT NULL DEFAULT '[]', source TEXT NOT NULL, started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, deliveries INTEGER NOT NULL DEFAULT 1)");
-    old.prepare("INSERT INTO command (decision_id, kind, correlation_id, worker_id, status, source, started_at, updated_at) VALUES ('d-old', 'RedispatchCommanded', 'c', 'W3', 'done', 's', 1, 1)").run();
+    old.exec(
+      "CREATE TABLE command (decision_id TEXT PRIMARY KEY, kind TEXT NOT NULL, correlation_id TEXT NOT NULL, worker_id TEXT, status TEXT NOT NULL, detail TEXT, observations TEXT NOT NULL DEFAULT '[]', server_task_ids TEXT NOT NULL DEFAULT '[]', source TEXT NOT NULL, started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, deliveries INTEGER NOT NULL DEFAULT 1)",
+    );
+    old
+      .prepare(
+        "INSERT INTO command (decision_id, kind, correlation_id, worker_id, status, source, started_at, updated_at) VALUES ('d-old', 'RedispatchCommanded', 'c', 'W3', 'done', 's', 1, 1)",
+      )
+      .run();
     old.close();
     const journal = new Journal(path);
     expect(journal.get("d-old")).toMatchObject({ status: "done", command: null });

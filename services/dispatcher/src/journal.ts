@@ -27,7 +27,15 @@ import type { TaskState } from "@a2a-ledger/schemas";
 
 export type CommandKind = "RedispatchCommanded" | "ProbeRequested";
 /** started: nothing sent yet; sending: the worker may have received something; dispatched: done, observations not yet acknowledged by the ledger. */
-export type CommandStatus = "started" | "sending" | "dispatched" | "done" | "failed" | "blocked" | "abandoned" | "retry";
+export type CommandStatus =
+  | "started"
+  | "sending"
+  | "dispatched"
+  | "done"
+  | "failed"
+  | "blocked"
+  | "abandoned"
+  | "retry";
 export const finalStatuses: ReadonlySet<CommandStatus> = new Set(["done", "failed", "blocked", "abandoned"]);
 
 export interface CommandRow {
@@ -152,7 +160,10 @@ function canaryOf(row: Row): ParkedCanaryRow {
 export class Journal {
   private readonly db: Database.Database;
 
-  constructor(readonly path: string, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly path: string,
+    private readonly now: () => number = Date.now,
+  ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
@@ -160,7 +171,9 @@ export class Journal {
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(schema);
     // A journal written before commands were kept in their rows.
-    const columns = (this.db.prepare("SELECT name FROM pragma_table_info('command')").all() as { name: string }[]).map((c) => c.name);
+    const columns = (this.db.prepare("SELECT name FROM pragma_table_info('command')").all() as { name: string }[]).map(
+      (c) => c.name,
+    );
     if (!columns.includes("command")) this.db.exec("ALTER TABLE command ADD COLUMN command TEXT");
     this.db.exec("CREATE INDEX IF NOT EXISTS command_updated ON command (updated_at)");
   }
@@ -178,7 +191,11 @@ export class Journal {
    * The command's row: a new one in status `started`, or — for a redelivery — the existing row with its
    * delivery count raised (`isNew` false). One transaction, so two deliveries can never both be new.
    */
-  begin(command: { decisionId: string; kind: CommandKind; correlationId: string; workerId: string | null }, source: string, whole: unknown = null): { row: CommandRow; isNew: boolean } {
+  begin(
+    command: { decisionId: string; kind: CommandKind; correlationId: string; workerId: string | null },
+    source: string,
+    whole: unknown = null,
+  ): { row: CommandRow; isNew: boolean } {
     return this.db.transaction(() => {
       const existing = this.get(command.decisionId);
       if (existing !== undefined) {
@@ -187,18 +204,35 @@ export class Journal {
       }
       const at = this.now();
       this.db
-        .prepare("INSERT INTO command (decision_id, kind, correlation_id, worker_id, status, source, started_at, updated_at, command) VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)")
-        .run(command.decisionId, command.kind, command.correlationId, command.workerId, source, at, at, whole === null ? null : JSON.stringify(whole));
+        .prepare(
+          "INSERT INTO command (decision_id, kind, correlation_id, worker_id, status, source, started_at, updated_at, command) VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)",
+        )
+        .run(
+          command.decisionId,
+          command.kind,
+          command.correlationId,
+          command.workerId,
+          source,
+          at,
+          at,
+          whole === null ? null : JSON.stringify(whole),
+        );
       return { row: this.get(command.decisionId) as CommandRow, isNew: true };
     })();
   }
 
   /** Moves a command to `status`; `observations` and `serverTaskIds` are replaced when given. */
-  mark(decisionId: string, status: CommandStatus, extra: { detail?: string | null; observations?: ObservationInput[]; serverTaskIds?: string[] } = {}): void {
+  mark(
+    decisionId: string,
+    status: CommandStatus,
+    extra: { detail?: string | null; observations?: ObservationInput[]; serverTaskIds?: string[] } = {},
+  ): void {
     const current = this.get(decisionId);
     if (current === undefined) throw new Error(`no journal row for decision ${decisionId}`);
     this.db
-      .prepare("UPDATE command SET status = ?, detail = ?, observations = ?, server_task_ids = ?, updated_at = ? WHERE decision_id = ?")
+      .prepare(
+        "UPDATE command SET status = ?, detail = ?, observations = ?, server_task_ids = ?, updated_at = ? WHERE decision_id = ?",
+      )
       .run(
         status,
         extra.detail === undefined ? current.detail : extra.detail,
@@ -225,31 +259,47 @@ export class Journal {
         return { ok: true, status: "dispatched" };
       }
       if (row.status === "blocked" && (retriableBlocks as readonly string[]).includes(code)) {
-        if (row.command === null) return { ok: false, reason: "the row predates kept commands: the command itself is not in the journal" };
+        if (row.command === null)
+          return { ok: false, reason: "the row predates kept commands: the command itself is not in the journal" };
         this.mark(decisionId, "retry", { detail: `retry requested; was ${row.detail ?? ""}`.slice(0, 2_000) });
         return { ok: true, status: "retry" };
       }
-      return { ok: false, reason: `status ${row.status}${row.detail === null ? "" : ` (${code})`}: only a failed recording (DISPATCHER_RECORDING_REJECTED) or a command blocked by ${retriableBlocks.join(" or ")} can be retried` };
+      return {
+        ok: false,
+        reason: `status ${row.status}${row.detail === null ? "" : ` (${code})`}: only a failed recording (DISPATCHER_RECORDING_REJECTED) or a command blocked by ${retriableBlocks.join(" or ")} can be retried`,
+      };
     })();
   }
 
   /** Every row an operator's retry may apply to: failed recordings and commands blocked by configuration. */
   retriable(): CommandRow[] {
-    const rows = (this.db.prepare("SELECT * FROM command WHERE status IN ('failed', 'blocked') ORDER BY updated_at, rowid").all() as Row[]).map(commandOf);
+    const rows = (
+      this.db
+        .prepare("SELECT * FROM command WHERE status IN ('failed', 'blocked') ORDER BY updated_at, rowid")
+        .all() as Row[]
+    ).map(commandOf);
     return rows.filter((r) => {
       const code = r.detail?.split(":", 1)[0] ?? "";
-      return r.status === "failed" ? code === "DISPATCHER_RECORDING_REJECTED" : (retriableBlocks as readonly string[]).includes(code) && r.command !== null;
+      return r.status === "failed"
+        ? code === "DISPATCHER_RECORDING_REJECTED"
+        : (retriableBlocks as readonly string[]).includes(code) && r.command !== null;
     });
   }
 
   /** Takes a `retry` row to carry it out (`started`); false when another took it first. */
   claimRetry(decisionId: string): boolean {
-    return this.db.prepare("UPDATE command SET status = 'started', updated_at = ? WHERE decision_id = ? AND status = 'retry'").run(this.now(), decisionId).changes === 1;
+    return (
+      this.db
+        .prepare("UPDATE command SET status = 'started', updated_at = ? WHERE decision_id = ? AND status = 'retry'")
+        .run(this.now(), decisionId).changes === 1
+    );
   }
 
   /** Commands an operator asked to carry out again. */
   retryRequested(): CommandRow[] {
-    return (this.db.prepare("SELECT * FROM command WHERE status = 'retry' ORDER BY updated_at, rowid").all() as Row[]).map(commandOf);
+    return (
+      this.db.prepare("SELECT * FROM command WHERE status = 'retry' ORDER BY updated_at, rowid").all() as Row[]
+    ).map(commandOf);
   }
 
   /**
@@ -259,19 +309,28 @@ export class Journal {
   prune(retentionMs: number): { commands: number; canaries: number; rejected: number } {
     const before = this.now() - retentionMs;
     return this.db.transaction(() => ({
-      commands: this.db.prepare("DELETE FROM command WHERE status IN ('done', 'failed', 'blocked', 'abandoned') AND updated_at < ?").run(before).changes,
-      canaries: this.db.prepare("DELETE FROM parked_canary WHERE status <> 'parked' AND COALESCE(last_polled_at, parked_at) < ?").run(before).changes,
+      commands: this.db
+        .prepare("DELETE FROM command WHERE status IN ('done', 'failed', 'blocked', 'abandoned') AND updated_at < ?")
+        .run(before).changes,
+      canaries: this.db
+        .prepare("DELETE FROM parked_canary WHERE status <> 'parked' AND COALESCE(last_polled_at, parked_at) < ?")
+        .run(before).changes,
       rejected: this.db.prepare("DELETE FROM rejected_record WHERE rejected_at < ?").run(before).changes,
     }))();
   }
 
   /** Commands whose observations still wait for the ledger's acknowledgement. */
   awaitingRecording(): CommandRow[] {
-    return (this.db.prepare("SELECT * FROM command WHERE status = 'dispatched' ORDER BY updated_at").all() as Row[]).map(commandOf);
+    return (
+      this.db.prepare("SELECT * FROM command WHERE status = 'dispatched' ORDER BY updated_at").all() as Row[]
+    ).map(commandOf);
   }
 
   countByStatus(): Record<string, number> {
-    const rows = this.db.prepare("SELECT status, COUNT(*) AS n FROM command GROUP BY status").all() as { status: string; n: number }[];
+    const rows = this.db.prepare("SELECT status, COUNT(*) AS n FROM command GROUP BY status").all() as {
+      status: string;
+      n: number;
+    }[];
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
@@ -279,18 +338,31 @@ export class Journal {
   park(canary: Omit<ParkedCanaryRow, "status" | "lastPolledAt" | "lastAnswer">): void {
     this.db.transaction(() => {
       this.db
-        .prepare("UPDATE parked_canary SET status = 'superseded' WHERE worker_id = ? AND skill_id IS ? AND status = 'parked'")
+        .prepare(
+          "UPDATE parked_canary SET status = 'superseded' WHERE worker_id = ? AND skill_id IS ? AND status = 'parked'",
+        )
         .run(canary.workerId, canary.skillId);
       this.db
         .prepare(
           "INSERT OR REPLACE INTO parked_canary (worker_id, server_task_id, skill_id, state, card_hash, correlation_id, decision_id, parked_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'parked')",
         )
-        .run(canary.workerId, canary.serverTaskId, canary.skillId, canary.state, canary.cardHash, canary.correlationId, canary.decisionId, canary.parkedAt);
+        .run(
+          canary.workerId,
+          canary.serverTaskId,
+          canary.skillId,
+          canary.state,
+          canary.cardHash,
+          canary.correlationId,
+          canary.decisionId,
+          canary.parkedAt,
+        );
     })();
   }
 
   parkedCanaries(): ParkedCanaryRow[] {
-    return (this.db.prepare("SELECT * FROM parked_canary WHERE status = 'parked' ORDER BY parked_at").all() as Row[]).map(canaryOf);
+    return (
+      this.db.prepare("SELECT * FROM parked_canary WHERE status = 'parked' ORDER BY parked_at").all() as Row[]
+    ).map(canaryOf);
   }
 
   canaries(): ParkedCanaryRow[] {
@@ -298,16 +370,37 @@ export class Journal {
   }
 
   canaryPolled(workerId: string, serverTaskId: string, answer: string, status: CanaryStatus = "parked"): void {
-    this.db.prepare("UPDATE parked_canary SET last_polled_at = ?, last_answer = ?, status = ? WHERE worker_id = ? AND server_task_id = ?").run(this.now(), answer, status, workerId, serverTaskId);
+    this.db
+      .prepare(
+        "UPDATE parked_canary SET last_polled_at = ?, last_answer = ?, status = ? WHERE worker_id = ? AND server_task_id = ?",
+      )
+      .run(this.now(), answer, status, workerId, serverTaskId);
   }
 
-  reject(source: { topic: string; partition: number; offset: string }, reason: string, detail: string, value: Buffer | null): void {
+  reject(
+    source: { topic: string; partition: number; offset: string },
+    reason: string,
+    detail: string,
+    value: Buffer | null,
+  ): void {
     this.db
-      .prepare('INSERT OR IGNORE INTO rejected_record (topic, partition, "offset", reason, detail, preview, rejected_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(source.topic, source.partition, source.offset, reason, detail.slice(0, 2_000), value === null ? null : value.subarray(0, 512).toString("base64"), this.now());
+      .prepare(
+        'INSERT OR IGNORE INTO rejected_record (topic, partition, "offset", reason, detail, preview, rejected_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        source.topic,
+        source.partition,
+        source.offset,
+        reason,
+        detail.slice(0, 2_000),
+        value === null ? null : value.subarray(0, 512).toString("base64"),
+        this.now(),
+      );
   }
 
   rejected(): { topic: string; partition: number; offset: string; reason: string; detail: string }[] {
-    return this.db.prepare('SELECT topic, partition, "offset" AS offset, reason, detail FROM rejected_record ORDER BY rejected_at').all() as never;
+    return this.db
+      .prepare('SELECT topic, partition, "offset" AS offset, reason, detail FROM rejected_record ORDER BY rejected_at')
+      .all() as never;
   }
 }

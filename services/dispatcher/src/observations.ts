@@ -22,9 +22,15 @@ export function derivedId(text: string): string {
 
 /** The messageId of a re-dispatch: derived from its decision id, so the ledger can tell whether it was ever sent. */
 export const redispatchMessageId = (decisionId: string): string => derivedId(`redispatch|${decisionId}`);
-export const canaryMessageId = (decisionId: string, skillId: string | null, index: number): string => derivedId(`canary|${decisionId}|${skillId ?? ""}|${index}`);
+export const canaryMessageId = (decisionId: string, skillId: string | null, index: number): string =>
+  derivedId(`canary|${decisionId}|${skillId ?? ""}|${index}`);
 
-export function cardObserved(decisionId: string, workerId: string, correlationId: string, card: FetchedCard & { worker: Record<string, unknown>; hash: string }): ObservationInput {
+export function cardObserved(
+  decisionId: string,
+  workerId: string,
+  correlationId: string,
+  card: FetchedCard & { worker: Record<string, unknown>; hash: string },
+): ObservationInput {
   return {
     type: "AgentCardObserved",
     eventId: `${observer}:${decisionId}:card`,
@@ -40,7 +46,12 @@ export function cardObserved(decisionId: string, workerId: string, correlationId
   };
 }
 
-export function redispatched(command: RedispatchCommand, messageId: string, card: FetchedCard, at: number): ObservationInput {
+export function redispatched(
+  command: RedispatchCommand,
+  messageId: string,
+  card: FetchedCard,
+  at: number,
+): ObservationInput {
   return {
     type: "TaskDispatched",
     eventId: `${observer}:${command.decisionId}:dispatch`,
@@ -57,7 +68,11 @@ export function redispatched(command: RedispatchCommand, messageId: string, card
   };
 }
 
-export function answerState(command: RedispatchCommand, task: { id: string; contextId: string; state: TaskState }, at: number): ObservationInput {
+export function answerState(
+  command: RedispatchCommand,
+  task: { id: string; contextId: string; state: TaskState },
+  at: number,
+): ObservationInput {
   return {
     type: "TaskStateObserved",
     eventId: `${observer}:${command.decisionId}:state:${task.id}:${task.state}`,
@@ -81,7 +96,12 @@ export interface SkillProbeResult {
   endedAt: number;
 }
 
-export function probeCompleted(command: ProbeCommand, workerId: string, cardHashProbed: string, result: SkillProbeResult): ObservationInput {
+export function probeCompleted(
+  command: ProbeCommand,
+  workerId: string,
+  cardHashProbed: string,
+  result: SkillProbeResult,
+): ObservationInput {
   return {
     type: "ProbeCompleted",
     eventId: `${observer}:${command.decisionId}:probe:${result.skillId ?? "*"}`,
@@ -100,7 +120,11 @@ export function probeCompleted(command: ProbeCommand, workerId: string, cardHash
   };
 }
 
-export function canaryLost(canary: { workerId: string; serverTaskId: string; correlationId: string }, errorCode: string, at: number): ObservationInput {
+export function canaryLost(
+  canary: { workerId: string; serverTaskId: string; correlationId: string },
+  errorCode: string,
+  at: number,
+): ObservationInput {
   return {
     type: "TaskNotFoundObserved",
     eventId: `${observer}:canary:${canary.workerId}:${canary.serverTaskId}:not-found`,

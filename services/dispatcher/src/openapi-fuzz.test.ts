@@ -25,7 +25,14 @@ beforeAll(async () => {
   await admin.connect();
   await ensureTopics(admin, topicSpecs(topics));
   dispatcher = await spawnService("dispatcher", process.execPath, ["--import", "tsx", dispatcherMain], {
-    env: { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "journal.sqlite"), A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info", A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS: "6000" },
+    env: {
+      ...process.env,
+      A2A_LEDGER_TOPIC_SUFFIX: suffix,
+      A2A_LEDGER_DISPATCHER_PORT: "0",
+      A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "journal.sqlite"),
+      A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info",
+      A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS: "6000",
+    },
     startTimeoutMs: 60_000,
     ready: readyOnMessage("listening"),
   });
@@ -33,7 +40,8 @@ beforeAll(async () => {
   // Healthy once its consumer runs.
   const deadline = Date.now() + 60_000;
   while ((await fetch(`${url}/healthz`)).status !== 200) {
-    if (Date.now() > deadline) throw new Error(`the dispatcher did not become healthy:\n${dispatcher.output().slice(-4_000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the dispatcher did not become healthy:\n${dispatcher.output().slice(-4_000)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }, 120_000);
@@ -46,7 +54,11 @@ afterAll(async () => {
 
 describe("the dispatcher's OpenAPI document against the running process (schemathesis)", () => {
   it("finds no schema-valid request rejected, no 5xx, and 405 with Allow for undeclared methods", async () => {
-    const result = await schemathesisRun(url, "dispatcher", { checks: "not_a_server_error,positive_data_acceptance,unsupported_method", phases: "examples,coverage,fuzzing", maxExamples: 10 });
+    const result = await schemathesisRun(url, "dispatcher", {
+      checks: "not_a_server_error,positive_data_acceptance,unsupported_method",
+      phases: "examples,coverage,fuzzing",
+      maxExamples: 10,
+    });
     expect(result.code, result.output.slice(-8_000)).toBe(0);
     expect(result.operations).toEqual(expect.arrayContaining(["GET /metrics", "GET /healthz"]));
   }, 200_000);

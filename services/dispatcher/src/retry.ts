@@ -30,12 +30,16 @@ const usage = "usage: npm run retry -w @a2a-ledger/dispatcher -- [--journal PATH
 /** Marks the named rows (or, with `--all`, every row that qualifies) for a retry. */
 export function retryCommands(journal: Journal, ids: readonly string[], all: boolean): RetryOutcome {
   const targets = all ? journal.retriable().map((r) => r.decisionId) : ids;
-  if (all && targets.length === 0) return { lines: ["nothing to retry: no failed recording, no command blocked by the configuration"], exitCode: 0 };
+  if (all && targets.length === 0)
+    return { lines: ["nothing to retry: no failed recording, no command blocked by the configuration"], exitCode: 0 };
   const lines: string[] = [];
   let refused = 0;
   for (const id of targets) {
     const result = journal.requestRetry(id);
-    if (result.ok) lines.push(`${id}: ${result.status === "dispatched" ? "its observations will be sent again" : "will be carried out again"}`);
+    if (result.ok)
+      lines.push(
+        `${id}: ${result.status === "dispatched" ? "its observations will be sent again" : "will be carried out again"}`,
+      );
     else {
       refused++;
       lines.push(`${id}: not retried: ${result.reason}`);
@@ -54,7 +58,12 @@ function main(argv: readonly string[]): number {
   }
   const all = args.includes("--all");
   const ids = args.filter((a) => a !== "--all");
-  if ((all && ids.length > 0) || (!all && ids.length === 0) || journalPath === "" || ids.some((id) => id.startsWith("--"))) {
+  if (
+    (all && ids.length > 0) ||
+    (!all && ids.length === 0) ||
+    journalPath === "" ||
+    ids.some((id) => id.startsWith("--"))
+  ) {
     process.stderr.write(`${usage}\n`);
     return 2;
   }

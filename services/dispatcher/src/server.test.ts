@@ -4,7 +4,11 @@ import { buildServer } from "./server.ts";
 
 let running = true;
 const metrics = createMetrics();
-const app = buildServer({ metrics, logLevel: "silent", health: () => ({ running, detail: { commands: { done: 2 } } }) });
+const app = buildServer({
+  metrics,
+  logLevel: "silent",
+  health: () => ({ running, detail: { commands: { done: 2 } } }),
+});
 afterAll(() => app.close());
 
 describe("the dispatcher's HTTP surface", () => {
@@ -17,7 +21,10 @@ describe("the dispatcher's HTTP surface", () => {
   });
 
   it("answers /healthz 200 while consuming and 503 with a stable code otherwise", async () => {
-    expect((await app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok", commands: { done: 2 } });
+    expect((await app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({
+      status: "ok",
+      commands: { done: 2 },
+    });
     running = false;
     const down = await app.inject({ method: "GET", url: "/healthz" });
     running = true;
@@ -26,7 +33,10 @@ describe("the dispatcher's HTTP surface", () => {
   });
 
   it("serves its OpenAPI document, naming exactly the routes it serves", async () => {
-    const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json() as { openapi: string; paths: Record<string, unknown> };
+    const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json() as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(["/healthz", "/metrics"]);
   });
@@ -41,7 +51,11 @@ describe("the dispatcher's HTTP surface", () => {
     expect(del.statusCode).toBe(405);
     expect(del.headers.allow).toBe("GET, HEAD");
     expect(del.json()).toMatchObject({ code: "DISPATCHER_METHOD_NOT_ALLOWED" });
-    for (const [method, url] of [["TRACE", "/healthz"], ["QUERY", "/metrics"], ["PUT", "/openapi.json"]] as const) {
+    for (const [method, url] of [
+      ["TRACE", "/healthz"],
+      ["QUERY", "/metrics"],
+      ["PUT", "/openapi.json"],
+    ] as const) {
       const response = await app.inject({ method, url });
       expect(response.statusCode, `${method} ${url}`).toBe(405);
       expect(response.headers.allow).toBe("GET, HEAD");

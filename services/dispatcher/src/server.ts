@@ -21,7 +21,12 @@ const answer = (code: HttpCode, message: string = errorCatalogue[code].message) 
 const openapiText = JSON.stringify(openApiDocument());
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
-  const app = Fastify({ logger: loggerOptions("dispatcher", deps.logLevel), disableRequestLogging: true, bodyLimit: 1024, return503OnClosing: true });
+  const app = Fastify({
+    logger: loggerOptions("dispatcher", deps.logLevel),
+    disableRequestLogging: true,
+    bodyLimit: 1024,
+    return503OnClosing: true,
+  });
   app.addHook("onResponse", async (request, reply) => {
     deps.metrics.httpRequests.inc({ route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
   });
@@ -31,7 +36,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split("?", 1)[0] ?? "";
     const allow = methods.allowFor(path);
-    if (allow !== undefined) return reply.code(405).header("allow", allow).send(answer("DISPATCHER_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${allow}`));
+    if (allow !== undefined)
+      return reply
+        .code(405)
+        .header("allow", allow)
+        .send(
+          answer(
+            "DISPATCHER_METHOD_NOT_ALLOWED",
+            `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${allow}`,
+          ),
+        );
     return reply.code(404).send(answer("DISPATCHER_NOT_FOUND"));
   };
   app.setNotFoundHandler(unmatched);
@@ -40,9 +54,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (request.is404) return unmatched(request, reply);
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, "request failed");
-    return reply.code(status >= 500 ? 500 : 400).send(answer("DISPATCHER_BAD_REQUEST", status >= 500 ? "internal error" : String((error as Error).message).slice(0, 200)));
+    return reply
+      .code(status >= 500 ? 500 : 400)
+      .send(
+        answer(
+          "DISPATCHER_BAD_REQUEST",
+          status >= 500 ? "internal error" : String((error as Error).message).slice(0, 200),
+        ),
+      );
   });
-  app.get("/metrics", async (_request, reply) => reply.header("content-type", deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
+  app.get("/metrics", async (_request, reply) =>
+    reply.header("content-type", deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
   app.get("/healthz", async (_request, reply) => {
     const { running, detail } = deps.health();
     if (!running) return reply.code(503).send({ ...answer("DISPATCHER_UNHEALTHY"), ...detail });

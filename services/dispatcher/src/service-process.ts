@@ -24,13 +24,28 @@ export async function runDispatcherProcess(hooks: DispatchHooks = {}): Promise<n
     throw e;
   }
   const log = createLogger("dispatcher", config.logLevel);
-  if (config.workers.workers.size === 0) log.warn("no worker is configured (A2A_LEDGER_DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED");
+  if (config.workers.workers.size === 0)
+    log.warn(
+      "no worker is configured (A2A_LEDGER_DISPATCHER_WORKERS_FILE): every command will be refused with DISPATCHER_WORKER_NOT_CONFIGURED",
+    );
   const metrics = createMetrics({ defaultMetrics: true });
   const dispatcher = new Dispatcher(config, log, metrics, hooks);
-  const server = buildServer({ metrics, logLevel: config.logLevel, health: () => {
-    const refused = dispatcher.accessFailure;
-    return { running: dispatcher.isRunning && refused === undefined, detail: { commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {}, ...(refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } }) } };
-  } });
+  const server = buildServer({
+    metrics,
+    logLevel: config.logLevel,
+    health: () => {
+      const refused = dispatcher.accessFailure;
+      return {
+        running: dispatcher.isRunning && refused === undefined,
+        detail: {
+          commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {},
+          ...(refused === undefined
+            ? {}
+            : { reason: { code: refused.code, resource: refused.resource, message: refused.message } }),
+        },
+      };
+    },
+  });
   const stopped = stopOnSignal({
     log,
     graceMs: 30_000,

@@ -12,7 +12,9 @@ const workerCard = {
   additionalInterfaces: [{ url: "http://127.0.0.1:21001/a2a/rest", transport: "HTTP+JSON" }],
   provider: { organization: "N", url: "http://127.0.0.1:21001/elsewhere" },
 };
-const rewritten = JSON.parse(JSON.stringify(workerCard).replace(/"url":"http:\/\/127\.0\.0\.1:21001\/a2a/g, '"url":"http://127.0.0.1:22001/a2a')) as Record<string, unknown>;
+const rewritten = JSON.parse(
+  JSON.stringify(workerCard).replace(/"url":"http:\/\/127\.0\.0\.1:21001\/a2a/g, '"url":"http://127.0.0.1:22001/a2a'),
+) as Record<string, unknown>;
 
 describe("the card behind a rewriting proxy", () => {
   it("undoes the proxy's rewrite of interface URLs exactly, so the hash is the worker's", () => {
@@ -24,7 +26,9 @@ describe("the card behind a rewriting proxy", () => {
   });
 
   it("leaves URLs that are not under the proxy, and prefixes that only look alike, alone", () => {
-    const card = { supportedInterfaces: [{ url: "http://127.0.0.1:420011/a2a" }, { url: "https://other.example/a2a" }] };
+    const card = {
+      supportedInterfaces: [{ url: "http://127.0.0.1:420011/a2a" }, { url: "https://other.example/a2a" }],
+    };
     expect(undoProxyRewrite(card, "http://127.0.0.1:22001", "http://w")).toEqual(card);
   });
 
@@ -35,7 +39,11 @@ describe("the card behind a rewriting proxy", () => {
     expect(maxAgeOf("public, max-age=3600")).toBe(3600);
     expect(maxAgeOf("no-store")).toBeNull();
     expect(maxAgeOf(null)).toBeNull();
-    expect(ledgerHeadersOf({ correlationId: "c", skillId: "answer", attempt: 2 })).toEqual({ "A2A-Ledger-Correlation-Id": "c", "A2A-Ledger-Skill-Id": "answer", "A2A-Ledger-Attempt": "2" });
+    expect(ledgerHeadersOf({ correlationId: "c", skillId: "answer", attempt: 2 })).toEqual({
+      "A2A-Ledger-Correlation-Id": "c",
+      "A2A-Ledger-Skill-Id": "answer",
+      "A2A-Ledger-Attempt": "2",
+    });
     expect(ledgerHeadersOf({ correlationId: "c", skillId: null })).toEqual({ "A2A-Ledger-Correlation-Id": "c" });
   });
 });

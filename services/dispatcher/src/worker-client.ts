@@ -11,12 +11,28 @@
 import { Role, type AgentCard, type Message } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, type Client, type RequestOptions } from "@a2a-js/sdk/client";
 import { cardHash } from "@a2a-ledger/core";
-import { attemptHeaderName, attemptMetadataKey, correlationHeaderName, correlationMetadataKey, skillHeaderName, skillMetadataKey } from "@a2a-ledger/ingest-client";
+import {
+  attemptHeaderName,
+  attemptMetadataKey,
+  correlationHeaderName,
+  correlationMetadataKey,
+  skillHeaderName,
+  skillMetadataKey,
+} from "@a2a-ledger/ingest-client";
 import { DispatchAlert } from "./errors.ts";
 import type { PreferredTransport } from "./worker-config.ts";
 
-export const ledgerHeaders = { correlationId: correlationHeaderName, skillId: skillHeaderName, attempt: attemptHeaderName } as const;
-export const ledgerMetadata = { correlationId: correlationMetadataKey, skillId: skillMetadataKey, attempt: attemptMetadataKey, decisionId: "a2a-ledger.decisionId" } as const;
+export const ledgerHeaders = {
+  correlationId: correlationHeaderName,
+  skillId: skillHeaderName,
+  attempt: attemptHeaderName,
+} as const;
+export const ledgerMetadata = {
+  correlationId: correlationMetadataKey,
+  skillId: skillMetadataKey,
+  attempt: attemptMetadataKey,
+  decisionId: "a2a-ledger.decisionId",
+} as const;
 export const cardPath = "/.well-known/agent-card.json";
 
 export interface FetchedCard {
@@ -53,19 +69,25 @@ export function interfaceUrls(card: Record<string, unknown>): string[] {
   const urls: string[] = [];
   for (const key of ["supportedInterfaces", "additionalInterfaces"]) {
     const list = card[key];
-    if (Array.isArray(list)) for (const entry of list) if (isRecord(entry) && typeof entry.url === "string") urls.push(entry.url);
+    if (Array.isArray(list))
+      for (const entry of list) if (isRecord(entry) && typeof entry.url === "string") urls.push(entry.url);
   }
   if (typeof card.url === "string") urls.push(card.url);
   return urls;
 }
 
 /** The card with its interface URLs under `proxyUrl` moved back under `workerUrl`; a copy, the input unchanged. */
-export function undoProxyRewrite(card: Record<string, unknown>, proxyUrl: string, workerUrl: string): Record<string, unknown> {
+export function undoProxyRewrite(
+  card: Record<string, unknown>,
+  proxyUrl: string,
+  workerUrl: string,
+): Record<string, unknown> {
   const back = (url: unknown): unknown => (typeof url === "string" ? (moved(url, proxyUrl, workerUrl) ?? url) : url);
   const copy: Record<string, unknown> = { ...card };
   for (const key of ["supportedInterfaces", "additionalInterfaces"]) {
     const list = card[key];
-    if (Array.isArray(list)) copy[key] = list.map((entry: unknown) => (isRecord(entry) ? { ...entry, url: back(entry.url) } : entry));
+    if (Array.isArray(list))
+      copy[key] = list.map((entry: unknown) => (isRecord(entry) ? { ...entry, url: back(entry.url) } : entry));
   }
   if (typeof card.url === "string") copy.url = back(card.url);
   return copy;
@@ -99,24 +121,44 @@ export function callOptions(names: LedgerNames, timeoutMs: number): RequestOptio
  * Fetches the card through the proxy, naming the correlation so the proxy records the fetch under it.
  * `workerUrl` is the worker's own base URL when known (to undo the proxy's rewrite).
  */
-export async function fetchCard(proxyUrl: string, workerUrl: string | null, names: LedgerNames, timeoutMs: number): Promise<FetchedCard> {
+export async function fetchCard(
+  proxyUrl: string,
+  workerUrl: string | null,
+  names: LedgerNames,
+  timeoutMs: number,
+): Promise<FetchedCard> {
   let response: Response;
   try {
-    response = await fetch(`${proxyUrl}${cardPath}`, { headers: { accept: "application/json", "A2A-Version": "1.0", ...ledgerHeadersOf(names) }, signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(`${proxyUrl}${cardPath}`, {
+      headers: { accept: "application/json", "A2A-Version": "1.0", ...ledgerHeadersOf(names) },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (e) {
-    throw new DispatchAlert("DISPATCHER_CARD_UNAVAILABLE", `card of ${proxyUrl} could not be fetched: ${e instanceof Error ? e.message : String(e)}`);
+    throw new DispatchAlert(
+      "DISPATCHER_CARD_UNAVAILABLE",
+      `card of ${proxyUrl} could not be fetched: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   const text = await response.text();
-  if (response.status !== 200) throw new DispatchAlert("DISPATCHER_CARD_UNAVAILABLE", `card of ${proxyUrl} answered ${response.status}: ${text.slice(0, 200)}`);
+  if (response.status !== 200)
+    throw new DispatchAlert(
+      "DISPATCHER_CARD_UNAVAILABLE",
+      `card of ${proxyUrl} answered ${response.status}: ${text.slice(0, 200)}`,
+    );
   let served: unknown;
   try {
     served = JSON.parse(text);
   } catch {
     throw new DispatchAlert("DISPATCHER_CARD_UNAVAILABLE", `card of ${proxyUrl} is not JSON`);
   }
-  if (!isRecord(served)) throw new DispatchAlert("DISPATCHER_CARD_UNAVAILABLE", `card of ${proxyUrl} is not a JSON object`);
+  if (!isRecord(served))
+    throw new DispatchAlert("DISPATCHER_CARD_UNAVAILABLE", `card of ${proxyUrl} is not a JSON object`);
   const outside = interfaceUrls(served).filter((url) => moved(url, proxyUrl, proxyUrl) === null);
-  if (outside.length > 0) throw new DispatchAlert("DISPATCHER_INTERFACE_OUTSIDE_PROXY", `the card served by ${proxyUrl} sends clients to ${outside.join(", ")}`);
+  if (outside.length > 0)
+    throw new DispatchAlert(
+      "DISPATCHER_INTERFACE_OUTSIDE_PROXY",
+      `the card served by ${proxyUrl} sends clients to ${outside.join(", ")}`,
+    );
   const worker = workerUrl === null ? null : undoProxyRewrite(served, proxyUrl, workerUrl);
   return {
     served,
@@ -131,12 +173,20 @@ export async function fetchCard(proxyUrl: string, workerUrl: string | null, name
 
 /** A new client (its own transport, no state shared with other clients) built from the served card. */
 export function clientOf(card: FetchedCard, transport: PreferredTransport | null): Promise<Client> {
-  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, transport === null ? {} : { preferredTransports: [transport] });
+  const options = ClientFactoryOptions.createFrom(
+    ClientFactoryOptions.default,
+    transport === null ? {} : { preferredTransports: [transport] },
+  );
   return new ClientFactory(options).createFromAgentCard(card.served as unknown as AgentCard);
 }
 
 /** A user message with one text part, carrying the ledger's names in its metadata. */
-export function ledgerMessage(text: string, messageId: string, metadata: Record<string, string | number>, follow?: { taskId: string; contextId: string }): Message {
+export function ledgerMessage(
+  text: string,
+  messageId: string,
+  metadata: Record<string, string | number>,
+  follow?: { taskId: string; contextId: string },
+): Message {
   return {
     messageId,
     contextId: follow?.contextId ?? "",

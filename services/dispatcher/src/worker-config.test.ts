@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DispatcherConfigError } from "./errors.ts";
-import { maxConfigBytes, parseWorkersConfig, readWorkersConfig, renderMessage, skillConfigFor } from "./worker-config.ts";
+import {
+  maxConfigBytes,
+  parseWorkersConfig,
+  readWorkersConfig,
+  renderMessage,
+  skillConfigFor,
+} from "./worker-config.ts";
 
 const valid = {
   workers: {
@@ -13,7 +19,10 @@ const valid = {
       transport: "HTTP+JSON",
       skills: {
         answer: {
-          redispatch: { message: "{correlationId} again", resume: { "input-required": "need-input {correlationId} attempt {attempt}" } },
+          redispatch: {
+            message: "{correlationId} again",
+            resume: { "input-required": "need-input {correlationId} attempt {attempt}" },
+          },
           canaries: [{ message: "delay-ms=500 probe" }, { message: "need-input probe", park: true }],
         },
         "*": { canaries: [{ message: "probe any skill" }] },
@@ -40,22 +49,47 @@ describe("the workers file", () => {
     expect(w3?.workerUrl).toBe("http://127.0.0.1:21003");
     expect(w3?.transport).toBe("HTTP+JSON");
     const answer = w3 === undefined ? undefined : skillConfigFor(w3, "answer");
-    expect(answer?.redispatch?.resume.get("TASK_STATE_INPUT_REQUIRED")).toBe("need-input {correlationId} attempt {attempt}");
-    expect(answer?.canaries).toEqual([{ message: "delay-ms=500 probe", park: false }, { message: "need-input probe", park: true }]);
-    expect(w3 === undefined ? undefined : skillConfigFor(w3, "summarize")?.canaries).toEqual([{ message: "probe any skill", park: false }]);
+    expect(answer?.redispatch?.resume.get("TASK_STATE_INPUT_REQUIRED")).toBe(
+      "need-input {correlationId} attempt {attempt}",
+    );
+    expect(answer?.canaries).toEqual([
+      { message: "delay-ms=500 probe", park: false },
+      { message: "need-input probe", park: true },
+    ]);
+    expect(w3 === undefined ? undefined : skillConfigFor(w3, "summarize")?.canaries).toEqual([
+      { message: "probe any skill", park: false },
+    ]);
     expect(w3 === undefined ? undefined : skillConfigFor(w3, null)?.redispatch).toBeNull();
   });
 
   it("fills placeholders, leaving missing values empty", () => {
-    expect(renderMessage("need-input {correlationId} ({attempt}, {skillId}, {fromServerTaskId})", { correlationId: "c-1", attempt: 2, skillId: null })).toBe("need-input c-1 (2, , )");
+    expect(
+      renderMessage("need-input {correlationId} ({attempt}, {skillId}, {fromServerTaskId})", {
+        correlationId: "c-1",
+        attempt: 2,
+        skillId: null,
+      }),
+    ).toBe("need-input c-1 (2, , )");
   });
 
   it("reports every problem with its path, not only the first", () => {
     const problems = problemsOf({
       workers: {
-        W1: { url: "ftp://x", skills: { answer: { canaries: [{ message: "" }, { message: "a", park: true }, { message: "b", park: true }], extra: 1 } } },
+        W1: {
+          url: "ftp://x",
+          skills: {
+            answer: {
+              canaries: [{ message: "" }, { message: "a", park: true }, { message: "b", park: true }],
+              extra: 1,
+            },
+          },
+        },
         "bad id": { url: "http://127.0.0.1:1", skills: {} },
-        W4: { url: "http://127.0.0.1:1?q=1", transport: "GRPC", skills: { answer: { redispatch: { message: "hi {nope}", resume: { SLEEPING: "x" } } } } },
+        W4: {
+          url: "http://127.0.0.1:1?q=1",
+          transport: "GRPC",
+          skills: { answer: { redispatch: { message: "hi {nope}", resume: { SLEEPING: "x" } } } },
+        },
       },
       extra: true,
     });
@@ -81,13 +115,26 @@ describe("the workers file", () => {
     expect(problemsOf("{not json")).toEqual([expect.stringMatching(/^w\.json: not JSON/)]);
     expect(problemsOf([1, 2])).toEqual(['w.json: must be a JSON object with "workers"']);
     expect(problemsOf({ workers: [] })).toEqual(["w.json: workers: must be an object of worker id → worker"]);
-    expect(problemsOf({ workers: { W1: { url: "http://127.0.0.1:1", skills: { answer: {} } } } })).toEqual(["w.json: workers.W1.skills.answer: needs redispatch, canaries, or both"]);
-    expect(problemsOf({ workers: { W1: { url: "http://127.0.0.1:1", skills: { answer: { canaries: Array.from({ length: 11 }, () => ({ message: "m" })) } } } } })).toEqual([
-      "w.json: workers.W1.skills.answer.canaries: at most 10 canaries per skill",
+    expect(problemsOf({ workers: { W1: { url: "http://127.0.0.1:1", skills: { answer: {} } } } })).toEqual([
+      "w.json: workers.W1.skills.answer: needs redispatch, canaries, or both",
     ]);
-    expect(problemsOf({ workers: { W1: { url: "http://127.0.0.1:1", skills: { answer: { canaries: [{ message: "x".repeat(5000) }] } } } } })).toEqual([
-      "w.json: workers.W1.skills.answer.canaries[0].message: must be at most 4096 characters",
-    ]);
+    expect(
+      problemsOf({
+        workers: {
+          W1: {
+            url: "http://127.0.0.1:1",
+            skills: { answer: { canaries: Array.from({ length: 11 }, () => ({ message: "m" })) } },
+          },
+        },
+      }),
+    ).toEqual(["w.json: workers.W1.skills.answer.canaries: at most 10 canaries per skill"]);
+    expect(
+      problemsOf({
+        workers: {
+          W1: { url: "http://127.0.0.1:1", skills: { answer: { canaries: [{ message: "x".repeat(5000) }] } } },
+        },
+      }),
+    ).toEqual(["w.json: workers.W1.skills.answer.canaries[0].message: must be at most 4096 characters"]);
   });
 
   it("refuses a missing or oversized file with its path", () => {

@@ -58,7 +58,15 @@ export const anySkill = "*";
 export const maxConfigBytes = 1024 * 1024;
 export const maxCanariesPerSkill = 10;
 export const maxMessageChars = 4096;
-export const placeholders = ["correlationId", "attempt", "skillId", "resumeState", "fromServerTaskId", "workerId", "decisionId"] as const;
+export const placeholders = [
+  "correlationId",
+  "attempt",
+  "skillId",
+  "resumeState",
+  "fromServerTaskId",
+  "workerId",
+  "decisionId",
+] as const;
 export type Placeholder = (typeof placeholders)[number];
 
 const visibleId = /^[\x21-\x7e]{1,200}$/;
@@ -70,7 +78,8 @@ class Problems {
     this.list.push(`${path}: ${message}`);
   }
   unknownKeys(path: string, value: Record<string, unknown>, known: readonly string[]): void {
-    for (const key of Object.keys(value)) if (!known.includes(key)) this.add(`${path}.${key}`, `unknown key (expected ${known.join(", ")})`);
+    for (const key of Object.keys(value))
+      if (!known.includes(key)) this.add(`${path}.${key}`, `unknown key (expected ${known.join(", ")})`);
   }
 }
 
@@ -78,7 +87,8 @@ function message(problems: Problems, path: string, value: unknown): string | und
   if (typeof value !== "string" || value.trim() === "") return void problems.add(path, "must be a non-empty string");
   if (value.length > maxMessageChars) return void problems.add(path, `must be at most ${maxMessageChars} characters`);
   for (const [, name] of value.matchAll(/\{([^{}]*)\}/g)) {
-    if (!(placeholders as readonly string[]).includes(name as string)) problems.add(path, `unknown placeholder {${name}} (known: ${placeholders.map((p) => `{${p}}`).join(", ")})`);
+    if (!(placeholders as readonly string[]).includes(name as string))
+      problems.add(path, `unknown placeholder {${name}} (known: ${placeholders.map((p) => `{${p}}`).join(", ")})`);
   }
   return value;
 }
@@ -91,8 +101,17 @@ function baseUrl(problems: Problems, path: string, value: unknown): string | und
   } catch {
     return void problems.add(path, `${JSON.stringify(value)} is not a URL`);
   }
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
-    return void problems.add(path, `${JSON.stringify(value)} must be an http(s) URL without query, fragment or credentials`);
+  if (
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.search !== "" ||
+    url.hash !== "" ||
+    url.username !== "" ||
+    url.password !== ""
+  ) {
+    return void problems.add(
+      path,
+      `${JSON.stringify(value)} must be an http(s) URL without query, fragment or credentials`,
+    );
   }
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
 }
@@ -113,7 +132,8 @@ function skill(problems: Problems, path: string, value: unknown): SkillConfig | 
         else {
           for (const [state, m] of Object.entries(r.resume)) {
             const normalized = normalizeTaskState(state);
-            if (normalized === null || normalized === "TASK_STATE_UNSPECIFIED") problems.add(`${path}.redispatch.resume.${state}`, "is not a task state");
+            if (normalized === null || normalized === "TASK_STATE_UNSPECIFIED")
+              problems.add(`${path}.redispatch.resume.${state}`, "is not a task state");
             const t = message(problems, `${path}.redispatch.resume.${state}`, m);
             if (normalized !== null && t !== undefined) resume.set(normalized, t);
           }
@@ -126,7 +146,8 @@ function skill(problems: Problems, path: string, value: unknown): SkillConfig | 
   if (value.canaries !== undefined) {
     if (!Array.isArray(value.canaries)) problems.add(`${path}.canaries`, "must be an array");
     else {
-      if (value.canaries.length > maxCanariesPerSkill) problems.add(`${path}.canaries`, `at most ${maxCanariesPerSkill} canaries per skill`);
+      if (value.canaries.length > maxCanariesPerSkill)
+        problems.add(`${path}.canaries`, `at most ${maxCanariesPerSkill} canaries per skill`);
       value.canaries.forEach((c: unknown, i) => {
         const at = `${path}.canaries[${i}]`;
         if (!isRecord(c)) return problems.add(at, "must be an object with message and optional park");
@@ -135,10 +156,12 @@ function skill(problems: Problems, path: string, value: unknown): SkillConfig | 
         const text = message(problems, `${at}.message`, c.message);
         if (text !== undefined) canaries.push({ message: text, park: c.park === true });
       });
-      if (canaries.filter((c) => c.park).length > 1) problems.add(`${path}.canaries`, "at most one canary per skill is parked");
+      if (canaries.filter((c) => c.park).length > 1)
+        problems.add(`${path}.canaries`, "at most one canary per skill is parked");
     }
   }
-  if (value.redispatch === undefined && value.canaries === undefined) problems.add(path, "needs redispatch, canaries, or both");
+  if (value.redispatch === undefined && value.canaries === undefined)
+    problems.add(path, "needs redispatch, canaries, or both");
   return { redispatch, canaries };
 }
 
@@ -148,14 +171,16 @@ function worker(problems: Problems, workerId: string, value: unknown): WorkerCon
   if (!isRecord(value)) return void problems.add(path, "must be an object with url and skills");
   problems.unknownKeys(path, value, ["url", "workerUrl", "transport", "skills"]);
   const url = baseUrl(problems, `${path}.url`, value.url);
-  const workerUrl = value.workerUrl === undefined ? null : (baseUrl(problems, `${path}.workerUrl`, value.workerUrl) ?? null);
+  const workerUrl =
+    value.workerUrl === undefined ? null : (baseUrl(problems, `${path}.workerUrl`, value.workerUrl) ?? null);
   let transport: PreferredTransport | null = null;
   if (value.transport !== undefined) {
     if (value.transport === "JSONRPC" || value.transport === "HTTP+JSON") transport = value.transport;
     else problems.add(`${path}.transport`, 'must be "JSONRPC" or "HTTP+JSON"');
   }
   const skills = new Map<string, SkillConfig>();
-  if (!isRecord(value.skills) || Object.keys(value.skills).length === 0) problems.add(`${path}.skills`, "must be an object with at least one skill");
+  if (!isRecord(value.skills) || Object.keys(value.skills).length === 0)
+    problems.add(`${path}.skills`, "must be an object with at least one skill");
   else {
     for (const [id, s] of Object.entries(value.skills)) {
       if (!visibleId.test(id)) problems.add(`${path}.skills.${id}`, "a skill id is 1–200 visible ASCII characters");

@@ -16,8 +16,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults as ingestDefaults, createIngestApp, type IngestApp } from "@a2a-ledger/ingest";
-import { killHard, readyOnMessage, spawnService, stopChild, type ChildService, type LogEntry } from "@a2a-ledger/env/testing";
-import { createKafka, ensureTopics, suffixedTopicNames, topicSpecs, type Admin, type Producer, type TopicNames } from "@a2a-ledger/kafka";
+import {
+  killHard,
+  readyOnMessage,
+  spawnService,
+  stopChild,
+  type ChildService,
+  type LogEntry,
+} from "@a2a-ledger/env/testing";
+import {
+  createKafka,
+  ensureTopics,
+  suffixedTopicNames,
+  topicSpecs,
+  type Admin,
+  type Producer,
+  type TopicNames,
+} from "@a2a-ledger/kafka";
 import { copiesByEventId, readTopic } from "@a2a-ledger/kafka/oracle";
 import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,10 +78,18 @@ function command(label: string): Redispatch {
   };
 }
 
-const write = async (c: Redispatch) => void (await producer.send({ topic: topics.commands, acks: -1, messages: [{ key: c.correlationId, value: await serde.encode(c) }] }));
+const write = async (c: Redispatch) =>
+  void (await producer.send({
+    topic: topics.commands,
+    acks: -1,
+    messages: [{ key: c.correlationId, value: await serde.encode(c) }],
+  }));
 
 /** SendMessage requests the worker received carrying this command's message. */
-const received = (c: Redispatch) => worker.exchanges.filter((e) => e.method === "POST" && e.requestBody.toString("utf8").includes(redispatchMessageId(c.decisionId)));
+const received = (c: Redispatch) =>
+  worker.exchanges.filter(
+    (e) => e.method === "POST" && e.requestBody.toString("utf8").includes(redispatchMessageId(c.decisionId)),
+  );
 
 const linesOf = (service: ChildService): LogEntry[] =>
   service
@@ -110,7 +133,10 @@ async function startDispatcher(holdAt: string | null): Promise<ChildService> {
   return service;
 }
 
-const holding = (service: ChildService, c: Redispatch, point: string) => until(`the dispatcher holding at ${point}`, () => linesOf(service).find((l) => l.msg === "holding for a test" && l.decisionId === c.decisionId && l.point === point));
+const holding = (service: ChildService, c: Redispatch, point: string) =>
+  until(`the dispatcher holding at ${point}`, () =>
+    linesOf(service).find((l) => l.msg === "holding for a test" && l.decisionId === c.decisionId && l.point === point),
+  );
 const journalRow = (c: Redispatch) => {
   const journal = new Journal(join(dir, `dispatcher.${suffix}.sqlite`));
   try {
@@ -128,16 +154,42 @@ beforeAll(async () => {
   await serde.registerAll();
   producer = kafka.producer({ idempotent: true });
   await producer.connect();
-  ingest = createIngestApp({ ...ingestDefaults, brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic: topics.observations, tokens: [], logLevel: "silent", port: 0 }, { logger: false });
+  ingest = createIngestApp(
+    {
+      ...ingestDefaults,
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topic: topics.observations,
+      tokens: [],
+      logLevel: "silent",
+      port: 0,
+    },
+    { logger: false },
+  );
   ingestUrl = await ingest.server.listen({ host: "127.0.0.1", port: 0 });
   worker = await startTappedAgent("w1");
   proxy = await spawnService("proxy", process.execPath, ["--import", "tsx", proxyMain], {
-    env: { ...process.env, A2A_LEDGER_PROXY_WORKER_ID: "W1", A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_SPOOL_DIR: join(dir, "proxy-W1"), A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "20", A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
+    env: {
+      ...process.env,
+      A2A_LEDGER_PROXY_WORKER_ID: "W1",
+      A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url,
+      A2A_LEDGER_PROXY_PORT: "0",
+      A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+      A2A_LEDGER_PROXY_INGEST_URL: ingestUrl,
+      A2A_LEDGER_PROXY_SPOOL_DIR: join(dir, "proxy-W1"),
+      A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "20",
+      A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+    },
     ready: readyOnMessage("listening"),
   });
   workersFile = join(dir, "workers.json");
   const redispatch = { message: "delay-ms=400 {correlationId}: answer again (attempt {attempt})" };
-  writeFileSync(workersFile, JSON.stringify({ workers: { W1: { url: String(proxy.readyEntry.url), workerUrl: worker.url, skills: { answer: { redispatch } } } } }));
+  writeFileSync(
+    workersFile,
+    JSON.stringify({
+      workers: { W1: { url: String(proxy.readyEntry.url), workerUrl: worker.url, skills: { answer: { redispatch } } } },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -185,28 +237,57 @@ describe("the dispatcher killed around a re-dispatch (scenario 7)", () => {
     const fourth = await startDispatcher(null);
     await until("the dispatched command recorded", () => journalRow(afterDispatched)?.status === "done");
     for (const c of [beforeSend, afterSend, afterDispatched]) await write(c);
-    await until("the replays seen as duplicates", () => [beforeSend, afterSend, afterDispatched].every((c) => (journalRow(c)?.deliveries ?? 0) >= 3) || undefined);
+    await until(
+      "the replays seen as duplicates",
+      () => [beforeSend, afterSend, afterDispatched].every((c) => (journalRow(c)?.deliveries ?? 0) >= 3) || undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
     // At most once each, counted where it matters: at the worker.
     expect([beforeSend, afterSend, afterDispatched].map((c) => received(c).length)).toEqual([0, 1, 1]);
-    expect([beforeSend, afterSend, afterDispatched].map((c) => journalRow(c)?.status)).toEqual(["abandoned", "abandoned", "done"]);
-    const alerts = [second, third, fourth].flatMap(linesOf).filter((l) => l.alert === "DISPATCHER_OUTCOME_UNKNOWN").map((l) => l.decisionId);
+    expect([beforeSend, afterSend, afterDispatched].map((c) => journalRow(c)?.status)).toEqual([
+      "abandoned",
+      "abandoned",
+      "done",
+    ]);
+    const alerts = [second, third, fourth]
+      .flatMap(linesOf)
+      .filter((l) => l.alert === "DISPATCHER_OUTCOME_UNKNOWN")
+      .map((l) => l.decisionId);
     expect(alerts).toEqual([beforeSend.decisionId, afterSend.decisionId]);
 
     // What the ledger holds, read independently: the proxy saw each message the worker received, once;
     // the dispatcher's own record of the one that reached "dispatched", with one payload.
     const atLeast = 1;
-    const records = await readTopic({ brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic: topics.observations, atLeast, settleMs: 3_000 });
-    for (const [eventId, c] of copiesByEventId(records)) expect(c.payloads.size, `eventId ${eventId} carries one payload`).toBe(1);
-    const dispatched = records.filter((r) => r.type === "TaskDispatched").map((r) => r.value as Record<string, unknown>);
-    const of = (c: Redispatch, observer: string) => dispatched.filter((v) => v["messageId"] === redispatchMessageId(c.decisionId) && v["observer"] === observer);
-    expect([beforeSend, afterSend, afterDispatched].map((c) => new Set(of(c, "proxy:W1").map((v) => v["eventId"])).size)).toEqual([0, 1, 1]);
-    expect([beforeSend, afterSend, afterDispatched].map((c) => new Set(of(c, "dispatcher").map((v) => v["eventId"])).size)).toEqual([0, 0, 1]);
+    const records = await readTopic({
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topic: topics.observations,
+      atLeast,
+      settleMs: 3_000,
+    });
+    for (const [eventId, c] of copiesByEventId(records))
+      expect(c.payloads.size, `eventId ${eventId} carries one payload`).toBe(1);
+    const dispatched = records
+      .filter((r) => r.type === "TaskDispatched")
+      .map((r) => r.value as Record<string, unknown>);
+    const of = (c: Redispatch, observer: string) =>
+      dispatched.filter((v) => v["messageId"] === redispatchMessageId(c.decisionId) && v["observer"] === observer);
+    expect(
+      [beforeSend, afterSend, afterDispatched].map((c) => new Set(of(c, "proxy:W1").map((v) => v["eventId"])).size),
+    ).toEqual([0, 1, 1]);
+    expect(
+      [beforeSend, afterSend, afterDispatched].map((c) => new Set(of(c, "dispatcher").map((v) => v["eventId"])).size),
+    ).toEqual([0, 0, 1]);
     // The dispatch is stamped when it was sent: before the worker received it, not when the worker answered.
     const stamped = of(afterDispatched, "dispatcher")[0] as Record<string, unknown>;
     const arrived = (received(afterDispatched)[0] as { receivedAt: number }).receivedAt;
-    const answered = records.find((r) => r.type === "TaskStateObserved" && r.value?.["observer"] === "dispatcher" && r.value["correlationId"] === afterDispatched.correlationId)?.value as Record<string, unknown>;
+    const answered = records.find(
+      (r) =>
+        r.type === "TaskStateObserved" &&
+        r.value?.["observer"] === "dispatcher" &&
+        r.value["correlationId"] === afterDispatched.correlationId,
+    )?.value as Record<string, unknown>;
     expect(Number(stamped["occurredAt"])).toBeLessThanOrEqual(arrived);
     expect(Number(answered["occurredAt"]) - Number(stamped["occurredAt"])).toBeGreaterThanOrEqual(400);
   });

@@ -10,7 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults as ingestDefaults, createIngestApp, type IngestApp } from "@a2a-ledger/ingest";
-import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import {
+  createKafka,
+  endpointsFromEnv,
+  ensureTopics,
+  suffixedTopicNames,
+  topicSpecs,
+  type TopicNames,
+} from "@a2a-ledger/kafka";
 import { createLogger } from "@a2a-ledger/logging";
 import { spawnJsAgent, spawnListening, spawnPyAgent, type AgentProcess } from "@a2a-ledger/mesh-agents";
 import { LedgerFeed } from "@a2a-ledger/ledger-feed";
@@ -49,7 +56,10 @@ export interface TestMesh {
   stop(): Promise<void>;
 }
 
-export const workersFileOf = (proxies: Map<MeshWorkerName, AgentProcess>, agents: Map<MeshWorkerName, AgentProcess>) => ({
+export const workersFileOf = (
+  proxies: Map<MeshWorkerName, AgentProcess>,
+  agents: Map<MeshWorkerName, AgentProcess>,
+) => ({
   workers: Object.fromEntries(
     [...proxies].map(([name, proxy]) => [
       name,
@@ -58,7 +68,13 @@ export const workersFileOf = (proxies: Map<MeshWorkerName, AgentProcess>, agents
         workerUrl: agents.get(name)?.url,
         skills: {
           answer: {
-            redispatch: { message: "{correlationId}: answer again (attempt {attempt})", resume: { TASK_STATE_INPUT_REQUIRED: "need-input {correlationId}: resumed from {fromServerTaskId}, attempt {attempt}" } },
+            redispatch: {
+              message: "{correlationId}: answer again (attempt {attempt})",
+              resume: {
+                TASK_STATE_INPUT_REQUIRED:
+                  "need-input {correlationId}: resumed from {fromServerTaskId}, attempt {attempt}",
+              },
+            },
             canaries: [{ message: "delay-ms=600 probe canary" }, { message: "need-input probe canary", park: true }],
           },
         },
@@ -79,12 +95,33 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
 
-  const ingest: IngestApp = createIngestApp({ ...ingestDefaults, brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic: topics.observations, tokens: [], logLevel: "silent", port: 0 }, { logger: false });
+  const ingest: IngestApp = createIngestApp(
+    {
+      ...ingestDefaults,
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topic: topics.observations,
+      tokens: [],
+      logLevel: "silent",
+      port: 0,
+    },
+    { logger: false },
+  );
   const ingestUrl = await ingest.server.listen({ host: "127.0.0.1", port: 0 });
-  const reconcilerEnv = { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000" };
+  const reconcilerEnv = {
+    ...process.env,
+    A2A_LEDGER_TOPIC_SUFFIX: suffix,
+    A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`,
+    A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
+  };
   const reconciler = new Reconciler(loadReconcilerConfig(reconcilerEnv), createLogger("reconciler", "error"));
   await reconciler.start();
-  const feed = new LedgerFeed({ brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topics: [topics.observations, topics.decisions], from: "beginning" });
+  const feed = new LedgerFeed({
+    brokers: endpoints.brokers,
+    registryUrl: endpoints.registryUrl,
+    topics: [topics.observations, topics.decisions],
+    from: "beginning",
+  });
   await feed.start();
 
   const w1Config = join(dir, "w1.json");
@@ -93,10 +130,22 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
   const proxies = new Map<MeshWorkerName, AgentProcess>();
   const startProxy = (name: MeshWorkerName, upstream: string) =>
     spawnListening(`proxy-${name}`, process.execPath, ["--import", "tsx", proxyMain], {
-      env: { A2A_LEDGER_PROXY_WORKER_ID: name, A2A_LEDGER_PROXY_UPSTREAM_URL: upstream, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_SPOOL_DIR: join(dir, `proxy-${name}`), A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "20", A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
+      env: {
+        A2A_LEDGER_PROXY_WORKER_ID: name,
+        A2A_LEDGER_PROXY_UPSTREAM_URL: upstream,
+        A2A_LEDGER_PROXY_PORT: "0",
+        A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+        A2A_LEDGER_PROXY_INGEST_URL: ingestUrl,
+        A2A_LEDGER_PROXY_SPOOL_DIR: join(dir, `proxy-${name}`),
+        A2A_LEDGER_PROXY_FLUSH_DELAY_MS: "20",
+        A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+      },
     });
   for (const name of names) {
-    const agent = name === "W1" ? await spawnJsAgent("w1", { configFile: w1Config }) : await spawnPyAgent({ db: join(dir, "w3.sqlite") });
+    const agent =
+      name === "W1"
+        ? await spawnJsAgent("w1", { configFile: w1Config })
+        : await spawnPyAgent({ db: join(dir, "w3.sqlite") });
     agents.set(name, agent);
     proxies.set(name, await startProxy(name, agent.url));
   }
@@ -132,7 +181,11 @@ export async function startMesh(label: string, names: MeshWorkerName[]): Promise
       agents.set("W1", await spawnJsAgent("w1", { configFile: w1Config, port: w1.port }));
     },
     async command(decision) {
-      await producer.send({ topic: topics.commands, acks: -1, messages: [{ key: decision.correlationId, value: await serde.encode(decision) }] });
+      await producer.send({
+        topic: topics.commands,
+        acks: -1,
+        messages: [{ key: decision.correlationId, value: await serde.encode(decision) }],
+      });
     },
     async raw(records) {
       await producer.send({ topic: topics.commands, acks: -1, messages: records });

@@ -63,7 +63,12 @@ const workersFile = (workers: Record<string, unknown>) => {
 };
 const dispatcherWith = (file: string) =>
   new Dispatcher(
-    loadConfig({ A2A_LEDGER_DISPATCHER_WORKERS_FILE: file, A2A_LEDGER_DISPATCHER_JOURNAL_PATH: journalPath, A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl, A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent" }),
+    loadConfig({
+      A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
+      A2A_LEDGER_DISPATCHER_JOURNAL_PATH: journalPath,
+      A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+      A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent",
+    }),
     createLogger("dispatcher", "silent"),
     createMetrics(),
   );
@@ -96,20 +101,38 @@ const operator = (ids: string[], all = false) => {
 describe("the operator's retry", () => {
   it("carries out a command blocked by the workers file once it names the worker, and re-sends refused observations once ingest takes them", async () => {
     // W1 is not in the workers file: blocked, nothing sent.
-    const first = dispatcherWith(workersFile({ W9: { url: "http://127.0.0.1:9", skills: { answer: { redispatch: { message: "again" } } } } }));
+    const first = dispatcherWith(
+      workersFile({ W9: { url: "http://127.0.0.1:9", skills: { answer: { redispatch: { message: "again" } } } } }),
+    );
     await first.execute(command, { topic: "a2a.commands.v1", partition: 0, offset: "7" });
-    expect(first.journal.get(command.decisionId)).toMatchObject({ status: "blocked", detail: expect.stringMatching(/^DISPATCHER_WORKER_NOT_CONFIGURED/) });
+    expect(first.journal.get(command.decisionId)).toMatchObject({
+      status: "blocked",
+      detail: expect.stringMatching(/^DISPATCHER_WORKER_NOT_CONFIGURED/),
+    });
     // A retry for a command nobody asked to retry does nothing; the same file still blocks it.
     await first.retryRequested();
     expect(first.journal.get(command.decisionId)?.status).toBe("blocked");
     await first.stop();
 
     // The file is fixed and the dispatcher restarted; the operator asks for the retry. Ingest refuses (401).
-    expect(operator([command.decisionId])).toEqual({ lines: [`${command.decisionId}: will be carried out again`], exitCode: 0 });
-    const second = dispatcherWith(workersFile({ W1: { url: agent.url, skills: { answer: { redispatch: { message: "{correlationId}: answer again (attempt {attempt})" } } } } }));
+    expect(operator([command.decisionId])).toEqual({
+      lines: [`${command.decisionId}: will be carried out again`],
+      exitCode: 0,
+    });
+    const second = dispatcherWith(
+      workersFile({
+        W1: {
+          url: agent.url,
+          skills: { answer: { redispatch: { message: "{correlationId}: answer again (attempt {attempt})" } } },
+        },
+      }),
+    );
     await second.retryRequested();
     const refused = second.journal.get(command.decisionId);
-    expect(refused).toMatchObject({ status: "failed", detail: expect.stringMatching(/^DISPATCHER_RECORDING_REJECTED/) });
+    expect(refused).toMatchObject({
+      status: "failed",
+      detail: expect.stringMatching(/^DISPATCHER_RECORDING_REJECTED/),
+    });
     const kept = refused?.observations ?? [];
     expect(kept.map((o) => o.type)).toEqual(["TaskDispatched", "TaskStateObserved"]);
     const serverTaskId = (kept[1] as Extract<ObservationInput, { type: "TaskStateObserved" }>).serverTaskId;
@@ -120,14 +143,23 @@ describe("the operator's retry", () => {
 
     // Ingest takes them now; the operator retries every row that qualifies.
     ingestStatus = 202;
-    expect(operator([], true)).toEqual({ lines: [`${command.decisionId}: its observations will be sent again`], exitCode: 0 });
+    expect(operator([], true)).toEqual({
+      lines: [`${command.decisionId}: its observations will be sent again`],
+      exitCode: 0,
+    });
     await second.retryRequested();
     expect(second.journal.get(command.decisionId)?.status).toBe("done");
     // The very observations kept (same event ids, the same server task: the worker was not asked again).
     expect(received).toEqual([kept]);
-    expect(received.flat().map((o) => o.eventId)).toEqual([`dispatcher:${command.decisionId}:dispatch`, `dispatcher:${command.decisionId}:state:${serverTaskId}:TASK_STATE_COMPLETED`]);
+    expect(received.flat().map((o) => o.eventId)).toEqual([
+      `dispatcher:${command.decisionId}:dispatch`,
+      `dispatcher:${command.decisionId}:state:${serverTaskId}:TASK_STATE_COMPLETED`,
+    ]);
     // Done is final: a further retry is refused and says why.
-    expect(operator([command.decisionId])).toEqual({ lines: [expect.stringMatching(/not retried: status done/)], exitCode: 1 });
+    expect(operator([command.decisionId])).toEqual({
+      lines: [expect.stringMatching(/not retried: status done/)],
+      exitCode: 1,
+    });
     await second.stop();
   });
 });

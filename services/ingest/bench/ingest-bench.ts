@@ -51,7 +51,20 @@ function kafkaToolsLibs(): string {
   const staging = `${libs}.partial`;
   rmSync(staging, { recursive: true, force: true });
   const pom = join(serviceDir, "bench", "kafka-tools-pom.xml");
-  const result = spawnSync("mvn", ["-q", "-B", "-f", pom, `-Dkafka.version=${kafkaVersion}`, "dependency:copy-dependencies", "-DincludeScope=runtime", `-DoutputDirectory=${staging}`], { encoding: "utf8", timeout: 15 * 60_000 });
+  const result = spawnSync(
+    "mvn",
+    [
+      "-q",
+      "-B",
+      "-f",
+      pom,
+      `-Dkafka.version=${kafkaVersion}`,
+      "dependency:copy-dependencies",
+      "-DincludeScope=runtime",
+      `-DoutputDirectory=${staging}`,
+    ],
+    { encoding: "utf8", timeout: 15 * 60_000 },
+  );
   if (result.status !== 0) throw new Error(`mvn failed:\n${result.stdout}${result.stderr}`);
   renameSync(staging, libs);
   return libs;
@@ -59,11 +72,13 @@ function kafkaToolsLibs(): string {
 
 function kafkaLibs(): string {
   const libs = join(cacheDir, `kafka-${kafkaVersion}`, "libs");
-  if (!existsSync(join(libs, `kafka-clients-${kafkaVersion}.jar`))) throw new Error(`${libs} is missing: run \`npm run infra:up\` once, which fetches Kafka`);
+  if (!existsSync(join(libs, `kafka-clients-${kafkaVersion}.jar`)))
+    throw new Error(`${libs} is missing: run \`npm run infra:up\` once, which fetches Kafka`);
   return libs;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 interface IngestResult {
   batch: number;
@@ -79,10 +94,20 @@ interface IngestResult {
 
 function post(agent: Agent, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/v1/observations", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/v1/observations",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -110,7 +135,17 @@ async function runIngest(scenario: Scenario, bodies: Buffer[]): Promise<IngestRe
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const events = latencies.length * scenario.batch;
-  return { batch: scenario.batch, concurrency: scenario.concurrency, requests, events, seconds, perSecond: events / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+  return {
+    batch: scenario.batch,
+    concurrency: scenario.concurrency,
+    requests,
+    events,
+    seconds,
+    perSecond: events / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    failures,
+  };
 }
 
 interface JavaResult {
@@ -126,15 +161,46 @@ interface JavaResult {
 function runJava(brokers: string, topic: string, recordSize: number): JavaResult {
   const classpath = `${kafkaLibs()}/*:${kafkaToolsLibs()}/*`;
   const args = [
-    "-Xms256m", "-Xmx512m", "-cp", classpath, "org.apache.kafka.tools.ProducerPerformance",
-    "--topic", topic, "--num-records", String(javaRecords), "--record-size", String(recordSize), "--throughput", "-1",
-    "--producer-props", `bootstrap.servers=${brokers}`, "acks=all", "enable.idempotence=true",
+    "-Xms256m",
+    "-Xmx512m",
+    "-cp",
+    classpath,
+    "org.apache.kafka.tools.ProducerPerformance",
+    "--topic",
+    topic,
+    "--num-records",
+    String(javaRecords),
+    "--record-size",
+    String(recordSize),
+    "--throughput",
+    "-1",
+    "--producer-props",
+    `bootstrap.servers=${brokers}`,
+    "acks=all",
+    "enable.idempotence=true",
   ];
   const result = spawnSync("java", args, { encoding: "utf8", timeout: 5 * 60_000 });
-  const line = result.stdout.trim().split("\n").filter((l) => l.includes("records sent")).at(-1) ?? "";
-  const m = /(\d+) records sent, ([\d.]+) records\/sec \(([\d.]+) MB\/sec\), ([\d.]+) ms avg latency, [\d.]+ ms max latency, (\d+) ms 50th, \d+ ms 95th, (\d+) ms 99th/.exec(line);
-  if (result.status !== 0 || m === null) throw new Error(`ProducerPerformance failed:\n${result.stdout}\n${result.stderr}`);
-  return { records: Number(m[1]), perSecond: Number(m[2]), mbPerSecond: Number(m[3]), avgMs: Number(m[4]), p50: Number(m[5]), p99: Number(m[6]), line };
+  const line =
+    result.stdout
+      .trim()
+      .split("\n")
+      .filter((l) => l.includes("records sent"))
+      .at(-1) ?? "";
+  const m =
+    /(\d+) records sent, ([\d.]+) records\/sec \(([\d.]+) MB\/sec\), ([\d.]+) ms avg latency, [\d.]+ ms max latency, (\d+) ms 50th, \d+ ms 95th, (\d+) ms 99th/.exec(
+      line,
+    );
+  if (result.status !== 0 || m === null)
+    throw new Error(`ProducerPerformance failed:\n${result.stdout}\n${result.stderr}`);
+  return {
+    records: Number(m[1]),
+    perSecond: Number(m[2]),
+    mbPerSecond: Number(m[3]),
+    avgMs: Number(m[4]),
+    p50: Number(m[5]),
+    p99: Number(m[6]),
+    line,
+  };
 }
 
 interface StageCosts {
@@ -147,7 +213,12 @@ interface StageCosts {
 }
 
 /** CPU per observation of each stage of the ingest path, in µs, measured in this process. */
-async function stageCosts(kafka: ReturnType<typeof createKafka>, topic: string, events: Record<string, unknown>[], serde: Serde): Promise<StageCosts> {
+async function stageCosts(
+  kafka: ReturnType<typeof createKafka>,
+  topic: string,
+  events: Record<string, unknown>[],
+  serde: Serde,
+): Promise<StageCosts> {
   const batch = events.slice(0, 1_000);
   const body = JSON.stringify(batch);
   const rounds = 20;
@@ -175,7 +246,9 @@ async function stageCosts(kafka: ReturnType<typeof createKafka>, topic: string, 
   for (let r = 0; r < rounds; r++) for (const o of observations) await serde.encodeValidated(o);
   used = process.cpuUsage(c0);
   const encodeValidated = (used.user + used.system) / (rounds * batch.length);
-  const records = await Promise.all(observations.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) })));
+  const records = await Promise.all(
+    observations.map(async (o) => ({ key: o.correlationId, value: await serde.encodeValidated(o) })),
+  );
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   try {
@@ -185,7 +258,14 @@ async function stageCosts(kafka: ReturnType<typeof createKafka>, topic: string, 
     for (let r = 0; r < rounds; r++) await producer.send({ topic, acks: -1, messages: records });
     used = process.cpuUsage(c0);
     const seconds = (performance.now() - t0) / 1000;
-    return { jsonParse, parseObservation: parseCost, encode, encodeValidated, kafkajsCpu: (used.user + used.system) / (rounds * records.length), kafkajsPerSecond: (rounds * records.length) / seconds };
+    return {
+      jsonParse,
+      parseObservation: parseCost,
+      encode,
+      encodeValidated,
+      kafkajsCpu: (used.user + used.system) / (rounds * records.length),
+      kafkajsPerSecond: (rounds * records.length) / seconds,
+    };
   } finally {
     await producer.disconnect();
   }
@@ -195,7 +275,10 @@ async function waitReady(child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`ingest server exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -213,7 +296,15 @@ async function main(): Promise<void> {
   // Replicated as the ledger's topics are on this cluster (factor min(3, brokers), two in sync at three).
   const replication = replicationFor((await admin.describeCluster()).brokers.length);
   const configEntries = Object.entries(replication.configs).map(([name, value]) => ({ name, value }));
-  await createTopicsAndWait(admin, [ingestTopic, javaTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: replication.factor, configEntries })));
+  await createTopicsAndWait(
+    admin,
+    [ingestTopic, javaTopic].map((topic) => ({
+      topic,
+      numPartitions: partitions,
+      replicationFactor: replication.factor,
+      configEntries,
+    })),
+  );
 
   // Bodies: the six observation types in turn, 64 correlations; reused across requests (consumers de-duplicate by eventId).
   const run = `bench-${Date.now()}`;
@@ -230,7 +321,17 @@ async function main(): Promise<void> {
 
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: serviceDir,
-    env: { ...process.env, A2A_LEDGER_INGEST_PORT: String(port), A2A_LEDGER_INGEST_HOST: "127.0.0.1", A2A_LEDGER_INGEST_TOPIC: ingestTopic, A2A_LEDGER_INGEST_LOG_LEVEL: "warn", A2A_LEDGER_INGEST_MAX_EVENTS: "1000", A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "200000", KAFKA_BROKERS: brokers, SCHEMA_REGISTRY_URL: registryUrl },
+    env: {
+      ...process.env,
+      A2A_LEDGER_INGEST_PORT: String(port),
+      A2A_LEDGER_INGEST_HOST: "127.0.0.1",
+      A2A_LEDGER_INGEST_TOPIC: ingestTopic,
+      A2A_LEDGER_INGEST_LOG_LEVEL: "warn",
+      A2A_LEDGER_INGEST_MAX_EVENTS: "1000",
+      A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "200000",
+      KAFKA_BROKERS: brokers,
+      SCHEMA_REGISTRY_URL: registryUrl,
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const results: IngestResult[] = [];
@@ -238,7 +339,10 @@ async function main(): Promise<void> {
   let costs: StageCosts | undefined;
   try {
     await waitReady(child);
-    const bodiesFor = (batch: number) => Array.from({ length: Math.max(1, Math.min(64, Math.floor(events.length / batch))) }, (_, k) => Buffer.from(JSON.stringify(events.slice(k * batch, (k + 1) * batch))));
+    const bodiesFor = (batch: number) =>
+      Array.from({ length: Math.max(1, Math.min(64, Math.floor(events.length / batch))) }, (_, k) =>
+        Buffer.from(JSON.stringify(events.slice(k * batch, (k + 1) * batch))),
+      );
     log("warming up");
     await runIngest({ batch: 100, concurrency: 4, maxRequests: 300, maxSeconds: 5 }, bodiesFor(100));
     for (const scenario of scenarios) {
@@ -259,17 +363,25 @@ async function main(): Promise<void> {
     await admin.disconnect();
   }
 
-  const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const lines = [
     `Records: mixed observation types, ${jsonBytes} bytes of JSON, ${recordSize} bytes Avro (Confluent framing) on average; topic with ${partitions} partitions; acks=all, idempotent producer.`,
     "",
     "| path | batch | concurrent clients | requests | observations/s | p50 ms | p99 ms | vs Java producer |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ...results.map((r) => `| HTTP ingest | ${fmt(r.batch)} | ${r.concurrency} | ${fmt(r.requests)} | ${fmt(r.perSecond)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${java ? `${fmt((100 * r.perSecond) / java.perSecond, 1)}%` : "-"} |`),
-    java ? `| ProducerPerformance | - | 1 | - | ${fmt(java.perSecond)} | ${fmt(java.p50, 1)} | ${fmt(java.p99, 1)} | 100% |` : "",
+    ...results.map(
+      (r) =>
+        `| HTTP ingest | ${fmt(r.batch)} | ${r.concurrency} | ${fmt(r.requests)} | ${fmt(r.perSecond)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${java ? `${fmt((100 * r.perSecond) / java.perSecond, 1)}%` : "-"} |`,
+    ),
+    java
+      ? `| ProducerPerformance | - | 1 | - | ${fmt(java.perSecond)} | ${fmt(java.p50, 1)} | ${fmt(java.p99, 1)} | 100% |`
+      : "",
     "",
     "HTTP latency is per request (the whole batch, until Kafka acknowledged it); ProducerPerformance latency is per record.",
-    results.some((r) => r.failures > 0) ? `Non-202 answers: ${results.map((r) => `batch ${r.batch}: ${r.failures}`).join(", ")}` : "Every request was answered 202.",
+    results.some((r) => r.failures > 0)
+      ? `Non-202 answers: ${results.map((r) => `batch ${r.batch}: ${r.failures}`).join(", ")}`
+      : "Every request was answered 202.",
     java ? `ProducerPerformance: ${java.line}` : "",
     "",
     costs

@@ -11,12 +11,26 @@ import { partitionOf } from "@a2a-ledger/kafka";
 const served = servedTopic("landing", { maxEvents: 1_000 });
 
 const post = (body: string, contentType = "application/json") =>
-  served.app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": contentType }, payload: body });
+  served.app.server.inject({
+    method: "POST",
+    url: "/v1/observations",
+    headers: { "content-type": contentType },
+    payload: body,
+  });
 
 describe("partitioning", () => {
   it("is Java's murmur2: toPositive(murmur2(utf8 key)) % partitions", () => {
     // Computed with org.apache.kafka.common.utils.Utils.murmur2 from kafka-clients 4.1.2.
-    const java: Record<string, number> = { "21": 0, foobar: 0, "corr-1": 2, "a2a-ledger": 4, "c-0": 2, "c-17": 1, "correlation-42": 5, "日本語-key": 0 };
+    const java: Record<string, number> = {
+      "21": 0,
+      foobar: 0,
+      "corr-1": 2,
+      "a2a-ledger": 4,
+      "c-0": 2,
+      "c-17": 1,
+      "correlation-42": 5,
+      "日本語-key": 0,
+    };
     for (const [key, partition] of Object.entries(java)) expect(partitionOf(key, 6), key).toBe(partition);
   });
 });
@@ -37,12 +51,13 @@ describe("POST /v1/observations with Kafka up", () => {
     }
     const sent: Record<string, unknown>[] = [];
     let next = 0;
-    const batch = (n: number) => Array.from({ length: n }, () => {
-      const i = next++;
-      const event = observation(run, i, correlations[i % correlations.length]!);
-      sent.push(event);
-      return event;
-    });
+    const batch = (n: number) =>
+      Array.from({ length: n }, () => {
+        const i = next++;
+        const event = observation(run, i, correlations[i % correlations.length]!);
+        sent.push(event);
+        return event;
+      });
 
     // One object, arrays, NDJSON, sequentially.
     expect((await post(JSON.stringify(batch(1)[0]))).json()).toEqual({ accepted: 1 });
@@ -51,7 +66,9 @@ describe("POST /v1/observations with Kafka up", () => {
       expect(response.statusCode, response.body).toBe(202);
       expect(response.json()).toEqual({ accepted: size });
     }
-    const ndjson = batch(40).map((e) => JSON.stringify(e)).join("\n");
+    const ndjson = batch(40)
+      .map((e) => JSON.stringify(e))
+      .join("\n");
     expect((await post(`${ndjson}\n`, "application/x-ndjson")).json()).toEqual({ accepted: 40 });
 
     // Concurrent batches leave together (group commit); order within each still holds.
@@ -84,7 +101,11 @@ describe("POST /v1/observations with Kafka up", () => {
     const run = `big-${Date.now()}`;
     const before = await endOffsetSum(served.admin, served.topic);
     // 3 concurrent batches of 300 events of ~5 KB on one key: ~4.5 MB for one partition.
-    const bodies = [0, 1, 2].map((b) => JSON.stringify(Array.from({ length: 300 }, (_, i) => sizedObservation(run, b * 300 + i, `${run}-one-key`, 5_000))));
+    const bodies = [0, 1, 2].map((b) =>
+      JSON.stringify(
+        Array.from({ length: 300 }, (_, i) => sizedObservation(run, b * 300 + i, `${run}-one-key`, 5_000)),
+      ),
+    );
     const responses = await Promise.all(bodies.map((body) => post(body)));
     for (const response of responses) expect(response.statusCode, response.body).toBe(202);
     expect(await endOffsetSum(served.admin, served.topic)).toBe(before + 900);

@@ -11,7 +11,17 @@ describe("tokenCheck", () => {
     const check = tokenCheck(["token-one-0123456789", "token-two-0123456789"]);
     expect(check.allows("Bearer token-one-0123456789")).toBe(true);
     expect(check.allows("bearer   token-two-0123456789 ")).toBe(true);
-    for (const h of [undefined, "", "Bearer", "Bearer ", "token-one-0123456789", "Basic token-one-0123456789", "Bearer token-one-012345678", "Bearer token-one-01234567890", "Bearer token-one-0123456789 extra"]) {
+    for (const h of [
+      undefined,
+      "",
+      "Bearer",
+      "Bearer ",
+      "token-one-0123456789",
+      "Basic token-one-0123456789",
+      "Bearer token-one-012345678",
+      "Bearer token-one-01234567890",
+      "Bearer token-one-0123456789 extra",
+    ]) {
       expect(check.allows(h), String(h)).toBe(false);
     }
   });
@@ -26,14 +36,16 @@ describe("tokens bound to observers", () => {
     const proxy = check.grant(`Bearer ${proxies.token}`);
     expect(proxy?.mayClaim("proxy:W1-run7")).toBe(true);
     expect(proxy?.mayClaim("proxy:W2-")).toBe(true);
-    for (const other of ["proxy:W3-run7", "dispatcher", "xproxy:W1-a", "proxy:W1", ""]) expect(proxy?.mayClaim(other), other).toBe(false);
+    for (const other of ["proxy:W3-run7", "dispatcher", "xproxy:W1-a", "proxy:W1", ""])
+      expect(proxy?.mayClaim(other), other).toBe(false);
     expect(check.grant(`Bearer ${dispatcher.token}`)?.mayClaim("dispatcher")).toBe(true);
     expect(check.grant(`Bearer ${dispatcher.token}`)?.mayClaim("dispatcher-2")).toBe(false);
   });
 
   it("lets a token configured without patterns claim any observer, as tokens always could", () => {
     const legacy = check.grant("Bearer legacy-token-0123456789");
-    for (const observer of ["orchestrator", "proxy:W1-x", "dispatcher", "anything at all"]) expect(legacy?.mayClaim(observer)).toBe(true);
+    for (const observer of ["orchestrator", "proxy:W1-x", "dispatcher", "anything at all"])
+      expect(legacy?.mayClaim(observer)).toBe(true);
   });
 
   it("treats pattern characters other than * literally", () => {
@@ -45,7 +57,19 @@ describe("tokens bound to observers", () => {
 
   it("reads TOKEN=PATTERN|PATTERN entries and refuses malformed ones without quoting a token", () => {
     const problems: string[] = [];
-    const tokens = parseTokenEntries(["proxy-token-0123456789=proxy:*|dispatcher", "plain-token-0123456789", "short=x", "fine-token-0123456789=", "dup-token-01234567890=a", "dup-token-01234567890=b", "bad-token-0123456789=a b"], "A2A_LEDGER_INGEST_TOKENS", problems);
+    const tokens = parseTokenEntries(
+      [
+        "proxy-token-0123456789=proxy:*|dispatcher",
+        "plain-token-0123456789",
+        "short=x",
+        "fine-token-0123456789=",
+        "dup-token-01234567890=a",
+        "dup-token-01234567890=b",
+        "bad-token-0123456789=a b",
+      ],
+      "A2A_LEDGER_INGEST_TOKENS",
+      problems,
+    );
     expect(tokens.map((t) => t.observers)).toEqual([["proxy:*", "dispatcher"], ["*"], ["a"], ["b"]]);
     expect(problems).toHaveLength(4);
     expect(problems.join("\n")).not.toMatch(/short|fine-token|dup-token|bad-token/);
@@ -79,7 +103,9 @@ describe("a token's scope: observers, workers, kinds", () => {
   it("takes probe results only from the prober's token, one that may write as dispatcher", () => {
     expect(refusal(dispatcher.token, event("ProbeCompleted", "dispatcher", "W2-r1"))).toBeUndefined();
     expect(refusal(dispatcher.token, event("AgentCardObserved", "dispatcher", "anyone"))).toBeUndefined();
-    expect(refusal(orchestrator.token, event("ProbeCompleted", "orchestrator:a", "W2-r1"))).toBe("INGEST_KIND_FORBIDDEN");
+    expect(refusal(orchestrator.token, event("ProbeCompleted", "orchestrator:a", "W2-r1"))).toBe(
+      "INGEST_KIND_FORBIDDEN",
+    );
     expect(scopeOf(orchestrator).kinds).not.toContain("ProbeCompleted");
     expect(scopeOf(dispatcher).kinds).toContain("ProbeCompleted");
   });
@@ -93,16 +119,27 @@ describe("a token's scope: observers, workers, kinds", () => {
   it("refuses the observer before the kind, and the kind before the worker", () => {
     expect(refusal(proxyW1.token, event("ProbeCompleted", "dispatcher", "W2-r1"))).toBe("INGEST_OBSERVER_FORBIDDEN");
     expect(refusal(proxyW1.token, event("ProbeCompleted", "proxy:W1-r1", "W2-r1"))).toBe("INGEST_KIND_FORBIDDEN");
-    const message = check.grant(`Bearer ${proxyW1.token}`)?.refusal(event("TaskStateObserved", "proxy:W1-r1", "W2-r1"))?.message ?? "";
+    const message =
+      check.grant(`Bearer ${proxyW1.token}`)?.refusal(event("TaskStateObserved", "proxy:W1-r1", "W2-r1"))?.message ??
+      "";
     expect(message).toContain("W1-*");
     expect(message).not.toContain(proxyW1.token);
   });
 
   it("pairs each observer pattern with its own workers, and named workers= bind every observer of the entry", () => {
-    const both = tokenCheck([{ token: "both-proxies-0123456789", observers: ["proxy:W1-*", "proxy:W2-*"] }]).grant("Bearer both-proxies-0123456789");
+    const both = tokenCheck([{ token: "both-proxies-0123456789", observers: ["proxy:W1-*", "proxy:W2-*"] }]).grant(
+      "Bearer both-proxies-0123456789",
+    );
     expect(both?.refusal(event("TaskStateObserved", "proxy:W2-a", "W2-a"))).toBeUndefined();
     expect(both?.refusal(event("TaskStateObserved", "proxy:W1-a", "W2-a"))?.code).toBe("INGEST_WORKER_FORBIDDEN");
-    const named = tokenCheck([{ token: "named-workers-0123456789", observers: ["edge-proxy"], workers: ["acme-*"], kinds: ["TaskStateObserved"] }]).grant("Bearer named-workers-0123456789");
+    const named = tokenCheck([
+      {
+        token: "named-workers-0123456789",
+        observers: ["edge-proxy"],
+        workers: ["acme-*"],
+        kinds: ["TaskStateObserved"],
+      },
+    ]).grant("Bearer named-workers-0123456789");
     expect(named?.refusal(event("TaskStateObserved", "edge-proxy", "acme-1"))).toBeUndefined();
     expect(named?.refusal(event("TaskStateObserved", "edge-proxy", "other-1"))?.code).toBe("INGEST_WORKER_FORBIDDEN");
     expect(named?.refusal(event("ArtifactEmitted", "edge-proxy", "acme-1"))?.code).toBe("INGEST_KIND_FORBIDDEN");
@@ -112,9 +149,23 @@ describe("a token's scope: observers, workers, kinds", () => {
 describe("TOKEN=OBSERVERS;workers=…;kinds=… entries", () => {
   it("reads the named parts, leaving today's entries as they were", () => {
     const problems: string[] = [];
-    const tokens = parseTokenEntries(["scoped-token-0123456789=edge:*;workers=acme-*|beta-*;kinds=TaskStateObserved|ArtifactEmitted", "proxy-token-0123456789=proxy:W1-*", "semi-token-0123456789=odd;name", "prober-token-0123456789=dispatcher;kinds=ProbeCompleted"], "A2A_LEDGER_INGEST_TOKENS", problems);
+    const tokens = parseTokenEntries(
+      [
+        "scoped-token-0123456789=edge:*;workers=acme-*|beta-*;kinds=TaskStateObserved|ArtifactEmitted",
+        "proxy-token-0123456789=proxy:W1-*",
+        "semi-token-0123456789=odd;name",
+        "prober-token-0123456789=dispatcher;kinds=ProbeCompleted",
+      ],
+      "A2A_LEDGER_INGEST_TOKENS",
+      problems,
+    );
     expect(problems).toEqual([]);
-    expect(tokens[0]).toEqual({ token: "scoped-token-0123456789", observers: ["edge:*"], workers: ["acme-*", "beta-*"], kinds: ["TaskStateObserved", "ArtifactEmitted"] });
+    expect(tokens[0]).toEqual({
+      token: "scoped-token-0123456789",
+      observers: ["edge:*"],
+      workers: ["acme-*", "beta-*"],
+      kinds: ["TaskStateObserved", "ArtifactEmitted"],
+    });
     expect(tokens[1]).toEqual({ token: "proxy-token-0123456789", observers: ["proxy:W1-*"] });
     expect(tokens[2]?.observers).toEqual(["odd;name"]);
     expect(tokens[3]?.kinds).toEqual(["ProbeCompleted"]);
@@ -123,7 +174,13 @@ describe("TOKEN=OBSERVERS;workers=…;kinds=… entries", () => {
   it("refuses unknown kinds, empty worker patterns, a part given twice, and probe results for a token that is not the prober's, never quoting a token", () => {
     const problems: string[] = [];
     const tokens = parseTokenEntries(
-      ["bad-kind-token-0123456789=x;kinds=TaskState", "empty-workers-0123456789=x;workers=", "twice-token-0123456789=x;workers=a;workers=b", "not-prober-0123456789=proxy:*;kinds=ProbeCompleted", "workers-eq-token-01234567=x;workers=a=b"],
+      [
+        "bad-kind-token-0123456789=x;kinds=TaskState",
+        "empty-workers-0123456789=x;workers=",
+        "twice-token-0123456789=x;workers=a;workers=b",
+        "not-prober-0123456789=proxy:*;kinds=ProbeCompleted",
+        "workers-eq-token-01234567=x;workers=a=b",
+      ],
       "A2A_LEDGER_INGEST_TOKENS",
       problems,
     );

@@ -67,7 +67,13 @@ export interface TokenCheck {
 /** An observer pattern as a matcher: `*` is any run of characters, everything else literal. */
 export function observerMatcher(pattern: string): (observer: string) => boolean {
   if (pattern === "*") return () => true;
-  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
+  const regex = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+    "s",
+  );
   return (observer) => regex.test(observer);
 }
 
@@ -83,7 +89,11 @@ export function workersOf(observerPattern: string): string {
 }
 
 /** The scope of an entry with the defaults filled in, for messages and documentation. */
-export function scopeOf(entry: IngestToken): { observers: readonly string[]; workers: readonly string[]; kinds: readonly ObservationKind[] } {
+export function scopeOf(entry: IngestToken): {
+  observers: readonly string[];
+  workers: readonly string[];
+  kinds: readonly ObservationKind[];
+} {
   const prober = entry.observers.some((p) => observerMatcher(p)(proberObserver));
   return {
     observers: entry.observers,
@@ -95,7 +105,11 @@ export function scopeOf(entry: IngestToken): { observers: readonly string[]; wor
 const shown = (text: string): string => JSON.stringify(text.slice(0, 200));
 
 function grantOf(entry: IngestToken): ObserverGrant {
-  const observers = entry.observers.map((pattern) => ({ pattern, claims: observerMatcher(pattern), workers: observerMatcher(workersOf(pattern)) }));
+  const observers = entry.observers.map((pattern) => ({
+    pattern,
+    claims: observerMatcher(pattern),
+    workers: observerMatcher(workersOf(pattern)),
+  }));
   const workers = entry.workers?.map(observerMatcher);
   const { kinds } = scopeOf(entry);
   const mayClaim = (observer: string) => observers.some((o) => o.claims(observer));
@@ -104,14 +118,31 @@ function grantOf(entry: IngestToken): ObserverGrant {
     mayClaim,
     refusal(event) {
       const claimed = observers.filter((o) => o.claims(event.observer));
-      if (claimed.length === 0) return { code: "INGEST_OBSERVER_FORBIDDEN", path: "observer", message: `this token may not write as observer ${shown(event.observer)} (it may claim ${entry.observers.join(" | ")})` };
+      if (claimed.length === 0)
+        return {
+          code: "INGEST_OBSERVER_FORBIDDEN",
+          path: "observer",
+          message: `this token may not write as observer ${shown(event.observer)} (it may claim ${entry.observers.join(" | ")})`,
+        };
       if (!(kinds as readonly string[]).includes(event.type)) {
-        const why = proberKinds.includes(event.type as ObservationKind) ? `only the prober's token (one that may write as ${proberObserver}) posts ${event.type}` : `it may post ${kinds.join(" | ")}`;
-        return { code: "INGEST_KIND_FORBIDDEN", path: "type", message: `this token may not post ${shown(event.type)} (${why})` };
+        const why = proberKinds.includes(event.type as ObservationKind)
+          ? `only the prober's token (one that may write as ${proberObserver}) posts ${event.type}`
+          : `it may post ${kinds.join(" | ")}`;
+        return {
+          code: "INGEST_KIND_FORBIDDEN",
+          path: "type",
+          message: `this token may not post ${shown(event.type)} (${why})`,
+        };
       }
       // Named workers bind every observer of the entry; else each observer pattern binds its own.
-      const speaks = workers === undefined ? claimed.some((o) => o.workers(event.workerId)) : workers.some((w) => w(event.workerId));
-      if (!speaks) return { code: "INGEST_WORKER_FORBIDDEN", path: "workerId", message: `this token may not speak about worker ${shown(event.workerId)} (it may speak about ${scopeOf(entry).workers.join(" | ")} as ${shown(event.observer)})` };
+      const speaks =
+        workers === undefined ? claimed.some((o) => o.workers(event.workerId)) : workers.some((w) => w(event.workerId));
+      if (!speaks)
+        return {
+          code: "INGEST_WORKER_FORBIDDEN",
+          path: "workerId",
+          message: `this token may not speak about worker ${shown(event.workerId)} (it may speak about ${scopeOf(entry).workers.join(" | ")} as ${shown(event.observer)})`,
+        };
       return undefined;
     },
   };
@@ -156,28 +187,45 @@ export function parseTokenEntries(entries: readonly string[], where: string, pro
     const patterns = observerList.split("|").map((p) => p.trim());
     const scope: { workers?: string[]; kinds?: ObservationKind[] } = {};
     const problem = (text: string) => problems.push(`${where} entry ${i + 1}: ${text}`);
-    if (token.length < 16 || /\s/.test(token)) return problem("a token must be at least 16 characters without whitespace (value not shown)");
-    if (patterns.some(patternProblem)) return problem("observer patterns are non-empty, without whitespace, ',' or '=', separated by '|' (e.g. TOKEN=proxy:*|dispatcher)");
+    if (token.length < 16 || /\s/.test(token))
+      return problem("a token must be at least 16 characters without whitespace (value not shown)");
+    if (patterns.some(patternProblem))
+      return problem(
+        "observer patterns are non-empty, without whitespace, ',' or '=', separated by '|' (e.g. TOKEN=proxy:*|dispatcher)",
+      );
     for (const part of named) {
       const eq = part.indexOf("=");
       const name = part.slice(0, eq).trim() as "workers" | "kinds";
-      const values = part.slice(eq + 1).split("|").map((v) => v.trim());
+      const values = part
+        .slice(eq + 1)
+        .split("|")
+        .map((v) => v.trim());
       if (scope[name] !== undefined) return problem(`${name}= is given twice`);
       if (name === "workers") {
-        if (values.some(patternProblem)) return problem("worker patterns are non-empty, without whitespace, ',' or '=', separated by '|' (e.g. ;workers=W1-*|W3-*)");
+        if (values.some(patternProblem))
+          return problem(
+            "worker patterns are non-empty, without whitespace, ',' or '=', separated by '|' (e.g. ;workers=W1-*|W3-*)",
+          );
         scope.workers = values;
       } else {
         const unknown = values.filter((v) => !(observationTypes as readonly string[]).includes(v));
-        if (unknown.length > 0) return problem(`kinds= names ${unknown.map((u) => JSON.stringify(u.slice(0, 60))).join(", ")}, not observation types (${observationTypes.join(" | ")})`);
+        if (unknown.length > 0)
+          return problem(
+            `kinds= names ${unknown.map((u) => JSON.stringify(u.slice(0, 60))).join(", ")}, not observation types (${observationTypes.join(" | ")})`,
+          );
         scope.kinds = values as ObservationKind[];
       }
     }
     const entryScope: IngestToken = { token, observers: patterns, ...scope };
     const prober = patterns.some((p) => observerMatcher(p)(proberObserver));
     const foreign = (scope.kinds ?? []).filter((k) => proberKinds.includes(k));
-    if (!prober && foreign.length > 0) return problem(`${foreign.join(", ")} is posted only by the prober's token: kinds= may name it only when the observers admit ${JSON.stringify(proberObserver)}`);
+    if (!prober && foreign.length > 0)
+      return problem(
+        `${foreign.join(", ")} is posted only by the prober's token: kinds= may name it only when the observers admit ${JSON.stringify(proberObserver)}`,
+      );
     tokens.push(entryScope);
   });
-  if (new Set(tokens.map((t) => t.token)).size !== tokens.length) problems.push(`${where}: a token is listed twice (value not shown)`);
+  if (new Set(tokens.map((t) => t.token)).size !== tokens.length)
+    problems.push(`${where}: a token is listed twice (value not shown)`);
   return tokens;
 }

@@ -20,7 +20,10 @@ describe("bodyFormatOf", () => {
   });
   it("refuses everything else as INGEST_UNSUPPORTED_MEDIA_TYPE", () => {
     for (const type of [undefined, "", "text/plain", "application/json; charset=utf-16", "application/jsonx"]) {
-      expect(codeOf(() => bodyFormatOf(type)), String(type)).toBe("INGEST_UNSUPPORTED_MEDIA_TYPE");
+      expect(
+        codeOf(() => bodyFormatOf(type)),
+        String(type),
+      ).toBe("INGEST_UNSUPPORTED_MEDIA_TYPE");
     }
   });
 });

@@ -18,17 +18,26 @@ export const acceptedMediaTypes = Object.keys(mediaTypes);
 /** The body format of a Content-Type header, or an INGEST_UNSUPPORTED_MEDIA_TYPE error. */
 export function bodyFormatOf(contentType: string | undefined): BodyFormat {
   if (contentType === undefined || contentType.trim() === "") {
-    throw new IngestError("INGEST_UNSUPPORTED_MEDIA_TYPE", `Content-Type is missing; send ${acceptedMediaTypes.slice(0, 2).join(" or ")}`);
+    throw new IngestError(
+      "INGEST_UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type is missing; send ${acceptedMediaTypes.slice(0, 2).join(" or ")}`,
+    );
   }
   const [essence = "", ...params] = contentType.split(";").map((p) => p.trim());
   const format = mediaTypes[essence.toLowerCase()];
   if (format === undefined) {
-    throw new IngestError("INGEST_UNSUPPORTED_MEDIA_TYPE", `Content-Type ${JSON.stringify(essence.slice(0, 100))} is not supported; send ${acceptedMediaTypes.slice(0, 2).join(" or ")}`);
+    throw new IngestError(
+      "INGEST_UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type ${JSON.stringify(essence.slice(0, 100))} is not supported; send ${acceptedMediaTypes.slice(0, 2).join(" or ")}`,
+    );
   }
   for (const param of params) {
     const [name = "", value = ""] = param.split("=").map((s) => s.trim().toLowerCase());
     if (name === "charset" && value.replace(/"/g, "") !== "utf-8" && value.replace(/"/g, "") !== "utf8") {
-      throw new IngestError("INGEST_UNSUPPORTED_MEDIA_TYPE", `charset ${JSON.stringify(value.slice(0, 40))} is not supported; bodies are UTF-8`);
+      throw new IngestError(
+        "INGEST_UNSUPPORTED_MEDIA_TYPE",
+        `charset ${JSON.stringify(value.slice(0, 40))} is not supported; bodies are UTF-8`,
+      );
     }
   }
   return format;
@@ -63,7 +72,11 @@ export function eventsOf(body: Buffer, format: BodyFormat, maxEvents: number): u
   if (format === "json") {
     const value = parseJson(text, 0, "The body");
     const events = Array.isArray(value) ? value : [value];
-    if (events.length > maxEvents) throw new IngestError("INGEST_TOO_MANY_EVENTS", `The batch holds ${events.length} events; the limit is ${maxEvents}`);
+    if (events.length > maxEvents)
+      throw new IngestError(
+        "INGEST_TOO_MANY_EVENTS",
+        `The batch holds ${events.length} events; the limit is ${maxEvents}`,
+      );
     if (events.length === 0) throw new IngestError("INGEST_EMPTY_BATCH", "The JSON array holds no event");
     return events;
   }
@@ -72,7 +85,8 @@ export function eventsOf(body: Buffer, format: BodyFormat, maxEvents: number): u
     const trimmed = line.trim();
     if (trimmed === "") continue;
     lines.push(trimmed);
-    if (lines.length > maxEvents) throw new IngestError("INGEST_TOO_MANY_EVENTS", `The batch holds more than ${maxEvents} events, the limit`);
+    if (lines.length > maxEvents)
+      throw new IngestError("INGEST_TOO_MANY_EVENTS", `The batch holds more than ${maxEvents} events, the limit`);
   }
   return lines.map((line, index) => parseJson(line, index, `Line ${index + 1} of the NDJSON body`));
 }

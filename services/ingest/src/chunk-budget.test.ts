@@ -6,7 +6,9 @@ const record = (key: string, bytes: number) => ({ key, value: Buffer.alloc(bytes
 
 describe("ChunkBudget", () => {
   it("always takes the first record, however large", () => {
-    expect(new ChunkBudget(6, { partitionBytes: 10, requestBytes: 10, records: 1 }).tryAdd(record("k", 1_000))).toBe(true);
+    expect(new ChunkBudget(6, { partitionBytes: 10, requestBytes: 10, records: 1 }).tryAdd(record("k", 1_000))).toBe(
+      true,
+    );
   });
   it("keeps each partition under its byte budget but lets other partitions fill", () => {
     const keys = ["a", "b", "c", "d", "e", "f", "g", "h"];

@@ -17,19 +17,27 @@ export interface ChunkLimits {
   records: number;
 }
 
-export const defaultChunkLimits: ChunkLimits = { partitionBytes: 900_000, requestBytes: 8 * 1024 * 1024, records: 20_000 };
+export const defaultChunkLimits: ChunkLimits = {
+  partitionBytes: 900_000,
+  requestBytes: 8 * 1024 * 1024,
+  records: 20_000,
+};
 
 /** Per-record framing overhead Kafka adds inside a record batch, an upper bound. */
 const recordOverhead = 24;
 
-export const sizeOf = (record: OutgoingRecord): number => Buffer.byteLength(record.key) + record.value.length + recordOverhead;
+export const sizeOf = (record: OutgoingRecord): number =>
+  Buffer.byteLength(record.key) + record.value.length + recordOverhead;
 
 export class ChunkBudget {
   private readonly perPartition: number[];
   private bytes = 0;
   private count = 0;
 
-  constructor(private readonly partitions: number, private readonly limits: ChunkLimits = defaultChunkLimits) {
+  constructor(
+    private readonly partitions: number,
+    private readonly limits: ChunkLimits = defaultChunkLimits,
+  ) {
     this.perPartition = new Array<number>(Math.max(1, partitions)).fill(0);
   }
 
@@ -38,7 +46,13 @@ export class ChunkBudget {
     const size = sizeOf(record);
     const p = this.partitions > 1 ? partitionOf(record.key, this.partitions) : 0;
     const partitionBytes = this.perPartition[p] ?? 0;
-    if (this.count > 0 && (this.count + 1 > this.limits.records || this.bytes + size > this.limits.requestBytes || partitionBytes + size > this.limits.partitionBytes)) return false;
+    if (
+      this.count > 0 &&
+      (this.count + 1 > this.limits.records ||
+        this.bytes + size > this.limits.requestBytes ||
+        partitionBytes + size > this.limits.partitionBytes)
+    )
+      return false;
     this.perPartition[p] = partitionBytes + size;
     this.bytes += size;
     this.count += 1;

@@ -11,7 +11,11 @@ import { observation } from "../test/observations.ts";
 import { endOffsetSum, readTopic, servedTopic } from "../test/stack.ts";
 
 const token = "client-rate-limit-token-0123456789";
-const served = servedTopic("client-rate-limit", { tokens: [{ token, observers: ["*"] }], rateLimit: 2, rateLimitWindowMs: 1_000 });
+const served = servedTopic("client-rate-limit", {
+  tokens: [{ token, observers: ["*"] }],
+  rateLimit: 2,
+  rateLimitWindowMs: 1_000,
+});
 
 describe("the ingest client against a rate-limited ingest", () => {
   it("retries each 429 after Retry-After and delivers every event exactly once", async () => {
@@ -23,20 +27,34 @@ describe("the ingest client against a rate-limited ingest", () => {
       statuses.push(response.status);
       return response;
     };
-    const events = Array.from({ length: 48 }, (_, i) => observation("client-rl", i, `client-rl-c${i % 5}`)) as unknown as ObservationInput[];
+    const events = Array.from({ length: 48 }, (_, i) =>
+      observation("client-rl", i, `client-rl-c${i % 5}`),
+    ) as unknown as ObservationInput[];
     // 8 requests of 6 events against 2 requests a second: most requests are refused at least once.
-    const client = new IngestClient({ baseUrl: url, token, maxBatchEvents: 6, maxRetries: 8, initialBackoffMs: 50, maxBackoffMs: 200, fetch: countingFetch });
+    const client = new IngestClient({
+      baseUrl: url,
+      token,
+      maxBatchEvents: 6,
+      maxRetries: 8,
+      initialBackoffMs: 50,
+      maxBackoffMs: 200,
+      fetch: countingFetch,
+    });
     const sent = await client.send(events);
     expect(sent.accepted).toBe(events.length);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(statuses.filter((s) => s === 202)).toHaveLength(8);
     const metrics = (await served.app.server.inject("/metrics")).body;
-    expect(metricSum(metrics, "ingest_rejects_total", { code: "INGEST_RATE_LIMITED" })).toBe(statuses.filter((s) => s === 429).length);
+    expect(metricSum(metrics, "ingest_rejects_total", { code: "INGEST_RATE_LIMITED" })).toBe(
+      statuses.filter((s) => s === 429).length,
+    );
 
     const total = await endOffsetSum(served.admin, served.topic);
     expect(total).toBe(events.length);
     const records = await readTopic(served.kafka, served.topic, total);
-    const ids = await Promise.all(records.map(async (r) => ((await served.app.serde.decode(r.value)).record as { eventId: string }).eventId));
+    const ids = await Promise.all(
+      records.map(async (r) => ((await served.app.serde.decode(r.value)).record as { eventId: string }).eventId),
+    );
     expect(ids.sort()).toEqual(events.map((e) => e.eventId).sort());
   }, 60_000);
 });

@@ -44,8 +44,6 @@ export class IngestConfigError extends Error {
   }
 }
 
-
-
 export const configDefaults = {
   host: "127.0.0.1",
   port: 18090,
@@ -67,28 +65,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
   const { problems, text, int } = reader;
 
   const host = text("A2A_LEDGER_INGEST_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_INGEST_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
+    problems.push(`A2A_LEDGER_INGEST_HOST=${JSON.stringify(host)} is not a host name or IP address`);
 
   const endpoints = endpointsFromEnv(env);
   problems.push(...endpointProblems(endpoints));
 
   const topic = text("A2A_LEDGER_INGEST_TOPIC") ?? topicNames.observations;
-  if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`A2A_LEDGER_INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);
+  if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic))
+    problems.push(`A2A_LEDGER_INGEST_TOPIC=${JSON.stringify(topic)} is not a legal Kafka topic name`);
 
   // Tokens are secrets: no problem ever quotes one.
-  const tokens = parseTokenEntries((text("A2A_LEDGER_INGEST_TOKENS") ?? "").split(",").map((t) => t.trim()).filter((t) => t !== ""), "A2A_LEDGER_INGEST_TOKENS", problems);
+  const tokens = parseTokenEntries(
+    (text("A2A_LEDGER_INGEST_TOKENS") ?? "")
+      .split(",")
+      .map((t) => t.trim())
+      .filter((t) => t !== ""),
+    "A2A_LEDGER_INGEST_TOKENS",
+    problems,
+  );
   const tokensFile = text("A2A_LEDGER_INGEST_TOKENS_FILE");
   if (tokensFile !== undefined) {
     try {
-      const lines = readFileSync(tokensFile, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+      const lines = readFileSync(tokensFile, "utf8")
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter((l) => l !== "" && !l.startsWith("#"));
       tokens.push(...parseTokenEntries(lines, `A2A_LEDGER_INGEST_TOKENS_FILE (${tokensFile})`, problems));
     } catch (e) {
-      problems.push(`A2A_LEDGER_INGEST_TOKENS_FILE=${JSON.stringify(tokensFile)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      problems.push(
+        `A2A_LEDGER_INGEST_TOKENS_FILE=${JSON.stringify(tokensFile)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
   }
 
-  const logLevel = (text("A2A_LEDGER_INGEST_LOG_LEVEL") ?? text("A2A_LEDGER_LOG_LEVEL") ?? configDefaults.logLevel) as IngestConfig["logLevel"];
-  if (!isLogLevel(logLevel)) problems.push(`A2A_LEDGER_INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
+  const logLevel = (text("A2A_LEDGER_INGEST_LOG_LEVEL") ??
+    text("A2A_LEDGER_LOG_LEVEL") ??
+    configDefaults.logLevel) as IngestConfig["logLevel"];
+  if (!isLogLevel(logLevel))
+    problems.push(`A2A_LEDGER_INGEST_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
 
   const config: IngestConfig = {
     host,
@@ -109,7 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
     shutdownGraceMs: int("A2A_LEDGER_INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
     logLevel,
   };
-  if (config.maxQueuedRecords < config.maxEvents) problems.push(`A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS (${config.maxQueuedRecords}) must be at least A2A_LEDGER_INGEST_MAX_EVENTS (${config.maxEvents}), or no full batch could ever be queued`);
+  if (config.maxQueuedRecords < config.maxEvents)
+    problems.push(
+      `A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS (${config.maxQueuedRecords}) must be at least A2A_LEDGER_INGEST_MAX_EVENTS (${config.maxEvents}), or no full batch could ever be queued`,
+    );
   if (problems.length > 0) throw new IngestConfigError(problems);
   return config;
 }

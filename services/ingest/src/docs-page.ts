@@ -24,21 +24,40 @@ function schemaTable(name: string, schema: Record<string, unknown>): string {
   const properties = (schema["properties"] ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set((schema["required"] ?? []) as string[]);
   const rows = Object.entries(properties)
-    .map(([field, s]) => `<tr><td><code>${escape(field)}</code></td><td>${escape(typeOf(s))}</td><td>${required.has(field) ? "yes" : "no"}</td><td>${escape(String(s["description"] ?? ""))}</td></tr>`)
+    .map(
+      ([field, s]) =>
+        `<tr><td><code>${escape(field)}</code></td><td>${escape(typeOf(s))}</td><td>${required.has(field) ? "yes" : "no"}</td><td>${escape(String(s["description"] ?? ""))}</td></tr>`,
+    )
     .join("\n");
   const description = typeof schema["description"] === "string" ? `<p>${escape(schema["description"])}</p>` : "";
-  const body = rows === "" ? `<p><code>${escape(typeOf(schema))}</code> ${escape(String(schema["description"] ?? ""))}</p>` : `${description}<table><tr><th>field</th><th>type</th><th>required</th><th>notes</th></tr>\n${rows}</table>`;
+  const body =
+    rows === ""
+      ? `<p><code>${escape(typeOf(schema))}</code> ${escape(String(schema["description"] ?? ""))}</p>`
+      : `${description}<table><tr><th>field</th><th>type</th><th>required</th><th>notes</th></tr>\n${rows}</table>`;
   return `<h3 id="${escape(name)}">${escape(name)}</h3>\n${body}`;
 }
 
 export function docsPage(openapi: JsonSchema): string {
   const info = openapi["info"] as Record<string, string>;
-  const schemas = ((openapi["components"] as Record<string, unknown>)["schemas"] ?? {}) as Record<string, Record<string, unknown>>;
+  const schemas = ((openapi["components"] as Record<string, unknown>)["schemas"] ?? {}) as Record<
+    string,
+    Record<string, unknown>
+  >;
   const paths = openapi["paths"] as Record<string, Record<string, Record<string, unknown>>>;
   const endpoints = Object.entries(paths)
-    .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => `<li><code>${method.toUpperCase()} ${escape(path)}</code> — ${escape(String(op["summary"] ?? ""))}</li>`))
+    .flatMap(([path, methods]) =>
+      Object.entries(methods).map(
+        ([method, op]) =>
+          `<li><code>${method.toUpperCase()} ${escape(path)}</code> — ${escape(String(op["summary"] ?? ""))}</li>`,
+      ),
+    )
     .join("\n");
-  const codes = errorCodes.map((c) => `<tr><td><code>${c}</code></td><td>${errorCatalogue[c].status}</td><td>${escape(errorCatalogue[c].message)}</td></tr>`).join("\n");
+  const codes = errorCodes
+    .map(
+      (c) =>
+        `<tr><td><code>${c}</code></td><td>${errorCatalogue[c].status}</td><td>${escape(errorCatalogue[c].message)}</td></tr>`,
+    )
+    .join("\n");
   const types = Object.entries(schemas)
     .filter(([name]) => name !== "Observation" && name !== "Error")
     .map(([name, schema]) => schemaTable(name, schema))

@@ -59,7 +59,8 @@ function exchange(head: string, chunks: Buffer[], { timeoutMs = 15_000, pauseMs 
       resolve({ answer, error, answeredBeforeBodyEnd });
     });
     void (async () => {
-      const write = (b: Buffer | string) => new Promise<void>((done) => socket.write(b, (e) => (e ? ((error ??= e.message), done()) : done())));
+      const write = (b: Buffer | string) =>
+        new Promise<void>((done) => socket.write(b, (e) => (e ? ((error ??= e.message), done()) : done())));
       await write(head);
       for (const chunk of chunks) {
         if (socket.destroyed) break;
@@ -73,9 +74,12 @@ function exchange(head: string, chunks: Buffer[], { timeoutMs = 15_000, pauseMs 
 }
 
 const status = (answer: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-const body = (answer: string): { code?: string } => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4) || "{}") as { code?: string };
-const slices = (total: number, size = 16 * 1024): Buffer[] => Array.from({ length: Math.ceil(total / size) }, (_, i) => Buffer.alloc(Math.min(size, total - i * size), 0x20));
-const head = (extra: string) => `POST /v1/observations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
+const body = (answer: string): { code?: string } =>
+  JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4) || "{}") as { code?: string };
+const slices = (total: number, size = 16 * 1024): Buffer[] =>
+  Array.from({ length: Math.ceil(total / size) }, (_, i) => Buffer.alloc(Math.min(size, total - i * size), 0x20));
+const head = (extra: string) =>
+  `POST /v1/observations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
 describe("early answers that clients can read", () => {
   it("answers 413 before reading a body whose Content-Length is over the limit", async () => {
@@ -105,9 +109,13 @@ describe("early answers that clients can read", () => {
   });
 
   it("answers 413 while a chunked body is still streaming, and the client still reads it after writing all", async () => {
-    const chunks = slices(12 * maxBodyBytes).map((c) => Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from("\r\n")]));
+    const chunks = slices(12 * maxBodyBytes).map((c) =>
+      Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from("\r\n")]),
+    );
     // Paced, so that an answer given while streaming arrives before the last chunk is written.
-    const result = await exchange(head("Transfer-Encoding: chunked\r\n"), [...chunks, Buffer.from("0\r\n\r\n")], { pauseMs: 5 });
+    const result = await exchange(head("Transfer-Encoding: chunked\r\n"), [...chunks, Buffer.from("0\r\n\r\n")], {
+      pauseMs: 5,
+    });
     expect(result.error).toBeUndefined();
     expect(result.answeredBeforeBodyEnd).toBe(true);
     expect(status(result.answer)).toBe(413);
@@ -115,7 +123,10 @@ describe("early answers that clients can read", () => {
   });
 
   it("lets a client read a 401 given before the body was read", async () => {
-    const secured = testServer({ topic: "ingest.early-answer.unused", maxBodyBytes, tokens: [{ token, observers: ["*"] }] }, { linger });
+    const secured = testServer(
+      { topic: "ingest.early-answer.unused", maxBodyBytes, tokens: [{ token, observers: ["*"] }] },
+      { linger },
+    );
     await secured.server.listen({ host: "127.0.0.1", port: 0 });
     const securedPort = (secured.server.server.address() as AddressInfo).port;
     try {
@@ -140,20 +151,31 @@ describe("early answers that clients can read", () => {
       "except urllib.error.HTTPError as e:",
       "    print(e.code, e.read().decode())",
     ].join("\n");
-    const { stdout } = await promisify(execFile)("python3", ["-c", script, `http://127.0.0.1:${port}/v1/observations`, String(8 * 1024 * 1024)], { timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(
+      "python3",
+      ["-c", script, `http://127.0.0.1:${port}/v1/observations`, String(8 * 1024 * 1024)],
+      { timeout: 30_000 },
+    );
     expect(stdout).toMatch(/^413 /);
     expect(stdout).toContain("INGEST_BODY_TOO_LARGE");
   });
 
   it("stops discarding after its byte bound, and after its time bound, and keeps serving", async () => {
     // Far beyond the bound: the server closes the connection rather than read on.
-    const huge = await exchange(head(`Content-Length: ${4 * linger.maxBytes}\r\n`), slices(4 * linger.maxBytes, 256 * 1024), { timeoutMs: 30_000 });
+    const huge = await exchange(
+      head(`Content-Length: ${4 * linger.maxBytes}\r\n`),
+      slices(4 * linger.maxBytes, 256 * 1024),
+      { timeoutMs: 30_000 },
+    );
     expect(huge.answer === "" || status(huge.answer) === 413).toBe(true);
     expect(huge.error).toBeDefined();
     // A client that trickles its body: the server stops reading after maxMs, and the next write fails.
     const started = Date.now();
     const trickle = Array.from({ length: 80 }, () => Buffer.alloc(100, 0x20));
-    const stalled = await exchange(head(`Content-Length: ${10 * maxBodyBytes}\r\n`), trickle, { timeoutMs: 10_000, pauseMs: 100 });
+    const stalled = await exchange(head(`Content-Length: ${10 * maxBodyBytes}\r\n`), trickle, {
+      timeoutMs: 10_000,
+      pauseMs: 100,
+    });
     const closedAfter = Date.now() - started;
     expect(status(stalled.answer)).toBe(413);
     expect(stalled.error).toMatch(/EPIPE|ECONNRESET/);
@@ -172,7 +194,12 @@ describe("undeclared methods", () => {
     ["PATCH", "/openapi.json", "GET, HEAD"],
     ["OPTIONS", "/metrics", "GET, HEAD"],
   ])("answers %s %s with 405 and Allow: %s", async (method, url, allow) => {
-    const response = await app.server.inject({ method: method as "GET", url: `${url}?x=1`, headers: { "content-type": "application/json" }, payload: method === "GET" || method === "OPTIONS" ? undefined : "{}" });
+    const response = await app.server.inject({
+      method: method as "GET",
+      url: `${url}?x=1`,
+      headers: { "content-type": "application/json" },
+      payload: method === "GET" || method === "OPTIONS" ? undefined : "{}",
+    });
     expect(response.statusCode).toBe(405);
     expect(response.headers["allow"]).toBe(allow);
     expect(response.json()).toMatchObject({ code: "INGEST_METHOD_NOT_ALLOWED" });

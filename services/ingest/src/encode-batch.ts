@@ -13,7 +13,12 @@ export interface Encoder {
 }
 
 /** `observations` must be validated (validateBatch), so the encoder may skip validating them again. */
-export async function encodeBatch(serde: Encoder | Serde, observations: readonly Observation[], maxRecordBytes: number, retryAfterSeconds: number): Promise<OutgoingRecord[]> {
+export async function encodeBatch(
+  serde: Encoder | Serde,
+  observations: readonly Observation[],
+  maxRecordBytes: number,
+  retryAfterSeconds: number,
+): Promise<OutgoingRecord[]> {
   const records: OutgoingRecord[] = new Array(observations.length);
   for (let index = 0; index < observations.length; index++) {
     const observation = observations[index]!;
@@ -21,11 +26,20 @@ export async function encodeBatch(serde: Encoder | Serde, observations: readonly
     try {
       value = await serde.encodeValidated(observation);
     } catch (e) {
-      throw new IngestError("INGEST_REGISTRY_UNAVAILABLE", `Could not encode ${observation.type} with its registered schema: ${e instanceof Error ? e.message : String(e)}`, undefined, retryAfterSeconds);
+      throw new IngestError(
+        "INGEST_REGISTRY_UNAVAILABLE",
+        `Could not encode ${observation.type} with its registered schema: ${e instanceof Error ? e.message : String(e)}`,
+        undefined,
+        retryAfterSeconds,
+      );
     }
     const size = value.length + Buffer.byteLength(observation.correlationId);
     if (size > maxRecordBytes) {
-      throw new IngestError("INGEST_EVENT_TOO_LARGE", `Event ${index} encodes to ${size} bytes; one record may hold ${maxRecordBytes}`, [{ index, path: "", message: `${size} bytes encoded, limit ${maxRecordBytes}` }]);
+      throw new IngestError(
+        "INGEST_EVENT_TOO_LARGE",
+        `Event ${index} encodes to ${size} bytes; one record may hold ${maxRecordBytes}`,
+        [{ index, path: "", message: `${size} bytes encoded, limit ${maxRecordBytes}` }],
+      );
     }
     records[index] = { key: observation.correlationId, value };
   }

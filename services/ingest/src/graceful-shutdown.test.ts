@@ -31,11 +31,21 @@ const encoder = { encodeValidated: async (o: { eventId: string }) => Buffer.from
 describe("graceful shutdown", () => {
   it("answers the in-flight batch with 202 before the sink closes", async () => {
     const sink = new SlowSink(600);
-    const server = buildServer({ config: testConfig(), sink, encoder, registryReachable: async () => true, logger: false });
+    const server = buildServer({
+      config: testConfig(),
+      sink,
+      encoder,
+      registryReachable: async () => true,
+      logger: false,
+    });
     await server.listen({ host: "127.0.0.1", port: 0 });
     const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
     const body = JSON.stringify([observation("shutdown", 2, "c"), observation("shutdown", 3, "c")]);
-    const inFlight = fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const inFlight = fetch(`${url}/v1/observations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sink.events).toEqual(["publish 2"]);
     const closing = server.close();
@@ -48,15 +58,28 @@ describe("graceful shutdown", () => {
 
   it("stops accepting connections as soon as draining starts, while the in-flight batch completes", async () => {
     const sink = new SlowSink(500);
-    const server = buildServer({ config: testConfig(), sink, encoder, registryReachable: async () => true, logger: false });
+    const server = buildServer({
+      config: testConfig(),
+      sink,
+      encoder,
+      registryReachable: async () => true,
+      logger: false,
+    });
     await server.listen({ host: "127.0.0.1", port: 0 });
     const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
     const payload = JSON.stringify(observation("shutdown", 2, "c"));
-    const first = fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+    const first = fetch(`${url}/v1/observations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: payload,
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = server.close();
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const late = await fetch(`${url}/healthz`, { headers: { connection: "close" } }).then((r) => r.status, (e: unknown) => (e instanceof Error ? e.name : "error"));
+    const late = await fetch(`${url}/healthz`, { headers: { connection: "close" } }).then(
+      (r) => r.status,
+      (e: unknown) => (e instanceof Error ? e.name : "error"),
+    );
     expect(late).not.toBe(200);
     expect((await first).status).toBe(202);
     await closing;

@@ -16,9 +16,18 @@ import { openApiDocument } from "./openapi.ts";
 import { validateBatch } from "./validate-batch.ts";
 
 const maxDepth = configDefaults.maxDepth;
-const document = openApiDocument({ authRequired: false, maxBodyBytes: configDefaults.maxBodyBytes, maxEvents: 20, maxDepth });
+const document = openApiDocument({
+  authRequired: false,
+  maxBodyBytes: configDefaults.maxBodyBytes,
+  maxEvents: 20,
+  maxDepth,
+});
 type Schema = { [key: string]: unknown };
-const requestSchema = (((document["paths"] as Schema)["/v1/observations"] as Schema)["post"] as { requestBody: { content: Record<string, { schema: Schema }> } }).requestBody.content["application/json"]!.schema;
+const requestSchema = (
+  ((document["paths"] as Schema)["/v1/observations"] as Schema)["post"] as {
+    requestBody: { content: Record<string, { schema: Schema }> };
+  }
+).requestBody.content["application/json"]!.schema;
 const validRequest = validatorOf(document, requestSchema);
 const validEvent = validatorOf(document, { $ref: "#/components/schemas/Observation" });
 
@@ -44,7 +53,13 @@ function withTrueCardHash(event: unknown, upper: boolean): unknown {
 const base = { eventId: "e1", correlationId: "c1", occurredAt: 1_735_689_600_000, observer: "o", workerId: "w1" };
 const state = { type: "TaskStateObserved", ...base, serverTaskId: "t1", state: "working", via: "GET" };
 const card = { type: "AgentCardObserved", ...base, cardUrl: "u", card: { name: "x" } };
-const part = (p: Record<string, unknown>) => ({ type: "ArtifactEmitted", ...base, serverTaskId: "t1", artifactId: "a1", parts: [{ kind: "TEXT", sizeBytes: 1, ...p }] });
+const part = (p: Record<string, unknown>) => ({
+  type: "ArtifactEmitted",
+  ...base,
+  serverTaskId: "t1",
+  artifactId: "a1",
+  parts: [{ kind: "TEXT", sizeBytes: 1, ...p }],
+});
 const nested = (depth: number): unknown => (depth <= 1 ? {} : { a: nested(depth - 1) });
 const long = 9_007_199_254_740_990;
 
@@ -54,41 +69,112 @@ const acceptedEdges: [string, unknown][] = [
   ...channelSpellings.map(([s]): [string, unknown] => [`via ${s}`, { ...state, via: s }]),
   ...partKindSpellings.map(([s]): [string, unknown] => [`part kind ${s}`, part({ kind: s })]),
   ...[
-    "2025-01-31T12:00:00Z", "2025-01-31t12:00:00z", "2025-01-31 12:00:00+01:00", "2025-01-31T12:00:00.123456789-0530", "2025-01-31T12:00:00,5+05",
-    "2000-02-29T00:00:00Z", "2024-02-29T23:59:59-23:59", "0000-02-29T00:00:00Z", "1600-02-29T00:00:00Z", "9999-12-31T23:59:59+23:59", "2025-04-30T00:00:00Z", "2025-12-31T00:00:00Z",
+    "2025-01-31T12:00:00Z",
+    "2025-01-31t12:00:00z",
+    "2025-01-31 12:00:00+01:00",
+    "2025-01-31T12:00:00.123456789-0530",
+    "2025-01-31T12:00:00,5+05",
+    "2000-02-29T00:00:00Z",
+    "2024-02-29T23:59:59-23:59",
+    "0000-02-29T00:00:00Z",
+    "1600-02-29T00:00:00Z",
+    "9999-12-31T23:59:59+23:59",
+    "2025-04-30T00:00:00Z",
+    "2025-12-31T00:00:00Z",
   ].map((t): [string, unknown] => [`time ${t}`, { ...state, occurredAt: t }]),
   ["epoch ms at the long minimum", { ...state, occurredAt: -long }],
   ["epoch ms at the long maximum", { ...state, occurredAt: long }],
-  ["epoch ms written as 1.0e3", JSON.parse(`{"type":"TaskStateObserved","eventId":"e","correlationId":"c","occurredAt":1.0e3,"observer":"o","workerId":"w","serverTaskId":"t","state":"working","via":"GET"}`)],
-  ["attempt at the int bounds", { type: "TaskDispatched", ...base, messageId: "m", attempt: 2 ** 31 - 1, cardFetchedAt: null, cardHash: null, skillId: null }],
+  [
+    "epoch ms written as 1.0e3",
+    JSON.parse(
+      `{"type":"TaskStateObserved","eventId":"e","correlationId":"c","occurredAt":1.0e3,"observer":"o","workerId":"w","serverTaskId":"t","state":"working","via":"GET"}`,
+    ),
+  ],
+  [
+    "attempt at the int bounds",
+    {
+      type: "TaskDispatched",
+      ...base,
+      messageId: "m",
+      attempt: 2 ** 31 - 1,
+      cardFetchedAt: null,
+      cardHash: null,
+      skillId: null,
+    },
+  ],
   ["attempt at the int minimum", { type: "TaskDispatched", ...base, messageId: "m", attempt: -(2 ** 31) }],
   ["keys padded with spaces", { ...state, eventId: " e ", correlationId: "\u00a0c" }],
   ["keys of one non-space character", { ...state, eventId: "\u200b", correlationId: "\u0085" }],
   ["rawState of any text", { ...state, rawState: "" }],
   ["contextId null", { ...state, contextId: null }],
   ["card as JSON text with JSON whitespace", { ...card, card: '\n\t {"name": "x"} \r' }],
-  ["card as text, hash given in upper case", { ...card, card: '{"name":"x"}', cardHash: cardHash({ name: "x" }).toUpperCase() }],
+  [
+    "card as text, hash given in upper case",
+    { ...card, card: '{"name":"x"}', cardHash: cardHash({ name: "x" }).toUpperCase() },
+  ],
   ["card hash null", { ...card, cardHash: null }],
   ["card exactly at the depth limit", { ...card, card: nested(maxDepth) }],
   ["card text exactly at the depth limit", { ...card, card: JSON.stringify(nested(maxDepth)) }],
-  ["card holding the largest double", { ...card, card: { n: Number.MAX_VALUE, m: -Number.MAX_VALUE, l: [[1.5e-300]] } }],
+  [
+    "card holding the largest double",
+    { ...card, card: { n: Number.MAX_VALUE, m: -Number.MAX_VALUE, l: [[1.5e-300]] } },
+  ],
   ["card with every optional field null", { ...card, cacheMaxAgeSeconds: null, etag: null }],
   ["cacheMaxAgeSeconds at the long maximum", { ...card, cacheMaxAgeSeconds: long }],
   ["part with mimeType", part({ mimeType: "text/plain" })],
   ["part with mimeType null", part({ mimeType: null })],
   ["part with mediaType null", part({ mediaType: null })],
-  ["errorCode as a number", { type: "TaskNotFoundObserved", ...base, serverTaskId: "t", method: "GetTask", errorCode: -32001 }],
-  ["errorCode as text", { type: "TaskNotFoundObserved", ...base, serverTaskId: "t", method: "GetTask", errorCode: "NOT_FOUND" }],
-  ["probe with v0.3 spellings and canaries", { type: "ProbeCompleted", ...base, cardHash: "h", statesObserved: ["cancelled", "TASK_STATE_CANCELLED"], reobservable: [], emittedModes: [], parkedCanaries: [{ serverTaskId: "p", state: "auth-required" }], durable: null, skillId: null }],
+  [
+    "errorCode as a number",
+    { type: "TaskNotFoundObserved", ...base, serverTaskId: "t", method: "GetTask", errorCode: -32001 },
+  ],
+  [
+    "errorCode as text",
+    { type: "TaskNotFoundObserved", ...base, serverTaskId: "t", method: "GetTask", errorCode: "NOT_FOUND" },
+  ],
+  [
+    "probe with v0.3 spellings and canaries",
+    {
+      type: "ProbeCompleted",
+      ...base,
+      cardHash: "h",
+      statesObserved: ["cancelled", "TASK_STATE_CANCELLED"],
+      reobservable: [],
+      emittedModes: [],
+      parkedCanaries: [{ serverTaskId: "p", state: "auth-required" }],
+      durable: null,
+      skillId: null,
+    },
+  ],
   ["streamed chunk", { ...part({}), append: true, lastChunk: false, name: null }],
 ];
 
 /** Refused by the parser: each must be invalid under the schema. */
 const refusedEdges: [string, unknown][] = [
-  ...["2025-01-31T12:00:00", "2025-01-31", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2025-04-31T00:00:00Z", "2025-01-31T24:00:00Z", "2025-01-31T12:60:00Z", "2025-01-31T12:00:60Z",
-    "2025-01-31T12:00:00+24:00", "2025-01-31T12:00:00+01:60", "2025-01-31T12:00:00.1234567890Z", "2025-01-31T12:00:00.Z", "2025-00-10T00:00:00Z", "2025-13-10T00:00:00Z", "2025-01-00T00:00:00Z",
-    "25-01-31T12:00:00Z", "2025-01-31T12:00:00Z\n", " 2025-01-31T12:00:00Z", "2025-01-31T12:00:00+1", "2025-01-31T12:00:00 Z", "２０２５-01-31T12:00:00Z", "2025-01-31T12:00:00UTC"]
-    .map((t): [string, unknown] => [`time ${JSON.stringify(t)}`, { ...state, occurredAt: t }]),
+  ...[
+    "2025-01-31T12:00:00",
+    "2025-01-31",
+    "2023-02-29T00:00:00Z",
+    "1900-02-29T00:00:00Z",
+    "2025-04-31T00:00:00Z",
+    "2025-01-31T24:00:00Z",
+    "2025-01-31T12:60:00Z",
+    "2025-01-31T12:00:60Z",
+    "2025-01-31T12:00:00+24:00",
+    "2025-01-31T12:00:00+01:60",
+    "2025-01-31T12:00:00.1234567890Z",
+    "2025-01-31T12:00:00.Z",
+    "2025-00-10T00:00:00Z",
+    "2025-13-10T00:00:00Z",
+    "2025-01-00T00:00:00Z",
+    "25-01-31T12:00:00Z",
+    "2025-01-31T12:00:00Z\n",
+    " 2025-01-31T12:00:00Z",
+    "2025-01-31T12:00:00+1",
+    "2025-01-31T12:00:00 Z",
+    "２０２５-01-31T12:00:00Z",
+    "2025-01-31T12:00:00UTC",
+  ].map((t): [string, unknown] => [`time ${JSON.stringify(t)}`, { ...state, occurredAt: t }]),
   ["epoch ms below the long range", { ...state, occurredAt: -long - 1 }],
   ["epoch ms above the long range", { ...state, occurredAt: long + 1 }],
   ["epoch ms with a fraction", { ...state, occurredAt: 1.5 }],
@@ -119,7 +205,10 @@ const refusedEdges: [string, unknown][] = [
   ["cardHash not hex", { ...card, cardHash: "z".repeat(64) }],
   ["cardHash too short", { ...card, cardHash: "ab" }],
   ["unknown type", { ...state, type: "TaskExploded" }],
-  ["errorCode as a boolean", { type: "TaskNotFoundObserved", ...base, serverTaskId: "t", method: "GetTask", errorCode: true }],
+  [
+    "errorCode as a boolean",
+    { type: "TaskNotFoundObserved", ...base, serverTaskId: "t", method: "GetTask", errorCode: true },
+  ],
 ];
 
 describe("the OpenAPI document describes exactly what ingest accepts", () => {
@@ -135,7 +224,8 @@ describe("the OpenAPI document describes exactly what ingest accepts", () => {
         expect(validRequest(Array.isArray(body) ? events : events[0]), JSON.stringify(validRequest.errors)).toBe(true);
         const result = accepts(events);
         expect(result.ok ? "accepted" : result.why, JSON.stringify(body)).toBe("accepted");
-        if (result.ok) for (const { type, ...record } of result.observations) avroType("observations", type).toBuffer(record);
+        if (result.ok)
+          for (const { type, ...record } of result.observations) avroType("observations", type).toBuffer(record);
         if (Array.isArray(body)) batches += 1;
         if (events.some((e) => (e as { type?: unknown }).type === "AgentCardObserved")) cards += 1;
       }),

@@ -8,7 +8,14 @@
  * under it. The one constraint JSON Schema cannot state is that a given `cardHash` equals the hash
  * of the card; its description says so. ingest-schema.test.ts holds both directions.
  */
-import { channelSpellings, isoDateTimePattern, observationTypeNames, partKindSpellings, spellingsOf, taskStateSpellings } from "@a2a-ledger/core";
+import {
+  channelSpellings,
+  isoDateTimePattern,
+  observationTypeNames,
+  partKindSpellings,
+  spellingsOf,
+  taskStateSpellings,
+} from "@a2a-ledger/core";
 import { avroSchemas } from "@a2a-ledger/schemas";
 
 export type JsonSchema = { [key: string]: JsonValue };
@@ -38,13 +45,20 @@ export const notBlankPattern = `[^${trimmedCharacters}]`;
 const timestamp: JsonSchema = {
   anyOf: [
     { type: "integer", minimum: -avroLongLimit, maximum: avroLongLimit, description: "Epoch milliseconds." },
-    { type: "string", pattern: isoDateTimePattern, description: "ISO-8601 date-time with an offset (Z or ±hh:mm); a local time is refused." },
+    {
+      type: "string",
+      pattern: isoDateTimePattern,
+      description: "ISO-8601 date-time with an offset (Z or ±hh:mm); a local time is refused.",
+    },
   ],
 };
 
 /** The Avro enums whose input spellings the vocabulary widens. */
 const spelledEnums: Readonly<Record<string, { spellings: readonly string[]; note: string }>> = {
-  TaskState: { spellings: spellingsOf(taskStateSpellings), note: "A2A v1.0 ProtoJSON name, the v0.3 gRPC TASK_STATE_CANCELLED, or a v0.3 JSON name; the raw value is kept in rawState." },
+  TaskState: {
+    spellings: spellingsOf(taskStateSpellings),
+    note: "A2A v1.0 ProtoJSON name, the v0.3 gRPC TASK_STATE_CANCELLED, or a v0.3 JSON name; the raw value is kept in rawState.",
+  },
   ObservationChannel: { spellings: spellingsOf(channelSpellings), note: "The symbol or its kebab-case name." },
   PartKind: { spellings: spellingsOf(partKindSpellings), note: "The symbol or its lower-case name." },
 };
@@ -54,8 +68,22 @@ type Overlay = Readonly<Record<string, { schema?: JsonSchema; optional?: boolean
 /** Fields whose input shape differs from the Avro field, by record and field name. */
 function overlays(maxDepth: number): Readonly<Record<string, Overlay>> {
   const keys: Overlay = {
-    eventId: { schema: { type: "string", minLength: 1, pattern: notBlankPattern, description: "Producer-chosen; the de-duplication key. Not blank." } },
-    correlationId: { schema: { type: "string", minLength: 1, pattern: notBlankPattern, description: "Durable key of the logical task across attempts and workers; the Kafka key. Not blank." } },
+    eventId: {
+      schema: {
+        type: "string",
+        minLength: 1,
+        pattern: notBlankPattern,
+        description: "Producer-chosen; the de-duplication key. Not blank.",
+      },
+    },
+    correlationId: {
+      schema: {
+        type: "string",
+        minLength: 1,
+        pattern: notBlankPattern,
+        description: "Durable key of the logical task across attempts and workers; the Kafka key. Not blank.",
+      },
+    },
   };
   const common = Object.fromEntries(observationTypeNames.map((t) => [t, keys]));
   return {
@@ -81,13 +109,34 @@ function overlays(maxDepth: number): Readonly<Record<string, Overlay>> {
         schema: {
           type: ["string", "null"],
           pattern: "^[0-9a-fA-F]{64}$",
-          description: "sha256 (hex, any case) of the RFC 8785 canonical JSON of the card. Computed when absent or null; when given it must equal the card's hash (a constraint JSON Schema cannot state).",
+          description:
+            "sha256 (hex, any case) of the RFC 8785 canonical JSON of the card. Computed when absent or null; when given it must equal the card's hash (a constraint JSON Schema cannot state).",
         },
       },
     },
-    TaskStateObserved: { ...keys, rawState: { optional: true, schema: { type: "string", description: "The state exactly as it arrived; defaults to `state`." } } },
-    TaskNotFoundObserved: { ...keys, errorCode: { schema: { type: ["string", "number"], description: "-32001, 404 or NOT_FOUND, as it arrived; a number is kept as its decimal text." } } },
-    ArtifactPart: { mimeType: { optional: true, extra: true, schema: { type: ["string", "null"], description: "v0.3 name of mediaType; give one of the two, not both." } } },
+    TaskStateObserved: {
+      ...keys,
+      rawState: {
+        optional: true,
+        schema: { type: "string", description: "The state exactly as it arrived; defaults to `state`." },
+      },
+    },
+    TaskNotFoundObserved: {
+      ...keys,
+      errorCode: {
+        schema: {
+          type: ["string", "number"],
+          description: "-32001, 404 or NOT_FOUND, as it arrived; a number is kept as its decimal text.",
+        },
+      },
+    },
+    ArtifactPart: {
+      mimeType: {
+        optional: true,
+        extra: true,
+        schema: { type: ["string", "null"], description: "v0.3 name of mediaType; give one of the two, not both." },
+      },
+    },
   };
 }
 
@@ -103,16 +152,29 @@ const shortName = (name: string): string => name.slice(name.lastIndexOf(".") + 1
  * all, with every number inside the double range. Level n is `CardValue{n}`; the last allows no container.
  */
 function cardSchemas(maxDepth: number): Record<string, JsonSchema> {
-  const scalar: JsonSchema[] = [{ type: ["null", "boolean", "string"] }, { type: "number", minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE }];
+  const scalar: JsonSchema[] = [
+    { type: ["null", "boolean", "string"] },
+    { type: "number", minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE },
+  ];
   const schemas: Record<string, JsonSchema> = {};
   const level = (depth: number): string => `#/components/schemas/CardValue${depth}`;
   for (let depth = maxDepth + 1; depth >= 2; depth--) {
     schemas[`CardValue${depth}`] =
       depth > maxDepth
         ? { anyOf: scalar }
-        : { anyOf: [...scalar, { type: "array", items: { $ref: level(depth + 1) } }, { type: "object", additionalProperties: { $ref: level(depth + 1) } }] };
+        : {
+            anyOf: [
+              ...scalar,
+              { type: "array", items: { $ref: level(depth + 1) } },
+              { type: "object", additionalProperties: { $ref: level(depth + 1) } },
+            ],
+          };
   }
-  schemas["CardObject"] = { type: "object", description: "An Agent Card (free-form JSON object).", additionalProperties: maxDepth >= 1 ? { $ref: level(2) } : false };
+  schemas["CardObject"] = {
+    type: "object",
+    description: "An Agent Card (free-form JSON object).",
+    additionalProperties: maxDepth >= 1 ? { $ref: level(2) } : false,
+  };
   return schemas;
 }
 
@@ -151,7 +213,14 @@ class Converter {
     const nullable = converted.some((s) => s["type"] === "null");
     const others = converted.filter((s) => s["type"] !== "null");
     const [only] = others;
-    if (nullable && others.length === 1 && only !== undefined && typeof only["type"] === "string" && only["anyOf"] === undefined) return { ...only, type: [only["type"], "null"] };
+    if (
+      nullable &&
+      others.length === 1 &&
+      only !== undefined &&
+      typeof only["type"] === "string" &&
+      only["anyOf"] === undefined
+    )
+      return { ...only, type: [only["type"], "null"] };
     return { anyOf: converted };
   }
 
@@ -193,7 +262,13 @@ class Converter {
     for (const [extra, lenient] of Object.entries(overlay)) {
       if (lenient.extra && lenient.schema) properties[extra] = lenient.schema;
     }
-    const schema: JsonSchema = { type: "object", additionalProperties: false, required, properties, ...recordConstraints[name] };
+    const schema: JsonSchema = {
+      type: "object",
+      additionalProperties: false,
+      required,
+      properties,
+      ...recordConstraints[name],
+    };
     if (typeof avro["doc"] === "string") schema["description"] = avro["doc"];
     return schema;
   }
@@ -227,7 +302,10 @@ export function observationJsonSchemas(options: ObservationSchemaOptions): Obser
   if (types.includes("AgentCardObserved")) Object.assign(converter.components, cardSchemas(options.maxDepth));
   const observation: JsonSchema = {
     oneOf: types.map((t) => ({ $ref: `#/components/schemas/${t}` })),
-    discriminator: { propertyName: "type", mapping: Object.fromEntries(types.map((t) => [t, `#/components/schemas/${t}`])) },
+    discriminator: {
+      propertyName: "type",
+      mapping: Object.fromEntries(types.map((t) => [t, `#/components/schemas/${t}`])),
+    },
   };
   return { components: converter.components, observation, types };
 }

@@ -43,7 +43,13 @@ beforeAll(async () => {
   });
   brokers = await startKafka(stack);
   await withAdmin(kafkaAt(brokers), (admin) => ensureTopics(admin));
-  app = testServer({ brokers, registryUrl: endpoints.registryUrl, topic: topicNames.observations, produceTimeoutMs: 2_000, retryAfterSeconds: 1 });
+  app = testServer({
+    brokers,
+    registryUrl: endpoints.registryUrl,
+    topic: topicNames.observations,
+    produceTimeoutMs: 2_000,
+    retryAfterSeconds: 1,
+  });
   await app.server.listen({ host: "127.0.0.1", port: 0 });
   url = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
 }, 240_000);
@@ -64,7 +70,8 @@ interface Attempt {
 /** How many HTTP requests carried each eventId, raw or through the client. */
 const carried = new Map<string, number>();
 function countCarried(body: string): void {
-  for (const event of JSON.parse(body) as { eventId: string }[]) carried.set(event.eventId, (carried.get(event.eventId) ?? 0) + 1);
+  for (const event of JSON.parse(body) as { eventId: string }[])
+    carried.set(event.eventId, (carried.get(event.eventId) ?? 0) + 1);
 }
 const countingFetch: typeof fetch = (input, init) => {
   if (typeof init?.body === "string") countCarried(init.body);
@@ -75,7 +82,12 @@ const clientMaxRetries = 60;
 async function postRaw(events: JsonObject[]): Promise<Attempt> {
   countCarried(JSON.stringify(events));
   try {
-    const response = await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(events), signal: AbortSignal.timeout(15_000) });
+    const response = await fetch(`${url}/v1/observations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(events),
+      signal: AbortSignal.timeout(15_000),
+    });
     const body = (await response.json()) as { code?: string };
     return { events, status: response.status, code: body.code, retryAfter: response.headers.get("retry-after") };
   } catch {
@@ -87,10 +99,11 @@ describe("Kafka stopped mid-run", () => {
   it("answers 503 while down, loses nothing it acknowledged, and retries add no duplicate after de-duplication", async () => {
     const run = `outage-${Date.now()}`;
     let next = 0;
-    const batch = (n: number): JsonObject[] => Array.from({ length: n }, () => {
-      const i = next++;
-      return observation(run, i, `${run}-c${i % 11}`);
-    });
+    const batch = (n: number): JsonObject[] =>
+      Array.from({ length: n }, () => {
+        const i = next++;
+        return observation(run, i, `${run}-c${i % 11}`);
+      });
     const attempts: Attempt[] = [];
     const writeFor = async (ms: number, maxRequests: number) => {
       const until = Date.now() + ms;
@@ -118,7 +131,14 @@ describe("Kafka stopped mid-run", () => {
     expect(ready.status).toBe(503);
 
     // The client embedded in an orchestrator retries through the outage with the same eventIds.
-    const client = new IngestClient({ baseUrl: url, maxBatchEvents: 20, maxRetries: clientMaxRetries, initialBackoffMs: 200, maxBackoffMs: 1_000, fetch: countingFetch });
+    const client = new IngestClient({
+      baseUrl: url,
+      maxBatchEvents: 20,
+      maxRetries: clientMaxRetries,
+      initialBackoffMs: 200,
+      maxBackoffMs: 1_000,
+      fetch: countingFetch,
+    });
     const throughOutage = batch(30);
     const clientSend = client.send(throughOutage as unknown as ObservationInput[]);
 
@@ -136,7 +156,9 @@ describe("Kafka stopped mid-run", () => {
     const acknowledged = attempts.filter((a) => a.status === 202).flatMap((a) => a.events);
     const everything = [...attempts.flatMap((a) => a.events), ...throughOutage];
     const kafka = kafkaAt(brokers);
-    const total = await withAdmin(kafka, async (admin) => (await admin.fetchTopicOffsets(topicNames.observations)).reduce((n, p) => n + Number(p.high), 0));
+    const total = await withAdmin(kafka, async (admin) =>
+      (await admin.fetchTopicOffsets(topicNames.observations)).reduce((n, p) => n + Number(p.high), 0),
+    );
     const records = await readTopic(kafka, topicNames.observations, total);
     expect(records).toHaveLength(total);
 
@@ -159,7 +181,8 @@ describe("Kafka stopped mid-run", () => {
       expect(n, `copies of ${eventId}`).toBeLessThanOrEqual(1 + clientMaxRetries + (rawOnce.has(eventId) ? 1 : 0));
     }
     // Nothing acknowledged is lost.
-    for (const event of acknowledged) expect(byEventId.has(event["eventId"] as string), event["eventId"] as string).toBe(true);
+    for (const event of acknowledged)
+      expect(byEventId.has(event["eventId"] as string), event["eventId"] as string).toBe(true);
     // After de-duplication: every event sent, exactly once, unchanged.
     expect(byEventId.size).toBe(everything.length);
     for (const event of everything) {
@@ -168,6 +191,8 @@ describe("Kafka stopped mid-run", () => {
       if (expected.ok) expect(byEventId.get(expected.observation.eventId)).toEqual(expected.observation);
     }
     const most = Math.max(...copies.values());
-    console.info(`outage run: ${attempts.length} requests, ${down.length} answered 503, ${records.length} records for ${everything.length} events (${records.length - everything.length} duplicates removed by eventId), client retries ${clientResult.retries}, at most ${most} copies of one eventId`);
+    console.info(
+      `outage run: ${attempts.length} requests, ${down.length} answered 503, ${records.length} records for ${everything.length} events (${records.length - everything.length} duplicates removed by eventId), client retries ${clientResult.retries}, at most ${most} copies of one eventId`,
+    );
   }, 240_000);
 });

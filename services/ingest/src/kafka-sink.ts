@@ -12,7 +12,18 @@
  * After a failed request the producer is replaced: a fresh producer id means the broker's sequence
  * de-duplication can never mistake a new request for the replay of one whose answer was lost.
  */
-import { type AccessFailure, accessFailureOf, createKafka, logLevel, partitionCounts, processClientConfig, sendByPartition, type Admin, type Kafka, type Producer } from "@a2a-ledger/kafka";
+import {
+  type AccessFailure,
+  accessFailureOf,
+  createKafka,
+  logLevel,
+  partitionCounts,
+  processClientConfig,
+  sendByPartition,
+  type Admin,
+  type Kafka,
+  type Producer,
+} from "@a2a-ledger/kafka";
 import { ChunkBudget, defaultChunkLimits, type ChunkLimits, type OutgoingRecord } from "./chunk-budget.ts";
 import { IngestError } from "./errors.ts";
 
@@ -105,12 +116,27 @@ export class KafkaSink implements ObservationSink {
     if (this.closing) return Promise.reject(new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, retryAfter));
     if (records.length === 0) return Promise.resolve();
     if (this.queued + records.length > this.options.maxQueuedRecords) {
-      return Promise.reject(new IngestError("INGEST_OVERLOADED", `${this.queued} records are waiting for Kafka; the limit is ${this.options.maxQueuedRecords}`, undefined, retryAfter));
+      return Promise.reject(
+        new IngestError(
+          "INGEST_OVERLOADED",
+          `${this.queued} records are waiting for Kafka; the limit is ${this.options.maxQueuedRecords}`,
+          undefined,
+          retryAfter,
+        ),
+      );
     }
     return new Promise<void>((resolve, reject) => {
       const pending: Pending = { records, next: 0, inFlight: 0, settled: false, resolve, reject, timer: undefined };
       pending.timer = setTimeout(() => {
-        this.fail(pending, new IngestError("INGEST_KAFKA_UNAVAILABLE", `Kafka did not acknowledge the batch within ${this.options.produceTimeoutMs} ms`, undefined, retryAfter));
+        this.fail(
+          pending,
+          new IngestError(
+            "INGEST_KAFKA_UNAVAILABLE",
+            `Kafka did not acknowledge the batch within ${this.options.produceTimeoutMs} ms`,
+            undefined,
+            retryAfter,
+          ),
+        );
       }, this.options.produceTimeoutMs);
       this.queue.push(pending);
       this.queued += records.length;
@@ -168,7 +194,8 @@ export class KafkaSink implements ObservationSink {
     try {
       const producer = await this.connectedProducer();
       if (this.knownPartitions === undefined) await this.refreshPartitions();
-      if (this.knownPartitions === undefined) throw new Error(`the partition count of ${this.options.topic} is unknown: records are not sent without it`);
+      if (this.knownPartitions === undefined)
+        throw new Error(`the partition count of ${this.options.topic} is unknown: records are not sent without it`);
       // One send per partition, each acknowledgement checked: kafkajs's multi-partition send can drop or
       // duplicate a partition's records when a leader moves (@a2a-ledger/kafka partition-send).
       await sendByPartition(producer, this.options.topic, chunk.records, this.knownPartitions, { parallel: true });
@@ -183,11 +210,24 @@ export class KafkaSink implements ObservationSink {
       }
     } catch (e) {
       const refused = this.noteAccess(e);
-      this.logger.warn({ err: e, records: chunk.records.length, ...(refused === undefined ? {} : { code: refused.code, resource: refused.resource }) }, refused === undefined ? "Kafka did not acknowledge a produce request; replacing the producer" : refused.message);
+      this.logger.warn(
+        {
+          err: e,
+          records: chunk.records.length,
+          ...(refused === undefined ? {} : { code: refused.code, resource: refused.resource }),
+        },
+        refused === undefined ? "Kafka did not acknowledge a produce request; replacing the producer" : refused.message,
+      );
       this.resetProducer();
-      const error = refused === undefined
-        ? new IngestError("INGEST_KAFKA_UNAVAILABLE", `Kafka did not acknowledge the batch: ${e instanceof Error ? e.message : String(e)}`, undefined, this.options.retryAfterSeconds)
-        : new IngestError("INGEST_KAFKA_REFUSED", refused.message, undefined, this.options.retryAfterSeconds);
+      const error =
+        refused === undefined
+          ? new IngestError(
+              "INGEST_KAFKA_UNAVAILABLE",
+              `Kafka did not acknowledge the batch: ${e instanceof Error ? e.message : String(e)}`,
+              undefined,
+              this.options.retryAfterSeconds,
+            )
+          : new IngestError("INGEST_KAFKA_REFUSED", refused.message, undefined, this.options.retryAfterSeconds);
       for (const { pending } of chunk.parts) {
         pending.inFlight -= 1;
         this.fail(pending, error);
@@ -245,7 +285,10 @@ export class KafkaSink implements ObservationSink {
       this.partitions = count?.partitions ?? 1;
       this.knownPartitions = count?.partitions;
     } catch (e) {
-      this.logger.warn({ err: e }, "could not read the topic's partition count; sizing requests as if it had one partition");
+      this.logger.warn(
+        { err: e },
+        "could not read the topic's partition count; sizing requests as if it had one partition",
+      );
       this.partitions = 1;
     }
   }
@@ -289,7 +332,8 @@ export class KafkaSink implements ObservationSink {
     while ((this.queue.length > 0 || this.pumping !== undefined) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    for (const pending of [...this.queue]) this.fail(pending, new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, this.options.retryAfterSeconds));
+    for (const pending of [...this.queue])
+      this.fail(pending, new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, this.options.retryAfterSeconds));
     const producer = this.producer;
     const admin = this.admin;
     this.producer = undefined;

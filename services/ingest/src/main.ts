@@ -19,9 +19,16 @@ async function main(): Promise<void> {
   }
   const { server } = createIngestApp(config, { defaultMetrics: true });
   // Closing drains the in-flight batches; their own grace is shutdownGraceMs.
-  const stopped = stopOnSignal({ log: server.log, graceMs: config.shutdownGraceMs + 5_000, stop: () => server.close() });
+  const stopped = stopOnSignal({
+    log: server.log,
+    graceMs: config.shutdownGraceMs + 5_000,
+    stop: () => server.close(),
+  });
   await server.listen({ host: config.host, port: config.port });
-  server.log.info({ topic: config.topic, brokers: config.brokers, auth: config.tokens.length > 0 }, "ingest ready for observations");
+  server.log.info(
+    { topic: config.topic, brokers: config.brokers, auth: config.tokens.length > 0 },
+    "ingest ready for observations",
+  );
   process.exit(await stopped);
 }
 

@@ -14,13 +14,31 @@ const guardToken = "guard-w2-token-0123456789";
 const dispatcherToken = "dispatcher-token-0123456";
 // Entries as `a2a-ledger up` writes them.
 const problems: string[] = [];
-const tokens = parseTokenEntries([`${dispatcherToken}=dispatcher`, `${proxyToken}=proxy:W1-*`, `${proxyW2Token}=proxy:W2-*`, `${guardToken}=guard:W2-*`], "A2A_LEDGER_INGEST_TOKENS", problems);
+const tokens = parseTokenEntries(
+  [
+    `${dispatcherToken}=dispatcher`,
+    `${proxyToken}=proxy:W1-*`,
+    `${proxyW2Token}=proxy:W2-*`,
+    `${guardToken}=guard:W2-*`,
+  ],
+  "A2A_LEDGER_INGEST_TOKENS",
+  problems,
+);
 const served = servedTopic("observer-binding", { tokens });
 const run = `bind-${Date.now()}`;
 /** The i-th observation (its type cycles: 0 card, 1 dispatch, 2 state, 3 artifact, 4 not-found, 5 probe) as `observer` about `workerId`. */
-const as = (observer: string, i: number, workerId = "W1-run") => ({ ...observation(run, i, `c-bind-${i}`), observer, workerId });
+const as = (observer: string, i: number, workerId = "W1-run") => ({
+  ...observation(run, i, `c-bind-${i}`),
+  observer,
+  workerId,
+});
 const post = (events: unknown[], token: string) =>
-  served.app.server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, payload: JSON.stringify(events) });
+  served.app.server.inject({
+    method: "POST",
+    url: "/v1/observations",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    payload: JSON.stringify(events),
+  });
 
 /** Posts `events`, expects 403 with `code`, and shows that nothing of them reached the topic. */
 async function refusedWhole(events: unknown[], token: string, code: string) {
@@ -47,8 +65,15 @@ describe("a token bound to observers", () => {
 
   it("refuses a batch with one foreign observer whole, with 403 and the event's index, producing nothing", async () => {
     const before = await endOffsetSum(served.admin, served.topic);
-    const body = await refusedWhole([as("proxy:W1-a", 1), as("dispatcher", 2), as("proxy:W2-a", 3)], proxyToken, "INGEST_OBSERVER_FORBIDDEN");
-    expect(body.details.map((d) => [d.index, d.path])).toEqual([[1, "observer"], [2, "observer"]]);
+    const body = await refusedWhole(
+      [as("proxy:W1-a", 1), as("dispatcher", 2), as("proxy:W2-a", 3)],
+      proxyToken,
+      "INGEST_OBSERVER_FORBIDDEN",
+    );
+    expect(body.details.map((d) => [d.index, d.path])).toEqual([
+      [1, "observer"],
+      [2, "observer"],
+    ]);
     expect(body.details[0]?.message).toContain("proxy:W1-*");
     const records = await readTopic(served.kafka, served.topic, before + 1);
     expect(records.map((r) => r.value?.toString("latin1") ?? "").some((v) => v.includes("dispatcher"))).toBe(false);
@@ -76,7 +101,11 @@ describe("a proxy's token speaks only about the workers it fronts (the issue's f
   });
 
   it("refuses W2's task states, also hidden in a batch of its own worker's: 403, the whole batch, nothing produced", async () => {
-    const body = await refusedWhole([as("proxy:W1-run", 2, "W1-run"), as("proxy:W1-run", 8, "W2-run"), as("proxy:W1-run", 3, "W1-run")], proxyToken, "INGEST_WORKER_FORBIDDEN");
+    const body = await refusedWhole(
+      [as("proxy:W1-run", 2, "W1-run"), as("proxy:W1-run", 8, "W2-run"), as("proxy:W1-run", 3, "W1-run")],
+      proxyToken,
+      "INGEST_WORKER_FORBIDDEN",
+    );
     expect(body.details.map((d) => [d.index, d.path])).toEqual([[1, "workerId"]]);
   });
 
@@ -91,9 +120,17 @@ describe("what the demo posts still lands (202)", () => {
     // A card, a dispatch, a state, an artifact and a TaskNotFound each.
     const proxyW1 = [0, 1, 2, 3, 4].map((i) => as("proxy:W1-run", 600 + i, "W1-run"));
     const proxyW2 = [0, 1, 2, 3, 4].map((i) => as("proxy:W2-run", 612 + i, "W2-run"));
-    const dispatcher = [0, 1, 2, 3, 4, 5].map((i) => ({ ...as("dispatcher", 300 + i, i % 2 === 0 ? "W1-run" : "W3-run"), correlationId: "probe-W3-run" }));
+    const dispatcher = [0, 1, 2, 3, 4, 5].map((i) => ({
+      ...as("dispatcher", 300 + i, i % 2 === 0 ? "W1-run" : "W3-run"),
+      correlationId: "probe-W3-run",
+    }));
     const guard = [{ ...as("guard:W2-run", 402, "W2-run") }];
-    for (const [events, token] of [[proxyW1, proxyToken], [proxyW2, proxyW2Token], [dispatcher, dispatcherToken], [guard, guardToken]] as const) {
+    for (const [events, token] of [
+      [proxyW1, proxyToken],
+      [proxyW2, proxyW2Token],
+      [dispatcher, dispatcherToken],
+      [guard, guardToken],
+    ] as const) {
       const response = await post([...events], token);
       expect(response.statusCode, response.body).toBe(202);
     }

@@ -21,7 +21,14 @@ const maxDepth = 4;
 const served = servedTopic("fuzz", { maxEvents: 20, maxDepth });
 const token = "fuzz-token-0123456789abcdef";
 // Tokens required: the authenticated run's token may claim any observer (schemathesis generates them).
-const guarded = servedTopic("fuzz-auth", { maxEvents: 20, maxDepth, tokens: [{ token, observers: ["*"] }, { token: "proxy-token-0123456789abcd", observers: ["proxy:*"] }] });
+const guarded = servedTopic("fuzz-auth", {
+  maxEvents: 20,
+  maxDepth,
+  tokens: [
+    { token, observers: ["*"] },
+    { token: "proxy-token-0123456789abcd", observers: ["proxy:*"] },
+  ],
+});
 let baseUrl: string;
 let guardedUrl: string;
 
@@ -32,12 +39,24 @@ beforeAll(async () => {
   guardedUrl = `http://127.0.0.1:${(guarded.app.server.server.address() as AddressInfo).port}`;
 });
 
-const fuzz = (options: { checks: string; phases: string; maxExamples: number; extra?: string[] }) => ({ ...options, hooks, env: { INGEST_FUZZ_MAX_DEPTH: String(maxDepth) } });
+const fuzz = (options: { checks: string; phases: string; maxExamples: number; extra?: string[] }) => ({
+  ...options,
+  hooks,
+  env: { INGEST_FUZZ_MAX_DEPTH: String(maxDepth) },
+});
 
 describe("the OpenAPI document against the running service (schemathesis)", () => {
   it("finds no schema-valid request rejected, no 5xx, and 405 with Allow for undeclared methods", async () => {
     const before = await endOffsetSum(served.admin, served.topic);
-    const { code, output, junit } = await schemathesisRun(baseUrl, "ingest without tokens", fuzz({ checks: "not_a_server_error,positive_data_acceptance,unsupported_method", phases: "examples,coverage,fuzzing", maxExamples: 100 }));
+    const { code, output, junit } = await schemathesisRun(
+      baseUrl,
+      "ingest without tokens",
+      fuzz({
+        checks: "not_a_server_error,positive_data_acceptance,unsupported_method",
+        phases: "examples,coverage,fuzzing",
+        maxExamples: 100,
+      }),
+    );
     expect(code, output.slice(-8_000)).toBe(0);
     // The run really exercised the ingest operation and records landed on the topic.
     expect(junit).toContain('name="POST /v1/observations"');
@@ -46,13 +65,26 @@ describe("the OpenAPI document against the running service (schemathesis)", () =
 
   it("with tokens configured: authenticated requests as above, and the same requests without credentials refused (ignored_auth)", async () => {
     const before = await endOffsetSum(guarded.admin, guarded.topic);
-    const { code, output, junit } = await schemathesisRun(guardedUrl, "ingest with tokens", fuzz({ checks: "not_a_server_error,positive_data_acceptance,ignored_auth,unsupported_method", phases: "examples,fuzzing", maxExamples: 30, extra: ["--header", `Authorization: Bearer ${token}`] }));
+    const { code, output, junit } = await schemathesisRun(
+      guardedUrl,
+      "ingest with tokens",
+      fuzz({
+        checks: "not_a_server_error,positive_data_acceptance,ignored_auth,unsupported_method",
+        phases: "examples,fuzzing",
+        maxExamples: 30,
+        extra: ["--header", `Authorization: Bearer ${token}`],
+      }),
+    );
     expect(code, output.slice(-8_000)).toBe(0);
     expect(junit).toContain('name="POST /v1/observations"');
     expect(await endOffsetSum(guarded.admin, guarded.topic)).toBeGreaterThan(before + 10);
     // The document says which token scheme, and that a foreign observer is 403.
-    const doc = (await (await fetch(`${guardedUrl}/openapi.json`)).json()) as { paths: Record<string, { post?: { security: unknown[]; responses: Record<string, unknown> } }> };
+    const doc = (await (await fetch(`${guardedUrl}/openapi.json`)).json()) as {
+      paths: Record<string, { post?: { security: unknown[]; responses: Record<string, unknown> } }>;
+    };
     expect(doc.paths["/v1/observations"]?.post?.security).toEqual([{ bearer: [] }]);
-    expect(Object.keys(doc.paths["/v1/observations"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["401", "403"]));
+    expect(Object.keys(doc.paths["/v1/observations"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["401", "403"]),
+    );
   }, 180_000);
 });

@@ -23,9 +23,22 @@ const codesWithStatus = (status: number) => errorCodes.filter((c) => errorCatalo
 export function openApiDocument(options: OpenApiOptions): JsonSchema {
   const { components, observation } = observationJsonSchemas({ maxDepth: options.maxDepth });
   const ndjson = Object.fromEntries(
-    acceptedMediaTypes.filter((t) => t !== "application/json").map((t) => [t, { schema: { $ref: "#/components/schemas/Observation" }, description: "NDJSON: one observation per line (the schema is one line's); blank lines are ignored." }]),
+    acceptedMediaTypes
+      .filter((t) => t !== "application/json")
+      .map((t) => [
+        t,
+        {
+          schema: { $ref: "#/components/schemas/Observation" },
+          description: "NDJSON: one observation per line (the schema is one line's); blank lines are ignored.",
+        },
+      ]),
   );
-  const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying with the same eventIds.", schema: { type: "integer" } } };
+  const retryAfter = {
+    "Retry-After": {
+      description: "Seconds to wait before retrying with the same eventIds.",
+      schema: { type: "integer" },
+    },
+  };
   const security = options.authRequired ? [{ bearer: [] }] : [];
   return {
     openapi: "3.1.0",
@@ -45,30 +58,99 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
           requestBody: {
             required: true,
             content: {
-              "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Observation" }, { type: "array", minItems: 1, maxItems: options.maxEvents, items: { $ref: "#/components/schemas/Observation" } }] } },
+              "application/json": {
+                schema: {
+                  oneOf: [
+                    { $ref: "#/components/schemas/Observation" },
+                    {
+                      type: "array",
+                      minItems: 1,
+                      maxItems: options.maxEvents,
+                      items: { $ref: "#/components/schemas/Observation" },
+                    },
+                  ],
+                },
+              },
               ...ndjson,
             },
           },
           responses: {
             "202": {
               description: "Kafka acknowledged every record of the batch (acks=all).",
-              content: { "application/json": { schema: { type: "object", additionalProperties: false, required: ["accepted"], properties: { accepted: { type: "integer", minimum: 1 } } } } },
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    additionalProperties: false,
+                    required: ["accepted"],
+                    properties: { accepted: { type: "integer", minimum: 1 } },
+                  },
+                },
+              },
             },
-            "400": errorResponse(codesWithStatus(400), "The batch was rejected whole; `details` lists each issue with the event's index and path."),
+            "400": errorResponse(
+              codesWithStatus(400),
+              "The batch was rejected whole; `details` lists each issue with the event's index and path.",
+            ),
             "401": errorResponse(codesWithStatus(401), "A bearer token is required."),
-            "403": errorResponse(codesWithStatus(403), "An event lies outside the token's scope: an observer it may not write as, a kind it may not post (probe results come only from the prober's token) or a worker it may not speak about (a proxy's or guard's token speaks only about its own workers); the batch was rejected whole and nothing was produced."),
+            "403": errorResponse(
+              codesWithStatus(403),
+              "An event lies outside the token's scope: an observer it may not write as, a kind it may not post (probe results come only from the prober's token) or a worker it may not speak about (a proxy's or guard's token speaks only about its own workers); the batch was rejected whole and nothing was produced.",
+            ),
             "413": errorResponse(codesWithStatus(413), "Over the size or count limit."),
             "415": errorResponse(codesWithStatus(415), "Unsupported Content-Type."),
-            "429": { ...errorResponse(codesWithStatus(429), "The token (or, without tokens, the client address) sent more requests than its limit per window; nothing was read or produced. Retry with the same eventIds after Retry-After seconds."), headers: retryAfter },
-            "503": { ...errorResponse(codesWithStatus(503), "Not acknowledged by Kafka in time; retry with the same eventIds."), headers: retryAfter },
+            "429": {
+              ...errorResponse(
+                codesWithStatus(429),
+                "The token (or, without tokens, the client address) sent more requests than its limit per window; nothing was read or produced. Retry with the same eventIds after Retry-After seconds.",
+              ),
+              headers: retryAfter,
+            },
+            "503": {
+              ...errorResponse(
+                codesWithStatus(503),
+                "Not acknowledged by Kafka in time; retry with the same eventIds.",
+              ),
+              headers: retryAfter,
+            },
           },
         },
       },
-      "/healthz": { get: { operationId: "health", summary: "The process is up", responses: { "200": { description: "Up" } } } },
-      "/readyz": { get: { operationId: "ready", summary: "Kafka and the schema registry are reachable", responses: { "200": { description: "Ready" }, "503": { description: "Not ready; the body says which dependency is unreachable, and `reason: {code, resource, message}` when Kafka refuses this service (credentials, certificate, ACL)" } } } },
-      "/metrics": { get: { operationId: "metrics", summary: "Prometheus metrics", responses: { "200": { description: "Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } } } },
-      "/openapi.json": { get: { operationId: "openapi", summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } } },
-      "/docs": { get: { operationId: "docs", summary: "Human-readable API documentation", responses: { "200": { description: "HTML" } } } },
+      "/healthz": {
+        get: { operationId: "health", summary: "The process is up", responses: { "200": { description: "Up" } } },
+      },
+      "/readyz": {
+        get: {
+          operationId: "ready",
+          summary: "Kafka and the schema registry are reachable",
+          responses: {
+            "200": { description: "Ready" },
+            "503": {
+              description:
+                "Not ready; the body says which dependency is unreachable, and `reason: {code, resource, message}` when Kafka refuses this service (credentials, certificate, ACL)",
+            },
+          },
+        },
+      },
+      "/metrics": {
+        get: {
+          operationId: "metrics",
+          summary: "Prometheus metrics",
+          responses: {
+            "200": { description: "Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } },
+          },
+        },
+      },
+      "/openapi.json": {
+        get: { operationId: "openapi", summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } },
+      },
+      "/docs": {
+        get: {
+          operationId: "docs",
+          summary: "Human-readable API documentation",
+          responses: { "200": { description: "HTML" } },
+        },
+      },
     },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
@@ -80,10 +162,22 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
           required: ["error", "code"],
           properties: {
             error: { type: "string", description: "Human-readable explanation." },
-            code: { type: "string", enum: errorCodes, description: "Stable error code; see the catalogue in the docs." },
+            code: {
+              type: "string",
+              enum: errorCodes,
+              description: "Stable error code; see the catalogue in the docs.",
+            },
             details: {
               type: "array",
-              items: { type: "object", required: ["index", "path", "message"], properties: { index: { type: "integer", minimum: 0 }, path: { type: "string" }, message: { type: "string" } } },
+              items: {
+                type: "object",
+                required: ["index", "path", "message"],
+                properties: {
+                  index: { type: "integer", minimum: 0 },
+                  path: { type: "string" },
+                  message: { type: "string" },
+                },
+              },
             },
           },
         },

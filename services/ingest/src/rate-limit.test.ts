@@ -18,12 +18,29 @@ afterEach(async () => {
 
 /** An empty batch reaches the route (400 INGEST_EMPTY_BATCH) and produces nothing. */
 const post = (server: TestServer["server"], token?: string) =>
-  server.inject({ method: "POST", url: "/v1/observations", headers: { "content-type": "application/json", ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) }, payload: "[]" });
+  server.inject({
+    method: "POST",
+    url: "/v1/observations",
+    headers: {
+      "content-type": "application/json",
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    payload: "[]",
+  });
 
 describe("ingest rate limit", () => {
   it("answers 429 with Retry-After to the token over its limit, and only to it", async () => {
-    app = testServer({ topic: "ingest.rate-limit.unused", tokens: [{ token: tokenA, observers: ["*"] }, { token: tokenB, observers: ["*"] }], rateLimit: 3, rateLimitWindowMs: 60_000 });
-    for (let i = 0; i < 3; i++) expect((await post(app.server, tokenA)).json()).toMatchObject({ code: "INGEST_EMPTY_BATCH" });
+    app = testServer({
+      topic: "ingest.rate-limit.unused",
+      tokens: [
+        { token: tokenA, observers: ["*"] },
+        { token: tokenB, observers: ["*"] },
+      ],
+      rateLimit: 3,
+      rateLimitWindowMs: 60_000,
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await post(app.server, tokenA)).json()).toMatchObject({ code: "INGEST_EMPTY_BATCH" });
     const limited = await post(app.server, tokenA);
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({ code: "INGEST_RATE_LIMITED" });

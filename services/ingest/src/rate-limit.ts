@@ -20,10 +20,19 @@ export type RateLimitCheck = (request: FastifyRequest) => Promise<number | undef
  * Registers the limiter on `app` and returns the check a hook calls on each request it limits.
  * `callerOf` names the caller of a request that passed authentication; it must never return a secret.
  */
-export function perCallerRateLimit(app: FastifyInstance, settings: RateLimitSettings, callerOf: (request: FastifyRequest) => string): RateLimitCheck {
+export function perCallerRateLimit(
+  app: FastifyInstance,
+  settings: RateLimitSettings,
+  callerOf: (request: FastifyRequest) => string,
+): RateLimitCheck {
   if (settings.max === 0) return async () => undefined;
   let check: ReturnType<FastifyInstance["createRateLimit"]> | undefined;
-  void app.register(rateLimit, { global: false, max: settings.max, timeWindow: settings.windowMs, keyGenerator: callerOf });
+  void app.register(rateLimit, {
+    global: false,
+    max: settings.max,
+    timeWindow: settings.windowMs,
+    keyGenerator: callerOf,
+  });
   app.after((error) => {
     if (error) throw error;
     check = app.createRateLimit();

@@ -26,7 +26,11 @@ afterAll(async () => {
 describe("ingest with tokens, asked by paths that decode or normalize onto POST /v1/observations", () => {
   it("refuses every variant without a token: 401 when it reaches the route, else 404/405; nothing is accepted", async () => {
     // An empty batch: with the token it reaches the route (400 INGEST_EMPTY_BATCH) without producing anything.
-    const result = await runGuardBattery(port, [{ path: "/v1/observations", method: "POST", body: "[]", headers: { "content-type": "application/json" } }], { token, unmatchedCodes: ["INGEST_NOT_FOUND", "INGEST_METHOD_NOT_ALLOWED"] });
+    const result = await runGuardBattery(
+      port,
+      [{ path: "/v1/observations", method: "POST", body: "[]", headers: { "content-type": "application/json" } }],
+      { token, unmatchedCodes: ["INGEST_NOT_FOUND", "INGEST_METHOD_NOT_ALLOWED"] },
+    );
     expect(result.failures).toEqual([]);
     expect(result.reachedWithToken).toBeGreaterThan(3);
     for (const path of ["/%761/observations", "/v%31/observations", "/v1/%6fbservations"]) {
@@ -37,6 +41,7 @@ describe("ingest with tokens, asked by paths that decode or normalize onto POST 
   }, 60_000);
 
   it("keeps the health check, /metrics and the documentation open", async () => {
-    for (const path of ["/healthz", "/h%65althz", "/metrics", "/%6detrics", "/openapi.json", "/docs"]) expect((await rawRequest(port, "GET", path)).status, path).toBe(200);
+    for (const path of ["/healthz", "/h%65althz", "/metrics", "/%6detrics", "/openapi.json", "/docs"])
+      expect((await rawRequest(port, "GET", path)).status, path).toBe(200);
   });
 });

@@ -5,7 +5,13 @@
 import { loggerOptions } from "@a2a-ledger/logging";
 import { routeGuard, routeMethods } from "@a2a-ledger/env";
 import { randomUUID } from "node:crypto";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { anyObserver, type ObserverGrant, type ScopeRefusal, tokenCheck } from "./auth.ts";
 import { bodyFormatOf, eventsOf } from "./body.ts";
 import type { IngestConfig } from "./config.ts";
@@ -21,7 +27,16 @@ import { validateBatch } from "./validate-batch.ts";
 
 export type ServerConfig = Pick<
   IngestConfig,
-  "maxBodyBytes" | "maxEvents" | "maxRecordBytes" | "maxDepth" | "retryAfterSeconds" | "tokens" | "rateLimit" | "rateLimitWindowMs" | "shutdownGraceMs" | "logLevel"
+  | "maxBodyBytes"
+  | "maxEvents"
+  | "maxRecordBytes"
+  | "maxDepth"
+  | "retryAfterSeconds"
+  | "tokens"
+  | "rateLimit"
+  | "rateLimitWindowMs"
+  | "shutdownGraceMs"
+  | "logLevel"
 >;
 
 export interface ServerDeps {
@@ -67,7 +82,11 @@ function toIngestError(error: FastifyError | Error): IngestError {
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The codes of a scope refusal, the most basic first: a batch with several kinds of refusal is answered with the first present. */
-const scopeCodes: readonly ScopeRefusal["code"][] = ["INGEST_OBSERVER_FORBIDDEN", "INGEST_KIND_FORBIDDEN", "INGEST_WORKER_FORBIDDEN"];
+const scopeCodes: readonly ScopeRefusal["code"][] = [
+  "INGEST_OBSERVER_FORBIDDEN",
+  "INGEST_KIND_FORBIDDEN",
+  "INGEST_WORKER_FORBIDDEN",
+];
 const scopeWhat: Readonly<Record<ScopeRefusal["code"], string>> = {
   INGEST_OBSERVER_FORBIDDEN: "claim an observer this token may not write as",
   INGEST_KIND_FORBIDDEN: "are of a kind this token may not post",
@@ -81,7 +100,11 @@ function scopeError(outside: readonly ({ index: number } & ScopeRefusal)[]): Ing
     const n = outside.filter((o) => o.code === c).length;
     return n === 0 ? [] : [`${n} event(s) ${scopeWhat[c]}`];
   });
-  return new IngestError(code, `${counts.join("; ")}; the whole batch was refused and nothing was produced`, outside.slice(0, 100).map(({ index, path, message }) => ({ index, path, message })));
+  return new IngestError(
+    code,
+    `${counts.join("; ")}; the whole batch was refused and nothing was produced`,
+    outside.slice(0, 100).map(({ index, path, message }) => ({ index, path, message })),
+  );
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -89,13 +112,23 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const metrics = deps.metrics ?? createMetrics();
   const tokens = tokenCheck(config.tokens);
   /** Tokens guard every route but the health checks, /metrics and the documentation; decided on the route matched, never the raw URL. */
-  const guard = routeGuard({ tokens: tokens.bearer, publicRoutes: ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"] });
+  const guard = routeGuard({
+    tokens: tokens.bearer,
+    publicRoutes: ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"],
+  });
   const grants = new WeakMap<object, ObserverGrant>();
-  const openapi = openApiDocument({ authRequired: tokens.required, maxBodyBytes: config.maxBodyBytes, maxEvents: config.maxEvents, maxDepth: config.maxDepth });
+  const openapi = openApiDocument({
+    authRequired: tokens.required,
+    maxBodyBytes: config.maxBodyBytes,
+    maxEvents: config.maxEvents,
+    maxDepth: config.maxDepth,
+  });
   const openapiText = JSON.stringify(openapi);
   const docs = docsPage(openapi);
   let closing = false;
-  const linger = lingering(deps.linger ?? { maxBytes: Math.max(drainFactor * config.maxBodyBytes, 1024 * 1024), maxMs: lingerMs });
+  const linger = lingering(
+    deps.linger ?? { maxBytes: Math.max(drainFactor * config.maxBodyBytes, 1024 * 1024), maxMs: lingerMs },
+  );
 
   const app = Fastify({
     logger: deps.logger ?? loggerOptions("ingest", config.logLevel),
@@ -115,8 +148,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 
   // Each token (or, without tokens, each client address) is limited on every route the guard protects.
-  const rateLimited = perCallerRateLimit(app, { max: config.rateLimit, windowMs: config.rateLimitWindowMs }, (request) =>
-    tokens.required ? `token:${tokens.bearer.match(request.headers.authorization) ?? "none"}` : `address:${request.ip}`,
+  const rateLimited = perCallerRateLimit(
+    app,
+    { max: config.rateLimit, windowMs: config.rateLimitWindowMs },
+    (request) =>
+      tokens.required
+        ? `token:${tokens.bearer.match(request.headers.authorization) ?? "none"}`
+        : `address:${request.ip}`,
   );
 
   app.addHook("onRequest", async (request, reply) => {
@@ -141,7 +179,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     linger.afterEarlyAnswer(request.raw, reply.raw);
   });
   app.addHook("onResponse", async (request, reply) => {
-    metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) });
+    metrics.requests.inc({
+      route: request.routeOptions.url ?? "unmatched",
+      method: request.method,
+      status: String(reply.statusCode),
+    });
   });
 
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
@@ -151,7 +193,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     else request.log.info({ code: ingestError.code, status: ingestError.status }, "request rejected");
     metrics.rejects.inc({ code: ingestError.code });
     if (ingestError.retryAfterSeconds !== undefined) reply.header("retry-after", String(ingestError.retryAfterSeconds));
-    if (ingestError.code === "INGEST_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-ingest"');
+    if (ingestError.code === "INGEST_UNAUTHORIZED")
+      reply.header("www-authenticate", 'Bearer realm="a2a-ledger-ingest"');
     return reply.code(ingestError.status).send(ingestError.body());
   });
   // Every method each path takes (fastify adds HEAD beside GET), for 405 answers with Allow.
@@ -160,9 +203,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const unmatched = (request: FastifyRequest, reply: FastifyReply): IngestError => {
     const path = request.url.split("?", 1)[0] ?? "";
     const allow = methods.allowFor(path);
-    if (allow === undefined) return new IngestError("INGEST_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${request.url.slice(0, 200)}`);
+    if (allow === undefined)
+      return new IngestError(
+        "INGEST_NOT_FOUND",
+        `No route ${request.method.slice(0, 20)} ${request.url.slice(0, 200)}`,
+      );
     reply.header("allow", allow);
-    return new IngestError("INGEST_METHOD_NOT_ALLOWED", `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; allowed: ${allow}`);
+    return new IngestError(
+      "INGEST_METHOD_NOT_ALLOWED",
+      `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; allowed: ${allow}`,
+    );
   };
   app.setNotFoundHandler((request, reply) => {
     throw unmatched(request, reply);
@@ -210,12 +260,24 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get("/healthz", async () => ({ status: "ok" }));
 
   app.get("/readyz", async (_request, reply) => {
-    const [kafka, registry] = await Promise.all([sink.kafkaReachable(readinessTimeoutMs), deps.registryReachable(readinessTimeoutMs)]);
+    const [kafka, registry] = await Promise.all([
+      sink.kafkaReachable(readinessTimeoutMs),
+      deps.registryReachable(readinessTimeoutMs),
+    ]);
     const refused = sink.accessFailure;
     const ready = kafka && registry && !closing && refused === undefined;
     // The reason names the cause and the resource, never a secret (access-failure.ts).
-    const reason = refused === undefined ? {} : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", kafka: kafka && refused === undefined, registry, closing, ...reason });
+    const reason =
+      refused === undefined
+        ? {}
+        : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
+    return reply.code(ready ? 200 : 503).send({
+      status: ready ? "ready" : "not ready",
+      kafka: kafka && refused === undefined,
+      registry,
+      closing,
+      ...reason,
+    });
   });
 
   app.get("/metrics", async (_request, reply) => {

@@ -17,7 +17,9 @@ export function validateBatch(values: readonly unknown[], maxDepth: number): Obs
   let issues = 0;
   values.forEach((value, index) => {
     const result = parseObservation(value, { maxDepth });
-    const found: ErrorDetail[] = result.ok ? [] : result.issues.map((i) => ({ index, path: i.path, message: i.message }));
+    const found: ErrorDetail[] = result.ok
+      ? []
+      : result.issues.map((i) => ({ index, path: i.path, message: i.message }));
     if (result.ok) {
       for (const key of ["eventId", "correlationId"] as const) {
         if (result.observation[key].trim() === "") found.push({ index, path: key, message: "must not be empty" });
@@ -32,7 +34,11 @@ export function validateBatch(values: readonly unknown[], maxDepth: number): Obs
   });
   if (invalidEvents > 0) {
     const shown = issues > details.length ? ` (first ${details.length} shown)` : "";
-    throw new IngestError("INGEST_INVALID_EVENT", `${invalidEvents} of ${values.length} events are invalid, ${issues} issues${shown}; nothing was accepted`, details);
+    throw new IngestError(
+      "INGEST_INVALID_EVENT",
+      `${invalidEvents} of ${values.length} events are invalid, ${issues} issues${shown}; nothing was accepted`,
+      details,
+    );
   }
   return observations;
 }

@@ -41,7 +41,11 @@ describe("ingest from its build", () => {
     expect(child.spawnargs).toEqual([process.execPath, main]);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    const response = await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(observation("compiled", 2, "c-compiled")) });
+    const response = await fetch(`${url}/v1/observations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(observation("compiled", 2, "c-compiled")),
+    });
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: 1 });
     const records = await readTopic(kafka, topic, 1);

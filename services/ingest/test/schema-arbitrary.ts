@@ -14,8 +14,28 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { [key: string]: unknown };
 
 const handled = new Set([
-  "$ref", "anyOf", "oneOf", "allOf", "const", "enum", "type", "pattern", "minLength", "minimum", "maximum", "properties", "required",
-  "additionalProperties", "items", "minItems", "maxItems", "not", "contentMediaType", "contentSchema", "description", "discriminator",
+  "$ref",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "const",
+  "enum",
+  "type",
+  "pattern",
+  "minLength",
+  "minimum",
+  "maximum",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "minItems",
+  "maxItems",
+  "not",
+  "contentMediaType",
+  "contentSchema",
+  "description",
+  "discriminator",
 ]);
 
 const jsonWhitespace = fc.stringMatching(/^[\t\n\r ]{0,3}$/);
@@ -26,7 +46,11 @@ export interface ArbitraryOptions {
 }
 
 /** Values valid under `schema`, with `$ref`s resolved in `root` (an OpenAPI document). */
-export function arbitraryOf(root: JsonSchema, schema: Schema, options: ArbitraryOptions = { containerBudget: 4 }): fc.Arbitrary<Json> {
+export function arbitraryOf(
+  root: JsonSchema,
+  schema: Schema,
+  options: ArbitraryOptions = { containerBudget: 4 },
+): fc.Arbitrary<Json> {
   const resolve = (ref: string): Schema => {
     let node: unknown = root;
     for (const part of ref.replace(/^#\//, "").split("/")) node = (node as Schema)[part];
@@ -39,7 +63,8 @@ export function arbitraryOf(root: JsonSchema, schema: Schema, options: Arbitrary
   };
 
   const build = (s: Schema, budget: number): fc.Arbitrary<Json> => {
-    for (const key of Object.keys(s)) if (!handled.has(key)) throw new Error(`the test generator does not handle the keyword ${key}`);
+    for (const key of Object.keys(s))
+      if (!handled.has(key)) throw new Error(`the test generator does not handle the keyword ${key}`);
     if (s["$ref"] !== undefined) return build(resolve(s["$ref"] as string), budget);
     if (s["allOf"] !== undefined) {
       const parts = s["allOf"] as Schema[];
@@ -92,14 +117,18 @@ export function arbitraryOf(root: JsonSchema, schema: Schema, options: Arbitrary
 
   const string = (s: Schema, budget: number): fc.Arbitrary<Json> => {
     if (s["contentMediaType"] !== undefined) {
-      if (s["contentMediaType"] !== "application/json" || s["contentSchema"] === undefined) throw new Error("only JSON content with a contentSchema is handled");
+      if (s["contentMediaType"] !== "application/json" || s["contentSchema"] === undefined)
+        throw new Error("only JSON content with a contentSchema is handled");
       return fc
         .tuple(build(s["contentSchema"] as Schema, budget), jsonWhitespace, jsonWhitespace)
         .map(([value, before, after]) => `${before}${JSON.stringify(value)}${after}`)
         .filter((text) => s["pattern"] === undefined || new RegExp(s["pattern"] as string, "u").test(text));
     }
     const minLength = (s["minLength"] as number | undefined) ?? 0;
-    const base = s["pattern"] !== undefined ? fc.stringMatching(new RegExp(s["pattern"] as string, "u")) : fc.string({ unit: "binary", maxLength: 12 });
+    const base =
+      s["pattern"] !== undefined
+        ? fc.stringMatching(new RegExp(s["pattern"] as string, "u"))
+        : fc.string({ unit: "binary", maxLength: 12 });
     return minLength > 0 ? base.filter((text) => [...text].length >= minLength) : base;
   };
 
@@ -112,13 +141,18 @@ export function arbitraryOf(root: JsonSchema, schema: Schema, options: Arbitrary
     const known = fc.record(record, { requiredKeys: [...required] });
     const extra =
       typeof additional === "object" && additional !== null && budget > 0
-        ? fc.dictionary(fc.string({ maxLength: 8 }).filter((k) => !(k in properties) && k !== "__proto__"), build(additional as Schema, budget - 1), { maxKeys: 3 })
+        ? fc.dictionary(
+            fc.string({ maxLength: 8 }).filter((k) => !(k in properties) && k !== "__proto__"),
+            build(additional as Schema, budget - 1),
+            { maxKeys: 3 },
+          )
         : fc.constant({});
     const exclusive = (s["not"] as { required?: string[] } | undefined)?.required;
     return fc.tuple(known, extra, fc.boolean()).map(([k, e, keepFirst]) => {
       const value: Record<string, Json> = { ...e, ...(k as Record<string, Json>) };
       // `not: {required: [a, b]}`: never both.
-      if (exclusive !== undefined && exclusive.every((key) => key in value)) delete value[(keepFirst ? exclusive[1] : exclusive[0]) as string];
+      if (exclusive !== undefined && exclusive.every((key) => key in value))
+        delete value[(keepFirst ? exclusive[1] : exclusive[0]) as string];
       return value;
     });
   };

@@ -42,10 +42,20 @@ export interface TopicRecord {
 }
 
 /** Every record of the topic, read from the beginning until `count` arrived or `timeoutMs` passed, in partition and offset order. */
-export async function readTopic(kafka: Kafka, topic: string, count: number, timeoutMs = 30_000): Promise<TopicRecord[]> {
+export async function readTopic(
+  kafka: Kafka,
+  topic: string,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<TopicRecord[]> {
   const messages = count === 0 ? [] : await readMessages(kafka, topic, count, timeoutMs);
   return messages
-    .map((m) => ({ partition: m.partition, offset: Number(m.offset), key: m.key ?? "", value: m.value ?? Buffer.alloc(0) }))
+    .map((m) => ({
+      partition: m.partition,
+      offset: Number(m.offset),
+      key: m.key ?? "",
+      value: m.value ?? Buffer.alloc(0),
+    }))
     .sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
 
@@ -93,7 +103,10 @@ export function servedTopic(label: string, overrides: Partial<IngestConfig> = {}
   return served;
 }
 
-export function testServer(overrides: Partial<IngestConfig> = {}, options: Pick<IngestAppOptions, "linger"> = {}): TestServer {
+export function testServer(
+  overrides: Partial<IngestConfig> = {},
+  options: Pick<IngestAppOptions, "linger"> = {},
+): TestServer {
   const { server, serde } = createIngestApp(testConfig(overrides), { logger: false, ...options });
   return { server, serde, close: () => server.close() };
 }

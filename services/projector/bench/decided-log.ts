@@ -3,7 +3,13 @@
  * the records the reconciler would write — each observation, then its decisions, the commands among
  * them and the capability snapshots — encoded with the ledger's Serde, in log order.
  */
-import { applyCapabilityUpdates, CapabilityTable, createDecider, defaultRuleSet, parseObservationJson } from "@a2a-ledger/core";
+import {
+  applyCapabilityUpdates,
+  CapabilityTable,
+  createDecider,
+  defaultRuleSet,
+  parseObservationJson,
+} from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { TopicRole } from "../src/inputs.ts";
@@ -31,8 +37,14 @@ export async function* decidedLog(observationCount: number, serde: Serde): Async
     for (const d of result.decisions) {
       const value = await serde.encodeValidated(d);
       yield { role: "decisions", key: d.correlationId, value };
-      if (d.type === "RedispatchCommanded" || d.type === "ProbeRequested") yield { role: "commands", key: d.correlationId, value };
+      if (d.type === "RedispatchCommanded" || d.type === "ProbeRequested")
+        yield { role: "commands", key: d.correlationId, value };
     }
-    for (const s of result.capabilityUpdates) yield { role: "capabilities", key: s.workerId, value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }) };
+    for (const s of result.capabilityUpdates)
+      yield {
+        role: "capabilities",
+        key: s.workerId,
+        value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }),
+      };
   }
 }

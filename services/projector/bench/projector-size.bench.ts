@@ -42,7 +42,11 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 /** The decoded inputs per topic, in offset order, and the number of records. */
-async function inputs(): Promise<{ byTopic: Map<string, ProjectorInput[]>; total: number; bytes: Record<string, number> }> {
+async function inputs(): Promise<{
+  byTopic: Map<string, ProjectorInput[]>;
+  total: number;
+  bytes: Record<string, number>;
+}> {
   const decoder = new InputDecoder(serde, topics);
   const byTopic = new Map<string, ProjectorInput[]>();
   const bytes: Record<string, number> = {};
@@ -50,8 +54,13 @@ async function inputs(): Promise<{ byTopic: Map<string, ProjectorInput[]>; total
   const timestamp = Date.UTC(2025, 5, 1);
   for await (const r of decidedLog(observationCount, serde)) {
     const topic = topics[r.role];
-    const list = byTopic.get(topic) ?? byTopic.set(topic, []).get(topic) as ProjectorInput[];
-    list.push(await decoder.decode({ topic, partition: 0, offset: list.length, timestamp: timestamp + total }, { key: Buffer.from(r.key), value: r.value }));
+    const list = byTopic.get(topic) ?? (byTopic.set(topic, []).get(topic) as ProjectorInput[]);
+    list.push(
+      await decoder.decode(
+        { topic, partition: 0, offset: list.length, timestamp: timestamp + total },
+        { key: Buffer.from(r.key), value: r.value },
+      ),
+    );
     bytes[r.role] = (bytes[r.role] ?? 0) + r.value.length + Buffer.byteLength(r.key);
     total++;
   }
@@ -81,7 +90,9 @@ interface Counts {
 
 async function counts(store: Store): Promise<Counts> {
   const t = tableNames((await store.read(activeGeneration)) as number);
-  const [c] = await store.read((r) => r.all(`SELECT (SELECT COUNT(*) FROM ${t.task}) AS correlations, (SELECT COUNT(*) FROM ${t.event}) AS events`));
+  const [c] = await store.read((r) =>
+    r.all(`SELECT (SELECT COUNT(*) FROM ${t.task}) AS correlations, (SELECT COUNT(*) FROM ${t.event}) AS events`),
+  );
   return { correlations: Number(c?.correlations), events: Number(c?.events) };
 }
 
@@ -95,7 +106,11 @@ function sqliteSize(file: string): { total: number; free: number; tables: Record
     const tables: Record<string, number> = {};
     try {
       // Indexes counted with their table, as pg_total_relation_size counts them.
-      const rows = db.prepare("SELECT COALESCE(s.tbl_name, d.name) AS name, SUM(d.pgsize) AS bytes FROM dbstat AS d LEFT JOIN sqlite_schema AS s ON s.name = d.name GROUP BY 1").all() as { name: string; bytes: number }[];
+      const rows = db
+        .prepare(
+          "SELECT COALESCE(s.tbl_name, d.name) AS name, SUM(d.pgsize) AS bytes FROM dbstat AS d LEFT JOIN sqlite_schema AS s ON s.name = d.name GROUP BY 1",
+        )
+        .all() as { name: string; bytes: number }[];
       for (const r of rows) {
         const table = r.name.replace(/^v\d+_/, "");
         tables[table] = (tables[table] ?? 0) + r.bytes;
@@ -126,32 +141,54 @@ async function postgresSize(store: Store): Promise<{ total: number; free: number
 async function medianLastAt(store: Store): Promise<number> {
   const t = tableNames((await store.read(activeGeneration)) as number);
   const { correlations } = await counts(store);
-  const [row] = await store.read((r) => r.all(`SELECT last_at FROM ${t.task} ORDER BY last_at LIMIT 1 OFFSET ?`, [Math.floor(correlations / 2)]));
+  const [row] = await store.read((r) =>
+    r.all(`SELECT last_at FROM ${t.task} ORDER BY last_at LIMIT 1 OFFSET ?`, [Math.floor(correlations / 2)]),
+  );
   return Number(row?.last_at);
 }
 
 function perTable(tables: Record<string, number>, correlations: number): string {
-  return Object.entries(tables).filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]).map(([name, b]) => `${name} ${fmt(b / correlations)}`).join(", ");
+  return Object.entries(tables)
+    .filter(([, b]) => b > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, b]) => `${name} ${fmt(b / correlations)}`)
+    .join(", ");
 }
 
 async function main(): Promise<void> {
   await serde.registerAll();
   const dir = mkdtempSync(join(tmpdir(), "projector-size-"));
-  const postgres = stores.includes("postgres") && process.env.A2A_LEDGER_PROJECTOR_DATABASE_URL === undefined ? await startPostgres() : undefined;
+  const postgres =
+    stores.includes("postgres") && process.env.A2A_LEDGER_PROJECTOR_DATABASE_URL === undefined
+      ? await startPostgres()
+      : undefined;
   const rows: string[] = [];
   try {
     const loadStarted = performance.now();
     const { byTopic, total, bytes } = await inputs();
-    console.log(`${fmt(observationCount)} observations, ${fmt(total)} records (${Object.entries(bytes).map(([r, b]) => `${r} ${mib(b)}`).join(", ")} as Avro on the topics, key and value) generated and decoded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+    console.log(
+      `${fmt(observationCount)} observations, ${fmt(total)} records (${Object.entries(bytes)
+        .map(([r, b]) => `${r} ${mib(b)}`)
+        .join(
+          ", ",
+        )} as Avro on the topics, key and value) generated and decoded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+    );
     for (const kind of stores) {
       const file = join(dir, "size.sqlite");
-      const url = kind === "postgres" ? (postgres !== undefined ? await freshDatabase(postgres.url) : (process.env.A2A_LEDGER_PROJECTOR_DATABASE_URL as string)) : "";
+      const url =
+        kind === "postgres"
+          ? postgres !== undefined
+            ? await freshDatabase(postgres.url)
+            : (process.env.A2A_LEDGER_PROJECTOR_DATABASE_URL as string)
+          : "";
       const store: Store = kind === "sqlite" ? new SqliteStore(file) : new PostgresStore(url);
       try {
         const seconds = await project(store, byTopic);
         const c = await counts(store);
         const size = kind === "sqlite" ? sqliteSize(file) : await postgresSize(store);
-        console.log(`${kind}: ${fmt(total)} records written in ${seconds.toFixed(1)} s; ${fmt(c.correlations)} correlations, ${fmt(c.events)} events; ${mib(size.total)} = ${fmt(size.total / c.correlations)} bytes/correlation`);
+        console.log(
+          `${kind}: ${fmt(total)} records written in ${seconds.toFixed(1)} s; ${fmt(c.correlations)} correlations, ${fmt(c.events)} events; ${mib(size.total)} = ${fmt(size.total / c.correlations)} bytes/correlation`,
+        );
         console.log(`  per table and its indexes, bytes/correlation: ${perTable(size.tables, c.correlations)}`);
         // Compacted: SQLite VACUUM, PostgreSQL VACUUM FULL (neither runs inside a transaction).
         if (kind === "sqlite") {
@@ -165,18 +202,26 @@ async function main(): Promise<void> {
           await client.end();
         }
         const compacted = kind === "sqlite" ? sqliteSize(file) : await postgresSize(store);
-        console.log(`  compacted: ${mib(compacted.total)} = ${fmt(compacted.total / c.correlations)} bytes/correlation; per table: ${perTable(compacted.tables, c.correlations)}`);
+        console.log(
+          `  compacted: ${mib(compacted.total)} = ${fmt(compacted.total / c.correlations)} bytes/correlation; per table: ${perTable(compacted.tables, c.correlations)}`,
+        );
         const cut = await medianLastAt(store);
         const pruned = await prune(store, cut);
         const after = kind === "sqlite" ? sqliteSize(file) : await postgresSize(store);
         const left = await counts(store);
-        console.log(`  prune before the median last event: ${fmt(pruned.correlations)} correlations, ${fmt(pruned.rows)} rows in ${pruned.chunks} transactions, ${(pruned.durationMs / 1000).toFixed(1)} s = ${fmt(pruned.correlations / (pruned.durationMs / 1000))} correlations/s; after: ${mib(after.total)} (${kind === "sqlite" ? `${mib(after.free)} free pages, reused by later writes` : "dead tuples until autovacuum"}), ${fmt(left.correlations)} correlations left`);
-        rows.push(`| ${kind} | ${fmt(c.correlations)} | ${fmt(c.events)} | ${mib(size.total)} | **${fmt(size.total / c.correlations)}** | ${fmt(compacted.total / c.correlations)} | ${(pruned.durationMs / 1000).toFixed(1)} s for ${fmt(pruned.correlations)} |`);
+        console.log(
+          `  prune before the median last event: ${fmt(pruned.correlations)} correlations, ${fmt(pruned.rows)} rows in ${pruned.chunks} transactions, ${(pruned.durationMs / 1000).toFixed(1)} s = ${fmt(pruned.correlations / (pruned.durationMs / 1000))} correlations/s; after: ${mib(after.total)} (${kind === "sqlite" ? `${mib(after.free)} free pages, reused by later writes` : "dead tuples until autovacuum"}), ${fmt(left.correlations)} correlations left`,
+        );
+        rows.push(
+          `| ${kind} | ${fmt(c.correlations)} | ${fmt(c.events)} | ${mib(size.total)} | **${fmt(size.total / c.correlations)}** | ${fmt(compacted.total / c.correlations)} | ${(pruned.durationMs / 1000).toFixed(1)} s for ${fmt(pruned.correlations)} |`,
+        );
       } finally {
         await store.close();
       }
     }
-    console.log("\n| store | correlations | events | views on disk | bytes/correlation | compacted | prune of the older half |\n|---|---:|---:|---:|---:|---:|---:|");
+    console.log(
+      "\n| store | correlations | events | views on disk | bytes/correlation | compacted | prune of the older half |\n|---|---:|---:|---:|---:|---:|---:|",
+    );
     for (const r of rows) console.log(r);
   } finally {
     await postgres?.stop();

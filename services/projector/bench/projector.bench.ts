@@ -66,14 +66,20 @@ async function load(): Promise<Record<string, number>> {
   for await (const r of decidedLog(observationCount, serde)) await push(topics[r.role], r.key, r.value);
   await flush();
   await producer.disconnect();
-  console.log(`loaded ${fmt(observationCount)} observations and ${fmt(Object.values(counts).reduce((a, b) => a + b, 0) - observationCount)} decisions, commands and snapshots in ${((now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `loaded ${fmt(observationCount)} observations and ${fmt(Object.values(counts).reduce((a, b) => a + b, 0) - observationCount)} decisions, commands and snapshots in ${((now() - started) / 1000).toFixed(1)} s`,
+  );
   return counts;
 }
 
 /** The baseline: a consumer group that decodes every record of the five topics and does nothing else. */
 async function decodeOnly(total: number): Promise<number> {
   const decoder = new InputDecoder(new Serde(endpoints.registryUrl), topics);
-  const consumer = kafka.consumer({ groupId: `bench-decode-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const consumer = kafka.consumer({
+    groupId: `bench-decode-${randomUUID()}`,
+    readUncommitted: false,
+    maxWaitTimeInMs: 100,
+  });
   await consumer.connect();
   for (const role of topicRoles) await consumer.subscribe({ topic: topics[role], fromBeginning: true });
   let seen = 0;
@@ -83,7 +89,15 @@ async function decodeOnly(total: number): Promise<number> {
       partitionsConsumedConcurrently: 2,
       eachBatch: async ({ batch, resolveOffset }) => {
         for (const m of batch.messages) {
-          await decoder.decode({ topic: batch.topic, partition: batch.partition, offset: Number(m.offset), timestamp: Number(m.timestamp) }, { key: m.key, value: m.value, headers: m.headers });
+          await decoder.decode(
+            {
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: Number(m.offset),
+              timestamp: Number(m.timestamp),
+            },
+            { key: m.key, value: m.value, headers: m.headers },
+          );
           resolveOffset(m.offset);
           if (++seen === total) resolve();
         }
@@ -103,7 +117,13 @@ function percentiles(samples: number[]) {
 }
 
 async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
-  const config = loadConfig({ ...process.env, ...env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_PROJECTOR_GROUP: `bench-projector-${kind}-${randomUUID().slice(0, 8)}`, A2A_LEDGER_PROJECTOR_PORT: "0" });
+  const config = loadConfig({
+    ...process.env,
+    ...env,
+    A2A_LEDGER_TOPIC_SUFFIX: suffix,
+    A2A_LEDGER_PROJECTOR_GROUP: `bench-projector-${kind}-${randomUUID().slice(0, 8)}`,
+    A2A_LEDGER_PROJECTOR_PORT: "0",
+  });
   const store = openStore(config.store);
   await migrate(store);
   const metrics = createMetrics();
@@ -124,7 +144,9 @@ async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
     return () => ((a = (a * 1103515245 + 12345) % 2 ** 31), a / 2 ** 31);
   })();
   const first = (await (await fetch(`${url}/v1/tasks?limit=50`)).json()) as { nextCursor: string };
-  const lineage = (await (await fetch(`${url}/v1/tasks/task-1`)).json()) as { attempts: { serverTasks: { serverTaskId: string }[] }[] };
+  const lineage = (await (await fetch(`${url}/v1/tasks/task-1`)).json()) as {
+    attempts: { serverTasks: { serverTaskId: string }[] }[];
+  };
   const serverTaskId = lineage.attempts[0]?.serverTasks[0]?.serverTaskId ?? "none";
   const queries: Record<string, () => string> = {
     "lineage of a random task": () => `/v1/tasks/task-${1 + Math.floor(random() * tasks)}`,
@@ -167,17 +189,34 @@ async function main(): Promise<void> {
     console.log(`decode only: ${fmt(total)} records in ${baseline.toFixed(1)} s = ${fmt(total / baseline)} records/s`);
     const results: { kind: string; seconds: number; latency: Record<string, ReturnType<typeof percentiles>> }[] = [];
     for (const kind of stores) {
-      const env = kind === "sqlite" ? { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "bench.sqlite") } : { A2A_LEDGER_PROJECTOR_DATABASE_URL: await freshDatabase((postgres as { url: string }).url) };
+      const env =
+        kind === "sqlite"
+          ? { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "bench.sqlite") }
+          : { A2A_LEDGER_PROJECTOR_DATABASE_URL: await freshDatabase((postgres as { url: string }).url) };
       const r = await project(kind, env, total);
       results.push({ kind, ...r });
-      console.log(`${kind}: ${fmt(total)} records in ${r.seconds.toFixed(1)} s = ${fmt(total / r.seconds)} records/s, ${((total / r.seconds) / (total / baseline)).toFixed(2)} of decode only`);
+      console.log(
+        `${kind}: ${fmt(total)} records in ${r.seconds.toFixed(1)} s = ${fmt(total / r.seconds)} records/s, ${(total / r.seconds / (total / baseline)).toFixed(2)} of decode only`,
+      );
     }
-    console.log(`\n| measure (${fmt(observationCount)} observations, ${fmt(total)} records) | records/s | vs decode only |\n|---|---:|---:|`);
+    console.log(
+      `\n| measure (${fmt(observationCount)} observations, ${fmt(total)} records) | records/s | vs decode only |\n|---|---:|---:|`,
+    );
     console.log(`| decode only (baseline) | ${fmt(total / baseline)} | 1.00 |`);
-    for (const r of results) console.log(`| projector into ${r.kind} | ${fmt(total / r.seconds)} | ${(baseline / r.seconds).toFixed(2)} |`);
-    console.log(`\n| query (${fmt(queryCount)} requests each) | ${results.map((r) => `${r.kind} p50 / p99 / max ms`).join(" | ")} |\n|---|${results.map(() => "---:").join("|")}|`);
+    for (const r of results)
+      console.log(`| projector into ${r.kind} | ${fmt(total / r.seconds)} | ${(baseline / r.seconds).toFixed(2)} |`);
+    console.log(
+      `\n| query (${fmt(queryCount)} requests each) | ${results.map((r) => `${r.kind} p50 / p99 / max ms`).join(" | ")} |\n|---|${results.map(() => "---:").join("|")}|`,
+    );
     for (const name of Object.keys(results[0]?.latency ?? {})) {
-      console.log(`| ${name} | ${results.map((r) => { const l = r.latency[name] as ReturnType<typeof percentiles>; return `${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} / ${l.max.toFixed(1)}`; }).join(" | ")} |`);
+      console.log(
+        `| ${name} | ${results
+          .map((r) => {
+            const l = r.latency[name] as ReturnType<typeof percentiles>;
+            return `${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} / ${l.max.toFixed(1)}`;
+          })
+          .join(" | ")} |`,
+      );
     }
   } finally {
     await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);

@@ -39,24 +39,49 @@ function mesh(): Observation[] {
   let at = Date.UTC(2026, 0, 1);
   for (let i = 0; i < workerCount; i++) {
     const w = `w-${String(i).padStart(4, "0")}`;
-    const card = agentCard({ org: `Org-${i % 7}`, version: "1.0", states: ["submitted", "working", "input-required", "completed", "failed"], taskStore: i % 2 === 0 ? "durable" : "ephemeral", skills: [{ id: "summarize", outputModes: ["text/plain", "text/markdown", "application/json"] }, { id: "translate", outputModes: ["text/plain"] }] });
+    const card = agentCard({
+      org: `Org-${i % 7}`,
+      version: "1.0",
+      states: ["submitted", "working", "input-required", "completed", "failed"],
+      taskStore: i % 2 === 0 ? "durable" : "ephemeral",
+      skills: [
+        { id: "summarize", outputModes: ["text/plain", "text/markdown", "application/json"] },
+        { id: "translate", outputModes: ["text/plain"] },
+      ],
+    });
     out.push(e.card(w, card, { at: at++, maxAge: 300 }));
-    out.push(e.probe(w, cardHash(card), { at: at++, states: i % 2 === 0 ? [S, W, IR, C] : [S, W, C], modes: i % 3 === 0 ? ["application/json"] : ["text/plain", "text/markdown"] }));
+    out.push(
+      e.probe(w, cardHash(card), {
+        at: at++,
+        states: i % 2 === 0 ? [S, W, IR, C] : [S, W, C],
+        modes: i % 3 === 0 ? ["application/json"] : ["text/plain", "text/markdown"],
+      }),
+    );
   }
   for (let i = 0; i < workerCount; i += 10) {
     const w = `w-${String(i).padStart(4, "0")}`;
     const corr = `lost-${i}`;
-    out.push(e.dispatch(corr, w, { at: at++ }), e.state(corr, w, `t-${i}`, "input-required", { at: at++ }), e.notFound(corr, w, `t-${i}`, { at: at++ }));
+    out.push(
+      e.dispatch(corr, w, { at: at++ }),
+      e.state(corr, w, `t-${i}`, "input-required", { at: at++ }),
+      e.notFound(corr, w, `t-${i}`, { at: at++ }),
+    );
   }
   return out;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 
-async function timed(base: string, name: string, path: (i: number) => string): Promise<{ name: string; p50: number; p99: number; max: number }> {
+async function timed(
+  base: string,
+  name: string,
+  path: (i: number) => string,
+): Promise<{ name: string; p50: number; p99: number; max: number }> {
   const once = async (i: number) => {
     const response = await fetch(`${base}${path(i)}`);
-    if (response.status !== 200) throw new Error(`${name}: ${path(i)} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    if (response.status !== 200)
+      throw new Error(`${name}: ${path(i)} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
     await response.arrayBuffer();
   };
   for (let i = 0; i < 50; i++) await once(i);
@@ -79,29 +104,54 @@ async function main(): Promise<void> {
     const log = mesh();
     const loadStart = Date.now();
     for (const { topic, partition, inputs } of inputsFor(log, { ruleSet: defaultRuleSetV3 })) {
-      for (let i = 0; i < inputs.length; i += 1_000) await writeBatch(store, gen, topic, partition, inputs.slice(i, i + 1_000), { lowWatermark: 0 });
+      for (let i = 0; i < inputs.length; i += 1_000)
+        await writeBatch(store, gen, topic, partition, inputs.slice(i, i + 1_000), { lowWatermark: 0 });
     }
     console.log(`loaded ${log.length} observations (${workerCount} workers) in ${Date.now() - loadStart} ms`);
     const stream = new LiveStream(store);
     const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
-    const server = buildServer({ config: { policy: { trustedVendors: ["Org-0"] }, cursorSecret: "a-bench-secret-of-16+", maxStreams: 1 }, store, stream, metrics: createMetrics(), kafka, logger: false });
+    const server = buildServer({
+      config: { policy: { trustedVendors: ["Org-0"] }, cursorSecret: "a-bench-secret-of-16+", maxStreams: 1 },
+      store,
+      stream,
+      metrics: createMetrics(),
+      kafka,
+      logger: false,
+    });
     const base = await server.listen({ host: "127.0.0.1", port: 0 });
     try {
       const worker = (i: number) => `w-${String((i * 7919) % workerCount).padStart(4, "0")}`;
       const rows = [
         await timed(base, "GET /healthz (baseline)", () => "/healthz"),
         await timed(base, "GET /v1/workers?limit=50 (baseline)", () => "/v1/workers?limit=50"),
-        await timed(base, "GET /v1/route resume input-required, accept text/*", () => "/v1/route?skill=summarize&state=input-required&accept=text/*"),
+        await timed(
+          base,
+          "GET /v1/route resume input-required, accept text/*",
+          () => "/v1/route?skill=summarize&state=input-required&accept=text/*",
+        ),
         await timed(base, "GET /v1/route new task, any mode", () => "/v1/route?skill=summarize"),
         await timed(base, "GET /v1/route new task, limit=1000", () => "/v1/route?skill=summarize&limit=1000"),
-        await timed(base, "GET /v1/workers/:id/verified-card (random worker)", (i) => `/v1/workers/${worker(i)}/verified-card`),
-        await timed(base, "GET /v1/workers/:id/verified-card (a worker that lost a task)", (i) => `/v1/workers/w-${String((i * 10) % workerCount).padStart(4, "0")}/verified-card`),
+        await timed(
+          base,
+          "GET /v1/workers/:id/verified-card (random worker)",
+          (i) => `/v1/workers/${worker(i)}/verified-card`,
+        ),
+        await timed(
+          base,
+          "GET /v1/workers/:id/verified-card (a worker that lost a task)",
+          (i) => `/v1/workers/w-${String((i * 10) % workerCount).padStart(4, "0")}/verified-card`,
+        ),
       ];
       const [health, list] = rows as [(typeof rows)[number], (typeof rows)[number]];
-      console.log(`\n${workerCount} workers, ${queryCount} requests each, one at a time over loopback HTTP (SQLite views)\n`);
+      console.log(
+        `\n${workerCount} workers, ${queryCount} requests each, one at a time over loopback HTTP (SQLite views)\n`,
+      );
       console.log("| request | p50 ms | p99 ms | max ms | p99 vs /healthz | p99 vs worker list |");
       console.log("|---|---:|---:|---:|---:|---:|");
-      for (const r of rows) console.log(`| ${r.name} | ${r.p50.toFixed(2)} | **${r.p99.toFixed(2)}** | ${r.max.toFixed(1)} | ${(r.p99 / health.p99).toFixed(1)}× | ${(r.p99 / list.p99).toFixed(2)}× |`);
+      for (const r of rows)
+        console.log(
+          `| ${r.name} | ${r.p50.toFixed(2)} | **${r.p99.toFixed(2)}** | ${r.max.toFixed(1)} | ${(r.p99 / health.p99).toFixed(1)}× | ${(r.p99 / list.p99).toFixed(2)}× |`,
+        );
     } finally {
       await server.close();
       stream.stop();

@@ -13,7 +13,15 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { generateLog } from "@a2a-ledger/core/testing";
-import { deleteTopics, fixture, kafka, serde, startIngest, startReconciler, waitForGroupAtEnd } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  fixture,
+  kafka,
+  serde,
+  startIngest,
+  startReconciler,
+  waitForGroupAtEnd,
+} from "../test/pipeline.ts";
 
 const observationCount = Number(process.env.OBSERVATIONS ?? 50_000);
 const logDir = process.env.KAFKA_LOG_DIR ?? new URL("../../../.a2a-ledger/kafka/data", import.meta.url).pathname;
@@ -26,7 +34,8 @@ function segmentBytes(topic: string): { bytes: number; partitions: number } {
   for (const entry of readdirSync(logDir)) {
     if (!entry.startsWith(`${topic}-`) || !/^\d+$/.test(entry.slice(topic.length + 1))) continue;
     partitions++;
-    for (const file of readdirSync(join(logDir, entry))) if (file.endsWith(".log")) bytes += statSync(join(logDir, entry, file)).size;
+    for (const file of readdirSync(join(logDir, entry)))
+      if (file.endsWith(".log")) bytes += statSync(join(logDir, entry, file)).size;
   }
   return { bytes, partitions };
 }
@@ -47,16 +56,24 @@ async function main(): Promise<void> {
     for (let i = 0; i < lines.length; i += 1_000) await ingest.post(lines.slice(i, i + 1_000));
     const posted = (performance.now() - started) / 1000;
     await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 600_000);
-    console.log(`${fmt(observationCount)} observations (${fmt(correlations)} correlations, ${fmt(jsonBytes / observationCount)} bytes each as ingest JSON) posted in ${posted.toFixed(1)} s and decided`);
-    console.log(`\n| topic (one replica, ${logDir}) | partitions | segment bytes | bytes per observation |\n|---|---:|---:|---:|`);
+    console.log(
+      `${fmt(observationCount)} observations (${fmt(correlations)} correlations, ${fmt(jsonBytes / observationCount)} bytes each as ingest JSON) posted in ${posted.toFixed(1)} s and decided`,
+    );
+    console.log(
+      `\n| topic (one replica, ${logDir}) | partitions | segment bytes | bytes per observation |\n|---|---:|---:|---:|`,
+    );
     let total = 0;
     for (const [role, topic] of Object.entries(f.topics)) {
       const { bytes, partitions } = segmentBytes(topic);
       if (partitions === 0) continue;
       total += bytes;
-      console.log(`| \`${topic.replace(`.${f.suffix}`, "")}\` (${role}) | ${partitions} | ${fmt(bytes)} | ${(bytes / observationCount).toFixed(1)} |`);
+      console.log(
+        `| \`${topic.replace(`.${f.suffix}`, "")}\` (${role}) | ${partitions} | ${fmt(bytes)} | ${(bytes / observationCount).toFixed(1)} |`,
+      );
     }
-    console.log(`| all topics | | ${fmt(total)} | **${(total / observationCount).toFixed(1)}** (× 3 at factor 3: ${(3 * total / observationCount).toFixed(1)}) |`);
+    console.log(
+      `| all topics | | ${fmt(total)} | **${(total / observationCount).toFixed(1)}** (× 3 at factor 3: ${((3 * total) / observationCount).toFixed(1)}) |`,
+    );
   } finally {
     await reconciler.stop();
     await ingest.close();

@@ -18,7 +18,18 @@ import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { rebuild } from "./rebuild.ts";
 import { openStore } from "./store/open-store.ts";
-import { deleteTopics, type Fixture, fixture, kafka, produce, serde, startProjector, startReconciler, waitFor, waitForGroupAtEnd } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  type Fixture,
+  fixture,
+  kafka,
+  produce,
+  serde,
+  startProjector,
+  startReconciler,
+  waitFor,
+  waitForGroupAtEnd,
+} from "../test/pipeline.ts";
 
 let admin: Admin;
 let f: Fixture;
@@ -33,15 +44,38 @@ async function cardRound(): Promise<void> {
   version++;
   const lines = workers.map((w) =>
     JSON.stringify({
-      type: "AgentCardObserved", eventId: randomUUID(), correlationId: `card:${w}`, occurredAt: Date.now(), observer: "proxy", workerId: w, cardUrl: `http://${w}/card`,
-      card: { name: w, version: `1.${version}`, provider: { organization: "Compaction" }, capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], taskStore: "ephemeral" } }] }, defaultOutputModes: ["text/plain"], skills: [{ id: "s", outputModes: ["text/plain"] }] },
+      type: "AgentCardObserved",
+      eventId: randomUUID(),
+      correlationId: `card:${w}`,
+      occurredAt: Date.now(),
+      observer: "proxy",
+      workerId: w,
+      cardUrl: `http://${w}/card`,
+      card: {
+        name: w,
+        version: `1.${version}`,
+        provider: { organization: "Compaction" },
+        capabilities: {
+          extensions: [
+            {
+              uri: lifecycleExtensionUri,
+              params: { states: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], taskStore: "ephemeral" },
+            },
+          ],
+        },
+        defaultOutputModes: ["text/plain"],
+        skills: [{ id: "s", outputModes: ["text/plain"] }],
+      },
     }),
   );
-  await produce(f.topics.observations, lines.map((line): Observation => {
-    const parsed = parseObservationJson(line);
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-    return parsed.observation;
-  }));
+  await produce(
+    f.topics.observations,
+    lines.map((line): Observation => {
+      const parsed = parseObservationJson(line);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+      return parsed.observation;
+    }),
+  );
 }
 
 /** Offsets of the records a read_committed reader finds on the capabilities topic now. */
@@ -54,11 +88,17 @@ async function capabilityOffsets(): Promise<number[]> {
   try {
     await consumer.subscribe({ topic: f.topics.capabilities, fromBeginning: true });
     let last = -1;
-    await consumer.run({ eachBatch: async ({ batch }) => {
-      for (const m of batch.messages) offsets.push(Number(m.offset));
-      last = Math.max(last, Number(batch.lastOffset()));
-    } });
-    await waitFor("reading the capabilities topic to its end", async () => (last + 1 >= end || end === 0 ? true : undefined), 60_000);
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) offsets.push(Number(m.offset));
+        last = Math.max(last, Number(batch.lastOffset()));
+      },
+    });
+    await waitFor(
+      "reading the capabilities topic to its end",
+      async () => (last + 1 >= end || end === 0 ? true : undefined),
+      60_000,
+    );
   } finally {
     await consumer.disconnect();
   }
@@ -67,27 +107,46 @@ async function capabilityOffsets(): Promise<number[]> {
 
 /** Until the log cleaner removed the record at `offset` (a later card of its worker superseded it). */
 async function compactedAway(offset: number): Promise<number[]> {
-  return waitFor(`the log cleaner to remove offset ${offset} of ${f.topics.capabilities}`, async () => {
-    await cardRound(); // rolls the active segment (segment.ms) so the cleaner can take the older ones
-    await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 60_000);
-    const offsets = await capabilityOffsets();
-    console.log(`capabilities offsets after round ${version}: ${offsets.join(",")}`);
-    return offsets.length > 0 && !offsets.includes(offset) && (offsets[offsets.length - 1] as number) > offset ? offsets : undefined;
-  }, 240_000);
+  return waitFor(
+    `the log cleaner to remove offset ${offset} of ${f.topics.capabilities}`,
+    async () => {
+      await cardRound(); // rolls the active segment (segment.ms) so the cleaner can take the older ones
+      await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 60_000);
+      const offsets = await capabilityOffsets();
+      console.log(`capabilities offsets after round ${version}: ${offsets.join(",")}`);
+      return offsets.length > 0 && !offsets.includes(offset) && (offsets[offsets.length - 1] as number) > offset
+        ? offsets
+        : undefined;
+    },
+    240_000,
+  );
 }
 
 beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
   await serde.registerAll();
-  f = await fixture(admin, "projector-compacted", { A2A_LEDGER_PROJECTOR_SQLITE_PATH: file, A2A_LEDGER_PROJECTOR_MAX_BATCH: "10", A2A_LEDGER_PROJECTOR_CONCURRENCY: "1" });
+  f = await fixture(admin, "projector-compacted", {
+    A2A_LEDGER_PROJECTOR_SQLITE_PATH: file,
+    A2A_LEDGER_PROJECTOR_MAX_BATCH: "10",
+    A2A_LEDGER_PROJECTOR_CONCURRENCY: "1",
+  });
   // The cleaner may take any segment but the active one at once: tiny segments, no lag, any dirt.
   await admin.alterConfigs({
     validateOnly: false,
-    resources: [{ type: 2, name: f.topics.capabilities, configEntries: [
-      { name: "cleanup.policy", value: "compact" }, { name: "segment.ms", value: "200" }, { name: "min.cleanable.dirty.ratio", value: "0.001" },
-      { name: "min.compaction.lag.ms", value: "0" }, { name: "delete.retention.ms", value: "100" },
-    ] }],
+    resources: [
+      {
+        type: 2,
+        name: f.topics.capabilities,
+        configEntries: [
+          { name: "cleanup.policy", value: "compact" },
+          { name: "segment.ms", value: "200" },
+          { name: "min.cleanable.dirty.ratio", value: "0.001" },
+          { name: "min.compaction.lag.ms", value: "0" },
+          { name: "delete.retention.ms", value: "100" },
+        ],
+      },
+    ],
   });
   reconciler = await startReconciler(f);
 });

@@ -6,9 +6,16 @@ describeRenamedSettings({ service: "PROJECTOR", load: loadConfig });
 
 describe("loadConfig: the rate limit", () => {
   it("reads the limit and its window; 0 switches it off, a negative or fractional value is refused", () => {
-    expect(loadConfig({})).toMatchObject({ rateLimit: configDefaults.rateLimit, rateLimitWindowMs: configDefaults.rateLimitWindowMs });
-    expect(loadConfig({ A2A_LEDGER_PROJECTOR_RATE_LIMIT: "0", A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS: "1000" })).toMatchObject({ rateLimit: 0, rateLimitWindowMs: 1000 });
+    expect(loadConfig({})).toMatchObject({
+      rateLimit: configDefaults.rateLimit,
+      rateLimitWindowMs: configDefaults.rateLimitWindowMs,
+    });
+    expect(
+      loadConfig({ A2A_LEDGER_PROJECTOR_RATE_LIMIT: "0", A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS: "1000" }),
+    ).toMatchObject({ rateLimit: 0, rateLimitWindowMs: 1000 });
     expect(() => loadConfig({ A2A_LEDGER_PROJECTOR_RATE_LIMIT: "-1" })).toThrow(/A2A_LEDGER_PROJECTOR_RATE_LIMIT\b/);
-    expect(() => loadConfig({ A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS: "1.5" })).toThrow(/A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS/);
+    expect(() => loadConfig({ A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS: "1.5" })).toThrow(
+      /A2A_LEDGER_PROJECTOR_RATE_LIMIT_WINDOW_MS/,
+    );
   });
 });

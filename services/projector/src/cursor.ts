@@ -14,7 +14,8 @@ export const cursorPattern = "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{24}$";
 const cursorShape = new RegExp(cursorPattern);
 
 /** Whether `cursor` has the shape of one this service issues (its signature is checked by decode). */
-export const wellFormedCursor = (cursor: string): boolean => cursor.length <= maxCursorChars && cursorShape.test(cursor);
+export const wellFormedCursor = (cursor: string): boolean =>
+  cursor.length <= maxCursorChars && cursorShape.test(cursor);
 
 export class Cursors {
   constructor(private readonly secret: string) {}
@@ -30,7 +31,8 @@ export class Cursors {
 
   /** The position a cursor holds; PROJECTOR_BAD_CURSOR for anything this service did not issue for `scope`. */
   decode(scope: string, cursor: string, shape: readonly ("string" | "number")[]): CursorPosition {
-    const bad = (why: string) => new ProjectorError("PROJECTOR_BAD_CURSOR", `The cursor is not valid for this query: ${why}.`, "cursor");
+    const bad = (why: string) =>
+      new ProjectorError("PROJECTOR_BAD_CURSOR", `The cursor is not valid for this query: ${why}.`, "cursor");
     if (!wellFormedCursor(cursor)) throw bad("malformed");
     const [body, signature] = cursor.split(".") as [string, string];
     const given = Buffer.from(signature, "base64url");
@@ -44,7 +46,12 @@ export class Cursors {
     }
     const { s, p } = (parsed ?? {}) as { s?: unknown; p?: unknown };
     if (s !== scope) throw bad("it was issued for another query");
-    if (!Array.isArray(p) || p.length !== shape.length || p.some((v, i) => typeof v !== shape[i] || (typeof v === "number" && !Number.isSafeInteger(v)))) throw bad("malformed");
+    if (
+      !Array.isArray(p) ||
+      p.length !== shape.length ||
+      p.some((v, i) => typeof v !== shape[i] || (typeof v === "number" && !Number.isSafeInteger(v)))
+    )
+      throw bad("malformed");
     return p as CursorPosition;
   }
 }

@@ -17,11 +17,19 @@ let stream: LiveStream;
 beforeAll(async () => {
   store = await newStore("sqlite");
   const gen = (await store.read(activeGeneration)) as number;
-  for (const { topic, partition, inputs } of inputsFor(story())) await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
+  for (const { topic, partition, inputs } of inputsFor(story()))
+    await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
   stream = new LiveStream(store);
   // The HTTP contract is about requests; Kafka's side (/readyz, staleness) is covered by the pipeline tests.
   const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
-  server = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 }, store, stream, metrics: createMetrics(), kafka, logger: false });
+  server = buildServer({
+    config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 },
+    store,
+    stream,
+    metrics: createMetrics(),
+    kafka,
+    logger: false,
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -30,7 +38,12 @@ afterAll(async () => {
 
 const get = async (url: string) => {
   const response = await server.inject({ method: "GET", url });
-  return { status: response.statusCode, body: response.headers["content-type"]?.toString().startsWith("application/json") ? (response.json() as { code?: string; parameter?: string } & Record<string, unknown>) : { text: response.body } };
+  return {
+    status: response.statusCode,
+    body: response.headers["content-type"]?.toString().startsWith("application/json")
+      ? (response.json() as { code?: string; parameter?: string } & Record<string, unknown>)
+      : { text: response.body },
+  };
 };
 
 describe("bad requests get a 4xx with a stable code and reach no SQL unparameterised", () => {
@@ -71,7 +84,12 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
   });
 
   it("treats injection attempts through ids and filters as plain values: nothing found, nothing changed", async () => {
-    for (const hostile of ["task-42' OR '1'='1", "task-42\"; DROP TABLE projector_active; --", "%' OR 1=1 --", "task-42) UNION SELECT * FROM projector_generation --"]) {
+    for (const hostile of [
+      "task-42' OR '1'='1",
+      'task-42"; DROP TABLE projector_active; --',
+      "%' OR 1=1 --",
+      "task-42) UNION SELECT * FROM projector_generation --",
+    ]) {
       expect((await get(`/v1/tasks/${encodeURIComponent(hostile)}`)).status).toBe(404);
       const list = await get(`/v1/tasks?q=${encodeURIComponent(hostile)}&workerId=${encodeURIComponent(hostile)}`);
       expect(list.status).toBe(200);
@@ -83,7 +101,9 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
 
   it("takes what its OpenAPI document allows: ids of 512 characters outside the BMP, times before 1970, any date-time with an offset", async () => {
     const astral = "\u{1F600}".repeat(512);
-    expect((await get(`/v1/tasks?workerId=${encodeURIComponent(astral)}&q=${encodeURIComponent(astral)}`)).status).toBe(200);
+    expect((await get(`/v1/tasks?workerId=${encodeURIComponent(astral)}&q=${encodeURIComponent(astral)}`)).status).toBe(
+      200,
+    );
     expect((await get(`/v1/tasks/${encodeURIComponent(astral)}`)).status).toBe(404);
     expect((await get(`/v1/tasks/${encodeURIComponent(`${astral}x`)}`)).body.code).toBe("PROJECTOR_BAD_ID");
     expect((await get("/v1/tasks?since=-5&until=999999999999999")).status).toBe(200);
@@ -94,10 +114,14 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
     const first = await get("/v1/violations?limit=1");
     const cursor = String(first.body.nextCursor);
     expect((await get(`/v1/violations?limit=1&cursor=${cursor}`)).status).toBe(200);
-    expect((await get(`/v1/violations?limit=1&kind=DIVERGENT_ARTIFACTS&cursor=${cursor}`)).body.code).toBe("PROJECTOR_BAD_CURSOR");
+    expect((await get(`/v1/violations?limit=1&kind=DIVERGENT_ARTIFACTS&cursor=${cursor}`)).body.code).toBe(
+      "PROJECTOR_BAD_CURSOR",
+    );
     expect((await get(`/v1/tasks?cursor=${cursor}`)).body.code).toBe("PROJECTOR_BAD_CURSOR");
     const [body, signature] = cursor.split(".") as [string, string];
-    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, "base64url").toString()), p: [0, "zzz"] })).toString("base64url");
+    const altered = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, "base64url").toString()), p: [0, "zzz"] }),
+    ).toString("base64url");
     expect((await get(`/v1/violations?limit=1&cursor=${altered}.${signature}`)).body.code).toBe("PROJECTOR_BAD_CURSOR");
   });
 
@@ -106,12 +130,25 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
     expect(post.statusCode).toBe(405);
     expect(post.json()).toMatchObject({ code: "PROJECTOR_METHOD_NOT_ALLOWED" });
     expect(post.headers.allow).toBe("GET, HEAD");
-    const big = await server.inject({ method: "DELETE", url: "/v1/tasks/task-42", headers: { "content-type": "application/json" }, payload: "x".repeat(100_000) });
+    const big = await server.inject({
+      method: "DELETE",
+      url: "/v1/tasks/task-42",
+      headers: { "content-type": "application/json" },
+      payload: "x".repeat(100_000),
+    });
     expect(big.statusCode).toBeGreaterThanOrEqual(400);
     expect(big.statusCode).toBeLessThan(500);
-    expect((await server.inject({ method: "PUT", url: "/v1/elsewhere" })).json()).toMatchObject({ code: "PROJECTOR_NOT_FOUND" });
+    expect((await server.inject({ method: "PUT", url: "/v1/elsewhere" })).json()).toMatchObject({
+      code: "PROJECTOR_NOT_FOUND",
+    });
     // Every method on every path the server serves, not only the common ones.
-    for (const [method, url] of [["TRACE", "/healthz"], ["QUERY", "/v1/tasks/x/timeline"], ["OPTIONS", "/v1/stream"], ["PATCH", "/openapi.json"], ["DELETE", "/"]] as const) {
+    for (const [method, url] of [
+      ["TRACE", "/healthz"],
+      ["QUERY", "/v1/tasks/x/timeline"],
+      ["OPTIONS", "/v1/stream"],
+      ["PATCH", "/openapi.json"],
+      ["DELETE", "/"],
+    ] as const) {
       const response = await server.inject({ method, url });
       expect(response.statusCode, `${method} ${url}`).toBe(405);
       expect(response.headers.allow, `${method} ${url}`).toBe("GET, HEAD");
@@ -119,7 +156,9 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
   });
 
   it("documents every error code in its OpenAPI document", async () => {
-    const openapi = (await server.inject({ method: "GET", url: "/openapi.json" })).json() as { components: { schemas: { Error: { properties: { code: { enum: string[] } } } } } };
+    const openapi = (await server.inject({ method: "GET", url: "/openapi.json" })).json() as {
+      components: { schemas: { Error: { properties: { code: { enum: string[] } } } } };
+    };
     expect(openapi.components.schemas.Error.properties.code.enum).toEqual(errorCodes);
   });
 

@@ -1,6 +1,14 @@
 /** @a2a-ledger/projector — query views over the ledger's topics, an HTTP API, a live stream and a web page. */
 export { loadConfig, configDefaults, type ProjectorConfig, type StoreConfig } from "./config.ts";
-export { errorCatalogue, errorCodes, poisonReasons, ProjectorError, ProjectorConfigError, type ErrorCode, type PoisonReason } from "./errors.ts";
+export {
+  errorCatalogue,
+  errorCodes,
+  poisonReasons,
+  ProjectorError,
+  ProjectorConfigError,
+  type ErrorCode,
+  type PoisonReason,
+} from "./errors.ts";
 export { Projector, type ProjectorOptions } from "./projector.ts";
 export { buildServer, type ServerDeps } from "./server.ts";
 export { LiveStream } from "./live-stream.ts";

@@ -60,9 +60,16 @@ function headerText(headers: IHeaders | undefined, name: string): string | null 
   return first === undefined ? null : Buffer.isBuffer(first) ? first.toString("utf8") : String(first);
 }
 
-const integerOrNull = (text: string | null): number | null => (text !== null && /^\d{1,15}$/.test(text) ? Number(text) : null);
+const integerOrNull = (text: string | null): number | null =>
+  text !== null && /^\d{1,15}$/.test(text) ? Number(text) : null;
 
-function deadLetterOf(raw: RawRecord, recordedBy: DeadLetterView["recordedBy"], reason: string, detail: string, sourceOverride?: Source): DeadLetterView {
+function deadLetterOf(
+  raw: RawRecord,
+  recordedBy: DeadLetterView["recordedBy"],
+  reason: string,
+  detail: string,
+  sourceOverride?: Source,
+): DeadLetterView {
   return {
     recordedBy,
     reason,
@@ -85,7 +92,10 @@ function holdsNul(value: unknown): boolean {
 }
 
 class Poison extends Error {
-  constructor(readonly reason: PoisonReason, detail: string) {
+  constructor(
+    readonly reason: PoisonReason,
+    detail: string,
+  ) {
     super(detail);
   }
 }
@@ -93,7 +103,10 @@ class Poison extends Error {
 export class InputDecoder {
   private readonly roles = new Map<string, TopicRole>();
 
-  constructor(private readonly serde: Serde, readonly topics: TopicNames) {
+  constructor(
+    private readonly serde: Serde,
+    readonly topics: TopicNames,
+  ) {
     for (const role of topicRoles) this.roles.set(topics[role], role);
   }
 
@@ -107,14 +120,33 @@ export class InputDecoder {
     if (role === undefined) throw new Error(`not an input topic: ${source.topic}`);
     if (role === "dlq") {
       const reason = headerText(raw.headers, dlqHeader.reason) ?? "UNKNOWN";
-      return { kind: "dead-letter", source, deadLetter: deadLetterOf(raw, "reconciler", reason.slice(0, 100), headerText(raw.headers, dlqHeader.detail) ?? "") };
+      return {
+        kind: "dead-letter",
+        source,
+        deadLetter: deadLetterOf(
+          raw,
+          "reconciler",
+          reason.slice(0, 100),
+          headerText(raw.headers, dlqHeader.detail) ?? "",
+        ),
+      };
     }
     if (raw.value === null && role === "capabilities") return { kind: "skip", source };
     try {
       return await this.decodeTyped(role, source, raw);
     } catch (error) {
       if (!(error instanceof Poison)) throw error;
-      return { kind: "dead-letter", source, deadLetter: deadLetterOf(raw, "projector", error.reason, `${poisonReasons[error.reason].message}: ${error.message}`, source) };
+      return {
+        kind: "dead-letter",
+        source,
+        deadLetter: deadLetterOf(
+          raw,
+          "projector",
+          error.reason,
+          `${poisonReasons[error.reason].message}: ${error.message}`,
+          source,
+        ),
+      };
     }
   }
 
@@ -126,22 +158,34 @@ export class InputDecoder {
     } catch (error) {
       const failure = classifyDecodeFailure(error);
       if (failure === undefined) throw error;
-      throw new Poison(failure.kind === "undecodable" ? "PROJECTOR_UNDECODABLE" : "PROJECTOR_UNKNOWN_SCHEMA", failure.message);
+      throw new Poison(
+        failure.kind === "undecodable" ? "PROJECTOR_UNDECODABLE" : "PROJECTOR_UNKNOWN_SCHEMA",
+        failure.message,
+      );
     }
     const key = raw.key?.toString("utf8") ?? null;
     const { record } = decoded;
     if (holdsNul(record)) throw new Poison("PROJECTOR_UNSTORABLE_TEXT", `a ${record.type} record`);
     if (role === "capabilities") {
       if (record.type !== "CapabilitySnapshot") throw new Poison("PROJECTOR_WRONG_TOPIC", `a ${record.type} record`);
-      if (key !== record.workerId) throw new Poison("PROJECTOR_KEY_MISMATCH", `key ${JSON.stringify(key)}, workerId ${JSON.stringify(record.workerId)}`);
+      if (key !== record.workerId)
+        throw new Poison(
+          "PROJECTOR_KEY_MISMATCH",
+          `key ${JSON.stringify(key)}, workerId ${JSON.stringify(record.workerId)}`,
+        );
       const { type: _type, ...snapshot } = record;
       return { kind: "snapshot", source, record: snapshot };
     }
     const expected = role === "observations" ? "observations" : "decisions";
     if (decoded.group !== expected) throw new Poison("PROJECTOR_WRONG_TOPIC", `a ${decoded.typeName} record`);
-    if (role === "commands" && record.type !== "RedispatchCommanded" && record.type !== "ProbeRequested") throw new Poison("PROJECTOR_WRONG_TOPIC", `a ${record.type} record is not a command`);
+    if (role === "commands" && record.type !== "RedispatchCommanded" && record.type !== "ProbeRequested")
+      throw new Poison("PROJECTOR_WRONG_TOPIC", `a ${record.type} record is not a command`);
     const correlationId = (record as { correlationId: string }).correlationId;
-    if (key !== correlationId) throw new Poison("PROJECTOR_KEY_MISMATCH", `key ${JSON.stringify(key)}, correlationId ${JSON.stringify(correlationId)}`);
+    if (key !== correlationId)
+      throw new Poison(
+        "PROJECTOR_KEY_MISMATCH",
+        `key ${JSON.stringify(key)}, correlationId ${JSON.stringify(correlationId)}`,
+      );
     if (role === "observations") return { kind: "observation", source, record: record as Observation };
     return { kind: role === "commands" ? "command" : "decision", source, record: record as Decision };
   }

@@ -17,14 +17,21 @@ describe.each(storeKinds)("live stream on %s", (kind) => {
     const store = await newStore(kind);
     const stream = new LiveStream(store, 100);
     await stream.start();
-    const got = { all: [] as StreamEvent[], task42: [] as StreamEvent[], gamma: [] as StreamEvent[], beta: [] as StreamEvent[], other: [] as StreamEvent[] };
+    const got = {
+      all: [] as StreamEvent[],
+      task42: [] as StreamEvent[],
+      gamma: [] as StreamEvent[],
+      beta: [] as StreamEvent[],
+      other: [] as StreamEvent[],
+    };
     stream.subscribe({}, (e) => got.all.push(e));
     stream.subscribe({ correlationId: "task-42" }, (e) => got.task42.push(e));
     stream.subscribe({ workerId: "w-gamma" }, (e) => got.gamma.push(e));
     stream.subscribe({ workerId: "w-beta" }, (e) => got.beta.push(e));
     stream.subscribe({ correlationId: "task-0" }, (e) => got.other.push(e));
     const gen = (await store.read(activeGeneration)) as number;
-    for (const { topic, partition, inputs } of inputsFor(story())) await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
+    for (const { topic, partition, inputs } of inputsFor(story()))
+      await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
     await until(() => got.task42.some((e) => e.data.status === "reconciled"));
     expect(got.task42.every((e) => e.event === "task" && e.data.correlationId === "task-42")).toBe(true);
     expect(got.task42.map((e) => e.data.status)).toContain("reconciled");

@@ -26,7 +26,10 @@ export class LiveStream {
   private timer: NodeJS.Timeout | undefined;
   private gen: number | undefined;
 
-  constructor(private readonly store: Store, private readonly generationCheckMs = 2_000) {}
+  constructor(
+    private readonly store: Store,
+    private readonly generationCheckMs = 2_000,
+  ) {}
 
   get size(): number {
     return this.clients.size;
@@ -42,7 +45,8 @@ export class LiveStream {
   private async checkGeneration(): Promise<void> {
     const gen = await this.store.read(activeGeneration).catch(() => undefined);
     if (gen === undefined) return;
-    if (this.gen !== undefined && gen !== this.gen) this.broadcast({ event: "refresh", data: { reason: "rebuilt", generation: gen } });
+    if (this.gen !== undefined && gen !== this.gen)
+      this.broadcast({ event: "refresh", data: { reason: "rebuilt", generation: gen } });
     this.gen = gen;
   }
 
@@ -67,7 +71,8 @@ export class LiveStream {
         if (filter.correlationId !== undefined || (filter.workerId !== undefined && w !== filter.workerId)) continue;
         listener({ event: "worker", data: { workerId: w } });
       }
-      if (notice.dlq > 0 && filter.correlationId === undefined && filter.workerId === undefined) listener({ event: "dlq", data: { added: notice.dlq } });
+      if (notice.dlq > 0 && filter.correlationId === undefined && filter.workerId === undefined)
+        listener({ event: "dlq", data: { added: notice.dlq } });
     }
   }
 

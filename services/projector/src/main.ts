@@ -6,7 +6,15 @@
  * this as a child process.
  */
 import { stopOnSignal } from "@a2a-ledger/env";
-import { accessFailureOf, createKafka, ensureTopics, PartitionsSettingError, partitionsFromEnv, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
+import {
+  accessFailureOf,
+  createKafka,
+  ensureTopics,
+  PartitionsSettingError,
+  partitionsFromEnv,
+  processClientConfig,
+  topicSpecs,
+} from "@a2a-ledger/kafka";
 import { loadConfig, type ProjectorConfig } from "./config.ts";
 import { ProjectorConfigError } from "./errors.ts";
 import { LiveStream } from "./live-stream.ts";
@@ -70,12 +78,19 @@ async function main(): Promise<number> {
       await store.close();
     }
   }
-  const context = { topics: topicSpecs(config.topics).map((t) => t.name), groupId: config.groupId, client: processClientConfig() };
-  let refused = await ensureInputTopics(config, partitions).then(() => undefined, (e: unknown) => {
-    const failure = accessFailureOf(e, context);
-    if (failure === undefined) throw e;
-    return failure;
-  });
+  const context = {
+    topics: topicSpecs(config.topics).map((t) => t.name),
+    groupId: config.groupId,
+    client: processClientConfig(),
+  };
+  let refused = await ensureInputTopics(config, partitions).then(
+    () => undefined,
+    (e: unknown) => {
+      const failure = accessFailureOf(e, context);
+      if (failure === undefined) throw e;
+      return failure;
+    },
+  );
   if (refused !== undefined) log.error({ code: refused.code, resource: refused.resource }, refused.message);
 
   if (command === "rebuild") {
@@ -95,7 +110,11 @@ async function main(): Promise<number> {
   const stream = new LiveStream(store);
   // Trust or verify is judged by the recorded trust policy; the variable no longer decides.
   const policy = new PolicyFollower(config, config.topics.policy, log);
-  if (config.policy.trustedVendors.length > 0) log.warn({ ignored: config.policy.trustedVendors }, "A2A_LEDGER_TRUSTED_VENDORS is ignored: the worker pages judge by the trust policy recorded on Kafka (a2a-ledger policy show)");
+  if (config.policy.trustedVendors.length > 0)
+    log.warn(
+      { ignored: config.policy.trustedVendors },
+      "A2A_LEDGER_TRUSTED_VENDORS is ignored: the worker pages judge by the trust policy recorded on Kafka (a2a-ledger policy show)",
+    );
   const server = buildServer({ config: { ...config, policy }, store, stream, metrics, kafka: projector, logger: log });
   const stopped = stopOnSignal({
     log,
@@ -111,12 +130,15 @@ async function main(): Promise<number> {
   await stream.start();
   // Refused by Kafka (credentials, certificate, ACL): the API keeps serving the views, /readyz says why.
   if (refused === undefined) {
-    refused = await projector.start().then(() => undefined, (e: unknown) => {
-      const failure = accessFailureOf(e, context);
-      if (failure === undefined) throw e;
-      log.error({ code: failure.code, resource: failure.resource }, failure.message);
-      return failure;
-    });
+    refused = await projector.start().then(
+      () => undefined,
+      (e: unknown) => {
+        const failure = accessFailureOf(e, context);
+        if (failure === undefined) throw e;
+        log.error({ code: failure.code, resource: failure.resource }, failure.message);
+        return failure;
+      },
+    );
   }
   if (refused !== undefined) projector.refusedBy(refused);
   else await policy.start();

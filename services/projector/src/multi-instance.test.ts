@@ -3,7 +3,20 @@ import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
-import { deleteTopics, type Fixture, fixture, type InProcessProjector, kafka, produce, serde, startProjector, startReconciler, waitFor, waitForGroupAtEnd, generatedObservations } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  type Fixture,
+  fixture,
+  type InProcessProjector,
+  kafka,
+  produce,
+  serde,
+  startProjector,
+  startReconciler,
+  waitFor,
+  waitForGroupAtEnd,
+  generatedObservations,
+} from "../test/pipeline.ts";
 import { freshDatabase, type PostgresServer, startPostgres } from "../test/postgres.ts";
 import { createLogger } from "./logger.ts";
 import { rebuild } from "./rebuild.ts";
@@ -23,7 +36,11 @@ beforeAll(async () => {
   await admin.connect();
   await serde.registerAll();
   postgres = await startPostgres();
-  f = await fixture(admin, "projector-multi", { A2A_LEDGER_PROJECTOR_DATABASE_URL: await freshDatabase(postgres.url), A2A_LEDGER_PROJECTOR_MAX_BATCH: "50", A2A_LEDGER_PROJECTOR_CONCURRENCY: "3" });
+  f = await fixture(admin, "projector-multi", {
+    A2A_LEDGER_PROJECTOR_DATABASE_URL: await freshDatabase(postgres.url),
+    A2A_LEDGER_PROJECTOR_MAX_BATCH: "50",
+    A2A_LEDGER_PROJECTOR_CONCURRENCY: "3",
+  });
   reconciler = await startReconciler(f);
 });
 
@@ -40,7 +57,9 @@ it("two instances on one PostgreSQL share the partitions and stay correct; a reb
   projectors.push(first);
   await produce(f.topics.observations, observations.slice(0, count / 2));
   // The second instance joins mid-stream: the group rebalances while both write.
-  await waitFor("the first instance to make progress", async () => ((await first.server.inject({ method: "GET", url: "/v1/tasks?limit=1" })).json().items.length > 0 ? true : undefined));
+  await waitFor("the first instance to make progress", async () =>
+    (await first.server.inject({ method: "GET", url: "/v1/tasks?limit=1" })).json().items.length > 0 ? true : undefined,
+  );
   const second = await startProjector(f, {});
   projectors.push(second);
   await produce(f.topics.observations, observations.slice(count / 2));

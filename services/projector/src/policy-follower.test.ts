@@ -11,7 +11,18 @@ import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { TrustPolicy } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { deleteTopics, type Fixture, fixture, kafka, produce, serde, startProjectorProcess, startReconciler, waitFor, waitForGroupAtEnd } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  type Fixture,
+  fixture,
+  kafka,
+  produce,
+  serde,
+  startProjectorProcess,
+  startReconciler,
+  waitFor,
+  waitForGroupAtEnd,
+} from "../test/pipeline.ts";
 
 let admin: Admin;
 let f: Fixture;
@@ -21,7 +32,11 @@ const dir = mkdtempSync(join(tmpdir(), "projector-policy-"));
 async function record(p: TrustPolicy): Promise<void> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  await producer.send({ topic: f.topics.policy, acks: -1, messages: [{ key: String(p.version), value: await serde.encode({ type: "TrustPolicy", ...p }) }] });
+  await producer.send({
+    topic: f.topics.policy,
+    acks: -1,
+    messages: [{ key: String(p.version), value: await serde.encode({ type: "TrustPolicy", ...p }) }],
+  });
   await producer.disconnect();
 }
 
@@ -29,11 +44,18 @@ beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
   await serde.registerAll();
-  f = await fixture(admin, "projector-policy", { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"), A2A_LEDGER_TRUSTED_VENDORS: "Other" });
+  f = await fixture(admin, "projector-policy", {
+    A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
+    A2A_LEDGER_TRUSTED_VENDORS: "Other",
+  });
   await record({ version: 1, validFrom: 0, trustedVendors: ["Acme"], setAt: 1, setBy: "test", reason: null });
   reconciler = await startReconciler(f);
   const e = events("pp-");
-  await produce(f.topics.observations, [e.card("w1", agentCard({ org: "Acme", states: ["submitted", "working", "completed"], taskStore: "durable" }), { at: Date.now() })]);
+  await produce(f.topics.observations, [
+    e.card("w1", agentCard({ org: "Acme", states: ["submitted", "working", "completed"], taskStore: "durable" }), {
+      at: Date.now(),
+    }),
+  ]);
   await waitForGroupAtEnd(admin, f.env.A2A_LEDGER_RECONCILER_GROUP as string, f.topics.observations);
 }, 300_000);
 
@@ -48,10 +70,30 @@ it("shows a worker trusted by the recorded version 1, then under verify once ver
   const { child, url } = await startProjectorProcess(f.env);
   let last: unknown;
   try {
-    const trust = async () => ((last = await (await fetch(new URL("v1/workers/w1", url))).json()) as { trust?: { policy: string; policyVersion: number | null } }).trust;
-    expect(await waitFor("the worker page", async () => ((await trust())?.policyVersion === 1 ? trust() : undefined), 20_000)).toMatchObject({ policy: "trust", policyVersion: 1 });
-    await record({ version: 2, validFrom: Date.now(), trustedVendors: [], setAt: Date.now(), setBy: "test", reason: "revoked" });
-    expect(await waitFor("version 2", async () => ((await trust())?.policyVersion === 2 ? trust() : undefined))).toMatchObject({ policy: "verify", policyVersion: 2 });
+    const trust = async () =>
+      (
+        (last = await (await fetch(new URL("v1/workers/w1", url))).json()) as {
+          trust?: { policy: string; policyVersion: number | null };
+        }
+      ).trust;
+    expect(
+      await waitFor(
+        "the worker page",
+        async () => ((await trust())?.policyVersion === 1 ? trust() : undefined),
+        20_000,
+      ),
+    ).toMatchObject({ policy: "trust", policyVersion: 1 });
+    await record({
+      version: 2,
+      validFrom: Date.now(),
+      trustedVendors: [],
+      setAt: Date.now(),
+      setBy: "test",
+      reason: "revoked",
+    });
+    expect(
+      await waitFor("version 2", async () => ((await trust())?.policyVersion === 2 ? trust() : undefined)),
+    ).toMatchObject({ policy: "verify", policyVersion: 2 });
   } catch (e) {
     throw new Error(`${(e as Error).message}: last answer ${JSON.stringify(last)}`);
   } finally {

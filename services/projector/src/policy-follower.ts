@@ -18,7 +18,11 @@ export class PolicyFollower implements PolicyHistory {
   private readonly serde: Serde;
   private consumer: Consumer | undefined;
 
-  constructor(config: { brokers: string; registryUrl: string; instanceId: string; groupId: string }, private readonly topic: string, private readonly log: Logger) {
+  constructor(
+    config: { brokers: string; registryUrl: string; instanceId: string; groupId: string },
+    private readonly topic: string,
+    private readonly log: Logger,
+  ) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-projector-policy-${config.instanceId}` });
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
     this.groupId = `${config.groupId}-policy-${randomUUID()}`;
@@ -31,7 +35,13 @@ export class PolicyFollower implements PolicyHistory {
   }
 
   async start(): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: this.groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, retry: { restartOnFailure: async () => true } });
+    const consumer = this.kafka.consumer({
+      groupId: this.groupId,
+      readUncommitted: false,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 500,
+      retry: { restartOnFailure: async () => true },
+    });
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topic: this.topic, fromBeginning: true });
@@ -45,11 +55,17 @@ export class PolicyFollower implements PolicyHistory {
         } catch (error) {
           // A registry out of reach is retried (kafkajs restarts the consumer); bad bytes are skipped.
           if (classifyDecodeFailure(error) === undefined) throw error;
-          this.log.warn({ err: error, topic: this.topic, partition, offset: message.offset }, "a record of the policy topic cannot be decoded: skipped");
+          this.log.warn(
+            { err: error, topic: this.topic, partition, offset: message.offset },
+            "a record of the policy topic cannot be decoded: skipped",
+          );
           return;
         }
         if (record.type !== "TrustPolicy") {
-          this.log.warn({ topic: this.topic, partition, offset: message.offset, type: record.type }, "a record of the policy topic is not a trust policy: skipped");
+          this.log.warn(
+            { topic: this.topic, partition, offset: message.offset, type: record.type },
+            "a record of the policy topic is not a trust policy: skipped",
+          );
           return;
         }
         const { type: _type, ...version } = record;

@@ -28,12 +28,26 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
     const { status, body } = await get("/v1/tasks/task-42");
     expect(status).toBe(200);
     expect(body.status).toBe("reconciled");
-    expect(body.attempts.map((a: any) => [a.workerId, a.serverTasks.map((s: any) => s.serverTaskId)])).toEqual([["w-acme", ["acme-7f3a"]], ["w-gamma", ["gamma-19c2"]]]);
+    expect(body.attempts.map((a: any) => [a.workerId, a.serverTasks.map((s: any) => s.serverTaskId)])).toEqual([
+      ["w-acme", ["acme-7f3a"]],
+      ["w-gamma", ["gamma-19c2"]],
+    ]);
     expect(body.indeterminate).toHaveLength(1);
-    expect(body.decisions.map((d: any) => `${d.kind}:${d.type}`)).toEqual(expect.arrayContaining(["decision:TaskIndeterminate", "decision:RedispatchCommanded", "command:RedispatchCommanded", "decision:TaskReconciled"]));
+    expect(body.decisions.map((d: any) => `${d.kind}:${d.type}`)).toEqual(
+      expect.arrayContaining([
+        "decision:TaskIndeterminate",
+        "decision:RedispatchCommanded",
+        "command:RedispatchCommanded",
+        "decision:TaskReconciled",
+      ]),
+    );
     expect(body.violations.map((v: any) => v.kind)).toContain("DIVERGENT_ARTIFACTS");
-    expect(body.decisions.find((d: any) => d.type === "RedispatchCommanded" && d.kind === "decision").source.topic).toBe(pipeline.fixture.topics.decisions);
-    expect(body.decisions.find((d: any) => d.type === "RedispatchCommanded" && d.kind === "command").source.topic).toBe(pipeline.fixture.topics.commands);
+    expect(
+      body.decisions.find((d: any) => d.type === "RedispatchCommanded" && d.kind === "decision").source.topic,
+    ).toBe(pipeline.fixture.topics.decisions);
+    expect(body.decisions.find((d: any) => d.type === "RedispatchCommanded" && d.kind === "command").source.topic).toBe(
+      pipeline.fixture.topics.commands,
+    );
   });
 
   it("knows the workers: w-gamma verified with input-required, w-beta never advertised it", async () => {
@@ -48,7 +62,11 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
   it("serves the lineage as A2A task timelines: one Task per attempt's server task, entries in generation order mapping that attempt's states", async () => {
     const { status, body } = await get("/v1/tasks/task-42/timeline?format=a2a");
     expect(status).toBe(200);
-    expect(body.specification).toMatchObject({ repository: "a2aproject/A2A", pullRequest: 2129, revision: "b5fe6101b6d1ce9140b8292f141c39260274576d" });
+    expect(body.specification).toMatchObject({
+      repository: "a2aproject/A2A",
+      pullRequest: 2129,
+      revision: "b5fe6101b6d1ce9140b8292f141c39260274576d",
+    });
     // The oracle: the story file itself, each server task's states in recorded order, repeats collapsed.
     const expected = new Map<string, string[]>();
     for (const o of pipeline.tasks.filter((x) => x.correlationId === "task-42" && x.type === "TaskStateObserved")) {
@@ -57,13 +75,20 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
       if (list.at(-1) !== state) list.push(String(state));
       expected.set(String(o.serverTaskId), list);
     }
-    expect(body.tasks.map((t: any) => [t.id, t.metadata["a2a-ledger.workerId"], t.metadata["a2a-ledger.attempt"]])).toEqual([["acme-7f3a", "w-acme", 1], ["gamma-19c2", "w-gamma", 2]]);
+    expect(
+      body.tasks.map((t: any) => [t.id, t.metadata["a2a-ledger.workerId"], t.metadata["a2a-ledger.attempt"]]),
+    ).toEqual([
+      ["acme-7f3a", "w-acme", 1],
+      ["gamma-19c2", "w-gamma", 2],
+    ]);
     for (const task of body.tasks) {
       const generations = task.timeline.map((e: any) => Number(e.generation));
       expect(generations).toEqual([...generations].sort((a, b) => a - b));
       expect(new Set(generations).size).toBe(generations.length);
       expect(task.timeline[0]).toMatchObject({ message: { role: "ROLE_USER", taskId: task.id }, generation: "1" });
-      expect(task.timeline.filter((e: any) => e.status !== undefined).map((e: any) => e.status.state)).toEqual(expected.get(task.id));
+      expect(task.timeline.filter((e: any) => e.status !== undefined).map((e: any) => e.status.state)).toEqual(
+        expected.get(task.id),
+      );
       expect(task.status.state).toBe(expected.get(task.id)?.at(-1));
       expect(Number(task.generation)).toBeGreaterThanOrEqual(generations.at(-1));
       for (const a of task.artifacts) expect(Number(a.startGeneration)).toBeLessThanOrEqual(Number(task.generation));
@@ -81,25 +106,64 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
   });
 
   it("shows a refused emission on the task's lineage, its timeline and the worker's page", async () => {
-    await pipeline.ingest.post([{ type: "EmissionRefused", eventId: "refused-1", correlationId: "task-42", occurredAt: "2025-06-02T09:20:08Z", observer: "guard:w-gamma", workerId: "w-gamma", serverTaskId: "gamma-19c2", emission: "ARTIFACT", kind: "OUTPUT_MODE_NOT_ADVERTISED", artifactId: "art-x", parts: [{ kind: "text", mediaType: "text/html", sizeBytes: 5 }], allowed: ["text/plain"], skillId: "summarize" }]);
+    await pipeline.ingest.post([
+      {
+        type: "EmissionRefused",
+        eventId: "refused-1",
+        correlationId: "task-42",
+        occurredAt: "2025-06-02T09:20:08Z",
+        observer: "guard:w-gamma",
+        workerId: "w-gamma",
+        serverTaskId: "gamma-19c2",
+        emission: "ARTIFACT",
+        kind: "OUTPUT_MODE_NOT_ADVERTISED",
+        artifactId: "art-x",
+        parts: [{ kind: "text", mediaType: "text/html", sizeBytes: 5 }],
+        allowed: ["text/plain"],
+        skillId: "summarize",
+      },
+    ]);
     const lineage = await waitFor("the refusal on the lineage", async () => {
       const { body } = await get("/v1/tasks/task-42");
       return body.refusedEmissions?.length === 1 ? body : undefined;
     });
-    expect(lineage.refusedEmissions[0]).toMatchObject({ eventId: "refused-1", workerId: "w-gamma", serverTaskId: "gamma-19c2", attempt: 2, emission: "ARTIFACT", kind: "OUTPUT_MODE_NOT_ADVERTISED", refused: "text/html", allowed: ["text/plain"] });
+    expect(lineage.refusedEmissions[0]).toMatchObject({
+      eventId: "refused-1",
+      workerId: "w-gamma",
+      serverTaskId: "gamma-19c2",
+      attempt: 2,
+      emission: "ARTIFACT",
+      kind: "OUTPUT_MODE_NOT_ADVERTISED",
+      refused: "text/html",
+      allowed: ["text/plain"],
+    });
     expect((await get("/v1/workers/w-gamma")).body.refusedEmissions.map((r: any) => r.eventId)).toEqual(["refused-1"]);
     const timeline = await get("/v1/tasks/task-42/timeline?format=a2a");
-    expect(timeline.body.tasks[1].metadata["a2a-ledger.refusedEmissions"]).toMatchObject([{ eventId: "refused-1", kind: "OUTPUT_MODE_NOT_ADVERTISED" }]);
+    expect(timeline.body.tasks[1].metadata["a2a-ledger.refusedEmissions"]).toMatchObject([
+      { eventId: "refused-1", kind: "OUTPUT_MODE_NOT_ADVERTISED" },
+    ]);
     // Nothing was emitted: no artifact and no violation come of it.
     expect(lineage.artifacts.map((a: any) => a.artifactId)).not.toContain("art-x");
   });
 
   it("reports no lag once caught up, and lag metrics per partition", async () => {
     const { body } = await get("/v1/staleness");
-    expect(body.topics.map((t: any) => t.topic).sort()).toEqual(Object.values({ a: pipeline.fixture.topics.capabilities, b: pipeline.fixture.topics.commands, c: pipeline.fixture.topics.decisions, d: pipeline.fixture.topics.dlq, e: pipeline.fixture.topics.observations }).sort());
+    expect(body.topics.map((t: any) => t.topic).sort()).toEqual(
+      Object.values({
+        a: pipeline.fixture.topics.capabilities,
+        b: pipeline.fixture.topics.commands,
+        c: pipeline.fixture.topics.decisions,
+        d: pipeline.fixture.topics.dlq,
+        e: pipeline.fixture.topics.observations,
+      }).sort(),
+    );
     expect(body.topics.every((t: any) => t.lagRecords === 0)).toBe(true);
     const metrics = await pipeline.projector.server.inject({ method: "GET", url: "/metrics" });
-    expect(metrics.body).toMatch(new RegExp(`a2a_projector_lag_records\\{topic="${pipeline.fixture.topics.observations.replace(/\./g, "\\.")}",partition="\\d"\\} 0`));
+    expect(metrics.body).toMatch(
+      new RegExp(
+        `a2a_projector_lag_records\\{topic="${pipeline.fixture.topics.observations.replace(/\./g, "\\.")}",partition="\\d"\\} 0`,
+      ),
+    );
     // The queue as the operators' alerts read it, from the views at each scrape.
     const queue = (await get("/v1/queue")).body;
     expect(metrics.body).toContain(`a2a_projector_waiting_tasks{status="indeterminate"} ${queue.counts.indeterminate}`);
@@ -112,19 +176,37 @@ describe("the projector on Kafka (DESIGN §1 posted through ingest, decided by t
   it("keeps poison records of its input topics in the DLQ view with a reason code, and projects what follows", async () => {
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: pipeline.fixture.topics.decisions, messages: [{ key: "task-99", value: Buffer.from("not avro") }] });
+    await producer.send({
+      topic: pipeline.fixture.topics.decisions,
+      messages: [{ key: "task-99", value: Buffer.from("not avro") }],
+    });
     const observation = await serde.encode({ ...story()[0], eventId: "misplaced" } as never);
-    await producer.send({ topic: pipeline.fixture.topics.decisions, messages: [{ key: "probe-w-acme", value: observation }] });
-    await producer.send({ topic: pipeline.fixture.topics.observations, messages: [{ key: "task-x", value: Buffer.from([0, 0x7f, 0xff, 0xff, 1, 2]) }] });
+    await producer.send({
+      topic: pipeline.fixture.topics.decisions,
+      messages: [{ key: "probe-w-acme", value: observation }],
+    });
+    await producer.send({
+      topic: pipeline.fixture.topics.observations,
+      messages: [{ key: "task-x", value: Buffer.from([0, 0x7f, 0xff, 0xff, 1, 2]) }],
+    });
     await producer.disconnect();
     await pipeline.ingest.post([{ ...pipeline.tasks[0], eventId: "after-poison", correlationId: "task-43" }]);
-    await waitForGroupAtEnd(pipeline.admin, `reconciler-${pipeline.fixture.suffix}`, pipeline.fixture.topics.observations);
+    await waitForGroupAtEnd(
+      pipeline.admin,
+      `reconciler-${pipeline.fixture.suffix}`,
+      pipeline.fixture.topics.observations,
+    );
     const dlq = await waitFor("dead letters", async () => {
       const { body } = await get("/v1/dlq");
       return body.items.length >= 4 ? body : undefined;
     });
     const reasons = dlq.items.map((d: any) => `${d.recordedBy}:${d.reason}`).sort();
-    expect(reasons).toEqual(["projector:PROJECTOR_UNDECODABLE", "projector:PROJECTOR_UNKNOWN_SCHEMA", "projector:PROJECTOR_WRONG_TOPIC", "reconciler:RECONCILER_UNKNOWN_SCHEMA"]);
+    expect(reasons).toEqual([
+      "projector:PROJECTOR_UNDECODABLE",
+      "projector:PROJECTOR_UNKNOWN_SCHEMA",
+      "projector:PROJECTOR_WRONG_TOPIC",
+      "reconciler:RECONCILER_UNKNOWN_SCHEMA",
+    ]);
     const fromReconciler = dlq.items.find((d: any) => d.recordedBy === "reconciler");
     expect(fromReconciler).toMatchObject({ sourceTopic: pipeline.fixture.topics.observations, key: "task-x" });
     await waitFor("task-43", async () => ((await get("/v1/tasks/task-43")).status === 200 ? true : undefined));

@@ -5,7 +5,18 @@
  * skipped, and a consumer that is ahead of them (Kafka's committed offsets are only a hint, committed
  * after the database) seeks back. Several instances share the partitions through the group.
  */
-import { type AccessFailure, accessFailureOf, type Admin, type Consumer, ConsumerRestart, createKafka, endOffsets, type Kafka, type KafkaMessage, processClientConfig } from "@a2a-ledger/kafka";
+import {
+  type AccessFailure,
+  accessFailureOf,
+  type Admin,
+  type Consumer,
+  ConsumerRestart,
+  createKafka,
+  endOffsets,
+  type Kafka,
+  type KafkaMessage,
+  processClientConfig,
+} from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { Batch } from "kafkajs";
 import type { ProjectorConfig } from "./config.ts";
@@ -44,9 +55,18 @@ export class Projector {
   /** Why Kafka refuses this service, when it does (set at start, or by a crash kafkajs gives up on). */
   private refused: AccessFailure | undefined;
 
-  constructor(private readonly config: ProjectorConfig, private readonly store: Store, private readonly log: Logger, private readonly metrics: ProjectorMetrics, private readonly options: ProjectorOptions = {}) {
+  constructor(
+    private readonly config: ProjectorConfig,
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly metrics: ProjectorMetrics,
+    private readonly options: ProjectorOptions = {},
+  ) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-projector-${config.instanceId}` });
-    this.decoder = new InputDecoder(new Serde(config.registryUrl, undefined, processClientConfig().registry), config.topics);
+    this.decoder = new InputDecoder(
+      new Serde(config.registryUrl, undefined, processClientConfig().registry),
+      config.topics,
+    );
     this.restart = new ConsumerRestart({
       crashed: () => this.consumer,
       run: () => this.runConsumer(),
@@ -78,7 +98,15 @@ export class Projector {
       this.running = false;
       throw error;
     });
-    this.log.info({ groupId: this.groupId, generation: this.options.generation ?? "active", topics: this.topics, store: this.store.location }, "projector consuming");
+    this.log.info(
+      {
+        groupId: this.groupId,
+        generation: this.options.generation ?? "active",
+        topics: this.topics,
+        store: this.store.location,
+      },
+      "projector consuming",
+    );
   }
 
   private get groupId(): string {
@@ -93,7 +121,11 @@ export class Projector {
 
   /** Whether Kafka refuses this service (no restart cures that): then the crash is final. */
   private refusedOn(error: unknown): boolean {
-    this.refused ??= accessFailureOf(error, { topics: this.topics, groupId: this.groupId, client: processClientConfig() });
+    this.refused ??= accessFailureOf(error, {
+      topics: this.topics,
+      groupId: this.groupId,
+      client: processClientConfig(),
+    });
     if (this.refused !== undefined) this.failure = error instanceof Error ? error : new Error(String(error));
     return this.refused !== undefined;
   }
@@ -101,7 +133,13 @@ export class Projector {
   private async runConsumer(): Promise<void> {
     const groupId = this.groupId;
     const consumer = this.kafka.consumer({
-      groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000,
+      groupId,
+      readUncommitted: false,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 100,
+      sessionTimeout: this.config.sessionTimeoutMs,
+      heartbeatInterval: 1_000,
+      rebalanceTimeout: 30_000,
       // A broker fault can end in an error kafkajs does not deem retriable: the offsets in the database make a restart safe.
       retry: { restartOnFailure: async () => true },
     });
@@ -127,8 +165,22 @@ export class Projector {
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
       if (payload.batchSize !== 0 || payload.firstOffset === null) return;
       void this.generation()
-        .then((gen) => skipUnreadable(this.store, gen, payload.topic, payload.partition, Number(payload.firstOffset), Number(payload.lastOffset) + 1))
-        .catch((error: unknown) => this.log.warn({ err: error, topic: payload.topic, partition: payload.partition }, "could not move the offset over transaction markers"));
+        .then((gen) =>
+          skipUnreadable(
+            this.store,
+            gen,
+            payload.topic,
+            payload.partition,
+            Number(payload.firstOffset),
+            Number(payload.lastOffset) + 1,
+          ),
+        )
+        .catch((error: unknown) =>
+          this.log.warn(
+            { err: error, topic: payload.topic, partition: payload.partition },
+            "could not move the offset over transaction markers",
+          ),
+        );
     });
     await consumer.connect();
     for (const topic of this.topics) await consumer.subscribe({ topic, fromBeginning: true });
@@ -149,7 +201,10 @@ export class Projector {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
           const final = i + this.config.maxBatch >= batch.messages.length;
-          const resolved = await this.project(batch, chunk, { readFrom, batchEnd: final ? Number(batch.lastOffset()) + 1 : undefined });
+          const resolved = await this.project(batch, chunk, {
+            readFrom,
+            batchEnd: final ? Number(batch.lastOffset()) + 1 : undefined,
+          });
           if (resolved === "seeked") return;
           resolveOffset(resolved);
           readFrom = Number(resolved) + 1;
@@ -181,19 +236,34 @@ export class Projector {
   }
 
   /** Projects one chunk; the offset to resolve, or "seeked" after a seek back to the stored offset. */
-  private async project(batch: Batch, chunk: KafkaMessage[], range: { readFrom: number; batchEnd: number | undefined }): Promise<string | "seeked"> {
+  private async project(
+    batch: Batch,
+    chunk: KafkaMessage[],
+    range: { readFrom: number; batchEnd: number | undefined },
+  ): Promise<string | "seeked"> {
     const { batchEnd } = range;
     const { topic, partition } = batch;
     const inputs: ProjectorInput[] = [];
     for (const m of chunk) {
-      const input = await this.decoder.decode({ topic, partition, offset: Number(m.offset), timestamp: Number(m.timestamp) }, { key: m.key, value: m.value, headers: m.headers });
-      if (input.kind === "dead-letter" && input.deadLetter.recordedBy === "projector") this.metrics.poison.inc({ reason: input.deadLetter.reason });
+      const input = await this.decoder.decode(
+        { topic, partition, offset: Number(m.offset), timestamp: Number(m.timestamp) },
+        { key: m.key, value: m.value, headers: m.headers },
+      );
+      if (input.kind === "dead-letter" && input.deadLetter.recordedBy === "projector")
+        this.metrics.poison.inc({ reason: input.deadLetter.reason });
       inputs.push(input);
     }
     const gen = await this.generation();
     const stop = this.metrics.batchSeconds.startTimer();
-    let outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition), ...range });
-    if (outcome.kind === "gap") outcome = await writeBatch(this.store, gen, topic, partition, inputs, { lowWatermark: await this.lowWatermark(topic, partition, true), ...range });
+    let outcome = await writeBatch(this.store, gen, topic, partition, inputs, {
+      lowWatermark: await this.lowWatermark(topic, partition),
+      ...range,
+    });
+    if (outcome.kind === "gap")
+      outcome = await writeBatch(this.store, gen, topic, partition, inputs, {
+        lowWatermark: await this.lowWatermark(topic, partition, true),
+        ...range,
+      });
     stop();
     const last = batchEnd === undefined ? (chunk[chunk.length - 1] as KafkaMessage).offset : String(batchEnd - 1);
     switch (outcome.kind) {
@@ -207,7 +277,10 @@ export class Projector {
         return last;
       case "gap":
         this.metrics.seeks.inc();
-        this.log.info({ topic, partition, from: chunk[0]?.offset, to: outcome.next }, "seeking back to the offset the database holds");
+        this.log.info(
+          { topic, partition, from: chunk[0]?.offset, to: outcome.next },
+          "seeking back to the offset the database holds",
+        );
         this.soughtTo.set(`${topic}/${partition}`, outcome.next);
         (this.consumer as Consumer).seek({ topic, partition, offset: String(outcome.next) });
         return "seeked";
@@ -219,9 +292,14 @@ export class Projector {
     const now = Date.now();
     if (this.ends === undefined || now - this.ends.at > 1_000) {
       const admin = this.admin;
-      const value = admin === undefined
-        ? Promise.resolve([])
-        : Promise.all(this.topics.map(async (topic) => (await endOffsets(admin, topic)).map((o) => ({ topic, partition: o.partition, end: Number(o.high) })))).then((all) => all.flat());
+      const value =
+        admin === undefined
+          ? Promise.resolve([])
+          : Promise.all(
+              this.topics.map(async (topic) =>
+                (await endOffsets(admin, topic)).map((o) => ({ topic, partition: o.partition, end: Number(o.high) })),
+              ),
+            ).then((all) => all.flat());
       value.catch(() => (this.ends = undefined));
       this.ends = { at: now, value };
     }
@@ -243,7 +321,13 @@ export class Projector {
     const admin = this.admin;
     if (admin === undefined) return false;
     const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-    return Promise.race([admin.describeCluster().then(() => true, () => false), timer]);
+    return Promise.race([
+      admin.describeCluster().then(
+        () => true,
+        () => false,
+      ),
+      timer,
+    ]);
   }
 
   /** Resolves once the generation holds every record each input partition had when called. */
@@ -254,7 +338,9 @@ export class Projector {
     for (;;) {
       if (this.failure) throw this.failure;
       const gen = await this.generation();
-      const rows = await this.store.read((r) => r.all(`SELECT topic, log_partition, next_offset FROM ${tableNames(gen).offset}`));
+      const rows = await this.store.read((r) =>
+        r.all(`SELECT topic, log_partition, next_offset FROM ${tableNames(gen).offset}`),
+      );
       const stored = new Map(rows.map((row) => [`${row.topic}/${row.log_partition}`, Number(row.next_offset)]));
       const behind = [];
       for (const e of ends) {
@@ -263,7 +349,10 @@ export class Projector {
         if (e.end > low && (stored.get(`${e.topic}/${e.partition}`) ?? low) < e.end) behind.push(e);
       }
       if (behind.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`the views did not catch up within ${timeoutMs} ms: ${behind.map((b) => `${b.topic}/${b.partition}`).join(", ")} behind`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the views did not catch up within ${timeoutMs} ms: ${behind.map((b) => `${b.topic}/${b.partition}`).join(", ")} behind`,
+        );
       await sleep(100);
     }
   }

@@ -4,7 +4,19 @@ import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
-import { deleteTopics, type Fixture, fixture, generatedObservations, type InProcessProjector, kafka, produce, serde, startProjector, startReconciler, waitForGroupAtEnd } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  type Fixture,
+  fixture,
+  generatedObservations,
+  type InProcessProjector,
+  kafka,
+  produce,
+  serde,
+  startProjector,
+  startReconciler,
+  waitForGroupAtEnd,
+} from "../test/pipeline.ts";
 import { openStoreAt, storeKinds, storeLocation, useStores } from "../test/stores.ts";
 import type { ProjectorInput } from "./inputs.ts";
 import { parseCut, prune } from "./prune.ts";
@@ -19,7 +31,10 @@ const cutMs = Date.UTC(2025, 3, 1);
 
 /** `src/main.ts prune --before <date>` to completion: its exit code and output. */
 function runPrune(env: NodeJS.ProcessEnv, before: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "prune", "--before", before], { env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "prune", "--before", before], {
+    env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
@@ -38,13 +53,22 @@ function runPrune(env: NodeJS.ProcessEnv, before: string): Promise<{ code: numbe
  * cards and probes come once, 100 days earlier too, so that the old group's losses are re-dispatched
  * when they happen. `old-task-1` gets one late observation in June: a correlation with an event after the cut.
  */
-function twoGroups(perGroup: number): { probes: Observation[]; old: Observation[]; fresh: Observation[]; late: Observation } {
+function twoGroups(perGroup: number): {
+  probes: Observation[];
+  old: Observation[];
+  fresh: Observation[];
+  late: Observation;
+} {
   const generated = generatedObservations(perGroup);
-  const probes = generated.filter((o) => o.correlationId.startsWith("probe-")).map((o) => ({ ...o, occurredAt: o.occurredAt - 100 * day }) as Observation);
+  const probes = generated
+    .filter((o) => o.correlationId.startsWith("probe-"))
+    .map((o) => ({ ...o, occurredAt: o.occurredAt - 100 * day }) as Observation);
   const tasks = generated.filter((o) => !o.correlationId.startsWith("probe-"));
   const old = tasks.map((o) => {
     const text = JSON.stringify({ ...o, occurredAt: o.occurredAt - 100 * day })
-      .replaceAll('"task-', '"old-task-').replaceAll('"ev-', '"old-ev-').replaceAll('"ctx-', '"old-ctx-')
+      .replaceAll('"task-', '"old-task-')
+      .replaceAll('"ev-', '"old-ev-')
+      .replaceAll('"ctx-', '"old-ctx-')
       .replace(/"serverTaskId":"/g, '"serverTaskId":"old-');
     return JSON.parse(text) as Observation;
   });
@@ -65,7 +89,10 @@ describe("parseCut", () => {
   });
 
   it("the entry point refuses a bad date with exit code 2 before touching any store", async () => {
-    const result = await runPrune({ ...process.env, A2A_LEDGER_PROJECTOR_SQLITE_PATH: "/nonexistent/never.sqlite" }, "last week");
+    const result = await runPrune(
+      { ...process.env, A2A_LEDGER_PROJECTOR_SQLITE_PATH: "/nonexistent/never.sqlite" },
+      "last week",
+    );
     expect(result.code).toBe(2);
     expect(result.output).toContain("--before: expected an ISO-8601 date");
   });
@@ -85,7 +112,10 @@ describe.each(storeKinds)("prune on %s", (kind) => {
     await admin.connect();
     await serde.registerAll();
     const location = await storeLocation(kind);
-    storeEnv = kind === "sqlite" ? { A2A_LEDGER_PROJECTOR_SQLITE_PATH: location } : { A2A_LEDGER_PROJECTOR_DATABASE_URL: location };
+    storeEnv =
+      kind === "sqlite"
+        ? { A2A_LEDGER_PROJECTOR_SQLITE_PATH: location }
+        : { A2A_LEDGER_PROJECTOR_DATABASE_URL: location };
     f = await fixture(admin, `projector-prune-${kind}`, storeEnv);
     reconciler = await startReconciler(f);
     projector = await startProjector(f, storeEnv);
@@ -112,7 +142,8 @@ describe.each(storeKinds)("prune on %s", (kind) => {
     const tasks = before.task as { correlation_id: string }[];
     // What must go, from the events alone: the correlations whose every event (observation or decision) is before the cut.
     const lastEvent = new Map<string, number>();
-    for (const e of before.event as { correlation_id: string; occurred_at: number }[]) lastEvent.set(e.correlation_id, Math.max(lastEvent.get(e.correlation_id) ?? -Infinity, e.occurred_at));
+    for (const e of before.event as { correlation_id: string; occurred_at: number }[])
+      lastEvent.set(e.correlation_id, Math.max(lastEvent.get(e.correlation_id) ?? -Infinity, e.occurred_at));
     const expectedGone = new Set([...lastEvent].filter(([, at]) => at < cutMs).map(([id]) => id));
     const oldIds = new Set([...groups.old, ...groups.probes].map((o) => o.correlationId));
     expect([...expectedGone].filter((id) => !oldIds.has(id))).toEqual([]);
@@ -120,7 +151,8 @@ describe.each(storeKinds)("prune on %s", (kind) => {
     expect(expectedGone.has("old-task-1")).toBe(false);
     expect(lastEvent.has("old-task-1")).toBe(true);
     // The old group has re-dispatched correlations, violations and cards' probes: the rows of every kind go.
-    const gone = (rows: unknown[] | undefined) => (rows ?? []).filter((r) => expectedGone.has(String((r as { correlation_id?: unknown }).correlation_id)));
+    const gone = (rows: unknown[] | undefined) =>
+      (rows ?? []).filter((r) => expectedGone.has(String((r as { correlation_id?: unknown }).correlation_id)));
     expect(gone(before.event).some((e) => (e as { type: string }).type === "RedispatchCommanded")).toBe(true);
     expect(gone(before.violation).length).toBeGreaterThan(0);
     expect(gone(before.artifact).length).toBeGreaterThan(0);
@@ -130,12 +162,17 @@ describe.each(storeKinds)("prune on %s", (kind) => {
     const kept = tasks.map((t) => t.correlation_id).filter((id) => !expectedGone.has(id));
     const answer = async (id: string) => {
       const lineage = await projector.server.inject({ method: "GET", url: `/v1/tasks/${encodeURIComponent(id)}` });
-      const events = await projector.server.inject({ method: "GET", url: `/v1/tasks/${encodeURIComponent(id)}/events.ndjson` });
+      const events = await projector.server.inject({
+        method: "GET",
+        url: `/v1/tasks/${encodeURIComponent(id)}/events.ndjson`,
+      });
       return { status: lineage.statusCode, lineage: lineage.body, events: events.body };
     };
     const answersBefore = new Map<string, Awaited<ReturnType<typeof answer>>>();
     for (const id of kept) answersBefore.set(id, await answer(id));
-    const listBefore = (await projector.server.inject({ method: "GET", url: "/v1/tasks?q=w-gamma&limit=500" })).json() as { items: { correlationId: string }[] };
+    const listBefore = (
+      await projector.server.inject({ method: "GET", url: "/v1/tasks?q=w-gamma&limit=500" })
+    ).json() as { items: { correlationId: string }[] };
 
     // The prune runs as its own process, as `a2a-ledger projector prune` runs it, beside the running projector.
     const result = await runPrune({ ...f.env, ...storeEnv }, cut);
@@ -143,12 +180,17 @@ describe.each(storeKinds)("prune on %s", (kind) => {
     expect(result.output).toContain(`"correlations":${expectedGone.size}`);
 
     const after = await dumpGeneration(store, gen);
-    const ofKept = (rows: unknown[] | undefined) => (rows ?? []).filter((r) => !expectedGone.has(String((r as { correlation_id?: unknown }).correlation_id)));
+    const ofKept = (rows: unknown[] | undefined) =>
+      (rows ?? []).filter((r) => !expectedGone.has(String((r as { correlation_id?: unknown }).correlation_id)));
     for (const table of ["task", "taskKey", "event", "attempt", "serverTask", "artifact", "violation"]) {
       expect(after[table], table).toEqual(ofKept(before[table]));
-      expect((after[table] ?? []).some((r) => expectedGone.has(String((r as { correlation_id: unknown }).correlation_id))), table).toBe(false);
+      expect(
+        (after[table] ?? []).some((r) => expectedGone.has(String((r as { correlation_id: unknown }).correlation_id))),
+        table,
+      ).toBe(false);
     }
-    for (const table of ["worker", "card", "probe", "dlq", "offset"]) expect(after[table], table).toEqual(before[table]);
+    for (const table of ["worker", "card", "probe", "dlq", "offset"])
+      expect(after[table], table).toEqual(before[table]);
 
     for (const id of kept) expect(await answer(id), id).toEqual(answersBefore.get(id));
     for (const id of expectedGone) {
@@ -156,13 +198,17 @@ describe.each(storeKinds)("prune on %s", (kind) => {
       expect(response.statusCode).toBe(404);
       expect(response.json()).toMatchObject({ code: "PROJECTOR_UNKNOWN_TASK" });
     }
-    const listAfter = (await projector.server.inject({ method: "GET", url: "/v1/tasks?q=w-gamma&limit=500" })).json() as { items: { correlationId: string }[] };
+    const listAfter = (
+      await projector.server.inject({ method: "GET", url: "/v1/tasks?q=w-gamma&limit=500" })
+    ).json() as { items: { correlationId: string }[] };
     expect(listAfter.items).toEqual(listBefore.items.filter((t) => !expectedGone.has(t.correlationId)));
 
     // A second prune finds nothing; the running projector keeps projecting.
     const again = await runPrune({ ...f.env, ...storeEnv }, cut);
     expect(again.output).toContain('"correlations":0');
-    await produce(f.topics.observations, [{ ...groups.late, eventId: "late-2", correlationId: "after-prune" } as Observation]);
+    await produce(f.topics.observations, [
+      { ...groups.late, eventId: "late-2", correlationId: "after-prune" } as Observation,
+    ]);
     await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
     await projector.projector.caughtUp(60_000);
     expect((await projector.server.inject({ method: "GET", url: "/v1/tasks/after-prune" })).statusCode).toBe(200);
@@ -182,8 +228,14 @@ describe.each(["postgres"] as const)("prune beside a batch on %s", (kind) => {
     try {
       const gen = await migrate(batchStore);
       const t = tableNames(gen);
-      const observations = generatedObservations(400).filter((o) => !o.correlationId.startsWith("probe-")).map((o) => ({ ...o, occurredAt: o.occurredAt - 100 * day }) as Observation);
-      const inputs: ProjectorInput[] = observations.map((record, offset) => ({ kind: "observation", source: { topic: "observations", partition: 0, offset, timestamp: record.occurredAt }, record }));
+      const observations = generatedObservations(400)
+        .filter((o) => !o.correlationId.startsWith("probe-"))
+        .map((o) => ({ ...o, occurredAt: o.occurredAt - 100 * day }) as Observation);
+      const inputs: ProjectorInput[] = observations.map((record, offset) => ({
+        kind: "observation",
+        source: { topic: "observations", partition: 0, offset, timestamp: record.occurredAt },
+        record,
+      }));
       expect((await writeBatch(batchStore, gen, "observations", 0, inputs, { lowWatermark: 0 })).kind).toBe("written");
       const ids = [...new Set(observations.map((o) => o.correlationId))].sort();
       const held = ids[Math.floor(ids.length / 2)] as string;

@@ -45,7 +45,11 @@ export interface PruneResult {
 export function parseCut(text: string): { ok: true; value: number } | { ok: false; message: string } {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   const parsed = toEpochMillis(dateOnly ? `${text}T00:00:00Z` : text);
-  if (!parsed.ok) return { ok: false, message: `--before: expected an ISO-8601 date (2026-01-31, midnight UTC) or a date-time with an offset (2026-01-31T12:00:00Z), got ${JSON.stringify(text)}` };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      message: `--before: expected an ISO-8601 date (2026-01-31, midnight UTC) or a date-time with an offset (2026-01-31T12:00:00Z), got ${JSON.stringify(text)}`,
+    };
   return parsed;
 }
 
@@ -56,7 +60,12 @@ function correlationTables(gen: number): string[] {
 }
 
 /** Deletes every row of the correlations whose last event is earlier than `before` (epoch ms), chunk by chunk. */
-export async function prune(store: Store, before: number, log?: Logger, options: PruneOptions = {}): Promise<PruneResult> {
+export async function prune(
+  store: Store,
+  before: number,
+  log?: Logger,
+  options: PruneOptions = {},
+): Promise<PruneResult> {
   if (!Number.isSafeInteger(before)) throw new Error(`invalid cut ${before}`);
   const chunk = options.chunk ?? defaultPruneChunk;
   if (!Number.isSafeInteger(chunk) || chunk < 1) throw new Error(`invalid chunk ${chunk}`);
@@ -74,24 +83,36 @@ export async function prune(store: Store, before: number, log?: Logger, options:
       const t = tableNames(gen);
       // A rebuild activated a new generation meanwhile: start over on it.
       const from = gen === generation ? after : "";
-      const candidates = (await tx.all(`SELECT correlation_id FROM ${t.task} WHERE correlation_id > ? AND last_at < ? ORDER BY correlation_id LIMIT ?`, [from, before, chunk])).map((r) => String(r.correlation_id));
+      const candidates = (
+        await tx.all(
+          `SELECT correlation_id FROM ${t.task} WHERE correlation_id > ? AND last_at < ? ORDER BY correlation_id LIMIT ?`,
+          [from, before, chunk],
+        )
+      ).map((r) => String(r.correlation_id));
       if (candidates.length === 0) return { gen, last: undefined, pruned: 0, deleted: 0 };
       await tx.lock(lockSpace.correlation, candidates);
       // Under the lock: a batch that committed meanwhile may have brought a newer event.
       const list = JSON.stringify(candidates);
-      const doomed = (await tx.all(
-        `SELECT correlation_id FROM ${t.task} WHERE correlation_id${tx.inList} AND last_at < ? AND NOT EXISTS (SELECT 1 FROM ${t.event} WHERE ${t.event}.correlation_id = ${t.task}.correlation_id AND ${t.event}.occurred_at >= ?)${tx.forUpdate}`,
-        [list, before, before],
-      )).map((r) => String(r.correlation_id));
+      const doomed = (
+        await tx.all(
+          `SELECT correlation_id FROM ${t.task} WHERE correlation_id${tx.inList} AND last_at < ? AND NOT EXISTS (SELECT 1 FROM ${t.event} WHERE ${t.event}.correlation_id = ${t.task}.correlation_id AND ${t.event}.occurred_at >= ?)${tx.forUpdate}`,
+          [list, before, before],
+        )
+      ).map((r) => String(r.correlation_id));
       let deleted = 0;
       if (doomed.length > 0) {
         const ids = JSON.stringify(doomed);
-        for (const table of correlationTables(gen)) deleted += await tx.run(`DELETE FROM ${table} WHERE correlation_id${tx.inList}`, [ids]);
+        for (const table of correlationTables(gen))
+          deleted += await tx.run(`DELETE FROM ${table} WHERE correlation_id${tx.inList}`, [ids]);
       }
       return { gen, last: candidates[candidates.length - 1], pruned: doomed.length, deleted };
     });
     if (step.gen !== generation) {
-      if (generation !== undefined) log?.warn({ previous: generation, generation: step.gen }, "a rebuild activated a new generation while pruning: pruning it from the start");
+      if (generation !== undefined)
+        log?.warn(
+          { previous: generation, generation: step.gen },
+          "a rebuild activated a new generation while pruning: pruning it from the start",
+        );
       generation = step.gen;
     }
     if (step.last === undefined) break;

@@ -21,11 +21,25 @@ const servers: ReturnType<typeof buildServer>[] = [];
 const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
 
 function serve(options: { tokens?: string[]; rateLimit: number; rateLimitWindowMs?: number }) {
-  const server = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 2, rateLimitWindowMs: 60_000, ...options }, store, stream, metrics: createMetrics(), kafka, logger: false });
+  const server = buildServer({
+    config: {
+      policy: { trustedVendors: [] },
+      cursorSecret: "a-test-secret-of-16+",
+      maxStreams: 2,
+      rateLimitWindowMs: 60_000,
+      ...options,
+    },
+    store,
+    stream,
+    metrics: createMetrics(),
+    kafka,
+    logger: false,
+  });
   servers.push(server);
   return server;
 }
-const get = (server: ReturnType<typeof buildServer>, url: string, bearer?: string) => server.inject({ method: "GET", url, headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } });
+const get = (server: ReturnType<typeof buildServer>, url: string, bearer?: string) =>
+  server.inject({ method: "GET", url, headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } });
 
 beforeAll(async () => {
   store = await newStore("sqlite");
@@ -48,7 +62,8 @@ describe("the projector's rate limit", () => {
     expect(limited.body).not.toContain(token);
     expect((await get(server, "/v1/tasks", other)).statusCode).toBe(200);
     expect((await get(server, "/v1/tasks")).statusCode).toBe(401);
-    for (const url of ["/", "/healthz", "/openapi.json"]) for (let i = 0; i < 4; i++) expect((await get(server, url)).statusCode, url).toBe(200);
+    for (const url of ["/", "/healthz", "/openapi.json"])
+      for (let i = 0; i < 4; i++) expect((await get(server, url)).statusCode, url).toBe(200);
     const metrics = await get(server, "/metrics", other);
     expect(metricSum(metrics.body, "a2a_projector_http_rejects_total", { code: "PROJECTOR_RATE_LIMITED" })).toBe(1);
     expect(metrics.body).not.toContain(token);
@@ -64,7 +79,9 @@ describe("the projector's rate limit", () => {
   });
 
   it("declares the 429 with Retry-After on every guarded operation of its OpenAPI document", async () => {
-    const document = (await get(serve({ rateLimit: 1 }), "/openapi.json")).json() as { paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }> };
+    const document = (await get(serve({ rateLimit: 1 }), "/openapi.json")).json() as {
+      paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }>;
+    };
     for (const [path, item] of Object.entries(document.paths)) {
       const limitedHere = path.startsWith("/v1/") || path === "/metrics";
       expect(item.get.responses["429"]?.headers?.["Retry-After"] !== undefined, path).toBe(limitedHere);

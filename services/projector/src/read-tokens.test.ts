@@ -22,7 +22,20 @@ const servers: ReturnType<typeof buildServer>[] = [];
 const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
 
 function serve(metricsOpen: boolean) {
-  const server = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 2, tokens: [token, "other-read-token-01234567"], metricsOpen }, store, stream, metrics: createMetrics(), kafka, logger: false });
+  const server = buildServer({
+    config: {
+      policy: { trustedVendors: [] },
+      cursorSecret: "a-test-secret-of-16+",
+      maxStreams: 2,
+      tokens: [token, "other-read-token-01234567"],
+      metricsOpen,
+    },
+    store,
+    stream,
+    metrics: createMetrics(),
+    kafka,
+    logger: false,
+  });
   servers.push(server);
   return server;
 }
@@ -39,9 +52,30 @@ afterAll(async () => {
 describe("a projector with read tokens", () => {
   it("answers 401 with a Bearer challenge on the API, the stream and /metrics without a valid token", async () => {
     const server = serve(false);
-    for (const url of ["/v1/tasks", "/v1/tasks/x", "/v1/tasks/x/events.ndjson", "/v1/workers", "/v1/violations", "/v1/queue", "/v1/dlq", "/v1/staleness", "/v1/stream", "/metrics"]) {
-      for (const authorization of [undefined, "Bearer wrong-token-0123456789", `Bearer ${token}x`, `Basic ${token}`, token]) {
-        const response = await server.inject({ method: "GET", url, headers: authorization === undefined ? {} : { authorization } });
+    for (const url of [
+      "/v1/tasks",
+      "/v1/tasks/x",
+      "/v1/tasks/x/events.ndjson",
+      "/v1/workers",
+      "/v1/violations",
+      "/v1/queue",
+      "/v1/dlq",
+      "/v1/staleness",
+      "/v1/stream",
+      "/metrics",
+    ]) {
+      for (const authorization of [
+        undefined,
+        "Bearer wrong-token-0123456789",
+        `Bearer ${token}x`,
+        `Basic ${token}`,
+        token,
+      ]) {
+        const response = await server.inject({
+          method: "GET",
+          url,
+          headers: authorization === undefined ? {} : { authorization },
+        });
         expect(response.statusCode, `${url} ${authorization}`).toBe(401);
         expect(response.json()).toMatchObject({ code: "PROJECTOR_UNAUTHORIZED" });
         expect(response.headers["www-authenticate"]).toMatch(/^Bearer realm=/);
@@ -58,32 +92,77 @@ describe("a projector with read tokens", () => {
 
   it("serves the API with any configured token", async () => {
     const server = serve(false);
-    expect((await server.inject({ method: "GET", url: "/v1/tasks", headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
-    expect((await server.inject({ method: "GET", url: "/v1/workers", headers: { authorization: "bearer other-read-token-01234567" } })).statusCode).toBe(200);
-    expect((await server.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    expect(
+      (await server.inject({ method: "GET", url: "/v1/tasks", headers: { authorization: `Bearer ${token}` } }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await server.inject({
+          method: "GET",
+          url: "/v1/workers",
+          headers: { authorization: "bearer other-read-token-01234567" },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await server.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${token}` } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it("keeps the page's files and the health checks open, and /metrics when A2A_LEDGER_PROJECTOR_METRICS_OPEN says so", async () => {
     const server = serve(true);
-    for (const url of ["/", "/app.js", "/api.js", "/task-page.js", "/app.css", "/healthz", "/readyz", "/openapi.json", "/metrics"]) expect((await server.inject({ method: "GET", url })).statusCode, url).toBe(200);
+    for (const url of [
+      "/",
+      "/app.js",
+      "/api.js",
+      "/task-page.js",
+      "/app.css",
+      "/healthz",
+      "/readyz",
+      "/openapi.json",
+      "/metrics",
+    ])
+      expect((await server.inject({ method: "GET", url })).statusCode, url).toBe(200);
     expect((await server.inject({ method: "GET", url: "/v1/tasks" })).statusCode).toBe(401);
   });
 
   it("documents the bearer scheme on exactly the guarded operations", async () => {
-    const doc = (await serve(false).inject({ method: "GET", url: "/openapi.json" })).json() as { components: { securitySchemes: Record<string, { scheme: string }> }; paths: Record<string, { get: { security: unknown[]; responses: Record<string, unknown> } }> };
+    const doc = (await serve(false).inject({ method: "GET", url: "/openapi.json" })).json() as {
+      components: { securitySchemes: Record<string, { scheme: string }> };
+      paths: Record<string, { get: { security: unknown[]; responses: Record<string, unknown> } }>;
+    };
     expect(doc.components.securitySchemes.bearer?.scheme).toBe("bearer");
     for (const [path, item] of Object.entries(doc.paths)) {
       const guarded = path.startsWith("/v1/") || path === "/metrics";
       expect(item.get.security, path).toEqual(guarded ? [{ bearer: [] }] : []);
       expect("401" in item.get.responses, path).toBe(guarded);
     }
-    const open = (await serve(true).inject({ method: "GET", url: "/openapi.json" })).json() as { paths: Record<string, { get: { security: unknown[] } }> };
+    const open = (await serve(true).inject({ method: "GET", url: "/openapi.json" })).json() as {
+      paths: Record<string, { get: { security: unknown[] } }>;
+    };
     expect(open.paths["/metrics"]?.get.security).toEqual([]);
   });
 });
 
 describe("a projector with read tokens, asked by paths that decode or normalize onto a guarded route", () => {
-  const guardedPaths = ["/v1/tasks", "/v1/tasks/x", "/v1/tasks/x/events.ndjson", "/v1/tasks/x/timeline", "/v1/workers", "/v1/workers/x", "/v1/workers/x/verified-card", "/v1/route", "/v1/violations", "/v1/dlq", "/v1/queue", "/v1/staleness", "/v1/stream", "/metrics"];
+  const guardedPaths = [
+    "/v1/tasks",
+    "/v1/tasks/x",
+    "/v1/tasks/x/events.ndjson",
+    "/v1/tasks/x/timeline",
+    "/v1/workers",
+    "/v1/workers/x",
+    "/v1/workers/x/verified-card",
+    "/v1/route",
+    "/v1/violations",
+    "/v1/dlq",
+    "/v1/queue",
+    "/v1/staleness",
+    "/v1/stream",
+    "/metrics",
+  ];
   const unmatchedCodes = ["PROJECTOR_NOT_FOUND", "PROJECTOR_METHOD_NOT_ALLOWED"];
 
   async function listening(metricsOpen: boolean): Promise<number> {
@@ -96,23 +175,34 @@ describe("a projector with read tokens, asked by paths that decode or normalize 
 
   it("refuses every variant without a token: 401 when it reaches a route, else 404/405, never data", async () => {
     const port = await listening(false);
-    const result = await runGuardBattery(port, guardedPaths.map((path) => ({ path })), { token, unmatchedCodes });
+    const result = await runGuardBattery(
+      port,
+      guardedPaths.map((path) => ({ path })),
+      { token, unmatchedCodes },
+    );
     expect(result.failures).toEqual([]);
     // The battery is only worth something if encoded variants do reach the routes (fastify decodes them).
     expect(result.reachedWithToken).toBeGreaterThan(guardedPaths.length * 4);
-    for (const path of ["/%761/tasks", "/v%31/tasks", "/%761/route", "/%6detrics"]) expect((await rawRequest(port, "GET", path)).status, path).toBe(401);
+    for (const path of ["/%761/tasks", "/v%31/tasks", "/%761/route", "/%6detrics"])
+      expect((await rawRequest(port, "GET", path)).status, path).toBe(401);
   }, 120_000);
 
   it("serves the public routes, and /metrics under any spelling once A2A_LEDGER_PROJECTOR_METRICS_OPEN opens it", async () => {
     const port = await listening(true);
-    for (const path of ["/", "/app.js", "/healthz", "/readyz", "/openapi.json", "/metrics", "/%6detrics", "/h%65althz"]) expect((await rawRequest(port, "GET", path)).status, path).toBe(200);
+    for (const path of ["/", "/app.js", "/healthz", "/readyz", "/openapi.json", "/metrics", "/%6detrics", "/h%65althz"])
+      expect((await rawRequest(port, "GET", path)).status, path).toBe(200);
     expect((await rawRequest(port, "GET", "/%761/tasks")).status).toBe(401);
   });
 });
 
 describe("A2A_LEDGER_PROJECTOR_TOKENS", () => {
   it("is read as a comma-separated list, and a short token is refused without being shown", () => {
-    expect(loadConfig({ A2A_LEDGER_PROJECTOR_TOKENS: `${token}, other-read-token-01234567`, A2A_LEDGER_PROJECTOR_METRICS_OPEN: "true" })).toMatchObject({ tokens: [token, "other-read-token-01234567"], metricsOpen: true });
+    expect(
+      loadConfig({
+        A2A_LEDGER_PROJECTOR_TOKENS: `${token}, other-read-token-01234567`,
+        A2A_LEDGER_PROJECTOR_METRICS_OPEN: "true",
+      }),
+    ).toMatchObject({ tokens: [token, "other-read-token-01234567"], metricsOpen: true });
     expect(loadConfig({}).tokens).toEqual([]);
     try {
       loadConfig({ A2A_LEDGER_PROJECTOR_TOKENS: "short-secret", A2A_LEDGER_PROJECTOR_METRICS_OPEN: "maybe" });

@@ -27,7 +27,12 @@ export interface RebuildResult {
   durationMs: number;
 }
 
-export async function rebuild(config: ProjectorConfig, store: Store, log: Logger, options: RebuildOptions = {}): Promise<RebuildResult> {
+export async function rebuild(
+  config: ProjectorConfig,
+  store: Store,
+  log: Logger,
+  options: RebuildOptions = {},
+): Promise<RebuildResult> {
   const started = Date.now();
   await migrate(store);
   for (const gen of await staleGenerations(store, [])) await dropGeneration(store, gen);

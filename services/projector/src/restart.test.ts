@@ -8,7 +8,20 @@ import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { dumpGeneration } from "../test/dump.ts";
 import { killHard, stopChild } from "@a2a-ledger/env/testing";
-import { deleteTopics, type Fixture, fixture, kafka, produce, runRebuildProcess, serde, startProjectorProcess, startReconciler, waitFor, waitForGroupAtEnd, generatedObservations } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  type Fixture,
+  fixture,
+  kafka,
+  produce,
+  runRebuildProcess,
+  serde,
+  startProjectorProcess,
+  startReconciler,
+  waitFor,
+  waitForGroupAtEnd,
+  generatedObservations,
+} from "../test/pipeline.ts";
 import { activeGeneration } from "./store/generations.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
 
@@ -25,7 +38,11 @@ beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
   await serde.registerAll();
-  f = await fixture(admin, "projector-restart", { A2A_LEDGER_PROJECTOR_SQLITE_PATH: file, A2A_LEDGER_PROJECTOR_MAX_BATCH: "25", A2A_LEDGER_PROJECTOR_CONCURRENCY: "1" });
+  f = await fixture(admin, "projector-restart", {
+    A2A_LEDGER_PROJECTOR_SQLITE_PATH: file,
+    A2A_LEDGER_PROJECTOR_MAX_BATCH: "25",
+    A2A_LEDGER_PROJECTOR_CONCURRENCY: "1",
+  });
   reconciler = await startReconciler(f);
 });
 
@@ -42,7 +59,9 @@ function projectedObservations(): number {
   try {
     const active = db.prepare("SELECT gen FROM projector_active WHERE id = 1").get() as { gen: number } | undefined;
     if (active === undefined) return 0;
-    const row = db.prepare(`SELECT COALESCE(SUM(next_offset), 0) AS n FROM v${active.gen}_offset WHERE topic = ?`).get(f.topics.observations) as { n: number };
+    const row = db
+      .prepare(`SELECT COALESCE(SUM(next_offset), 0) AS n FROM v${active.gen}_offset WHERE topic = ?`)
+      .get(f.topics.observations) as { n: number };
     return Number(row.n);
   } catch {
     return 0;
@@ -54,20 +73,28 @@ function projectedObservations(): number {
 it("killed with SIGKILL mid-stream and restarted, resumes where it stopped: the views equal a fresh rebuild", async () => {
   const first = await startProjectorProcess(f.env);
   await produce(f.topics.observations, observations);
-  const atKill = await waitFor("the projector to be mid-stream", async () => {
-    const n = projectedObservations();
-    return n >= count * 0.1 ? n : undefined;
-  }, 120_000);
+  const atKill = await waitFor(
+    "the projector to be mid-stream",
+    async () => {
+      const n = projectedObservations();
+      return n >= count * 0.1 ? n : undefined;
+    },
+    120_000,
+  );
   await killHard(first.child);
   expect(atKill).toBeLessThan(count);
 
   const second = await startProjectorProcess(f.env);
   await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 180_000);
-  await waitFor("the restarted projector to catch up", async () => {
-    const response = await fetch(`${second.url}v1/staleness`);
-    const body = (await response.json()) as { topics: { lagRecords: number | null }[] };
-    return body.topics.every((t) => t.lagRecords === 0) ? true : undefined;
-  }, 180_000);
+  await waitFor(
+    "the restarted projector to catch up",
+    async () => {
+      const response = await fetch(`${second.url}v1/staleness`);
+      const body = (await response.json()) as { topics: { lagRecords: number | null }[] };
+      return body.topics.every((t) => t.lagRecords === 0) ? true : undefined;
+    },
+    180_000,
+  );
   await stopChild(second.child);
 
   const store = new SqliteStore(file);

@@ -18,10 +18,19 @@ const now = Date.UTC(2026, 0, 1);
 beforeAll(async () => {
   store = await newStore("sqlite");
   const gen = (await store.read(activeGeneration)) as number;
-  for (const { topic, partition, inputs } of inputsFor(story())) await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
+  for (const { topic, partition, inputs } of inputsFor(story()))
+    await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
   stream = new LiveStream(store);
   const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
-  server = buildServer({ config: { policy: { trustedVendors: ["Acme"] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 }, store, stream, metrics: createMetrics(), kafka, logger: false, now: () => now });
+  server = buildServer({
+    config: { policy: { trustedVendors: ["Acme"] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 },
+    store,
+    stream,
+    metrics: createMetrics(),
+    kafka,
+    logger: false,
+    now: () => now,
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -30,23 +39,45 @@ afterAll(async () => {
 
 const get = async (url: string) => {
   const response = await server.inject({ method: "GET", url });
-  return { status: response.statusCode, headers: response.headers, body: response.json() as Record<string, unknown> & { code?: string; workers?: { workerId: string; rank: number; validFrom: string }[]; ineligible?: { workerId: string; reason: string }[] } };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: response.json() as Record<string, unknown> & {
+      code?: string;
+      workers?: { workerId: string; rank: number; validFrom: string }[];
+      ineligible?: { workerId: string; reason: string }[];
+    },
+  };
 };
 
 describe("GET /v1/route", () => {
   it("answers what the core's route answers on the reconciler's capability table for the same log", async () => {
     const { capabilities } = replayLog(story(), defaultRuleSet);
     for (const [query, expected] of [
-      ["skill=summarize&state=input-required", { skillId: "summarize", state: "TASK_STATE_INPUT_REQUIRED" as const, accept: [] }],
-      ["skill=summarize&accept=text/markdown,application/json", { skillId: "summarize", state: null, accept: ["text/markdown", "application/json"] }],
-      ["skill=summarize&state=TASK_STATE_WORKING&accept=text/*", { skillId: "summarize", state: "TASK_STATE_WORKING" as const, accept: ["text/*"] }],
+      [
+        "skill=summarize&state=input-required",
+        { skillId: "summarize", state: "TASK_STATE_INPUT_REQUIRED" as const, accept: [] },
+      ],
+      [
+        "skill=summarize&accept=text/markdown,application/json",
+        { skillId: "summarize", state: null, accept: ["text/markdown", "application/json"] },
+      ],
+      [
+        "skill=summarize&state=TASK_STATE_WORKING&accept=text/*",
+        { skillId: "summarize", state: "TASK_STATE_WORKING" as const, accept: ["text/*"] },
+      ],
     ] as const) {
       const { status, body } = await get(`/v1/route?${query}`);
       expect(status, query).toBe(200);
       const core = route(capabilities, { ...expected, at: now }, { trustedVendors: ["Acme"] });
-      expect(body.workers?.map((w) => [w.workerId, w.rank]), query).toEqual(core.workers.map((w) => [w.workerId, w.rank]));
+      expect(
+        body.workers?.map((w) => [w.workerId, w.rank]),
+        query,
+      ).toEqual(core.workers.map((w) => [w.workerId, w.rank]));
       expect(body.ineligible, query).toEqual(core.ineligible);
-      expect(body.workers?.map((w) => w.validFrom)).toEqual(core.workers.map((w) => new Date(w.validFrom).toISOString()));
+      expect(body.workers?.map((w) => w.validFrom)).toEqual(
+        core.workers.map((w) => new Date(w.validFrom).toISOString()),
+      );
       expect(body.at).toBe(new Date(now).toISOString());
     }
   });
@@ -95,7 +126,9 @@ describe("GET /v1/route", () => {
   });
 
   it("is in the OpenAPI document with its limits", async () => {
-    const doc = (await server.inject({ method: "GET", url: "/openapi.json" })).json() as { paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[] } }> };
+    const doc = (await server.inject({ method: "GET", url: "/openapi.json" })).json() as {
+      paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[] } }>;
+    };
     const params = doc.paths["/v1/route"]?.get.parameters ?? [];
     expect(params.map((p) => p.name)).toEqual(["skill", "state", "accept", "limit"]);
     expect(params.find((p) => p.name === "limit")?.schema.maximum).toBe(1_000);
@@ -104,10 +137,30 @@ describe("GET /v1/route", () => {
 
 describe("GET /v1/route with read tokens", () => {
   it("needs a token like the other /v1 endpoints", async () => {
-    const guarded = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1, tokens: ["read-token-0123456789"] }, store, stream, metrics: createMetrics(), kafka: { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true }, logger: false });
+    const guarded = buildServer({
+      config: {
+        policy: { trustedVendors: [] },
+        cursorSecret: "a-test-secret-of-16+",
+        maxStreams: 1,
+        tokens: ["read-token-0123456789"],
+      },
+      store,
+      stream,
+      metrics: createMetrics(),
+      kafka: { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true },
+      logger: false,
+    });
     try {
       expect((await guarded.inject({ method: "GET", url: "/v1/route?skill=summarize" })).statusCode).toBe(401);
-      expect((await guarded.inject({ method: "GET", url: "/v1/route?skill=summarize", headers: { authorization: "Bearer read-token-0123456789" } })).statusCode).toBe(200);
+      expect(
+        (
+          await guarded.inject({
+            method: "GET",
+            url: "/v1/route?skill=summarize",
+            headers: { authorization: "Bearer read-token-0123456789" },
+          })
+        ).statusCode,
+      ).toBe(200);
     } finally {
       await guarded.close();
     }

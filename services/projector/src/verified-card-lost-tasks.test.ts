@@ -11,7 +11,16 @@ import { cardHash } from "@a2a-ledger/core";
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Observation, TaskState } from "@a2a-ledger/schemas";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { deleteTopics, fixture, kafka, produce, serde, startProjector, startReconciler, waitForGroupAtEnd } from "../test/pipeline.ts";
+import {
+  deleteTopics,
+  fixture,
+  kafka,
+  produce,
+  serde,
+  startProjector,
+  startReconciler,
+  waitForGroupAtEnd,
+} from "../test/pipeline.ts";
 
 const S: TaskState = "TASK_STATE_SUBMITTED";
 const W: TaskState = "TASK_STATE_WORKING";
@@ -22,7 +31,12 @@ const C: TaskState = "TASK_STATE_COMPLETED";
 function lostWhileWaiting(): Observation[] {
   const e = events("lt-");
   const at = Date.UTC(2026, 0, 5, 9);
-  const card = agentCard({ org: "Keep", states: ["submitted", "working", "input-required", "completed", "failed"], taskStore: "durable", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
+  const card = agentCard({
+    org: "Keep",
+    states: ["submitted", "working", "input-required", "completed", "failed"],
+    taskStore: "durable",
+    skills: [{ id: "summarize", outputModes: ["text/plain"] }],
+  });
   return [
     e.card("w-keep", card, { at, maxAge: 300 }),
     e.probe("w-keep", cardHash(card), { at: at + 1_000, states: [S, W, IR, C], modes: ["text/plain"], durable: null }),
@@ -36,7 +50,18 @@ interface Change {
   path: string;
   before: string | null;
   after: string | null;
-  evidence?: { lostCanaries: unknown[]; lostTasks: { correlationId: string; serverTaskId: string; state: string; lostEventId: string; lastSeenEventId: string; lostAt: string; decisionId: string }[] };
+  evidence?: {
+    lostCanaries: unknown[];
+    lostTasks: {
+      correlationId: string;
+      serverTaskId: string;
+      state: string;
+      lostEventId: string;
+      lastSeenEventId: string;
+      lostAt: string;
+      decisionId: string;
+    }[];
+  };
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -63,14 +88,23 @@ async function verifiedCardUnder(rules: string, log: readonly Observation[]) {
   cleanups.push(() => projector.stop());
   // Probes before tasks, as a mesh runs them: the capabilities they verify are decided first (another partition).
   const group = `reconciler-${f.suffix}`;
-  await produce(f.topics.observations, log.filter((o) => o.correlationId.startsWith("probe-")));
+  await produce(
+    f.topics.observations,
+    log.filter((o) => o.correlationId.startsWith("probe-")),
+  );
   await waitForGroupAtEnd(admin, group, f.topics.observations);
-  await produce(f.topics.observations, log.filter((o) => !o.correlationId.startsWith("probe-")));
+  await produce(
+    f.topics.observations,
+    log.filter((o) => !o.correlationId.startsWith("probe-")),
+  );
   await waitForGroupAtEnd(admin, group, f.topics.observations);
   await projector.projector.caughtUp(60_000);
   const response = await projector.server.inject({ method: "GET", url: "/v1/workers/w-keep/verified-card" });
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { card: { capabilities: { extensions: { uri: string; params: { states: string[]; taskStore: string } }[] } }; diff: Change[] };
+  return response.json() as {
+    card: { capabilities: { extensions: { uri: string; params: { states: string[]; taskStore: string } }[] } };
+    diff: Change[];
+  };
 }
 
 describe("GET /v1/workers/:id/verified-card: lost tasks as evidence (real Kafka)", () => {
@@ -85,7 +119,15 @@ describe("GET /v1/workers/:id/verified-card: lost tasks as evidence (real Kafka)
     const [notFound, seen] = [log[4] as Observation, log[3] as Observation];
     for (const change of removed) {
       expect(change.evidence?.lostTasks, change.path).toEqual([
-        { correlationId: "lost-1", serverTaskId: "t-1", state: IR, lostEventId: notFound.eventId, lastSeenEventId: seen.eventId, lostAt: new Date(notFound.occurredAt).toISOString(), decisionId: expect.stringMatching(/CapabilitiesVerified/) },
+        {
+          correlationId: "lost-1",
+          serverTaskId: "t-1",
+          state: IR,
+          lostEventId: notFound.eventId,
+          lastSeenEventId: seen.eventId,
+          lostAt: new Date(notFound.occurredAt).toISOString(),
+          decisionId: expect.stringMatching(/CapabilitiesVerified/),
+        },
       ]);
       expect(change.evidence?.lostCanaries).toEqual([]);
     }

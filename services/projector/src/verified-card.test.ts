@@ -16,15 +16,29 @@ let store: Store;
 let server: ReturnType<typeof buildServer>;
 let stream: LiveStream;
 // The story, and a worker whose card was fetched but never probed.
-const log = [...story(), events("new-").card("w-new", agentCard({ org: "New", states: ["submitted", "working", "completed"] }), { at: Date.UTC(2025, 5, 2, 10), maxAge: 300 })];
+const log = [
+  ...story(),
+  events("new-").card("w-new", agentCard({ org: "New", states: ["submitted", "working", "completed"] }), {
+    at: Date.UTC(2025, 5, 2, 10),
+    maxAge: 300,
+  }),
+];
 
 beforeAll(async () => {
   store = await newStore("sqlite");
   const gen = (await store.read(activeGeneration)) as number;
-  for (const { topic, partition, inputs } of inputsFor(log)) await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
+  for (const { topic, partition, inputs } of inputsFor(log))
+    await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
   stream = new LiveStream(store);
   const kafka = { endOffsets: async () => [], kafkaReachable: async () => true, consuming: () => true };
-  server = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 }, store, stream, metrics: createMetrics(), kafka, logger: false });
+  server = buildServer({
+    config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 1 },
+    store,
+    stream,
+    metrics: createMetrics(),
+    kafka,
+    logger: false,
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -36,12 +50,21 @@ interface CardView {
   cardHash: string;
   validFrom: string;
   card: Record<string, unknown>;
-  diff: { path: string; before: string | null; after: string | null; evidence?: { probes: { eventId: string }[]; lostCanaries: unknown[] } }[];
+  diff: {
+    path: string;
+    before: string | null;
+    after: string | null;
+    evidence?: { probes: { eventId: string }[]; lostCanaries: unknown[] };
+  }[];
   code?: string;
 }
 const get = async (url: string, headers: Record<string, string> = {}) => {
   const response = await server.inject({ method: "GET", url, headers });
-  return { status: response.statusCode, headers: response.headers, body: (response.body === "" ? {} : response.json()) as CardView };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: (response.body === "" ? {} : response.json()) as CardView,
+  };
 };
 
 describe("GET /v1/workers/:id/verified-card", () => {
@@ -61,8 +84,13 @@ describe("GET /v1/workers/:id/verified-card", () => {
       for (const skill of seen.skills) {
         const v = snap.verifiedSkills.find((x) => x.skillId === skill.skillId);
         expect(v, `${workerId} keeps unverified skill ${skill.skillId}`).toBeDefined();
-        for (const m of skill.outputModes) expect(v?.outputModes, `${workerId} ${skill.skillId} lists ${m}`).toContain(m);
-        const params = ((body.card["capabilities"] as { extensions: { params: { skills: { id: string; states: string[] }[] } }[] }).extensions.find((e) => "skills" in (e.params ?? {}))?.params.skills ?? []).find((x) => x.id === skill.skillId);
+        for (const m of skill.outputModes)
+          expect(v?.outputModes, `${workerId} ${skill.skillId} lists ${m}`).toContain(m);
+        const params = (
+          (
+            body.card["capabilities"] as { extensions: { params: { skills: { id: string; states: string[] }[] } }[] }
+          ).extensions.find((e) => "skills" in (e.params ?? {}))?.params.skills ?? []
+        ).find((x) => x.id === skill.skillId);
         expect(params?.states.map((s) => normalizeTaskState(s) as TaskState)).toEqual(v?.states);
       }
       for (const change of body.diff) {

@@ -9,7 +9,16 @@ import { bigTask } from "./big-task.ts";
 import { produce, type StoryPipeline, storyPipeline, waitForGroupAtEnd } from "./pipeline.ts";
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const chromiumFlags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const chromiumFlags = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const artifacts = new URL("../test-artifacts/", import.meta.url).pathname;
 
 let pipeline: StoryPipeline;
@@ -19,10 +28,18 @@ let url: string;
 const dir = mkdtempSync(join(tmpdir(), "projector-browser-"));
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (scripts/setup-projector.sh, run by npm test, does)`);
+  if (!existsSync(chromiumPath))
+    throw new Error(
+      `${chromiumPath} is missing: install Debian's chromium (scripts/setup-projector.sh, run by npm test, does)`,
+    );
   pipeline = await storyPipeline("projector-browser", dir);
   url = await pipeline.projector.server.listen({ host: "127.0.0.1", port: 0 });
-  context = await chromium.launchPersistentContext(join(dir, "chromium-profile"), { executablePath: chromiumPath, headless: true, args: chromiumFlags, viewport: { width: 1500, height: 1100 } });
+  context = await chromium.launchPersistentContext(join(dir, "chromium-profile"), {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumFlags,
+    viewport: { width: 1500, height: 1100 },
+  });
   page = context.pages()[0] ?? (await context.newPage());
 });
 
@@ -40,12 +57,17 @@ describe("the lineage page in headless Chromium", () => {
     expect(await page.locator('.lane[data-attempt="1"] .server-task-ids').textContent()).toBe("acme-7f3a");
     expect(await page.locator('.lane[data-attempt="2"] .server-task-ids').textContent()).toBe("gamma-19c2");
     expect(await page.locator('.lane[data-attempt="1"] .indeterminate').count()).toBe(1);
-    expect(await page.locator('.lane[data-attempt="1"] .indeterminate-label').textContent()).toContain("indeterminate (INPUT_REQUIRED)");
+    expect(await page.locator('.lane[data-attempt="1"] .indeterminate-label').textContent()).toContain(
+      "indeterminate (INPUT_REQUIRED)",
+    );
     expect(await page.locator('.marker[data-type="RedispatchCommanded"][data-kind="decision"]').count()).toBe(1);
     expect(await page.locator('.marker[data-type="RedispatchCommanded"][data-kind="command"]').count()).toBe(1);
     const violations = await page.locator(".marker.violation").allTextContents();
     expect(violations.join(" ")).toContain("DIVERGENT_ARTIFACTS");
-    expect(await page.locator('.lane[data-attempt="1"] .row[data-observer="proxy"] .span').allTextContents()).toEqual(["WORKING", "INPUT_REQUIRED"]);
+    expect(await page.locator('.lane[data-attempt="1"] .row[data-observer="proxy"] .span').allTextContents()).toEqual([
+      "WORKING",
+      "INPUT_REQUIRED",
+    ]);
     expect(await page.locator(".marker.artifact").allTextContents()).toEqual(["◆ text/plain", "◆ text/markdown"]);
     expect(await page.locator("h1 .status").textContent()).toBe("reconciled");
 
@@ -77,14 +99,32 @@ describe("the lineage page in headless Chromium", () => {
   });
 
   it("updates the open task live when new events arrive", async () => {
-    await pipeline.ingest.post([{ type: "TaskStateObserved", eventId: "late-poll", correlationId: "task-42", occurredAt: "2025-06-02T09:25:00Z", observer: "auditor", workerId: "w-gamma", serverTaskId: "gamma-19c2", contextId: "ctx-42", state: "TASK_STATE_COMPLETED", via: "get" }]);
+    await pipeline.ingest.post([
+      {
+        type: "TaskStateObserved",
+        eventId: "late-poll",
+        correlationId: "task-42",
+        occurredAt: "2025-06-02T09:25:00Z",
+        observer: "auditor",
+        workerId: "w-gamma",
+        serverTaskId: "gamma-19c2",
+        contextId: "ctx-42",
+        state: "TASK_STATE_COMPLETED",
+        via: "get",
+      },
+    ]);
     await page.locator('.row[data-observer="auditor"]').waitFor({ timeout: 30_000 });
   });
 
   it("keeps a task with 10,000 events usable: the timeline draws spans and the events page in", async () => {
     const big = bigTask("big-task", 10_000);
     await produce(pipeline.fixture.topics.observations, big);
-    await waitForGroupAtEnd(pipeline.admin, `reconciler-${pipeline.fixture.suffix}`, pipeline.fixture.topics.observations, 120_000);
+    await waitForGroupAtEnd(
+      pipeline.admin,
+      `reconciler-${pipeline.fixture.suffix}`,
+      pipeline.fixture.topics.observations,
+      120_000,
+    );
     await pipeline.projector.projector.caughtUp(120_000);
     const started = Date.now();
     await page.goto(`${url}/#/tasks/big-task`);
@@ -137,7 +177,14 @@ describe("the lineage page of a projector with read tokens", () => {
   it("asks for the token once, keeps it in sessionStorage, sends it only as a header and never in a URL", async () => {
     const token = "browser-read-token-0123456789";
     const { config, store, stream, projector } = pipeline.projector;
-    const guarded = buildServer({ config: { ...config, tokens: [token] }, store, stream, metrics: createMetrics(), kafka: projector, logger: false });
+    const guarded = buildServer({
+      config: { ...config, tokens: [token] },
+      store,
+      stream,
+      metrics: createMetrics(),
+      kafka: projector,
+      logger: false,
+    });
     const guardedUrl = await guarded.listen({ host: "127.0.0.1", port: 0 });
     const tab = await context.newPage();
     const requests: { url: string; authorization: string | undefined }[] = [];

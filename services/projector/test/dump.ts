@@ -22,7 +22,9 @@ export async function dumpGeneration(store: Store, gen: number): Promise<Record<
   const out: Record<string, unknown[]> = {};
   for (const [name, order] of Object.entries(keys) as [keyof typeof keys, string][]) {
     const rows = await store.read((r) => r.all(`SELECT * FROM ${t[name]} ORDER BY ${order}`));
-    out[name] = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v])));
+    out[name] = rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v])),
+    );
   }
   return out;
 }

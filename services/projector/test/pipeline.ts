@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
-import { type Admin, createKafka, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
+import {
+  type Admin,
+  createKafka,
+  endpointsFromEnv,
+  ensureTopics,
+  type Kafka,
+  suffixedTopicNames,
+  topicSpecs,
+  type TopicNames,
+} from "@a2a-ledger/kafka";
 import { produceAll, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
 import { parseObservationJson } from "@a2a-ledger/core";
@@ -76,13 +85,22 @@ export interface RunningIngest {
 
 /** The ingest API on a free loopback port, writing to the fixture's observations topic. */
 export async function startIngest(f: Fixture): Promise<RunningIngest> {
-  const config = loadIngestConfig({ ...f.env, A2A_LEDGER_INGEST_TOPIC: f.topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "silent" });
+  const config = loadIngestConfig({
+    ...f.env,
+    A2A_LEDGER_INGEST_TOPIC: f.topics.observations,
+    A2A_LEDGER_INGEST_PORT: "0",
+    A2A_LEDGER_INGEST_LOG_LEVEL: "silent",
+  });
   const { server } = createIngestApp(config, { logger: false });
   const url = await server.listen({ host: "127.0.0.1", port: 0 });
   return {
     url,
     post: async (observations) => {
-      const response = await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(observations) });
+      const response = await fetch(`${url}/v1/observations`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(observations),
+      });
       if (response.status !== 202) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
     },
     close: () => server.close(),
@@ -91,7 +109,11 @@ export async function startIngest(f: Fixture): Promise<RunningIngest> {
 
 /** Produces observations straight to the topic (faster than HTTP for large loads). */
 export async function produce(topic: string, observations: readonly Observation[]): Promise<void> {
-  await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encodeValidated(o), chunk: 1_000 });
+  await produceAll(kafka, topic, observations, {
+    key: (o) => o.correlationId,
+    encode: (o) => serde.encodeValidated(o),
+    chunk: 1_000,
+  });
 }
 
 export { waitForGroupAtEnd };
@@ -118,7 +140,11 @@ export async function startProjector(f: Fixture, env: NodeJS.ProcessEnv): Promis
   await projector.start();
   let stopped = false;
   return {
-    config, store, projector, server, stream,
+    config,
+    store,
+    projector,
+    server,
+    stream,
     stop: async () => {
       if (stopped) return;
       stopped = true;
@@ -134,17 +160,28 @@ const mainFile = new URL("../src/main.ts", import.meta.url).pathname;
 
 /** The projector as its own process (`src/main.ts serve`); resolves with its URL once it logged that it is ready. */
 export async function startProjectorProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const { child, readyEntry } = await spawnService("projector", process.execPath, ["--import", "tsx", mainFile, "serve"], {
-    env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info", A2A_LEDGER_PROJECTOR_PORT: "0" },
-    startTimeoutMs: 60_000,
-    ready: readyOnMessage("projector ready"),
-  });
+  const { child, readyEntry } = await spawnService(
+    "projector",
+    process.execPath,
+    ["--import", "tsx", mainFile, "serve"],
+    {
+      env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info", A2A_LEDGER_PROJECTOR_PORT: "0" },
+      startTimeoutMs: 60_000,
+      ready: readyOnMessage("projector ready"),
+    },
+  );
   return { child, url: String(readyEntry.url) };
 }
 
 /** Runs `src/main.ts rebuild` to completion; its exit code and output. */
-export function runRebuildProcess(env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "rebuild"], { env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
+export function runRebuildProcess(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 240_000,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "rebuild"], {
+    env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
@@ -192,7 +229,10 @@ export interface StoryPipeline {
  * real reconciler, and projected by an in-process projector into a SQLite file in `dir`.
  */
 export async function storyPipeline(label: string, dir: string): Promise<StoryPipeline> {
-  const lines = readFileSync(storyFile, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(storyFile, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const probes = lines.filter((o) => String(o.correlationId).startsWith("probe-"));
   const tasks = lines.filter((o) => !String(o.correlationId).startsWith("probe-"));
   const admin = kafka.admin();
@@ -210,7 +250,12 @@ export async function storyPipeline(label: string, dir: string): Promise<StoryPi
   await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
   await projector.projector.caughtUp(60_000);
   return {
-    admin, fixture: f, ingest, reconciler, projector, tasks,
+    admin,
+    fixture: f,
+    ingest,
+    reconciler,
+    projector,
+    tasks,
     stop: async () => {
       await projector.stop();
       await reconciler.stop();

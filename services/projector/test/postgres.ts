@@ -26,7 +26,9 @@ async function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -39,14 +41,21 @@ export interface PostgresServer {
 /** Runs a binary, as the `postgres` (else `nobody`) user when this process is root. */
 function runAs(user: { uid: number; gid: number } | undefined, binary: string, args: string[]): void {
   if (user === undefined) execFileSync(binary, args, { stdio: "pipe" });
-  else execFileSync("setpriv", [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", binary, ...args], { stdio: "pipe" });
+  else
+    execFileSync("setpriv", [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", binary, ...args], {
+      stdio: "pipe",
+    });
 }
 
 function unprivilegedUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   for (const name of ["postgres", "nobody"]) {
     const result = spawnSync("id", ["-u", name], { encoding: "utf8" });
-    if (result.status === 0) return { uid: Number(result.stdout.trim()), gid: Number(spawnSync("id", ["-g", name], { encoding: "utf8" }).stdout.trim()) };
+    if (result.status === 0)
+      return {
+        uid: Number(result.stdout.trim()),
+        gid: Number(spawnSync("id", ["-g", name], { encoding: "utf8" }).stdout.trim()),
+      };
   }
   throw new Error("running as root and no unprivileged user to run PostgreSQL as");
 }
@@ -62,9 +71,30 @@ export async function startPostgres(): Promise<PostgresServer> {
     chmodSync(dir, 0o700);
   }
   const port = await freePort();
-  runAs(user, postgresBinary("initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"]);
+  runAs(user, postgresBinary("initdb"), [
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--no-locale",
+    "--no-sync",
+  ]);
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=60`;
-  runAs(user, postgresBinary("pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  runAs(user, postgresBinary("pg_ctl"), [
+    "-D",
+    data,
+    "-o",
+    options,
+    "-l",
+    join(dir, "server.log"),
+    "-w",
+    "-t",
+    "60",
+    "start",
+  ]);
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {

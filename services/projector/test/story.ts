@@ -4,7 +4,15 @@
  * commands, capability snapshots) with made-up but consistent coordinates.
  */
 import { readFileSync } from "node:fs";
-import { applyCapabilityUpdates, CapabilityTable, createDecider, defaultRuleSet, parseObservationJson, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
+import {
+  applyCapabilityUpdates,
+  CapabilityTable,
+  createDecider,
+  defaultRuleSet,
+  parseObservationJson,
+  type PolicyConfig,
+  type RuleSet,
+} from "@a2a-ledger/core";
 import { topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput } from "../src/inputs.ts";
@@ -12,11 +20,13 @@ import type { ProjectorInput } from "../src/inputs.ts";
 export const storyFile = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
 
 export function parseLines(lines: readonly string[]): Observation[] {
-  return lines.filter((l) => l.trim() !== "").map((line, i) => {
-    const result = parseObservationJson(line);
-    if (!result.ok) throw new Error(`line ${i + 1}: ${JSON.stringify(result.issues)}`);
-    return result.observation;
-  });
+  return lines
+    .filter((l) => l.trim() !== "")
+    .map((line, i) => {
+      const result = parseObservationJson(line);
+      if (!result.ok) throw new Error(`line ${i + 1}: ${JSON.stringify(result.issues)}`);
+      return result.observation;
+    });
 }
 
 export const story = (): Observation[] => parseLines(readFileSync(storyFile, "utf8").split("\n"));
@@ -28,7 +38,10 @@ export interface TopicInputs {
 }
 
 /** Every record the ledger's topics would hold for `observations`, grouped per topic (partition 0 each, offsets from 0). */
-export function inputsFor(observations: readonly Observation[], options: { topics?: TopicNames; policy?: PolicyConfig; timestamp?: number; ruleSet?: RuleSet } = {}): TopicInputs[] {
+export function inputsFor(
+  observations: readonly Observation[],
+  options: { topics?: TopicNames; policy?: PolicyConfig; timestamp?: number; ruleSet?: RuleSet } = {},
+): TopicInputs[] {
   const topics = options.topics ?? topicNames;
   const decider = createDecider(options.ruleSet ?? defaultRuleSet);
   const table = new CapabilityTable();
@@ -36,7 +49,7 @@ export function inputsFor(observations: readonly Observation[], options: { topic
   const states = new Map<string, ReturnType<typeof decider.initialState>>();
   const out = new Map<string, ProjectorInput[]>();
   const push = (topic: string, make: (source: ProjectorInput["source"]) => ProjectorInput) => {
-    const list = out.get(topic) ?? out.set(topic, []).get(topic) as ProjectorInput[];
+    const list = out.get(topic) ?? (out.set(topic, []).get(topic) as ProjectorInput[]);
     list.push(make({ topic, partition: 0, offset: list.length, timestamp: options.timestamp ?? 1_750_000_000_000 }));
   };
   for (const o of observations) {
@@ -46,9 +59,11 @@ export function inputsFor(observations: readonly Observation[], options: { topic
     applyCapabilityUpdates(table, result);
     for (const d of result.decisions) {
       push(topics.decisions, (source) => ({ kind: "decision", source, record: d }));
-      if (d.type === "RedispatchCommanded" || d.type === "ProbeRequested") push(topics.commands, (source) => ({ kind: "command", source, record: d }));
+      if (d.type === "RedispatchCommanded" || d.type === "ProbeRequested")
+        push(topics.commands, (source) => ({ kind: "command", source, record: d }));
     }
-    for (const s of result.capabilityUpdates) push(topics.capabilities, (source) => ({ kind: "snapshot", source, record: s }));
+    for (const s of result.capabilityUpdates)
+      push(topics.capabilities, (source) => ({ kind: "snapshot", source, record: s }));
   }
   return [...out].map(([topic, inputs]) => ({ topic, partition: 0, inputs }));
 }

@@ -14,11 +14,16 @@ const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    const up = http.request({ host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent }, (upRes) => {
-      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-      upRes.pipe(res);
-    });
+    const up = http.request(
+      { host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent },
+      (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      },
+    );
     up.end(Buffer.concat(chunks));
   });
 });
-server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ msg: "listening", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+server.listen(0, "127.0.0.1", () =>
+  console.log(JSON.stringify({ msg: "listening", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+);

@@ -48,9 +48,26 @@ interface Measured {
   errors: number;
 }
 
-async function load(url: string, body: string, options: { connections: number; overallRate?: number }): Promise<Measured> {
-  const result = await autocannon({ url, method: "POST", headers, body, connections: options.connections, duration, ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }) });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx };
+async function load(
+  url: string,
+  body: string,
+  options: { connections: number; overallRate?: number },
+): Promise<Measured> {
+  const result = await autocannon({
+    url,
+    method: "POST",
+    headers,
+    body,
+    connections: options.connections,
+    duration,
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
 }
 
 /** An ingest stand-in that acknowledges every batch at once: the proxy's cost without the ledger's. */
@@ -83,7 +100,12 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, ["--import", "tsx", ingestMain], {
     stdio: "ignore",
-    env: { ...process.env, A2A_LEDGER_INGEST_PORT: String(port), A2A_LEDGER_INGEST_TOPIC: topic, A2A_LEDGER_INGEST_LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      A2A_LEDGER_INGEST_PORT: String(port),
+      A2A_LEDGER_INGEST_TOPIC: topic,
+      A2A_LEDGER_INGEST_LOG_LEVEL: "warn",
+    },
   });
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -93,7 +115,10 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
   };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
@@ -105,9 +130,22 @@ async function startIngest(topic: string): Promise<{ url: string; stop: () => Pr
 }
 
 /** A proxy process; its spool in a fresh directory under `spoolRoot` (what an earlier run left must not reach this run's topic). */
-function startProxy(upstream: string, ingestUrl: string, workerId: string, spoolRoot = tmpdir()): Promise<AgentProcess> {
+function startProxy(
+  upstream: string,
+  ingestUrl: string,
+  workerId: string,
+  spoolRoot = tmpdir(),
+): Promise<AgentProcess> {
   return spawnListening(`proxy ${workerId}`, process.execPath, ["--import", "tsx", proxyMain], {
-    env: { A2A_LEDGER_PROXY_WORKER_ID: workerId, A2A_LEDGER_PROXY_UPSTREAM_URL: upstream, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_INGEST_URL: ingestUrl, A2A_LEDGER_PROXY_LOG_LEVEL: "info", A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS: "2000", A2A_LEDGER_PROXY_SPOOL_DIR: mkdtempSync(join(spoolRoot, `bench-spool-${workerId}-`)) },
+    env: {
+      A2A_LEDGER_PROXY_WORKER_ID: workerId,
+      A2A_LEDGER_PROXY_UPSTREAM_URL: upstream,
+      A2A_LEDGER_PROXY_PORT: "0",
+      A2A_LEDGER_PROXY_INGEST_URL: ingestUrl,
+      A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+      A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS: "2000",
+      A2A_LEDGER_PROXY_SPOOL_DIR: mkdtempSync(join(spoolRoot, `bench-spool-${workerId}-`)),
+    },
   });
 }
 
@@ -144,37 +182,83 @@ async function main(): Promise<void> {
     const ingest = started(await startIngest(topic), (x) => x.stop());
     const viaSink = started(await startProxy(w1.url, sink.url, "W1-bench-sink"), (x) => x.stop());
     const viaLedger = started(await startProxy(w1.url, ingest.url, "W1-bench-ledger"), (x) => x.stop());
-    const viaSinkInMemory = memoryFs === null ? null : started(await startProxy(w1.url, sink.url, "W1-bench-sink-shm", memoryFs), (x) => x.stop());
-    const passthrough = started(await spawnListening("passthrough", process.execPath, ["--import", "tsx", passthroughMain, String(w1.port)]), (x) => x.stop());
+    const viaSinkInMemory =
+      memoryFs === null
+        ? null
+        : started(await startProxy(w1.url, sink.url, "W1-bench-sink-shm", memoryFs), (x) => x.stop());
+    const passthrough = started(
+      await spawnListening("passthrough", process.execPath, ["--import", "tsx", passthroughMain, String(w1.port)]),
+      (x) => x.stop(),
+    );
     const waiting = await fetch(`${w1.url}/a2a/jsonrpc`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "bench-wait", role: "ROLE_USER", parts: [{ text: "need-input bench" }] } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "bench-wait", role: "ROLE_USER", parts: [{ text: "need-input bench" }] } },
+      }),
     });
     const taskId = ((await waiting.json()) as { result: { task: { id: string } } }).result.task.id;
     const calls = [
-      { name: "GetTask (JSON-RPC)", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: taskId } }) },
-      { name: "SendMessage (JSON-RPC, completes)", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "bench-send", role: "ROLE_USER", parts: [{ text: "bench" }] } } }) },
+      {
+        name: "GetTask (JSON-RPC)",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: taskId } }),
+      },
+      {
+        name: "SendMessage (JSON-RPC, completes)",
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "SendMessage",
+          params: { message: { messageId: "bench-send", role: "ROLE_USER", parts: [{ text: "bench" }] } },
+        }),
+      },
     ];
     const targets = [
       { name: "direct", url: `${w1.url}/a2a/jsonrpc` },
       { name: "bare Node passthrough (no recording)", url: `${passthrough.url}/a2a/jsonrpc` },
       { name: "proxy → sink", url: `${viaSink.url}/a2a/jsonrpc` },
-      ...(viaSinkInMemory === null ? [] : [{ name: "proxy → sink, spool on tmpfs (no fsync cost)", url: `${viaSinkInMemory.url}/a2a/jsonrpc` }]),
+      ...(viaSinkInMemory === null
+        ? []
+        : [{ name: "proxy → sink, spool on tmpfs (no fsync cost)", url: `${viaSinkInMemory.url}/a2a/jsonrpc` }]),
       { name: "proxy → ingest → Kafka", url: `${viaLedger.url}/a2a/jsonrpc` },
     ];
-    console.log(`node ${process.version}; autocannon 9.0.0; ${connections} connections × ${duration} s for throughput; for latency ${fmt(rateShare * 100, 0)} % of the slowest path's throughput, 4 connections; ${rounds} round(s), the order of the paths rotating per round`);
-    const summary = new Map<string, { throughput: number[]; ratio: number[]; p50: number[]; p99: number[]; addedP50: number[]; addedP99: number[]; errors: number }>();
+    console.log(
+      `node ${process.version}; autocannon 9.0.0; ${connections} connections × ${duration} s for throughput; for latency ${fmt(rateShare * 100, 0)} % of the slowest path's throughput, 4 connections; ${rounds} round(s), the order of the paths rotating per round`,
+    );
+    const summary = new Map<
+      string,
+      {
+        throughput: number[];
+        ratio: number[];
+        p50: number[];
+        p99: number[];
+        addedP50: number[];
+        addedP99: number[];
+        errors: number;
+      }
+    >();
     for (let round = 0; round < rounds; round++) {
       for (const call of calls) {
         const order = targets.map((_, i) => (i + round) % targets.length);
         // Warm-up: JIT, connection pools, the ingest producer.
-        for (const i of order) await autocannon({ url: targets[i]!.url, method: "POST", headers, body: call.body, connections: 4, duration: 2 });
+        for (const i of order)
+          await autocannon({
+            url: targets[i]!.url,
+            method: "POST",
+            headers,
+            body: call.body,
+            connections: 4,
+            duration: 2,
+          });
         const throughput: Measured[] = [];
         for (const i of order) throughput[i] = await load(targets[i]!.url, call.body, { connections });
         const rate = Math.max(1, Math.round(Math.min(...throughput.map((t) => t.rps)) * rateShare));
         const latency: Measured[] = [];
-        for (const i of order) latency[i] = await load(targets[i]!.url, call.body, { connections: 4, overallRate: rate });
+        for (const i of order)
+          latency[i] = await load(targets[i]!.url, call.body, { connections: 4, overallRate: rate });
         console.log(`\nround ${round + 1}: ${call.name} (latency at ${rate} req/s)`);
         console.log("| path | req/s (closed loop) | vs direct | p50 ms | p99 ms | added p50 | added p99 | errors |");
         console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -183,7 +267,15 @@ async function main(): Promise<void> {
           const lt = latency[i]!;
           const direct = latency[0]!;
           const key = `${call.name}\u0000${t.name}`;
-          const s = summary.get(key) ?? { throughput: [], ratio: [], p50: [], p99: [], addedP50: [], addedP99: [], errors: 0 };
+          const s = summary.get(key) ?? {
+            throughput: [],
+            ratio: [],
+            p50: [],
+            p99: [],
+            addedP50: [],
+            addedP99: [],
+            errors: 0,
+          };
           s.throughput.push(tp.rps);
           s.ratio.push(tp.rps / throughput[0]!.rps);
           s.p50.push(lt.p50);
@@ -192,7 +284,9 @@ async function main(): Promise<void> {
           s.addedP99.push(lt.p99 - direct.p99);
           s.errors += tp.errors + lt.errors;
           summary.set(key, s);
-          console.log(`| ${t.name} | ${fmt(tp.rps, 0)} | ${fmt(tp.rps / throughput[0]!.rps, 2)} | ${fmt(lt.p50)} | ${fmt(lt.p99)} | ${i === 0 ? "–" : fmt(lt.p50 - direct.p50)} | ${i === 0 ? "–" : fmt(lt.p99 - direct.p99)} | ${tp.errors + lt.errors} |`);
+          console.log(
+            `| ${t.name} | ${fmt(tp.rps, 0)} | ${fmt(tp.rps / throughput[0]!.rps, 2)} | ${fmt(lt.p50)} | ${fmt(lt.p99)} | ${i === 0 ? "–" : fmt(lt.p50 - direct.p50)} | ${i === 0 ? "–" : fmt(lt.p99 - direct.p99)} | ${tp.errors + lt.errors} |`,
+          );
         });
       }
     }
@@ -202,7 +296,9 @@ async function main(): Promise<void> {
     for (const [key, s] of summary) {
       const [call, path] = key.split("\u0000");
       const direct = path === "direct";
-      console.log(`| ${call} | ${path} | ${fmt(median(s.throughput), 0)} | ${fmt(median(s.ratio), 2)} | ${fmt(median(s.p50))} | ${fmt(median(s.p99))} | ${direct ? "–" : fmt(median(s.addedP50))} | ${direct ? "–" : fmt(median(s.addedP99))} | ${s.errors} |`);
+      console.log(
+        `| ${call} | ${path} | ${fmt(median(s.throughput), 0)} | ${fmt(median(s.ratio), 2)} | ${fmt(median(s.p50))} | ${fmt(median(s.p99))} | ${direct ? "–" : fmt(median(s.addedP50))} | ${direct ? "–" : fmt(median(s.addedP99))} | ${s.errors} |`,
+      );
     }
     console.log(`\nobservations acknowledged by the sink: ${sink.received()}`);
   } finally {

@@ -55,7 +55,11 @@ export const attemptHeader = "a2a-ledger-attempt";
  * namespaced one is read too, for clients that name these fields without the ledger's prefix.
  */
 export { attemptMetadataKey, correlationMetadataKey, skillMetadataKey };
-const plainKeys: Readonly<Record<string, string>> = { [correlationMetadataKey]: "correlationId", [skillMetadataKey]: "skillId", [attemptMetadataKey]: "attempt" };
+const plainKeys: Readonly<Record<string, string>> = {
+  [correlationMetadataKey]: "correlationId",
+  [skillMetadataKey]: "skillId",
+  [attemptMetadataKey]: "attempt",
+};
 
 export interface DispatchFields {
   messageId: string;
@@ -80,7 +84,14 @@ export type A2ARequest =
       taskId: string | null;
       dispatch: DispatchFields | null;
     }
-  | { kind: "rest"; version: "1.0" | "0.3"; method: A2AMethod; taskId: string | null; dispatch: DispatchFields | null; readable: boolean }
+  | {
+      kind: "rest";
+      version: "1.0" | "0.3";
+      method: A2AMethod;
+      taskId: string | null;
+      dispatch: DispatchFields | null;
+      readable: boolean;
+    }
   /** A call of the gRPC binding (`lf.a2a.v1.A2AService`), read by grpc/grpc-calls.ts. */
   | { kind: "grpc"; version: "1.0"; method: A2AMethod; taskId: string | null; dispatch: DispatchFields | null }
   /** A body that looks like JSON-RPC but is not valid JSON or not a request object. */
@@ -132,9 +143,12 @@ export function dispatchFields(params: unknown, headers: RequestHead["headers"])
   if (!isRecord(params) || !isRecord(params["message"])) return null;
   const message = params["message"];
   const configuration = isRecord(params["configuration"]) ? params["configuration"] : {};
-  const modes = Array.isArray(configuration["acceptedOutputModes"]) ? configuration["acceptedOutputModes"].filter((m): m is string => typeof m === "string") : [];
+  const modes = Array.isArray(configuration["acceptedOutputModes"])
+    ? configuration["acceptedOutputModes"].filter((m): m is string => typeof m === "string")
+    : [];
   const skill = text(headerValue(headers, skillHeader)) ?? text(fromMetadata(message, params, skillMetadataKey));
-  const attempt = positiveInt(headerValue(headers, attemptHeader)) ?? positiveInt(fromMetadata(message, params, attemptMetadataKey));
+  const attempt =
+    positiveInt(headerValue(headers, attemptHeader)) ?? positiveInt(fromMetadata(message, params, attemptMetadataKey));
   return {
     messageId: text(message["messageId"]) ?? "",
     taskId: text(message["taskId"]),
@@ -147,7 +161,8 @@ export function dispatchFields(params: unknown, headers: RequestHead["headers"])
 
 function taskIdOfParams(method: A2AMethod, params: unknown): string | null {
   if (!isRecord(params)) return null;
-  if (method === "SendMessage" || method === "SendStreamingMessage") return isRecord(params["message"]) ? text(params["message"]["taskId"]) : null;
+  if (method === "SendMessage" || method === "SendStreamingMessage")
+    return isRecord(params["message"]) ? text(params["message"]["taskId"]) : null;
   if (method === "GetTask" || method === "CancelTask" || method === "SubscribeToTask") {
     const id = text(params["id"]);
     if (id !== null) return id;
@@ -186,10 +201,18 @@ export function classifyRequest(head: RequestHead, body: Buffer): A2ARequest {
     const match = route.pattern.exec(path);
     if (match === null) continue;
     const taskId = match[1] === undefined ? null : decodeSegment(match[1]);
-    if (route.a2a !== "SendMessage" && route.a2a !== "SendStreamingMessage") return { kind: "rest", version, method: route.a2a, taskId, dispatch: null, readable: true };
+    if (route.a2a !== "SendMessage" && route.a2a !== "SendStreamingMessage")
+      return { kind: "rest", version, method: route.a2a, taskId, dispatch: null, readable: true };
     const parsed = parseJson(body);
     const dispatch = parsed.ok ? dispatchFields(parsed.value, head.headers) : null;
-    return { kind: "rest", version, method: route.a2a, taskId: dispatch?.taskId ?? null, dispatch, readable: parsed.ok };
+    return {
+      kind: "rest",
+      version,
+      method: route.a2a,
+      taskId: dispatch?.taskId ?? null,
+      dispatch,
+      readable: parsed.ok,
+    };
   }
 
   if (head.method !== "POST" || body.length === 0) return { kind: "other", version };
@@ -199,16 +222,30 @@ export function classifyRequest(head: RequestHead, body: Buffer): A2ARequest {
   const value = parsed.value;
   if (!isRecord(value) || !("jsonrpc" in value) || !("method" in value)) {
     return Array.isArray(value) || (isRecord(value) && "jsonrpc" in value)
-      ? { kind: "malformed-jsonrpc", version, reason: Array.isArray(value) ? "a JSON-RPC batch (A2A has none)" : "not a JSON-RPC request object" }
+      ? {
+          kind: "malformed-jsonrpc",
+          version,
+          reason: Array.isArray(value) ? "a JSON-RPC batch (A2A has none)" : "not a JSON-RPC request object",
+        }
       : { kind: "other", version };
   }
   const rawMethod = typeof value["method"] === "string" ? value["method"] : "";
   const id = typeof value["id"] === "string" || typeof value["id"] === "number" ? value["id"] : null;
-  if (value["jsonrpc"] !== "2.0" || rawMethod === "") return { kind: "malformed-jsonrpc", version, reason: "jsonrpc must be \"2.0\" and method a non-empty string" };
+  if (value["jsonrpc"] !== "2.0" || rawMethod === "")
+    return { kind: "malformed-jsonrpc", version, reason: 'jsonrpc must be "2.0" and method a non-empty string' };
   const method = v1Methods.has(rawMethod) ? (rawMethod as A2AMethod) : (v03Methods[rawMethod] ?? null);
   const params = value["params"];
-  const dispatch = method === "SendMessage" || method === "SendStreamingMessage" ? dispatchFields(params, head.headers) : null;
-  return { kind: "jsonrpc", version, id, method, rawMethod, taskId: method === null ? null : taskIdOfParams(method, params), dispatch };
+  const dispatch =
+    method === "SendMessage" || method === "SendStreamingMessage" ? dispatchFields(params, head.headers) : null;
+  return {
+    kind: "jsonrpc",
+    version,
+    id,
+    method,
+    rawMethod,
+    taskId: method === null ? null : taskIdOfParams(method, params),
+    dispatch,
+  };
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -225,5 +262,9 @@ export function parseJson(body: Buffer): Parsed {
 /** Whether this request starts new work on the worker: a SendMessage without a task id. */
 export function isNewDispatch(request: A2ARequest): boolean {
   if (request.kind !== "jsonrpc" && request.kind !== "rest" && request.kind !== "grpc") return false;
-  return (request.method === "SendMessage" || request.method === "SendStreamingMessage") && request.dispatch !== null && request.dispatch.taskId === null;
+  return (
+    (request.method === "SendMessage" || request.method === "SendStreamingMessage") &&
+    request.dispatch !== null &&
+    request.dispatch.taskId === null
+  );
 }

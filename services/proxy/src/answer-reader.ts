@@ -22,7 +22,8 @@ export interface AnswerReaderOptions {
   unrecorded(reason: UnrecordedReason): void;
 }
 
-const isIdentity = (encoding: string | undefined): boolean => encoding === undefined || encoding.trim() === "" || encoding.trim().toLowerCase() === "identity";
+const isIdentity = (encoding: string | undefined): boolean =>
+  encoding === undefined || encoding.trim() === "" || encoding.trim().toLowerCase() === "identity";
 
 /** Decodes a content-encoded body copy for reading; null when the encoding is unknown or the data corrupt. */
 export function decodedBody(body: Buffer, encoding: string | undefined, maxBytes: number): Buffer | null {
@@ -39,8 +40,16 @@ export function decodedBody(body: Buffer, encoding: string | undefined, maxBytes
 }
 
 /** A reader of one answer, or null when it cannot be read at all (a content-encoded stream). */
-export function answerReader(request: RecordedRequest, status: number, stream: boolean, encoding: string | undefined, recorder: ExchangeRecorder, options: AnswerReaderOptions): AnswerReader | null {
-  const sightingsOf = (value: unknown): Sighting[] => (request.kind === "jsonrpc" ? sightingsOfJsonRpc(value) : sightingsOfRest(status, value));
+export function answerReader(
+  request: RecordedRequest,
+  status: number,
+  stream: boolean,
+  encoding: string | undefined,
+  recorder: ExchangeRecorder,
+  options: AnswerReaderOptions,
+): AnswerReader | null {
+  const sightingsOf = (value: unknown): Sighting[] =>
+    request.kind === "jsonrpc" ? sightingsOfJsonRpc(value) : sightingsOfRest(status, value);
   if (stream) {
     if (!isIdentity(encoding)) {
       options.unrecorded("encoded_body");

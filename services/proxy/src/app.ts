@@ -66,7 +66,12 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     fsyncSeconds: (seconds) => metrics.spoolFsyncSeconds.observe(seconds),
     diskBytes: (bytes) => metrics.spoolDiskBytes.set(bytes),
   };
-  const { spool, replayed } = ObservationSpool.open({ dir: config.spoolDir, log, metrics: spoolMetrics, ...(options.spoolFs === undefined ? {} : { fs: options.spoolFs }) });
+  const { spool, replayed } = ObservationSpool.open({
+    dir: config.spoolDir,
+    log,
+    metrics: spoolMetrics,
+    ...(options.spoolFs === undefined ? {} : { fs: options.spoolFs }),
+  });
   const buffer = new ObservationBuffer({
     sender,
     spool,
@@ -82,7 +87,12 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     log,
   });
   const memory = new CorrelationMemory(config.correlationMemory, {
-    store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite"), (problem) => log.error(problem, "the correlation memory's file was not a usable database: moved aside, the memory starts empty")),
+    store: new SqliteCorrelationStore(join(config.spoolDir, "correlations.sqlite"), (problem) =>
+      log.error(
+        problem,
+        "the correlation memory's file was not a usable database: moved aside, the memory starts empty",
+      ),
+    ),
     onSize: (size) => metrics.correlationsRemembered.set(size),
     maxAgeMs: config.correlationMaxAgeMs,
   });
@@ -91,15 +101,47 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
   const grpcUpstream =
     config.grpcPort === null
       ? null
-      : new GrpcUpstream({ configured: config.grpcUpstream, upstreamUrl: config.upstreamUrl, ownTargets: () => (grpcPublic === null ? [] : [grpcPublic]), timeoutMs: config.upstreamTimeoutMs, maxCardBytes: config.maxRecordedBytes });
-  const grpcCard = grpcUpstream === null ? undefined : grpcCardRewrite(grpcUpstream, () => grpcPublic, config.rewriteCardUrls);
+      : new GrpcUpstream({
+          configured: config.grpcUpstream,
+          upstreamUrl: config.upstreamUrl,
+          ownTargets: () => (grpcPublic === null ? [] : [grpcPublic]),
+          timeoutMs: config.upstreamTimeoutMs,
+          maxCardBytes: config.maxRecordedBytes,
+        });
+  const grpcCard =
+    grpcUpstream === null ? undefined : grpcCardRewrite(grpcUpstream, () => grpcPublic, config.rewriteCardUrls);
   const verifiedCards =
     config.cardMode === "verified" && config.projectorUrl !== null
-      ? createVerifiedCardSource({ projectorUrl: config.projectorUrl, token: config.projectorToken, workerId: config.workerId, timeoutMs: config.projectorTimeoutMs, maxBytes: config.maxRecordedBytes })
+      ? createVerifiedCardSource({
+          projectorUrl: config.projectorUrl,
+          token: config.projectorToken,
+          workerId: config.workerId,
+          timeoutMs: config.projectorTimeoutMs,
+          maxBytes: config.maxRecordedBytes,
+        })
       : undefined;
-  const proxy = createProxyServer({ config, buffer, memory, metrics, log, ...(grpcCard === undefined ? {} : { grpcCard }), ...(verifiedCards === undefined ? {} : { verifiedCards }) });
+  const proxy = createProxyServer({
+    config,
+    buffer,
+    memory,
+    metrics,
+    log,
+    ...(grpcCard === undefined ? {} : { grpcCard }),
+    ...(verifiedCards === undefined ? {} : { verifiedCards }),
+  });
   const grpc: GrpcRelay | null =
-    grpcUpstream === null ? null : createGrpcRelay({ config, buffer, memory, metrics, log, upstream: grpcUpstream, kept: () => buffer.kept(), closing: () => closing });
+    grpcUpstream === null
+      ? null
+      : createGrpcRelay({
+          config,
+          buffer,
+          memory,
+          metrics,
+          log,
+          upstream: grpcUpstream,
+          kept: () => buffer.kept(),
+          closing: () => closing,
+        });
   const hostForUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
 
   return {
@@ -130,10 +172,22 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
         });
         grpcPublic = config.grpcPublicTarget ?? `${hostForUrl}:${(grpc.server.address() as AddressInfo).port}`;
       }
-      const grpcFields = grpc === null ? {} : { grpc: grpcPublic, grpcUpstream: config.grpcUpstream?.target ?? "from the card" };
+      const grpcFields =
+        grpc === null ? {} : { grpc: grpcPublic, grpcUpstream: config.grpcUpstream?.target ?? "from the card" };
       const cardFields = config.cardMode === "verified" ? { card: "verified", projector: config.projectorUrl } : {};
       log.info(
-        { url, upstream: config.upstreamUrl, ingest: config.ingestUrl, failMode: config.failMode, rewriteCardUrls: config.rewriteCardUrls, spool: config.spoolDir, replayed: replayed.length, correlations: memory.size, ...grpcFields, ...cardFields },
+        {
+          url,
+          upstream: config.upstreamUrl,
+          ingest: config.ingestUrl,
+          failMode: config.failMode,
+          rewriteCardUrls: config.rewriteCardUrls,
+          spool: config.spoolDir,
+          replayed: replayed.length,
+          correlations: memory.size,
+          ...grpcFields,
+          ...cardFields,
+        },
         "listening",
       );
       return url;
@@ -143,7 +197,10 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
       closing = true;
       proxy.beginShutdown();
       const closed = new Promise<void>((resolve) => proxy.server.close(() => resolve()));
-      const grpcClosed = grpc === null || !grpc.server.listening ? Promise.resolve() : new Promise<void>((resolve) => grpc.server.close(() => resolve()));
+      const grpcClosed =
+        grpc === null || !grpc.server.listening
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => grpc.server.close(() => resolve()));
       proxy.server.closeIdleConnections();
       // Exchanges still open after the grace (and the send in flight) are cut; until the servers have
       // closed, what they offer is still spooled.

@@ -65,7 +65,13 @@ export interface CardAnswer {
 }
 
 /** Reads the worker's card answer, records it, and writes it to the client; `done` once the answer is over. */
-export function relayCard(deps: CardRelayDeps, res: ServerResponse, upRes: IncomingMessage, answer: CardAnswer, done: () => void): void {
+export function relayCard(
+  deps: CardRelayDeps,
+  res: ServerResponse,
+  upRes: IncomingMessage,
+  answer: CardAnswer,
+  done: () => void,
+): void {
   const { config } = deps;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -113,20 +119,34 @@ interface Reply {
 }
 
 /** The worker's card as today: its interface URLs rewritten when configured, every other byte and header as they came. */
-function advertisedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | null, text: string | null, answer: CardAnswer, alter = true): Reply {
+function advertisedReply(
+  deps: CardRelayDeps,
+  raw: Buffer,
+  plain: Buffer | null,
+  text: string | null,
+  answer: CardAnswer,
+  alter = true,
+): Reply {
   if (text === null) return { headers: answer.headers, body: raw, notModified: false };
   // Computed even when not used: the gRPC relay learns the worker's endpoint from every card it sees.
   const rewritten = rewrittenText(deps, text, text);
   // A content-encoded card is relayed as it is: rewriting it would mean encoding it again.
   if (!alter || plain !== raw || rewritten === text) return { headers: answer.headers, body: raw, notModified: false };
   const body = Buffer.from(rewritten, "utf8");
-  return { headers: [...endToEndHeaders(answer.headers, ["content-length"]), "Content-Length", String(body.length)], body, notModified: false };
+  return {
+    headers: [...endToEndHeaders(answer.headers, ["content-length"]), "Content-Length", String(body.length)],
+    body,
+    notModified: false,
+  };
 }
 
 function rewrittenText(deps: CardRelayDeps, workerText: string, text: string): string {
   const { config } = deps;
   const publicUrl = deps.publicUrl();
-  const moved = config.rewriteCardUrls && publicUrl !== "" ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl) : text;
+  const moved =
+    config.rewriteCardUrls && publicUrl !== ""
+      ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl)
+      : text;
   return deps.grpcCard?.(workerText, moved) ?? moved;
 }
 
@@ -134,16 +154,36 @@ function rewrittenText(deps: CardRelayDeps, workerText: string, text: string): s
 export const cardHeader = "A2A-Ledger-Card";
 
 /** Reasons that pass with time (the ledger catches up, the projector comes back): such an answer is not cached. */
-const transient: ReadonlySet<FallbackReason> = new Set(["projector-unreachable", "projector-refused", "unknown-worker", "not-verified", "card-changed", "projector-bad-answer"]);
+const transient: ReadonlySet<FallbackReason> = new Set([
+  "projector-unreachable",
+  "projector-refused",
+  "unknown-worker",
+  "not-verified",
+  "card-changed",
+  "projector-bad-answer",
+]);
 
-async function verifiedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | null, text: string | null, recorded: boolean, answer: CardAnswer): Promise<Reply> {
+async function verifiedReply(
+  deps: CardRelayDeps,
+  raw: Buffer,
+  plain: Buffer | null,
+  text: string | null,
+  recorded: boolean,
+  answer: CardAnswer,
+): Promise<Reply> {
   const fallback = (reason: FallbackReason, detail: string): Reply => {
     deps.served("advertised", reason);
     if (reason !== "signed") deps.log.warn({ reason, detail }, "serving the worker's card: no verified card to serve");
     const base = advertisedReply(deps, raw, plain, text, answer, reason !== "signed");
-    const headers = transient.has(reason) ? [...endToEndHeaders(base.headers, ["cache-control"]), "Cache-Control", "no-cache"] : [...base.headers];
+    const headers = transient.has(reason)
+      ? [...endToEndHeaders(base.headers, ["cache-control"]), "Cache-Control", "no-cache"]
+      : [...base.headers];
     headers.push(cardHeader, `advertised; reason=${reason}`);
-    return { headers, body: base.body, notModified: matchesEtag(answer.ifNoneMatch, rawHeader(base.headers, "etag") ?? null) };
+    return {
+      headers,
+      body: base.body,
+      notModified: matchesEtag(answer.ifNoneMatch, rawHeader(base.headers, "etag") ?? null),
+    };
   };
   let worker: unknown = null;
   try {
@@ -151,7 +191,8 @@ async function verifiedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | n
   } catch {
     worker = null;
   }
-  if (typeof worker !== "object" || worker === null || Array.isArray(worker)) return fallback("unreadable-card", "the worker's card is not a JSON object the proxy can read");
+  if (typeof worker !== "object" || worker === null || Array.isArray(worker))
+    return fallback("unreadable-card", "the worker's card is not a JSON object the proxy can read");
   const card = worker as Record<string, unknown>;
   if (isSigned(card)) return fallback("signed", "");
   if (!recorded) return fallback("v03-card", "a v0.3 card served beside the worker's v1.0 card");
@@ -168,7 +209,16 @@ async function verifiedReply(deps: CardRelayDeps, raw: Buffer, plain: Buffer | n
   const etag = `W/"vc-${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
   const cacheControl = choice.cacheControl ?? "no-cache";
   const headers = [
-    ...endToEndHeaders(answer.headers, ["content-length", "content-encoding", "etag", "cache-control", "last-modified", "content-md5", "digest", "content-digest"]),
+    ...endToEndHeaders(answer.headers, [
+      "content-length",
+      "content-encoding",
+      "etag",
+      "cache-control",
+      "last-modified",
+      "content-md5",
+      "digest",
+      "content-digest",
+    ]),
     "ETag",
     etag,
     "Cache-Control",

@@ -13,9 +13,19 @@ describe("rewriteCardUrls", () => {
   });
 
   it("moves v0.3 url and additionalInterfaces, keeps pretty printing, and honours aliases", () => {
-    const card = JSON.stringify({ url: "http://localhost:4001/a2a", additionalInterfaces: [{ url: "http://localhost:4001/rest", transport: "HTTP+JSON" }] }, null, 2);
+    const card = JSON.stringify(
+      {
+        url: "http://localhost:4001/a2a",
+        additionalInterfaces: [{ url: "http://localhost:4001/rest", transport: "HTTP+JSON" }],
+      },
+      null,
+      2,
+    );
     const out = rewriteCardUrls(card, [worker, "http://localhost:4001"], proxy);
-    expect(JSON.parse(out)).toEqual({ url: "http://127.0.0.1:5001/a2a", additionalInterfaces: [{ url: "http://127.0.0.1:5001/rest", transport: "HTTP+JSON" }] });
+    expect(JSON.parse(out)).toEqual({
+      url: "http://127.0.0.1:5001/a2a",
+      additionalInterfaces: [{ url: "http://127.0.0.1:5001/rest", transport: "HTTP+JSON" }],
+    });
     expect(out.split("\n")).toHaveLength(card.split("\n").length);
   });
 

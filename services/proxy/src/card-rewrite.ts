@@ -12,7 +12,8 @@ function interfaceUrls(card: Record<string, unknown>): string[] {
   const urls: string[] = [];
   for (const key of ["supportedInterfaces", "additionalInterfaces"]) {
     const list = card[key];
-    if (Array.isArray(list)) for (const entry of list) if (isRecord(entry) && typeof entry["url"] === "string") urls.push(entry["url"]);
+    if (Array.isArray(list))
+      for (const entry of list) if (isRecord(entry) && typeof entry["url"] === "string") urls.push(entry["url"]);
   }
   if (typeof card["url"] === "string") urls.push(card["url"]);
   return urls;

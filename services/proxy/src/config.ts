@@ -94,7 +94,6 @@ export const configDefaults = {
   projectorTimeoutMs: 2_000,
 } as const;
 
-
 /** A worker id as one directory name: letters, digits, '_' and '-' kept, every other character as %XX. */
 export function pathSegmentOf(workerId: string): string {
   return workerId.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
@@ -118,7 +117,14 @@ export function baseUrl(raw: string): string | null {
   } catch {
     return null;
   }
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") return null;
+  if (
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.search !== "" ||
+    url.hash !== "" ||
+    url.username !== "" ||
+    url.password !== ""
+  )
+    return null;
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
 }
 
@@ -132,7 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
       return "";
     }
     const b = baseUrl(raw);
-    if (b === null) problems.push(`${name}=${JSON.stringify(raw)} must be an http(s) URL without query, fragment or credentials`);
+    if (b === null)
+      problems.push(`${name}=${JSON.stringify(raw)} must be an http(s) URL without query, fragment or credentials`);
     return b ?? "";
   };
   const bool = (name: string): boolean => {
@@ -144,41 +151,65 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
   };
 
   const workerId = text("A2A_LEDGER_PROXY_WORKER_ID") ?? "";
-  if (!/^[\x21-\x7e]{1,200}$/.test(workerId)) problems.push(workerId === "" ? "A2A_LEDGER_PROXY_WORKER_ID is required" : `A2A_LEDGER_PROXY_WORKER_ID=${JSON.stringify(workerId)} must be 1–200 visible ASCII characters`);
+  if (!/^[\x21-\x7e]{1,200}$/.test(workerId))
+    problems.push(
+      workerId === ""
+        ? "A2A_LEDGER_PROXY_WORKER_ID is required"
+        : `A2A_LEDGER_PROXY_WORKER_ID=${JSON.stringify(workerId)} must be 1–200 visible ASCII characters`,
+    );
   const host = text("A2A_LEDGER_PROXY_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) problems.push(`A2A_LEDGER_PROXY_HOST=${JSON.stringify(host)} is not a host name or IP address`);
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
+    problems.push(`A2A_LEDGER_PROXY_HOST=${JSON.stringify(host)} is not a host name or IP address`);
   const publicRaw = text("A2A_LEDGER_PROXY_PUBLIC_URL");
   const publicUrl = publicRaw === undefined ? null : url("A2A_LEDGER_PROXY_PUBLIC_URL");
-  const aliases = (text("A2A_LEDGER_PROXY_CARD_URL_ALIASES") ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const aliases = (text("A2A_LEDGER_PROXY_CARD_URL_ALIASES") ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
   const cardUrlAliases = aliases.map((a) => {
     const b = baseUrl(a);
-    if (b === null) problems.push(`A2A_LEDGER_PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
+    if (b === null)
+      problems.push(`A2A_LEDGER_PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
     return b ?? "";
   });
-  const grpcPort = text("A2A_LEDGER_PROXY_GRPC_PORT") === undefined ? null : int("A2A_LEDGER_PROXY_GRPC_PORT", 0, 0, 65535);
+  const grpcPort =
+    text("A2A_LEDGER_PROXY_GRPC_PORT") === undefined ? null : int("A2A_LEDGER_PROXY_GRPC_PORT", 0, 0, 65535);
   const grpcTarget = (name: string): GrpcTarget | null => {
     const raw = text(name);
     if (raw === undefined) return null;
     const target = parseGrpcTarget(raw);
-    if (target === null) problems.push(`${name}=${JSON.stringify(raw)} must be host:port (or http://, https://, grpc://, grpcs:// host:port)`);
+    if (target === null)
+      problems.push(
+        `${name}=${JSON.stringify(raw)} must be host:port (or http://, https://, grpc://, grpcs:// host:port)`,
+      );
     return target;
   };
   const grpcUpstream = grpcTarget("A2A_LEDGER_PROXY_GRPC_UPSTREAM");
   const grpcPublicTarget = grpcTarget("A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET")?.target ?? null;
-  if (grpcPort === null && (grpcUpstream !== null || grpcPublicTarget !== null)) problems.push("A2A_LEDGER_PROXY_GRPC_UPSTREAM and A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET need A2A_LEDGER_PROXY_GRPC_PORT (the gRPC relay is off without it)");
+  if (grpcPort === null && (grpcUpstream !== null || grpcPublicTarget !== null))
+    problems.push(
+      "A2A_LEDGER_PROXY_GRPC_UPSTREAM and A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET need A2A_LEDGER_PROXY_GRPC_PORT (the gRPC relay is off without it)",
+    );
   const ingestToken = text("A2A_LEDGER_PROXY_INGEST_TOKEN") ?? null;
-  if (ingestToken !== null && /\s/.test(ingestToken)) problems.push("A2A_LEDGER_PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
+  if (ingestToken !== null && /\s/.test(ingestToken))
+    problems.push("A2A_LEDGER_PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
   const failMode = (text("A2A_LEDGER_PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
-  if (failMode !== "closed" && failMode !== "open") problems.push(`A2A_LEDGER_PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
+  if (failMode !== "closed" && failMode !== "open")
+    problems.push(`A2A_LEDGER_PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
   const logLevelRaw = text("A2A_LEDGER_PROXY_LOG_LEVEL") ?? levelFromEnv(env, configDefaults.logLevel);
-  if (!isLogLevel(logLevelRaw)) problems.push(`A2A_LEDGER_PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
+  if (!isLogLevel(logLevelRaw))
+    problems.push(`A2A_LEDGER_PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
   const logLevel: LogLevel = isLogLevel(logLevelRaw) ? logLevelRaw : configDefaults.logLevel;
   const cardMode = (text("A2A_LEDGER_PROXY_CARD")?.toLowerCase() ?? configDefaults.cardMode) as CardMode;
-  if (cardMode !== "advertised" && cardMode !== "verified") problems.push(`A2A_LEDGER_PROXY_CARD=${JSON.stringify(cardMode)} must be advertised or verified`);
-  const projectorUrl = text("A2A_LEDGER_PROXY_PROJECTOR_URL") === undefined ? null : url("A2A_LEDGER_PROXY_PROJECTOR_URL");
-  if (cardMode === "verified" && projectorUrl === null) problems.push("A2A_LEDGER_PROXY_CARD=verified needs A2A_LEDGER_PROXY_PROJECTOR_URL (where the projector's API is)");
+  if (cardMode !== "advertised" && cardMode !== "verified")
+    problems.push(`A2A_LEDGER_PROXY_CARD=${JSON.stringify(cardMode)} must be advertised or verified`);
+  const projectorUrl =
+    text("A2A_LEDGER_PROXY_PROJECTOR_URL") === undefined ? null : url("A2A_LEDGER_PROXY_PROJECTOR_URL");
+  if (cardMode === "verified" && projectorUrl === null)
+    problems.push("A2A_LEDGER_PROXY_CARD=verified needs A2A_LEDGER_PROXY_PROJECTOR_URL (where the projector's API is)");
   const projectorToken = text("A2A_LEDGER_PROXY_PROJECTOR_TOKEN") ?? null;
-  if (projectorToken !== null && /\s/.test(projectorToken)) problems.push("A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
+  if (projectorToken !== null && /\s/.test(projectorToken))
+    problems.push("A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
 
   const config: ProxyConfig = {
     workerId,
@@ -197,14 +228,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     failMode,
     bufferMax: int("A2A_LEDGER_PROXY_BUFFER_MAX", configDefaults.bufferMax, 1, 10_000_000),
     spoolDir: resolve(text("A2A_LEDGER_PROXY_SPOOL_DIR") ?? defaultSpoolDir(env, workerId === "" ? "_" : workerId)),
-    spoolMaxBytes: int("A2A_LEDGER_PROXY_SPOOL_MAX_BYTES", configDefaults.spoolMaxBytes, 64 * 1024, 1024 * 1024 * 1024 * 1024),
+    spoolMaxBytes: int(
+      "A2A_LEDGER_PROXY_SPOOL_MAX_BYTES",
+      configDefaults.spoolMaxBytes,
+      64 * 1024,
+      1024 * 1024 * 1024 * 1024,
+    ),
     batchMax: int("A2A_LEDGER_PROXY_BATCH_MAX", configDefaults.batchMax, 1, 5_000),
     flushDelayMs: int("A2A_LEDGER_PROXY_FLUSH_DELAY_MS", configDefaults.flushDelayMs, 0, 60_000),
     upstreamTimeoutMs: int("A2A_LEDGER_PROXY_UPSTREAM_TIMEOUT_MS", configDefaults.upstreamTimeoutMs, 100, 3_600_000),
     maxBodyBytes: int("A2A_LEDGER_PROXY_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
-    maxRecordedBytes: int("A2A_LEDGER_PROXY_MAX_RECORDED_BYTES", configDefaults.maxRecordedBytes, 1024, 1024 * 1024 * 1024),
+    maxRecordedBytes: int(
+      "A2A_LEDGER_PROXY_MAX_RECORDED_BYTES",
+      configDefaults.maxRecordedBytes,
+      1024,
+      1024 * 1024 * 1024,
+    ),
     correlationMemory: int("A2A_LEDGER_PROXY_CORRELATION_MEMORY", configDefaults.correlationMemory, 1, 100_000_000),
-    correlationMaxAgeMs: int("A2A_LEDGER_PROXY_CORRELATION_MAX_AGE_MS", configDefaults.correlationMaxAgeMs, 1_000, 3_650 * 24 * 3_600_000),
+    correlationMaxAgeMs: int(
+      "A2A_LEDGER_PROXY_CORRELATION_MAX_AGE_MS",
+      configDefaults.correlationMaxAgeMs,
+      1_000,
+      3_650 * 24 * 3_600_000,
+    ),
     shutdownGraceMs: int("A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
     retryAfterSeconds: int("A2A_LEDGER_PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     logLevel,

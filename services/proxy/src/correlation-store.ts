@@ -45,11 +45,14 @@ export class SqliteCorrelationStore implements CorrelationStore {
       if (!(e instanceof Database.SqliteError)) throw e;
       // Not a database (damaged, or some other file): kept aside for a person, and the memory starts empty.
       const movedTo = `${path}.unreadable-${Date.now()}`;
-      for (const suffix of ["", "-wal", "-shm"]) if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${movedTo}${suffix}`);
+      for (const suffix of ["", "-wal", "-shm"])
+        if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${movedTo}${suffix}`);
       onUnreadable({ path, movedTo, err: e.message });
       this.db = SqliteCorrelationStore.openDatabase(path);
     }
-    this.insert = this.db.prepare("INSERT OR IGNORE INTO correlation (task_id, correlation_id, used_at) VALUES (?, ?, ?)");
+    this.insert = this.db.prepare(
+      "INSERT OR IGNORE INTO correlation (task_id, correlation_id, used_at) VALUES (?, ?, ?)",
+    );
     this.update = this.db.prepare("UPDATE correlation SET used_at = ? WHERE task_id = ?");
     this.remove = this.db.prepare("DELETE FROM correlation WHERE task_id = ?");
   }
@@ -58,8 +61,14 @@ export class SqliteCorrelationStore implements CorrelationStore {
     const db = new Database(path);
     try {
       // Read before anything is written, so that a file that is not this store's is moved aside untouched.
-      const columns = (db.prepare("SELECT name FROM pragma_table_info('correlation')").all() as { name: string }[]).map((c) => c.name);
-      if (columns.length > 0 && !["task_id", "correlation_id", "used_at"].every((c) => columns.includes(c))) throw new Database.SqliteError(`its table correlation has the columns ${columns.join(", ")}`, "SQLITE_MISMATCH");
+      const columns = (db.prepare("SELECT name FROM pragma_table_info('correlation')").all() as { name: string }[]).map(
+        (c) => c.name,
+      );
+      if (columns.length > 0 && !["task_id", "correlation_id", "used_at"].every((c) => columns.includes(c)))
+        throw new Database.SqliteError(
+          `its table correlation has the columns ${columns.join(", ")}`,
+          "SQLITE_MISMATCH",
+        );
       db.pragma("journal_mode = WAL");
       // A committed write is in the WAL file before the call returns: it survives the process being killed.
       db.pragma("synchronous = NORMAL");
@@ -73,7 +82,9 @@ export class SqliteCorrelationStore implements CorrelationStore {
   }
 
   load(): [string, string, number][] {
-    const rows = this.db.prepare("SELECT task_id, correlation_id, used_at FROM correlation ORDER BY used_at, rowid").all() as { task_id: string; correlation_id: string; used_at: number }[];
+    const rows = this.db
+      .prepare("SELECT task_id, correlation_id, used_at FROM correlation ORDER BY used_at, rowid")
+      .all() as { task_id: string; correlation_id: string; used_at: number }[];
     return rows.map((r) => [r.task_id, r.correlation_id, Number(r.used_at)]);
   }
 

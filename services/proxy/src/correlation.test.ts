@@ -55,7 +55,12 @@ describe("CorrelationMemory in its store", () => {
     second.remember("t4", "c4");
     second.close();
     const third = new CorrelationMemory(10, { store: new SqliteCorrelationStore(path), now });
-    expect([third.lookup("t1"), third.lookup("t3"), third.lookup("t4"), third.lookup("t2")]).toEqual(["c1", undefined, "c4", undefined]);
+    expect([third.lookup("t1"), third.lookup("t3"), third.lookup("t4"), third.lookup("t2")]).toEqual([
+      "c1",
+      undefined,
+      "c4",
+      undefined,
+    ]);
     expect(third.size).toBe(2);
     third.close();
   });
@@ -68,7 +73,12 @@ describe("CorrelationMemory bounded by age", () => {
     let clock = 1_000_000;
     const now = () => clock;
     const sizes: number[] = [];
-    const first = new CorrelationMemory(100, { store: new SqliteCorrelationStore(path), now, maxAgeMs: 30 * day, onSize: (n) => sizes.push(n) });
+    const first = new CorrelationMemory(100, {
+      store: new SqliteCorrelationStore(path),
+      now,
+      maxAgeMs: 30 * day,
+      onSize: (n) => sizes.push(n),
+    });
     first.remember("old", "c-old");
     first.remember("kept", "c-kept");
     clock += 20 * day;
@@ -94,8 +104,15 @@ describe("CorrelationMemory bounded by age", () => {
 
 describe("SqliteCorrelationStore given a file that is not its database", () => {
   for (const [what, write] of [
-    ["random bytes", (path: string) => writeFileSync(path, Buffer.from(Array.from({ length: 5_000 }, (_, i) => (i * 131 + 7) % 256)))],
-    ["another program's database", (path: string) => new Database(path).exec("CREATE TABLE correlation (x BLOB); INSERT INTO correlation VALUES (1);")],
+    [
+      "random bytes",
+      (path: string) => writeFileSync(path, Buffer.from(Array.from({ length: 5_000 }, (_, i) => (i * 131 + 7) % 256))),
+    ],
+    [
+      "another program's database",
+      (path: string) =>
+        new Database(path).exec("CREATE TABLE correlation (x BLOB); INSERT INTO correlation VALUES (1);"),
+    ],
   ] as const) {
     it(`moves ${what} aside, says so, and starts with an empty memory`, () => {
       const dir = mkdtempSync(join(tmpdir(), "correlations-"));
@@ -125,13 +142,15 @@ describe("correlationOfId", () => {
     const none = correlationOfId("message", "");
     expect(none).toMatch(/^message-[0-9a-f-]{36}$/);
     expect(correlationOfId("message", "   ")).not.toBe(none);
-    for (const id of ["", " ", "x".repeat(201), "tab\there"]) expect(validCorrelationId(correlationOfId("message", id))).not.toBeNull();
+    for (const id of ["", " ", "x".repeat(201), "tab\there"])
+      expect(validCorrelationId(correlationOfId("message", id))).not.toBeNull();
   });
 });
 
 describe("validCorrelationId", () => {
   it("accepts 1–200 visible ASCII characters, trimmed, and refuses the rest", () => {
     expect(validCorrelationId(" order-42 ")).toBe("order-42");
-    for (const bad of ["", "   ", "a b", "x".repeat(201), "tab\there", "ünïcode", "line\nbreak", null, undefined]) expect(validCorrelationId(bad)).toBeNull();
+    for (const bad of ["", "   ", "a b", "x".repeat(201), "tab\there", "ünïcode", "line\nbreak", null, undefined])
+      expect(validCorrelationId(bad)).toBeNull();
   });
 });

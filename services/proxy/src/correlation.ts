@@ -74,7 +74,8 @@ export class CorrelationMemory {
     this.onSize = options.onSize ?? (() => undefined);
     this.maxAgeMs = options.maxAgeMs ?? Number.POSITIVE_INFINITY;
     if (this.store !== undefined) {
-      for (const [taskId, correlationId, usedAt] of this.store.load()) this.byTask.set(taskId, { correlationId, usedAt });
+      for (const [taskId, correlationId, usedAt] of this.store.load())
+        this.byTask.set(taskId, { correlationId, usedAt });
       this.evict();
       this.timer = setInterval(() => {
         this.saveRecency();

@@ -12,7 +12,14 @@ describe("renderError", () => {
       error: {
         code: -32603,
         message: errorCatalogue.PROXY_UPSTREAM_TIMEOUT.message,
-        data: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "PROXY_UPSTREAM_TIMEOUT", domain: "a2a-ledger.proxy", metadata: { status: "504" } }],
+        data: [
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "PROXY_UPSTREAM_TIMEOUT",
+            domain: "a2a-ledger.proxy",
+            metadata: { status: "504" },
+          },
+        ],
       },
     });
   });
@@ -21,8 +28,14 @@ describe("renderError", () => {
     const v1 = renderError(new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, 5), { kind: "http", version: "1.0" });
     expect(v1.status).toBe(503);
     expect(v1.headers).toMatchObject({ "content-type": "application/a2a+json", "retry-after": "5" });
-    expect(JSON.parse(v1.body)).toMatchObject({ error: { code: 503, status: "UNAVAILABLE", details: [{ reason: "PROXY_LEDGER_UNAVAILABLE" }] } });
-    expect(renderError(new ProxyError("PROXY_UPSTREAM_UNREACHABLE"), { kind: "http", version: "0.3" }).headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(v1.body)).toMatchObject({
+      error: { code: 503, status: "UNAVAILABLE", details: [{ reason: "PROXY_LEDGER_UNAVAILABLE" }] },
+    });
+    expect(
+      renderError(new ProxyError("PROXY_UPSTREAM_UNREACHABLE"), { kind: "http", version: "0.3" }).headers[
+        "content-type"
+      ],
+    ).toBe("application/json");
   });
 
   it("has one entry per code, each with a gateway-style status", () => {

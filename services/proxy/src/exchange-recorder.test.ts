@@ -11,16 +11,31 @@ function setup() {
   const emitted: ObservationInput[] = [];
   const memory = new CorrelationMemory(100);
   let clock = 1_000;
-  const deps = { source: { workerId: "W1", observer: "proxy:W1" }, memory, emit: (o: ObservationInput) => void emitted.push(o), now: () => clock++ };
+  const deps = {
+    source: { workerId: "W1", observer: "proxy:W1" },
+    memory,
+    emit: (o: ObservationInput) => void emitted.push(o),
+    now: () => clock++,
+  };
   const exchange = (method: string, params: unknown, explicit: string | null = null) => {
-    const request = classifyRequest({ method: "POST", url: "/", headers: { "a2a-version": "1.0" } }, Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })));
+    const request = classifyRequest(
+      { method: "POST", url: "/", headers: { "a2a-version": "1.0" } },
+      Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })),
+    );
     return new ExchangeRecorder(deps, request as Recorded, explicit);
   };
   return { emitted, memory, exchange };
 }
 
-const task = (id: string, state: string, extra: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id: 1, result: { task: { id, contextId: "ctx", status: { state, timestamp: "2026-01-01T00:00:00Z" }, ...extra } } });
-const message = (messageId: string, metadata?: Record<string, unknown>) => ({ message: { messageId, role: "ROLE_USER", parts: [{ text: "q" }], ...(metadata === undefined ? {} : { metadata }) }, configuration: { acceptedOutputModes: ["text/plain"] } });
+const task = (id: string, state: string, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  result: { task: { id, contextId: "ctx", status: { state, timestamp: "2026-01-01T00:00:00Z" }, ...extra } },
+});
+const message = (messageId: string, metadata?: Record<string, unknown>) => ({
+  message: { messageId, role: "ROLE_USER", parts: [{ text: "q" }], ...(metadata === undefined ? {} : { metadata }) },
+  configuration: { acceptedOutputModes: ["text/plain"] },
+});
 
 describe("ExchangeRecorder", () => {
   it("records a dispatch under the named correlation at once, then the states of its answer", () => {
@@ -34,8 +49,21 @@ describe("ExchangeRecorder", () => {
       ["TaskDispatched", "corr-1"],
       ["TaskStateObserved", "corr-1"],
     ]);
-    expect(emitted[0]).toMatchObject({ messageId: "m1", acceptedOutputModes: ["text/plain"], attempt: 1, workerId: "W1", observer: "proxy:W1", occurredAt: 1_000 });
-    expect(emitted[1]).toMatchObject({ serverTaskId: "t1", state: "TASK_STATE_INPUT_REQUIRED", rawState: "TASK_STATE_INPUT_REQUIRED", via: "SEND_RESPONSE", contextId: "ctx" });
+    expect(emitted[0]).toMatchObject({
+      messageId: "m1",
+      acceptedOutputModes: ["text/plain"],
+      attempt: 1,
+      workerId: "W1",
+      observer: "proxy:W1",
+      occurredAt: 1_000,
+    });
+    expect(emitted[1]).toMatchObject({
+      serverTaskId: "t1",
+      state: "TASK_STATE_INPUT_REQUIRED",
+      rawState: "TASK_STATE_INPUT_REQUIRED",
+      via: "SEND_RESPONSE",
+      contextId: "ctx",
+    });
   });
 
   it("without a correlation id makes the first server task id the correlation id, dispatch included, and remembers it", () => {
@@ -59,7 +87,13 @@ describe("ExchangeRecorder", () => {
     first.observe(sightingsOfJsonRpc(task("t3", "TASK_STATE_INPUT_REQUIRED")));
     first.finish();
     const get = exchange("GetTask", { id: "t3" });
-    get.observe(sightingsOfJsonRpc(task("t3", "TASK_STATE_INPUT_REQUIRED", { status: { state: "TASK_STATE_INPUT_REQUIRED", timestamp: "2026-01-01T00:00:01Z" } })));
+    get.observe(
+      sightingsOfJsonRpc(
+        task("t3", "TASK_STATE_INPUT_REQUIRED", {
+          status: { state: "TASK_STATE_INPUT_REQUIRED", timestamp: "2026-01-01T00:00:01Z" },
+        }),
+      ),
+    );
     const lost = exchange("GetTask", { id: "t3" });
     lost.observe(sightingsOfJsonRpc({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "Task not found" } }));
     expect(emitted.slice(2).map((o) => [o.type, o.correlationId])).toEqual([
@@ -75,7 +109,9 @@ describe("ExchangeRecorder", () => {
     const r = exchange("SendMessage", message("m4", { "a2a-ledger.correlationId": "corr-meta" }), "corr-meta");
     r.delivered();
     r.observe(sightingsOfJsonRpc(task("t4", "TASK_STATE_INPUT_REQUIRED")));
-    const followUp = exchange("SendMessage", { message: { messageId: "m5", taskId: "t4", role: "ROLE_USER", parts: [] } });
+    const followUp = exchange("SendMessage", {
+      message: { messageId: "m5", taskId: "t4", role: "ROLE_USER", parts: [] },
+    });
     followUp.delivered();
     followUp.observe(sightingsOfJsonRpc(task("t4", "TASK_STATE_COMPLETED")));
     followUp.finish();
@@ -101,11 +137,39 @@ describe("ExchangeRecorder", () => {
     const { emitted, exchange } = setup();
     const r = exchange("SendStreamingMessage", message("m8"), "c8");
     r.delivered();
-    r.observe(sightingsOfJsonRpc({ result: { artifactUpdate: { taskId: "t8", artifact: { artifactId: "a", parts: [{ text: "ab", mediaType: "text/plain" }] } } } }));
-    r.observe(sightingsOfJsonRpc({ result: { artifactUpdate: { taskId: "t8", artifact: { artifactId: "a", parts: [{ text: "c", mediaType: "text/plain" }] }, append: true, lastChunk: true } } }));
-    r.observe(sightingsOfJsonRpc(task("t8", "TASK_STATE_COMPLETED", { artifacts: [{ artifactId: "a", name: "result", parts: [{ text: "abc", mediaType: "text/plain" }] }] })));
+    r.observe(
+      sightingsOfJsonRpc({
+        result: {
+          artifactUpdate: {
+            taskId: "t8",
+            artifact: { artifactId: "a", parts: [{ text: "ab", mediaType: "text/plain" }] },
+          },
+        },
+      }),
+    );
+    r.observe(
+      sightingsOfJsonRpc({
+        result: {
+          artifactUpdate: {
+            taskId: "t8",
+            artifact: { artifactId: "a", parts: [{ text: "c", mediaType: "text/plain" }] },
+            append: true,
+            lastChunk: true,
+          },
+        },
+      }),
+    );
+    r.observe(
+      sightingsOfJsonRpc(
+        task("t8", "TASK_STATE_COMPLETED", {
+          artifacts: [{ artifactId: "a", name: "result", parts: [{ text: "abc", mediaType: "text/plain" }] }],
+        }),
+      ),
+    );
     const artifacts = emitted.filter((o) => o.type === "ArtifactEmitted");
-    expect(artifacts.map((a) => a.type === "ArtifactEmitted" && [a.append, a.lastChunk, a.parts[0]?.sizeBytes])).toEqual([
+    expect(
+      artifacts.map((a) => a.type === "ArtifactEmitted" && [a.append, a.lastChunk, a.parts[0]?.sizeBytes]),
+    ).toEqual([
       [false, false, 2],
       [true, true, 1],
       [false, null, 3],
@@ -117,7 +181,11 @@ describe("ExchangeRecorder", () => {
     const { emitted, exchange } = setup();
     for (let i = 0; i < 2; i++) {
       const get = exchange("GetTask", { id: "t9" });
-      get.observe(sightingsOfJsonRpc(task("t9", "TASK_STATE_INPUT_REQUIRED", { artifacts: [{ artifactId: "a", parts: [{ text: "x" }] }] })));
+      get.observe(
+        sightingsOfJsonRpc(
+          task("t9", "TASK_STATE_INPUT_REQUIRED", { artifacts: [{ artifactId: "a", parts: [{ text: "x" }] }] }),
+        ),
+      );
     }
     const [s1, a1, s2, a2] = emitted;
     expect(s1!.eventId).toBe(s2!.eventId);

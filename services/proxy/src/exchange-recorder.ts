@@ -4,7 +4,13 @@
  * (see correlation.ts). The dispatch goes out first: at once when the request names its correlation,
  * else as soon as the answer shows the task whose id becomes the correlation id.
  */
-import { dispatchObservation, sightingObservations, type ObservationInput, type ObservationSource, type Sighting } from "@a2a-ledger/ingest-client";
+import {
+  dispatchObservation,
+  sightingObservations,
+  type ObservationInput,
+  type ObservationSource,
+  type Sighting,
+} from "@a2a-ledger/ingest-client";
 import type { ObservationChannel } from "@a2a-ledger/schemas";
 import { isNewDispatch, type A2AMethod, type A2ARequest, type DispatchFields } from "./a2a-request.ts";
 import { correlationOfId, type CorrelationMemory } from "./correlation.ts";
@@ -43,7 +49,8 @@ export class ExchangeRecorder {
   ) {
     this.method = request.method;
     this.taskId = request.taskId;
-    if (isNewDispatch(request) && request.dispatch !== null) this.pendingDispatch = { fields: request.dispatch, deliveredAt: null };
+    if (isNewDispatch(request) && request.dispatch !== null)
+      this.pendingDispatch = { fields: request.dispatch, deliveredAt: null };
   }
 
   /** The request reached the worker: a new dispatch is now a fact. Idempotent. */
@@ -59,7 +66,15 @@ export class ExchangeRecorder {
     this.delivered();
     const at = this.deps.now();
     const asked = { method: this.method, taskId: this.taskId };
-    for (const o of sightingObservations(this.deps.source, sightings, asked, (taskId) => this.correlationFor(taskId), channelOf(this.method), at)) this.deps.emit(o);
+    for (const o of sightingObservations(
+      this.deps.source,
+      sightings,
+      asked,
+      (taskId) => this.correlationFor(taskId),
+      channelOf(this.method),
+      at,
+    ))
+      this.deps.emit(o);
   }
 
   /**
@@ -67,7 +82,8 @@ export class ExchangeRecorder {
    * without one (an invalid message the worker refused) under a correlation of its own.
    */
   finish(): void {
-    if (this.pendingDispatch?.deliveredAt != null) this.flushDispatch(this.explicit ?? correlationOfId("message", this.pendingDispatch.fields.messageId));
+    if (this.pendingDispatch?.deliveredAt != null)
+      this.flushDispatch(this.explicit ?? correlationOfId("message", this.pendingDispatch.fields.messageId));
     this.pendingDispatch = null;
   }
 
@@ -77,7 +93,8 @@ export class ExchangeRecorder {
       this.deps.memory.remember(taskId, this.explicit);
       correlation = this.explicit;
     } else {
-      correlation = this.deps.memory.lookup(taskId) ?? this.deps.memory.remember(taskId, correlationOfId("task", taskId));
+      correlation =
+        this.deps.memory.lookup(taskId) ?? this.deps.memory.remember(taskId, correlationOfId("task", taskId));
     }
     if (this.pendingDispatch?.deliveredAt != null) this.flushDispatch(correlation);
     return correlation;

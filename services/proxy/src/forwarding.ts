@@ -65,7 +65,8 @@ function upstreamErrorCode(error: Error & { code?: string }): ProxyErrorCode {
   return "PROXY_UPSTREAM_UNREACHABLE";
 }
 
-const isEventStream = (contentType: string | undefined): boolean => contentType?.toLowerCase().startsWith("text/event-stream") ?? false;
+const isEventStream = (contentType: string | undefined): boolean =>
+  contentType?.toLowerCase().startsWith("text/event-stream") ?? false;
 
 export function createForwarder(deps: ForwarderDeps): Forwarder {
   const { config, metrics, log, now } = deps;
@@ -81,8 +82,12 @@ export function createForwarder(deps: ForwarderDeps): Forwarder {
     const { req, res, body, request, recorder, kind, method, requestId } = exchange;
     // In verified mode the worker is asked for its whole card (card-relay.ts answers If-None-Match itself).
     const verifiedCard = request.kind === "card" && exchange.cardMode === "verified";
-    const headers = endToEndHeaders(req.rawHeaders, verifiedCard ? ["content-length", "if-none-match", "if-modified-since"] : ["content-length"]);
-    if (body.length > 0 || req.headers["content-length"] !== undefined) headers.push("Content-Length", String(body.length));
+    const headers = endToEndHeaders(
+      req.rawHeaders,
+      verifiedCard ? ["content-length", "if-none-match", "if-modified-since"] : ["content-length"],
+    );
+    if (body.length > 0 || req.headers["content-length"] !== undefined)
+      headers.push("Content-Length", String(body.length));
     const started = now();
     const upReq = transport.request({
       protocol: upstream.protocol,
@@ -135,7 +140,9 @@ export function createForwarder(deps: ForwarderDeps): Forwarder {
       const stream = isEventStream(upRes.headers["content-type"]);
       // Outside a stream the worker may not fall silent for longer than the upstream timeout; a stream may
       // legitimately stay quiet while its task waits, so it ends only when the worker or the client ends it.
-      const idle = stream ? undefined : setTimeout(() => upRes.destroy(new ProxyError("PROXY_UPSTREAM_TIMEOUT")), config.upstreamTimeoutMs);
+      const idle = stream
+        ? undefined
+        : setTimeout(() => upRes.destroy(new ProxyError("PROXY_UPSTREAM_TIMEOUT")), config.upstreamTimeoutMs);
       const resetIdle = () => void idle?.refresh();
 
       const outHeaders = endToEndHeaders(upRes.rawHeaders);
@@ -155,12 +162,33 @@ export function createForwarder(deps: ForwarderDeps): Forwarder {
       });
 
       if (request.kind === "card") {
-        relayCard(deps.card, res, upRes, { status, headers: outHeaders, encoding, explicit: exchange.explicit, version: request.version, path: (req.url ?? "/").split("?", 1)[0] ?? "/", mode: exchange.cardMode, ifNoneMatch: req.headers["if-none-match"] }, done);
+        relayCard(
+          deps.card,
+          res,
+          upRes,
+          {
+            status,
+            headers: outHeaders,
+            encoding,
+            explicit: exchange.explicit,
+            version: request.version,
+            path: (req.url ?? "/").split("?", 1)[0] ?? "/",
+            mode: exchange.cardMode,
+            ifNoneMatch: req.headers["if-none-match"],
+          },
+          done,
+        );
         return;
       }
 
       res.writeHead(status, upRes.statusMessage, outHeaders);
-      const read = recorder !== null ? answerReader(request as RecordedRequest, status, stream, encoding, recorder, { maxRecordedBytes: config.maxRecordedBytes, unrecorded: (reason) => metrics.unrecorded.inc({ reason }) }) : null;
+      const read =
+        recorder !== null
+          ? answerReader(request as RecordedRequest, status, stream, encoding, recorder, {
+              maxRecordedBytes: config.maxRecordedBytes,
+              unrecorded: (reason) => metrics.unrecorded.inc({ reason }),
+            })
+          : null;
       const write = (chunk: Buffer) => {
         if (!res.write(chunk)) {
           upRes.pause();

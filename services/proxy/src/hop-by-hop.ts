@@ -4,7 +4,17 @@
  * spelling.
  */
 
-const hopByHop = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const hopByHop = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /** `rawHeaders` (name, value, name, value, …) without hop-by-hop headers; names in `drop` (lower-case) go too. */
 export function endToEndHeaders(rawHeaders: readonly string[], drop: readonly string[] = []): string[] {
@@ -25,6 +35,7 @@ export function endToEndHeaders(rawHeaders: readonly string[], drop: readonly st
 
 /** The first value of a header in a raw header list, by lower-case name. */
 export function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if ((rawHeaders[i] as string).toLowerCase() === name) return rawHeaders[i + 1];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if ((rawHeaders[i] as string).toLowerCase() === name) return rawHeaders[i + 1];
   return undefined;
 }

@@ -2,5 +2,12 @@
 export { createProxyApp, type ProxyApp, type ProxyAppOptions } from "./app.ts";
 export { loadConfig, configDefaults, ProxyConfigError, type ProxyConfig } from "./config.ts";
 export { errorCatalogue, errorCodes, type ProxyErrorCode } from "./errors.ts";
-export { correlationHeader, correlationMetadataKey, skillHeader, skillMetadataKey, attemptHeader, attemptMetadataKey } from "./a2a-request.ts";
+export {
+  correlationHeader,
+  correlationMetadataKey,
+  skillHeader,
+  skillMetadataKey,
+  attemptHeader,
+  attemptMetadataKey,
+} from "./a2a-request.ts";
 export type { FailMode, ObservationSender } from "./observation-buffer.ts";

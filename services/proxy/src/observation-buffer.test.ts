@@ -9,7 +9,6 @@ import { createMetrics, type ProxyMetrics } from "./metrics.ts";
 import { ObservationBuffer, type FailMode, type ObservationSender } from "./observation-buffer.ts";
 import { ObservationSpool } from "./observation-spool.ts";
 
-
 /** Answers each send with the next scripted outcome (the last repeats): "ok", "down", or an error to throw. */
 class ScriptedSender implements ObservationSender {
   readonly batches: string[][] = [];
@@ -23,14 +22,36 @@ class ScriptedSender implements ObservationSender {
   }
 }
 
-function buffer(sender: ObservationSender, capacity: number, failMode: FailMode = "closed", batchMax = 10): { buffer: ObservationBuffer; metrics: ProxyMetrics } {
+function buffer(
+  sender: ObservationSender,
+  capacity: number,
+  failMode: FailMode = "closed",
+  batchMax = 10,
+): { buffer: ObservationBuffer; metrics: ProxyMetrics } {
   const metrics = createMetrics();
-  return { buffer: new ObservationBuffer({ sender, spool: null, capacity, maxBytes: 1 << 30, failMode, batchMax, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log: createLogger("proxy", "silent") }), metrics };
+  return {
+    buffer: new ObservationBuffer({
+      sender,
+      spool: null,
+      capacity,
+      maxBytes: 1 << 30,
+      failMode,
+      batchMax,
+      flushDelayMs: 0,
+      retryInitialMs: 1,
+      retryMaxMs: 5,
+      metrics,
+      log: createLogger("proxy", "silent"),
+    }),
+    metrics,
+  };
 }
 
 const value = async (metrics: ProxyMetrics, name: string, labels: Record<string, string> = {}): Promise<number> => {
   const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
-  const entry = (metric?.values ?? []).find((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l));
+  const entry = (metric?.values ?? []).find((v) =>
+    Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l),
+  );
   return entry?.value ?? 0;
 };
 
@@ -119,7 +140,13 @@ describe("ObservationBuffer", () => {
   });
 
   it("drops the observations the ledger rejects as invalid and sends the rest of their batch again", async () => {
-    const rejected = new IngestRejectedError(400, "INGEST_INVALID_EVENT", "bad", [{ index: 1, path: "state", message: "unknown" }], 0);
+    const rejected = new IngestRejectedError(
+      400,
+      "INGEST_INVALID_EVENT",
+      "bad",
+      [{ index: 1, path: "state", message: "unknown" }],
+      0,
+    );
     const sender = new ScriptedSender([rejected, "ok"]);
     const { buffer: b, metrics } = buffer(sender, 10);
     for (let i = 0; i < 3; i++) b.offer(observation(i));
@@ -158,11 +185,35 @@ describe("ObservationBuffer", () => {
 
 describe("ObservationBuffer on a spool", () => {
   const log = createLogger("proxy", "silent");
-  const spoolIn = (dir: string) => ObservationSpool.open({ dir, log, metrics: { badRecord: () => undefined, writeError: () => undefined, failing: () => undefined, fsyncSeconds: () => undefined, diskBytes: () => undefined } });
+  const spoolIn = (dir: string) =>
+    ObservationSpool.open({
+      dir,
+      log,
+      metrics: {
+        badRecord: () => undefined,
+        writeError: () => undefined,
+        failing: () => undefined,
+        fsyncSeconds: () => undefined,
+        diskBytes: () => undefined,
+      },
+    });
   const onSpool = (dir: string, sender: ObservationSender, limits: { capacity?: number; maxBytes?: number } = {}) => {
     const { spool, replayed } = spoolIn(dir);
     const metrics = createMetrics();
-    const b = new ObservationBuffer({ sender, spool, replayed, capacity: limits.capacity ?? 100, maxBytes: limits.maxBytes ?? 1 << 30, failMode: "closed", batchMax: 10, flushDelayMs: 0, retryInitialMs: 1, retryMaxMs: 5, metrics, log });
+    const b = new ObservationBuffer({
+      sender,
+      spool,
+      replayed,
+      capacity: limits.capacity ?? 100,
+      maxBytes: limits.maxBytes ?? 1 << 30,
+      failMode: "closed",
+      batchMax: 10,
+      flushDelayMs: 0,
+      retryInitialMs: 1,
+      retryMaxMs: 5,
+      metrics,
+      log,
+    });
     return { buffer: b, metrics };
   };
 

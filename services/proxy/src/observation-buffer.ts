@@ -100,7 +100,12 @@ export class ObservationBuffer {
 
   /** What /healthz reports. */
   status(): { buffered: number; bufferedBytes: number; ledgerReachable: boolean; spoolFailing: boolean } {
-    return { buffered: this.queue.length, bufferedBytes: this.bytes, ledgerReachable: this.reachable, spoolFailing: this.options.spool?.failing ?? false };
+    return {
+      buffered: this.queue.length,
+      bufferedBytes: this.bytes,
+      ledgerReachable: this.reachable,
+      spoolFailing: this.options.spool?.failing ?? false,
+    };
   }
 
   private get hardFactor(): number {
@@ -115,7 +120,8 @@ export class ObservationBuffer {
   /** Whether a request may be forwarded now: fail-closed refuses new dispatches at the bounds (or while the spool fails), everything recorded at twice them. */
   admission(newDispatch: boolean): Admission {
     if (this.options.failMode === "open") return "admit";
-    if (newDispatch) return this.within(1, this.reserved) && !(this.options.spool?.failing ?? false) ? "admit" : "refuse";
+    if (newDispatch)
+      return this.within(1, this.reserved) && !(this.options.spool?.failing ?? false) ? "admit" : "refuse";
     return this.within(this.hardFactor, this.reserved) ? "admit" : "refuse";
   }
 
@@ -139,7 +145,8 @@ export class ObservationBuffer {
   offer(observation: ObservationInput): boolean {
     this.options.metrics.observations.inc({ type: observation.type });
     if (this.closed) return this.drop(1, "shutdown");
-    if (!this.within(this.hardFactor)) return this.drop(1, this.options.failMode === "open" ? "buffer_full" : "overflow");
+    if (!this.within(this.hardFactor))
+      return this.drop(1, this.options.failMode === "open" ? "buffer_full" : "overflow");
     const entry = this.options.spool?.append(observation) ?? { seq: null, bytes: 0 };
     this.queue.push({ observation, seq: entry.seq, bytes: entry.bytes });
     this.bytes += entry.bytes;
@@ -167,7 +174,8 @@ export class ObservationBuffer {
    */
   async close(graceMs: number, producersGone: () => Promise<void> = () => Promise.resolve()): Promise<number> {
     const deadline = Date.now() + graceMs;
-    while (this.queue.length > 0 && Date.now() < deadline && this.loop !== null) await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    while (this.queue.length > 0 && Date.now() < deadline && this.loop !== null)
+      await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
     this.stopped = true;
     this.wake?.();
     await this.loop;
@@ -178,7 +186,10 @@ export class ObservationBuffer {
       this.drop(left, "shutdown");
       this.options.log.error({ left }, "observations still buffered when the shutdown grace ended were dropped");
     } else if (left > 0) {
-      this.options.log.warn({ left }, "observations still unsent when the shutdown grace ended stay in the spool for the next start");
+      this.options.log.warn(
+        { left },
+        "observations still unsent when the shutdown grace ended stay in the spool for the next start",
+      );
     }
     await this.options.spool?.close();
     this.queue = [];
@@ -243,7 +254,10 @@ export class ObservationBuffer {
       const rejected = batch.filter((_, i) => bad.has(i));
       this.settle((_, i) => !bad.has(i), batch.length);
       this.drop(rejected.length, "rejected");
-      this.options.log.error({ code: e.code, details: e.details, eventIds: rejected.map((r) => r.observation.eventId) }, "the ledger rejected observations as invalid; they are dropped, the rest of the batch is sent again");
+      this.options.log.error(
+        { code: e.code, details: e.details, eventIds: rejected.map((r) => r.observation.eventId) },
+        "the ledger rejected observations as invalid; they are dropped, the rest of the batch is sent again",
+      );
       return;
     }
     if (e instanceof IngestRejectedError && e.status === 413) {
@@ -253,17 +267,31 @@ export class ObservationBuffer {
       }
       this.settle(() => false, 1);
       this.drop(1, "rejected");
-      this.options.log.error({ code: e.code, eventId: batch[0]?.observation.eventId }, "the ledger refused an observation as too large; it is dropped");
+      this.options.log.error(
+        { code: e.code, eventId: batch[0]?.observation.eventId },
+        "the ledger refused an observation as too large; it is dropped",
+      );
       return;
     }
     this.failures++;
     this.options.metrics.ingestFailures.inc();
     const rateLimited = e instanceof IngestUnavailableError && e.lastStatus === 429;
-    if (rateLimited && this.reachable) this.options.log.warn({ code: e.lastCode, buffered: this.queue.length }, "the ledger limits this proxy's request rate (429); observations stay buffered and are sent again after Retry-After");
-    else if (this.reachable) this.options.log.warn({ err: e instanceof Error ? e.message : String(e), buffered: this.queue.length }, "the ledger is unreachable; observations stay buffered and are retried");
+    if (rateLimited && this.reachable)
+      this.options.log.warn(
+        { code: e.lastCode, buffered: this.queue.length },
+        "the ledger limits this proxy's request rate (429); observations stay buffered and are sent again after Retry-After",
+      );
+    else if (this.reachable)
+      this.options.log.warn(
+        { err: e instanceof Error ? e.message : String(e), buffered: this.queue.length },
+        "the ledger is unreachable; observations stay buffered and are retried",
+      );
     this.reachable = false;
     this.options.metrics.ledgerReachable.set(0);
-    const backoff = Math.min(this.options.retryMaxMs, this.options.retryInitialMs * 2 ** Math.min(this.failures - 1, 20));
+    const backoff = Math.min(
+      this.options.retryMaxMs,
+      this.options.retryInitialMs * 2 ** Math.min(this.failures - 1, 20),
+    );
     await this.sleepUnlessStopped(backoff);
   }
 

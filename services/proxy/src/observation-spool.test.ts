@@ -1,5 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
@@ -7,8 +16,12 @@ import { createLogger } from "@a2a-ledger/logging";
 import { describe, expect, it } from "vitest";
 import { observation } from "../test/observation-fixture.ts";
 import { fillableFs } from "../test/fillable-fs.ts";
-import { ObservationSpool, SpoolLockedError, SpoolUnavailableError, type SpoolMetricsSink } from "./observation-spool.ts";
-
+import {
+  ObservationSpool,
+  SpoolLockedError,
+  SpoolUnavailableError,
+  type SpoolMetricsSink,
+} from "./observation-spool.ts";
 
 function sink() {
   const counts = { torn: 0, corrupt: 0, writeErrors: 0, failing: false, diskBytes: 0 };
@@ -26,16 +39,25 @@ const log = createLogger("proxy", "silent");
 const freshDir = () => mkdtempSync(join(tmpdir(), "spool-test-"));
 const open = (dir: string, segmentBytes?: number) => {
   const s = sink();
-  return { ...ObservationSpool.open({ dir, log, metrics: s.metrics, ...(segmentBytes === undefined ? {} : { segmentBytes }) }), counts: s.counts };
+  return {
+    ...ObservationSpool.open({ dir, log, metrics: s.metrics, ...(segmentBytes === undefined ? {} : { segmentBytes }) }),
+    counts: s.counts,
+  };
 };
-const segments = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".seg")).sort();
+const segments = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n.endsWith(".seg"))
+    .sort();
 
 describe("ObservationSpool", () => {
   it("hands back at the next start what was kept and not acknowledged, in order, the same objects", async () => {
     const dir = freshDir();
     const first = open(dir);
     expect(first.replayed).toEqual([]);
-    const card = observation(3, { type: "AgentCardObserved", card: '{"name":"W1","ü":"\\u0000"}' } as Partial<ObservationInput>);
+    const card = observation(3, {
+      type: "AgentCardObserved",
+      card: '{"name":"W1","ü":"\\u0000"}',
+    } as Partial<ObservationInput>);
     const entries = [observation(0), observation(1), observation(2), card].map((o) => first.spool.append(o));
     expect(entries.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
     first.spool.acknowledge(1);
@@ -142,7 +164,10 @@ describe("ObservationSpool", () => {
     writeFileSync(join(dir, "notes.txt"), "hello");
     writeFileSync(join(dir, "12.seg"), "not a segment name");
     writeFileSync(join(dir, "0000000000000005.seg"), Buffer.alloc(0));
-    writeFileSync(join(dir, "0000000000000009.seg"), Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i * 31 + 7) % 256)));
+    writeFileSync(
+      join(dir, "0000000000000009.seg"),
+      Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i * 31 + 7) % 256)),
+    );
     const { spool, replayed, counts } = open(dir);
     expect(replayed).toEqual([]);
     expect(counts.torn).toBe(1);
@@ -211,7 +236,15 @@ describe("ObservationSpool", () => {
     const dir = freshDir();
     const { fs, state } = fillableFs();
     const s = sink();
-    const { spool } = ObservationSpool.open({ dir, log, metrics: s.metrics, segmentBytes: 400, retryInitialMs: 20, retryMaxMs: 160, fs });
+    const { spool } = ObservationSpool.open({
+      dir,
+      log,
+      metrics: s.metrics,
+      segmentBytes: 400,
+      retryInitialMs: 20,
+      retryMaxMs: 160,
+      fs,
+    });
     for (let i = 0; i < 5; i++) spool.append(observation(i));
     spool.acknowledge(2);
     await spool.kept();
@@ -280,4 +313,3 @@ describe("ObservationSpool", () => {
     await spool.close();
   });
 });
-

@@ -24,7 +24,19 @@
  * - Every file-system call goes through `SpoolFs` (node:fs by default), so that a test can make the disk
  *   fail and come back.
  */
-import { closeSync, fdatasync, fsync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, write, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fdatasync,
+  fsync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  write,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
@@ -131,7 +143,9 @@ function lock(dir: string): void {
   }
   const holder = Number(readFileSync(path, "utf8").trim());
   if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-    throw new SpoolLockedError(`the spool ${dir} is in use by process ${holder}: each proxy needs its own A2A_LEDGER_PROXY_SPOOL_DIR`);
+    throw new SpoolLockedError(
+      `the spool ${dir} is in use by process ${holder}: each proxy needs its own A2A_LEDGER_PROXY_SPOOL_DIR`,
+    );
   }
   // A lock left by a process that is gone (a crash): taken over.
   writeFileSync(path, String(process.pid));
@@ -168,7 +182,9 @@ export class ObservationSpool {
       names = readdirSync(options.dir);
     } catch (e) {
       if (e instanceof SpoolUnavailableError) throw e;
-      throw new SpoolUnavailableError(`the spool directory ${options.dir} cannot be used (A2A_LEDGER_PROXY_SPOOL_DIR): ${(e as Error).message}`);
+      throw new SpoolUnavailableError(
+        `the spool directory ${options.dir} cannot be used (A2A_LEDGER_PROXY_SPOOL_DIR): ${(e as Error).message}`,
+      );
     }
     const found = names
       .map((name) => segmentPattern.exec(name))
@@ -186,7 +202,10 @@ export class ObservationSpool {
       } catch (e) {
         // Not a file that can be read (a directory, no permission): left alone, reported, not replayed.
         options.metrics.badRecord("corrupt");
-        options.log.error({ segment: path, err: (e as Error).message }, "a spool segment cannot be read: it is left as it is and not replayed");
+        options.log.error(
+          { segment: path, err: (e as Error).message },
+          "a spool segment cannot be read: it is left as it is and not replayed",
+        );
         return;
       }
       const decoded = decodeSegment(bytes);
@@ -203,7 +222,12 @@ export class ObservationSpool {
         const last = index === found.length - 1;
         const kind = last ? "torn" : "corrupt";
         options.metrics.badRecord(kind);
-        const at = { segment: path, offset: decoded.stoppedAt.offset, reason: decoded.stoppedAt.reason, skippedBytes: bytes.length - decoded.stoppedAt.offset };
+        const at = {
+          segment: path,
+          offset: decoded.stoppedAt.offset,
+          reason: decoded.stoppedAt.reason,
+          skippedBytes: bytes.length - decoded.stoppedAt.offset,
+        };
         if (last) options.log.warn(at, "the spool's last record was torn (a crash while writing): skipped");
         else options.log.error(at, "a spool segment holds a bad record: the rest of that segment is skipped");
       }
@@ -211,7 +235,11 @@ export class ObservationSpool {
     });
     const replayed = [...observations.values()].filter((e) => e.seq > acked).sort((a, b) => a.seq - b.seq);
     const spool = new ObservationSpool(options, segments, maxSeq + 1, acked);
-    if (replayed.length > 0) options.log.info({ dir: options.dir, observations: replayed.length, fromSeq: replayed[0]?.seq, toSeq: replayed.at(-1)?.seq }, "replaying the observations the last run left in the spool");
+    if (replayed.length > 0)
+      options.log.info(
+        { dir: options.dir, observations: replayed.length, fromSeq: replayed[0]?.seq, toSeq: replayed.at(-1)?.seq },
+        "replaying the observations the last run left in the spool",
+      );
     return { spool, replayed };
   }
 
@@ -236,7 +264,9 @@ export class ObservationSpool {
   }
 
   get diskBytes(): number {
-    return this.segments.reduce((sum, s) => sum + s.bytes, 0) + this.pending.reduce((sum, p) => sum + p.record.length, 0);
+    return (
+      this.segments.reduce((sum, s) => sum + s.bytes, 0) + this.pending.reduce((sum, p) => sum + p.record.length, 0)
+    );
   }
 
   /** Appends an observation; it is on disk once `kept()` resolves. */
@@ -330,7 +360,11 @@ export class ObservationSpool {
   }
 
   private recovered(): void {
-    if (this.failingSince !== null) this.options.log.info({ failedForMs: Date.now() - this.failingSince, attempts: this.failures }, "the spool is written again");
+    if (this.failingSince !== null)
+      this.options.log.info(
+        { failedForMs: Date.now() - this.failingSince, attempts: this.failures },
+        "the spool is written again",
+      );
     this.failingSince = null;
     this.failures = 0;
     this.retryAt = 0;
@@ -343,11 +377,18 @@ export class ObservationSpool {
   private failed(e: unknown, records: number): void {
     this.options.metrics.writeError();
     this.options.metrics.failing(true);
-    if (this.failingSince === null) this.options.log.error({ err: e, dir: this.options.dir, records }, "could not write the spool: these observations are kept in memory only until the ledger takes them; retrying with a backoff");
+    if (this.failingSince === null)
+      this.options.log.error(
+        { err: e, dir: this.options.dir, records },
+        "could not write the spool: these observations are kept in memory only until the ledger takes them; retrying with a backoff",
+      );
     this.failingSince ??= Date.now();
     this.failures++;
     const initial = this.options.retryInitialMs ?? 100;
-    const delay = this.failures === 1 ? 0 : Math.min(this.options.retryMaxMs ?? 5_000, initial * 2 ** Math.min(this.failures - 2, 20));
+    const delay =
+      this.failures === 1
+        ? 0
+        : Math.min(this.options.retryMaxMs ?? 5_000, initial * 2 ** Math.min(this.failures - 2, 20));
     this.retryAt = Date.now() + delay;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     // Retried without traffic too: a proxy that refuses dispatches while its spool fails must find out by itself that the disk is back.
@@ -413,7 +454,12 @@ export class ObservationSpool {
   private roll(): void {
     // A name already taken (a segment that holds no observation yet) skips a sequence number: gaps are harmless.
     while (this.segments.some((s) => s.firstSeq === this.nextSeq)) this.nextSeq++;
-    const segment: Segment = { firstSeq: this.nextSeq, path: join(this.options.dir, segmentName(this.nextSeq)), lastSeq: null, bytes: 0 };
+    const segment: Segment = {
+      firstSeq: this.nextSeq,
+      path: join(this.options.dir, segmentName(this.nextSeq)),
+      lastSeq: null,
+      bytes: 0,
+    };
     const fd = this.fs.openSync(segment.path, "a");
     if (this.fd !== -1) this.closeQuietly(this.fd);
     this.fd = fd;

@@ -26,11 +26,18 @@ afterAll(async () => {
 
 describe("the proxy's own endpoints against their OpenAPI document (schemathesis)", () => {
   it("finds no schema-valid request rejected, no 5xx, 405 with Allow for other methods, and forwards none of it", async () => {
-    const result = await schemathesisRun(proxy.url, "proxy", { documentUrl: `${proxy.url}${openApiPath}`, checks: "not_a_server_error,positive_data_acceptance,unsupported_method", phases: "examples,coverage,fuzzing", maxExamples: 10 });
+    const result = await schemathesisRun(proxy.url, "proxy", {
+      documentUrl: `${proxy.url}${openApiPath}`,
+      checks: "not_a_server_error,positive_data_acceptance,unsupported_method",
+      phases: "examples,coverage,fuzzing",
+      maxExamples: 10,
+    });
     expect(result.code, result.output.slice(-8_000)).toBe(0);
     expect(result.operations).toEqual(expect.arrayContaining(["GET /metrics", "GET /healthz", "GET /readyz"]));
     // schemathesis probes an unknown path once (it is the worker's and reached it); none of the proxy's own did.
     const own = new Set(["/metrics", "/healthz", "/readyz", openApiPath]);
-    expect(worker.exchanges.filter((e) => own.has(e.url.split("?", 1)[0] ?? "")).map((e) => `${e.method} ${e.url}`)).toEqual([]);
+    expect(
+      worker.exchanges.filter((e) => own.has(e.url.split("?", 1)[0] ?? "")).map((e) => `${e.method} ${e.url}`),
+    ).toEqual([]);
   }, 200_000);
 });

@@ -19,8 +19,12 @@ const status: Json = {
     spoolFailing: { type: "boolean" },
   },
 };
-const json = (description: string, schema: Json): Json => ({ description, content: { "application/json": { schema } } });
-const describe = (codes: readonly ProxyErrorCode[]): string => codes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].message}`).join("\n");
+const json = (description: string, schema: Json): Json => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const describe = (codes: readonly ProxyErrorCode[]): string =>
+  codes.map((c) => `${c} (${errorCatalogue[c].status}): ${errorCatalogue[c].message}`).join("\n");
 
 export function openApiDocument(): Json {
   return {
@@ -28,14 +32,21 @@ export function openApiDocument(): Json {
     info: {
       title: "a2a-ledger recording proxy: its own endpoints",
       version: "1",
-      description: "What the proxy answers itself, for every method: these paths are never forwarded to the worker. Every other path is the worker's, forwarded as it is and recorded. None takes a parameter or a body; another method on these paths is 405 with Allow.",
+      description:
+        "What the proxy answers itself, for every method: these paths are never forwarded to the worker. Every other path is the worker's, forwarded as it is and recorded. None takes a parameter or a body; another method on these paths is 405 with Allow.",
     },
     paths: {
-      "/metrics": { get: { summary: "Prometheus metrics (text exposition format)", responses: { "200": { description: "metrics", content: { "text/plain": { schema: { type: "string" } } } } } } },
+      "/metrics": {
+        get: {
+          summary: "Prometheus metrics (text exposition format)",
+          responses: { "200": { description: "metrics", content: { "text/plain": { schema: { type: "string" } } } } },
+        },
+      },
       "/healthz": { get: { summary: "200 while the process runs", responses: { "200": json("running", status) } } },
       "/readyz": {
         get: {
-          summary: "200 while new dispatches are admitted; 503 while they are refused (fail-closed with the ledger out of reach, or the spool failing) or the proxy drains",
+          summary:
+            "200 while new dispatches are admitted; 503 while they are refused (fail-closed with the ledger out of reach, or the spool failing) or the proxy drains",
           responses: { "200": json("ready", status), "503": json("not ready", status) },
         },
       },

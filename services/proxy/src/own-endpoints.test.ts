@@ -5,7 +5,8 @@ import { startTappedAgent, type TappedAgent } from "../test/tapped-agent.ts";
 
 let worker: TappedAgent;
 let proxy: TestProxy;
-const header = (rawHeaders: string[], name: string) => rawHeaders[rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name) + 1];
+const header = (rawHeaders: string[], name: string) =>
+  rawHeaders[rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name) + 1];
 
 beforeAll(async () => {
   worker = await startTappedAgent("w1");
@@ -19,10 +20,15 @@ afterAll(async () => {
 describe("the proxy's own paths", () => {
   it("given another method on an own path, when it arrives, then it is 405 with Allow in the A2A error shape and never reaches the worker", async () => {
     for (const method of ["POST", "DELETE", "TRACE", "QUERY"]) {
-      const response = await rawRequest(`${proxy.url}/healthz`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
+      const response = await rawRequest(`${proxy.url}/healthz`, {
+        method,
+        ...(method === "POST" ? { body: "{}" } : {}),
+      });
       expect(response.status, method).toBe(405);
       expect(header(response.rawHeaders, "allow")).toBe("GET, HEAD");
-      expect(JSON.parse(response.body.toString())).toMatchObject({ error: { code: 405, details: [{ reason: "PROXY_METHOD_NOT_ALLOWED" }] } });
+      expect(JSON.parse(response.body.toString())).toMatchObject({
+        error: { code: 405, details: [{ reason: "PROXY_METHOD_NOT_ALLOWED" }] },
+      });
     }
     expect(worker.exchanges.filter((e) => e.url.startsWith("/healthz"))).toEqual([]);
   });
@@ -32,7 +38,11 @@ describe("the proxy's own paths", () => {
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     const document = await rawRequest(`${proxy.url}/a2a-ledger/openapi.json`);
-    expect(Object.keys((JSON.parse(document.body.toString()) as { paths: object }).paths).sort()).toEqual(["/healthz", "/metrics", "/readyz"]);
+    expect(Object.keys((JSON.parse(document.body.toString()) as { paths: object }).paths).sort()).toEqual([
+      "/healthz",
+      "/metrics",
+      "/readyz",
+    ]);
     await rawRequest(`${proxy.url}/openapi.json`);
     expect(worker.exchanges.map((e) => e.url)).toContain("/openapi.json");
   });

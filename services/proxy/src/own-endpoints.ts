@@ -40,7 +40,14 @@ export function serveOwnEndpoint(req: IncomingMessage, res: ServerResponse, ctx:
   if (req.method !== "GET" && req.method !== "HEAD") {
     req.resume();
     res.setHeader("allow", allow);
-    sendError(res, new ProxyError("PROXY_METHOD_NOT_ALLOWED", `${String(req.method).slice(0, 20)} is not allowed on ${path}; allowed: ${allow}`), dialectOf(null, req.headers));
+    sendError(
+      res,
+      new ProxyError(
+        "PROXY_METHOD_NOT_ALLOWED",
+        `${String(req.method).slice(0, 20)} is not allowed on ${path}; allowed: ${allow}`,
+      ),
+      dialectOf(null, req.headers),
+    );
     return true;
   }
   if (path === "/metrics") {
@@ -52,6 +59,12 @@ export function serveOwnEndpoint(req: IncomingMessage, res: ServerResponse, ctx:
     return true;
   }
   const ok = path === "/healthz" || ctx.ready();
-  send(req, res, ok ? 200 : 503, "application/json", JSON.stringify({ status: ok ? "ok" : "unavailable", ...ctx.status() }));
+  send(
+    req,
+    res,
+    ok ? 200 : 503,
+    "application/json",
+    JSON.stringify({ status: ok ? "ok" : "unavailable", ...ctx.status() }),
+  );
   return true;
 }

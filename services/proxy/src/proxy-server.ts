@@ -82,7 +82,15 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     if (status !== null) metrics.requests.inc({ kind: exchange.kind, method: exchange.method, status: String(status) });
   }
 
-  const forwarder = createForwarder({ config, metrics, log, now, card, kept, fail: (exchange, error) => fail(exchange.res, error, exchange) });
+  const forwarder = createForwarder({
+    config,
+    metrics,
+    log,
+    now,
+    card,
+    kept,
+    fail: (exchange, error) => fail(exchange.res, error, exchange),
+  });
 
   const ownEndpoints = {
     metrics,
@@ -105,7 +113,11 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     if (!read.ok) {
       if (read.reason === "too-large") {
         res.setHeader("connection", "close");
-        fail(res, new ProxyError("PROXY_BODY_TOO_LARGE"), { dialect: dialectOf(null, req.headers), kind: "other", method: "" });
+        fail(res, new ProxyError("PROXY_BODY_TOO_LARGE"), {
+          dialect: dialectOf(null, req.headers),
+          kind: "other",
+          method: "",
+        });
       } else if (!res.headersSent) res.destroy();
       return;
     }
@@ -113,11 +125,13 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     const request = classifyRequest({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers }, body);
     const dialect = dialectOf(request, req.headers);
     const kind = request.kind;
-    const method = request.kind === "jsonrpc" ? (request.method ?? "unknown") : request.kind === "rest" ? request.method : "";
+    const method =
+      request.kind === "jsonrpc" ? (request.method ?? "unknown") : request.kind === "rest" ? request.method : "";
     const labels = { dialect, kind, method };
 
     if (closing) return fail(res, new ProxyError("PROXY_SHUTTING_DOWN", undefined, config.retryAfterSeconds), labels);
-    const records = request.kind === "card" || request.kind === "rest" || (request.kind === "jsonrpc" && request.method !== null);
+    const records =
+      request.kind === "card" || request.kind === "rest" || (request.kind === "jsonrpc" && request.method !== null);
     let release: (() => void) | null = null;
     if (records) {
       release = buffer.reserve(isNewDispatch(request));
@@ -131,18 +145,35 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     }
     // The exchange's first observation takes the place of its reserved slot.
     const held = release;
-    const emitOwn = held === null ? emit : (o: ObservationInput): void => {
-      held();
-      emit(o);
-    };
+    const emitOwn =
+      held === null
+        ? emit
+        : (o: ObservationInput): void => {
+            held();
+            emit(o);
+          };
     if (request.kind === "malformed-jsonrpc") {
       metrics.unrecorded.inc({ reason: "malformed_jsonrpc" });
-      log.warn({ requestId, reason: request.reason, bytes: body.length }, "forwarding a malformed JSON-RPC request as it is; nothing recorded");
+      log.warn(
+        { requestId, reason: request.reason, bytes: body.length },
+        "forwarding a malformed JSON-RPC request as it is; nothing recorded",
+      );
     }
     if (request.kind === "rest" && !request.readable) metrics.unrecorded.inc({ reason: "unreadable_body" });
 
-    const explicit = validCorrelationId(headerValue(req.headers, correlationHeader)) ?? (request.kind === "jsonrpc" || request.kind === "rest" ? validCorrelationId(request.dispatch?.correlationId) : null);
-    const recorder = records && request.kind !== "card" ? new ExchangeRecorder({ source, memory, emit: emitOwn, now }, request as RecordedRequest & { method: NonNullable<RecordedRequest["method"]> }, explicit) : null;
+    const explicit =
+      validCorrelationId(headerValue(req.headers, correlationHeader)) ??
+      (request.kind === "jsonrpc" || request.kind === "rest"
+        ? validCorrelationId(request.dispatch?.correlationId)
+        : null);
+    const recorder =
+      records && request.kind !== "card"
+        ? new ExchangeRecorder(
+            { source, memory, emit: emitOwn, now },
+            request as RecordedRequest & { method: NonNullable<RecordedRequest["method"]> },
+            explicit,
+          )
+        : null;
 
     forwarder.forward({ req, res, body, request, recorder, explicit, ...labels, requestId, cardMode });
   }

@@ -2,20 +2,23 @@ import { describe, expect, it } from "vitest";
 import { observation } from "../test/observation-fixture.ts";
 import { decodeSegment, encodeRecord, headerBytes } from "./spool-record.ts";
 
-
 const segment = (...records: Buffer[]) => Buffer.concat(records);
 
 describe("spool records", () => {
   it("read back what was written, observations and acknowledgements, in order, with their sizes", () => {
     const a = encodeRecord({ kind: "observation", seq: 0, observation: observation(0) });
     const b = encodeRecord({ kind: "ack", seq: 0 });
-    const c = encodeRecord({ kind: "observation", seq: 1, observation: { ...observation(1), correlationId: "ünï\u2028code \"quoted\"" } });
+    const c = encodeRecord({
+      kind: "observation",
+      seq: 1,
+      observation: { ...observation(1), correlationId: 'ünï\u2028code "quoted"' },
+    });
     const decoded = decodeSegment(segment(a, b, c));
     expect(decoded.stoppedAt).toBeNull();
     expect(decoded.records.map((r) => r.body)).toEqual([
       { kind: "observation", seq: 0, observation: observation(0) },
       { kind: "ack", seq: 0 },
-      { kind: "observation", seq: 1, observation: { ...observation(1), correlationId: "ünï\u2028code \"quoted\"" } },
+      { kind: "observation", seq: 1, observation: { ...observation(1), correlationId: 'ünï\u2028code "quoted"' } },
     ]);
     expect(decoded.records.map((r) => r.bytes)).toEqual([a.length, b.length, c.length]);
   });
@@ -54,7 +57,14 @@ describe("spool records", () => {
     expect(decoded.records).toEqual([]);
     expect(decoded.stoppedAt?.offset).toBe(0);
 
-    for (const json of ['{"s":1,"o":{"eventId":"x"}}', '{"s":-1,"o":{"type":"T","eventId":"x"}}', '{"a":"1"}', "[1,2]", "null", "not json"]) {
+    for (const json of [
+      '{"s":1,"o":{"eventId":"x"}}',
+      '{"s":-1,"o":{"type":"T","eventId":"x"}}',
+      '{"a":"1"}',
+      "[1,2]",
+      "null",
+      "not json",
+    ]) {
       const body = Buffer.from(json);
       const framed = encodeRecord({ kind: "ack", seq: 0 });
       const record = Buffer.alloc(headerBytes + body.length);
@@ -62,7 +72,10 @@ describe("spool records", () => {
       // A correct checksum over a body that is no spool record.
       record.writeUInt32BE(crcOf(body), 4);
       body.copy(record, headerBytes);
-      expect(decodeSegment(segment(framed, record))).toMatchObject({ records: [{ body: { kind: "ack", seq: 0 } }], stoppedAt: { offset: framed.length, reason: "not-a-record" } });
+      expect(decodeSegment(segment(framed, record))).toMatchObject({
+        records: [{ body: { kind: "ack", seq: 0 } }],
+        stoppedAt: { offset: framed.length, reason: "not-a-record" },
+      });
     }
   });
 });

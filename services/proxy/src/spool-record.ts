@@ -15,10 +15,15 @@ export const headerBytes = 8;
 /** Larger bodies are not records (a length read from garbage). */
 export const maxBodyBytes = 256 * 1024 * 1024;
 
-export type SpoolBody = { kind: "observation"; seq: number; observation: ObservationInput } | { kind: "ack"; seq: number };
+export type SpoolBody =
+  | { kind: "observation"; seq: number; observation: ObservationInput }
+  | { kind: "ack"; seq: number };
 
 export function encodeRecord(body: SpoolBody): Buffer {
-  const json = Buffer.from(JSON.stringify(body.kind === "observation" ? { s: body.seq, o: body.observation } : { a: body.seq }), "utf8");
+  const json = Buffer.from(
+    JSON.stringify(body.kind === "observation" ? { s: body.seq, o: body.observation } : { a: body.seq }),
+    "utf8",
+  );
   const record = Buffer.allocUnsafe(headerBytes + json.length);
   record.writeUInt32BE(json.length, 0);
   record.writeUInt32BE(crc32(json), 4);
@@ -39,7 +44,8 @@ function parseBody(json: Buffer): SpoolBody | null {
   if (!isRecord(value)) return null;
   if (isSeq(value["a"])) return { kind: "ack", seq: value["a"] };
   const o = value["o"];
-  if (isSeq(value["s"]) && isRecord(o) && typeof o["type"] === "string" && typeof o["eventId"] === "string") return { kind: "observation", seq: value["s"], observation: o as unknown as ObservationInput };
+  if (isSeq(value["s"]) && isRecord(o) && typeof o["type"] === "string" && typeof o["eventId"] === "string")
+    return { kind: "observation", seq: value["s"], observation: o as unknown as ObservationInput };
   return null;
 }
 

@@ -4,7 +4,11 @@ import { SseParser, type SseEvent } from "./sse-parser.ts";
 function parse(chunks: (string | Buffer)[], maxEventBytes?: number): { events: SseEvent[]; oversized: number } {
   const events: SseEvent[] = [];
   let oversized = 0;
-  const parser = new SseParser((e) => events.push(e), () => oversized++, maxEventBytes);
+  const parser = new SseParser(
+    (e) => events.push(e),
+    () => oversized++,
+    maxEventBytes,
+  );
   for (const c of chunks) parser.push(typeof c === "string" ? Buffer.from(c) : c);
   parser.end();
   return { events, oversized };
@@ -12,9 +16,9 @@ function parse(chunks: (string | Buffer)[], maxEventBytes?: number): { events: S
 
 describe("SseParser", () => {
   it("dispatches each event at its blank line, with the event name and joined data lines", () => {
-    const { events } = parse(["data: {\"a\":1}\n\nevent: error\ndata: x\ndata: y\n\n"]);
+    const { events } = parse(['data: {"a":1}\n\nevent: error\ndata: x\ndata: y\n\n']);
     expect(events).toEqual([
-      { event: "message", data: "{\"a\":1}" },
+      { event: "message", data: '{"a":1}' },
       { event: "error", data: "x\ny" },
     ]);
   });
@@ -22,7 +26,8 @@ describe("SseParser", () => {
   it("reassembles lines split anywhere, CRLF and CR line ends included", () => {
     const text = "data: first\r\n\r\ndata: sec\rdata: ond\r\r: comment\ndata:third\n\n";
     const whole = parse([text]).events;
-    for (let cut = 1; cut < text.length; cut++) expect(parse([text.slice(0, cut), text.slice(cut)]).events).toEqual(whole);
+    for (let cut = 1; cut < text.length; cut++)
+      expect(parse([text.slice(0, cut), text.slice(cut)]).events).toEqual(whole);
     expect(whole).toEqual([
       { event: "message", data: "first" },
       { event: "message", data: "sec\nond" },

@@ -79,7 +79,8 @@ export class SseParser {
 
   private takeLine(line: string): void {
     if (line === "") {
-      if (!this.overflowed && this.data.length > 0) this.onEvent({ event: this.event === "" ? "message" : this.event, data: this.data.join("\n") });
+      if (!this.overflowed && this.data.length > 0)
+        this.onEvent({ event: this.event === "" ? "message" : this.event, data: this.data.join("\n") });
       this.data = [];
       this.dataBytes = 0;
       this.event = "";

@@ -39,7 +39,9 @@ export interface ProjectorVerifiedCard {
   cacheControl: string | null;
 }
 
-export type VerifiedCardResult = { ok: true; view: ProjectorVerifiedCard } | { ok: false; reason: FallbackReason; detail: string };
+export type VerifiedCardResult =
+  | { ok: true; view: ProjectorVerifiedCard }
+  | { ok: false; reason: FallbackReason; detail: string };
 
 export interface VerifiedCardSourceOptions {
   projectorUrl: string;
@@ -69,10 +71,18 @@ function errorCode(body: string): string | null {
 }
 
 /** What a complete answer of the projector means. Pure. */
-export function readProjectorAnswer(status: number, body: string, cacheControl: string | undefined, workerId: string): VerifiedCardResult {
-  if (status === 404 && errorCode(body) === "PROJECTOR_UNKNOWN_WORKER") return fail("unknown-worker", "the projector knows no card of this worker");
-  if (status === 409 && errorCode(body) === "PROJECTOR_WORKER_NOT_VERIFIED") return fail("not-verified", "no probe verified the worker's card in force");
-  if (status === 401 || status === 403) return fail("projector-refused", `the projector answered ${status} (A2A_LEDGER_PROXY_PROJECTOR_TOKEN)`);
+export function readProjectorAnswer(
+  status: number,
+  body: string,
+  cacheControl: string | undefined,
+  workerId: string,
+): VerifiedCardResult {
+  if (status === 404 && errorCode(body) === "PROJECTOR_UNKNOWN_WORKER")
+    return fail("unknown-worker", "the projector knows no card of this worker");
+  if (status === 409 && errorCode(body) === "PROJECTOR_WORKER_NOT_VERIFIED")
+    return fail("not-verified", "no probe verified the worker's card in force");
+  if (status === 401 || status === 403)
+    return fail("projector-refused", `the projector answered ${status} (A2A_LEDGER_PROXY_PROJECTOR_TOKEN)`);
   if (status >= 500) return fail("projector-unreachable", `the projector answered ${status}`);
   if (status !== 200) return fail("projector-bad-answer", `the projector answered ${status}`);
   let parsed: unknown;
@@ -84,11 +94,22 @@ export function readProjectorAnswer(status: number, body: string, cacheControl: 
   if (!isRecord(parsed)) return fail("projector-bad-answer", "the projector's answer is not a JSON object");
   const { workerId: named, cardHash, validFrom, card } = parsed;
   if (named !== workerId) return fail("projector-bad-answer", "the projector's answer is of another worker");
-  if (typeof cardHash !== "string" || !/^[0-9a-f]{64}$/.test(cardHash)) return fail("projector-bad-answer", "the projector's answer has no card hash");
-  if (typeof validFrom !== "string" || Number.isNaN(Date.parse(validFrom))) return fail("projector-bad-answer", "the projector's answer has no validFrom");
+  if (typeof cardHash !== "string" || !/^[0-9a-f]{64}$/.test(cardHash))
+    return fail("projector-bad-answer", "the projector's answer has no card hash");
+  if (typeof validFrom !== "string" || Number.isNaN(Date.parse(validFrom)))
+    return fail("projector-bad-answer", "the projector's answer has no validFrom");
   if (!isRecord(card)) return fail("projector-bad-answer", "the projector's answer has no card object");
   const cache = cacheControl?.trim().toLowerCase();
-  return { ok: true, view: { workerId, cardHash, validFrom, card, cacheControl: cache !== undefined && /^(max-age=\d{1,9}|no-cache)$/.test(cache) ? cache : null } };
+  return {
+    ok: true,
+    view: {
+      workerId,
+      cardHash,
+      validFrom,
+      card,
+      cacheControl: cache !== undefined && /^(max-age=\d{1,9}|no-cache)$/.test(cache) ? cache : null,
+    },
+  };
 }
 
 export function createVerifiedCardSource(options: VerifiedCardSourceOptions): VerifiedCardSource {
@@ -108,7 +129,15 @@ export function createVerifiedCardSource(options: VerifiedCardSourceOptions): Ve
         clearTimeout(timer);
         resolve(result);
       };
-      const req = transport.request({ protocol: base.protocol, hostname: base.hostname, port: base.port, method: "GET", path, headers, agent });
+      const req = transport.request({
+        protocol: base.protocol,
+        hostname: base.hostname,
+        port: base.port,
+        method: "GET",
+        path,
+        headers,
+        agent,
+      });
       const timer = setTimeout(() => {
         settle(fail("projector-unreachable", `no complete answer within ${options.timeoutMs} ms`));
         req.destroy();
@@ -130,9 +159,22 @@ export function createVerifiedCardSource(options: VerifiedCardSourceOptions): Ve
         res.on("aborted", () => settle(fail("projector-unreachable", "the projector's answer was cut off")));
         res.on("end", () => {
           const encoding = res.headers["content-encoding"]?.trim().toLowerCase();
-          if (encoding !== undefined && encoding !== "" && encoding !== "identity") return settle(fail("projector-bad-answer", `the projector's answer is in content encoding ${JSON.stringify(encoding.slice(0, 40))}`));
+          if (encoding !== undefined && encoding !== "" && encoding !== "identity")
+            return settle(
+              fail(
+                "projector-bad-answer",
+                `the projector's answer is in content encoding ${JSON.stringify(encoding.slice(0, 40))}`,
+              ),
+            );
           const cacheControl = res.headers["cache-control"];
-          settle(readProjectorAnswer(res.statusCode ?? 0, Buffer.concat(chunks, size).toString("utf8"), cacheControl, options.workerId));
+          settle(
+            readProjectorAnswer(
+              res.statusCode ?? 0,
+              Buffer.concat(chunks, size).toString("utf8"),
+              cacheControl,
+              options.workerId,
+            ),
+          );
         });
       });
       req.end();

@@ -28,7 +28,14 @@ describe("admission near the bound", () => {
     const n = 8;
     const answers = await Promise.all(
       Array.from({ length: n }, (_, i) =>
-        rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: { ...v1, "A2A-Ledger-Correlation-Id": `admit-${i}` }, body: jsonRpc("SendMessage", { message: { messageId: `admit-${i}`, role: "ROLE_USER", parts: [{ text: "slow delay-ms=400" }] } }, `admit-${i}`) }),
+        rawRequest(`${proxy.url}/a2a/jsonrpc`, {
+          headers: { ...v1, "A2A-Ledger-Correlation-Id": `admit-${i}` },
+          body: jsonRpc(
+            "SendMessage",
+            { message: { messageId: `admit-${i}`, role: "ROLE_USER", parts: [{ text: "slow delay-ms=400" }] } },
+            `admit-${i}`,
+          ),
+        }),
       ),
     );
     const statuses = answers.map((a) => a.status).sort();

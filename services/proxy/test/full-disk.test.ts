@@ -34,7 +34,14 @@ afterAll(async () => {
 });
 
 const dispatch = (messageId: string) =>
-  rawRequest(`${url}/a2a/jsonrpc`, { headers: { ...v1, "A2A-Ledger-Correlation-Id": `full-${messageId}` }, body: jsonRpc("SendMessage", { message: { messageId, role: "ROLE_USER", parts: [{ text: "need-input wait" }] } }, messageId) });
+  rawRequest(`${url}/a2a/jsonrpc`, {
+    headers: { ...v1, "A2A-Ledger-Correlation-Id": `full-${messageId}` },
+    body: jsonRpc(
+      "SendMessage",
+      { message: { messageId, role: "ROLE_USER", parts: [{ text: "need-input wait" }] } },
+      messageId,
+    ),
+  });
 const segmentFiles = () => readdirSync(spoolDir).filter((n) => n.endsWith(".seg")).length;
 
 describe("the spool's disk full", () => {
@@ -58,7 +65,9 @@ describe("the spool's disk full", () => {
     for (let i = 0; Date.now() < until; i++) {
       const d = await dispatch(`refused-${i}`);
       expect(d.status).toBe(503);
-      expect(JSON.parse(d.body.toString())).toMatchObject({ error: { data: [{ reason: "PROXY_LEDGER_UNAVAILABLE" }] } });
+      expect(JSON.parse(d.body.toString())).toMatchObject({
+        error: { data: [{ reason: "PROXY_LEDGER_UNAVAILABLE" }] },
+      });
       refused++;
       const poll = await rawRequest(`${url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("GetTask", { id: taskId }) });
       expect(poll.status).toBe(200);

@@ -25,8 +25,14 @@ const message = (text: string, taskId = ""): Message => ({
   extensions: [],
   referenceTaskIds: [],
 });
-const sendRequest = (text: string): SendMessageRequest => ({ tenant: "", message: message(text), configuration: undefined, metadata: undefined });
-const getTaskBody = (id: string) => frameMessage(A2AService.getTask.requestSerialize({ tenant: "", id, historyLength: undefined }));
+const sendRequest = (text: string): SendMessageRequest => ({
+  tenant: "",
+  message: message(text),
+  configuration: undefined,
+  metadata: undefined,
+});
+const getTaskBody = (id: string) =>
+  frameMessage(A2AService.getTask.requestSerialize({ tenant: "", id, historyLength: undefined }));
 
 let w1: RunningJsAgent;
 let sender: CapturingSender;
@@ -36,7 +42,16 @@ let relay: string;
 beforeAll(async () => {
   w1 = await startJsAgent({ kind: "w1", grpcPort: 0 });
   sender = new CapturingSender();
-  proxy = await startProxy(testConfig({ upstreamUrl: w1.url, rewriteCardUrls: true, grpcPort: 0, maxRecordedBytes: 4096, maxBodyBytes: 64 * 1024 }), sender);
+  proxy = await startProxy(
+    testConfig({
+      upstreamUrl: w1.url,
+      rewriteCardUrls: true,
+      grpcPort: 0,
+      maxRecordedBytes: 4096,
+      maxBodyBytes: 64 * 1024,
+    }),
+    sender,
+  );
   relay = proxy.app.grpcTarget() ?? "";
 });
 afterAll(async () => {
@@ -45,7 +60,11 @@ afterAll(async () => {
 });
 
 /** The same raw call directly and through the relay. */
-async function both(p: string, body: Buffer | Buffer[], metadata: Record<string, string> = {}): Promise<{ direct: RawAnswer; relayed: RawAnswer }> {
+async function both(
+  p: string,
+  body: Buffer | Buffer[],
+  metadata: Record<string, string> = {},
+): Promise<{ direct: RawAnswer; relayed: RawAnswer }> {
   const direct = await rawCall(w1.grpcTarget ?? "", p, body, metadata);
   const relayed = await rawCall(relay, p, body, metadata);
   return { direct, relayed };
@@ -62,7 +81,11 @@ function expectSameAnswer(direct: RawAnswer, relayed: RawAnswer): void {
 }
 
 async function newTask(text = "need-input draft a report"): Promise<string> {
-  const answer = await rawCall(w1.grpcTarget ?? "", path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest(text))));
+  const answer = await rawCall(
+    w1.grpcTarget ?? "",
+    path("SendMessage"),
+    frameMessage(A2AService.sendMessage.requestSerialize(sendRequest(text))),
+  );
   const decoded = A2AService.sendMessage.responseDeserialize(answer.data.subarray(5));
   if (decoded.payload?.$case !== "task") throw new Error("expected a task");
   return decoded.payload.value.id;
@@ -81,7 +104,16 @@ function expectRefused(answer: RawAnswer, grpcStatus: string, reason: string): v
 /** How many tasks W1 holds: what shows whether a request reached it. */
 async function w1Tasks(): Promise<number> {
   const client = await clientFor(w1.url, "GRPC");
-  return (await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined, pageSize: 100 })).totalSize;
+  return (
+    await client.listTasks({
+      tenant: "",
+      contextId: "",
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+      pageSize: 100,
+    })
+  ).totalSize;
 }
 
 /** The error code of the first GOAWAY frame among HTTP/2 frames received, or null. */
@@ -96,7 +128,9 @@ function goAwayCode(frames: Buffer): number | null {
 
 describe("the card through the proxy", () => {
   it("names the relay as its gRPC interface", async () => {
-    const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
+    const card = (await (
+      await fetch(`${proxy.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })
+    ).json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
     const grpc = card.supportedInterfaces.filter((i) => i.protocolBinding === "GRPC").map((i) => i.url);
     expect(grpc).toEqual([relay]);
     expect(relay).not.toBe(w1.grpcTarget);
@@ -114,18 +148,34 @@ describe("answers relayed byte for byte", () => {
 
   it("TaskNotFound: the same NOT_FOUND status, message and details, recorded as TaskNotFoundObserved NOT_FOUND", async () => {
     const before = sender.sent.length;
-    const { direct, relayed } = await both(path("GetTask"), getTaskBody("no-such-task"), { "a2a-ledger-correlation-id": "corr-nf" });
+    const { direct, relayed } = await both(path("GetTask"), getTaskBody("no-such-task"), {
+      "a2a-ledger-correlation-id": "corr-nf",
+    });
     expectSameAnswer(direct, relayed);
     const status = direct.trailersOnly ? direct.headers : direct.trailers;
     expect(status["grpc-status"]).toBe("5");
     expect(errorInfoReasons(String(status["grpc-status-details-bin"]))).toEqual(["TASK_NOT_FOUND"]);
     await drained(proxy.app);
-    expect(recordedSince(before)).toEqual([expect.objectContaining({ type: "TaskNotFoundObserved", correlationId: "corr-nf", serverTaskId: "no-such-task", method: "GetTask", errorCode: "NOT_FOUND", workerId: "W1" })]);
+    expect(recordedSince(before)).toEqual([
+      expect.objectContaining({
+        type: "TaskNotFoundObserved",
+        correlationId: "corr-nf",
+        serverTaskId: "no-such-task",
+        method: "GetTask",
+        errorCode: "NOT_FOUND",
+        workerId: "W1",
+      }),
+    ]);
   });
 
   it("a stream (SendStreamingMessage with chunks): every message as the worker wrote it, recorded as states and chunks", async () => {
     const before = sender.sent.length;
-    const relayed = await rawCall(relay, path("SendStreamingMessage"), frameMessage(A2AService.sendStreamingMessage.requestSerialize(sendRequest("stream chunks=3"))), { "a2a-ledger-correlation-id": "corr-stream" });
+    const relayed = await rawCall(
+      relay,
+      path("SendStreamingMessage"),
+      frameMessage(A2AService.sendStreamingMessage.requestSerialize(sendRequest("stream chunks=3"))),
+      { "a2a-ledger-correlation-id": "corr-stream" },
+    );
     expect(relayed.trailers["grpc-status"]).toBe("0");
     await drained(proxy.app);
     const seen = recordedSince(before);
@@ -157,9 +207,24 @@ describe("answers relayed byte for byte", () => {
 describe("hostile input", () => {
   const malformed: [string, Buffer | Buffer[], string][] = [
     ["a flag byte that is neither 0 nor 1", Buffer.from([7, 0, 0, 0, 1, 0x0a]), "malformed_grpc"],
-    ["bytes that are not a SendMessageRequest", frameMessage(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f])), "malformed_grpc"],
-    ["a message cut short", frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("hello"))).subarray(0, 12), "malformed_grpc"],
-    ["two messages for a unary method", [frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("a"))), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("b")))], "malformed_grpc"],
+    [
+      "bytes that are not a SendMessageRequest",
+      frameMessage(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f])),
+      "malformed_grpc",
+    ],
+    [
+      "a message cut short",
+      frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("hello"))).subarray(0, 12),
+      "malformed_grpc",
+    ],
+    [
+      "two messages for a unary method",
+      [
+        frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("a"))),
+        frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("b"))),
+      ],
+      "malformed_grpc",
+    ],
     ["a length prefix of 4 GiB", Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]), "malformed_grpc"],
     ["a compressed message without grpc-encoding", frameMessage(Buffer.from("garbage"), true), "encoded_body"],
   ];
@@ -189,7 +254,11 @@ describe("hostile input", () => {
   it("a request over A2A_LEDGER_PROXY_MAX_BODY_BYTES: refused RESOURCE_EXHAUSTED (PROXY_BODY_TOO_LARGE) before the worker sees it", async () => {
     const before = sender.sent.length;
     const tasks = await w1Tasks();
-    const answer = await rawCall(relay, path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest(`hello ${"y".repeat(70 * 1024)}`))));
+    const answer = await rawCall(
+      relay,
+      path("SendMessage"),
+      frameMessage(A2AService.sendMessage.requestSerialize(sendRequest(`hello ${"y".repeat(70 * 1024)}`))),
+    );
     expectRefused(answer, "8", "PROXY_BODY_TOO_LARGE");
     expect(await w1Tasks()).toBe(tasks);
     await drained(proxy.app);
@@ -200,11 +269,21 @@ describe("hostile input", () => {
     const port = Number(relay.split(":").pop());
     const garbage = await rawSocket(port, Buffer.from("\x16\x03\x01\x02\x00garbage that is no preface\r\n\r\n"));
     expect(garbage.closedByServer).toBe(true);
-    const http1 = await rawSocket(port, Buffer.from("POST /lf.a2a.v1.A2AService/GetTask HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
+    const http1 = await rawSocket(
+      port,
+      Buffer.from("POST /lf.a2a.v1.A2AService/GetTask HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"),
+    );
     expect(http1.closedByServer).toBe(true);
     // A valid preface followed by a SETTINGS frame of 4 bytes (settings come in sixes): that session gets a
     // GOAWAY with FRAME_SIZE_ERROR (6) after the server's own SETTINGS.
-    const broken = await rawSocket(port, Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), Buffer.from([0, 0, 4, 0x04, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff])]), 2_000);
+    const broken = await rawSocket(
+      port,
+      Buffer.concat([
+        Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+        Buffer.from([0, 0, 4, 0x04, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]),
+      ]),
+      2_000,
+    );
     expect(goAwayCode(broken.received)).toBe(6);
     const id = await newTask();
     const { direct, relayed } = await both(path("GetTask"), getTaskBody(id));
@@ -216,12 +295,19 @@ describe("the SDK's gRPC client through the relay", () => {
   it("reads the rewritten card, talks through the relay and sees TaskNotFound as directly", async () => {
     const client = await clientFor(proxy.url, "GRPC");
     const before = sender.sent.length;
-    const task = await client.sendMessage({ tenant: "", message: message("what is a ledger?"), configuration: undefined, metadata: undefined }, { serviceParameters: { "a2a-ledger-correlation-id": "corr-sdk" } });
+    const task = await client.sendMessage(
+      { tenant: "", message: message("what is a ledger?"), configuration: undefined, metadata: undefined },
+      { serviceParameters: { "a2a-ledger-correlation-id": "corr-sdk" } },
+    );
     expect("status" in task && task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    await expect(client.getTask({ tenant: "", id: "gone", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(client.getTask({ tenant: "", id: "gone", historyLength: undefined })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
     await drained(proxy.app);
     const seen = recordedSince(before);
-    expect(seen.filter((o) => o.correlationId === "corr-sdk").map((o) => o.type)).toEqual(expect.arrayContaining(["TaskDispatched", "TaskStateObserved", "ArtifactEmitted"]));
+    expect(seen.filter((o) => o.correlationId === "corr-sdk").map((o) => o.type)).toEqual(
+      expect.arrayContaining(["TaskDispatched", "TaskStateObserved", "ArtifactEmitted"]),
+    );
     expect(seen.filter((o) => o.type === "TaskNotFoundObserved")).toHaveLength(1);
   });
 });
@@ -231,7 +317,11 @@ describe("the proxy's own refusals", () => {
     const plain = await startJsAgent({ kind: "w2" });
     const p = await startProxy(testConfig({ upstreamUrl: plain.url, grpcPort: 0 }), new CapturingSender());
     try {
-      expectRefused(await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t")), "14", "PROXY_GRPC_UPSTREAM_UNKNOWN");
+      expectRefused(
+        await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t")),
+        "14",
+        "PROXY_GRPC_UPSTREAM_UNKNOWN",
+      );
     } finally {
       await p.close();
       await plain.close();
@@ -239,9 +329,20 @@ describe("the proxy's own refusals", () => {
   });
 
   it("a configured endpoint that refuses connections: UNAVAILABLE PROXY_UPSTREAM_UNREACHABLE", async () => {
-    const p = await startProxy(testConfig({ upstreamUrl: w1.url, grpcPort: 0, grpcUpstream: { target: "127.0.0.1:1", origin: "http://127.0.0.1:1" } }), new CapturingSender());
+    const p = await startProxy(
+      testConfig({
+        upstreamUrl: w1.url,
+        grpcPort: 0,
+        grpcUpstream: { target: "127.0.0.1:1", origin: "http://127.0.0.1:1" },
+      }),
+      new CapturingSender(),
+    );
     try {
-      expectRefused(await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t")), "14", "PROXY_UPSTREAM_UNREACHABLE");
+      expectRefused(
+        await rawCall(p.app.grpcTarget() ?? "", path("GetTask"), getTaskBody("t")),
+        "14",
+        "PROXY_UPSTREAM_UNREACHABLE",
+      );
     } finally {
       await p.close();
     }
@@ -257,7 +358,15 @@ describe("the proxy's own refusals", () => {
       // One observation fills the buffer of one.
       await rawCall(target, path("GetTask"), getTaskBody(id));
       const tasks = await w1Tasks();
-      expectRefused(await rawCall(target, path("SendMessage"), frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("what is a ledger?")))), "14", "PROXY_LEDGER_UNAVAILABLE");
+      expectRefused(
+        await rawCall(
+          target,
+          path("SendMessage"),
+          frameMessage(A2AService.sendMessage.requestSerialize(sendRequest("what is a ledger?"))),
+        ),
+        "14",
+        "PROXY_LEDGER_UNAVAILABLE",
+      );
       expect(await w1Tasks()).toBe(tasks);
       const poll = await rawCall(target, path("GetTask"), getTaskBody(id));
       expect(poll.trailers["grpc-status"]).toBe("0");
@@ -271,13 +380,20 @@ describe("streams", () => {
   it("a client that cancels a subscription mid-stream closes the worker's stream too", async () => {
     const id = await newTask();
     const session = http2.connect(`http://${relay}`);
-    const req = session.request({ ":method": "POST", ":path": path("SubscribeToTask"), "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+    const req = session.request({
+      ":method": "POST",
+      ":path": path("SubscribeToTask"),
+      "content-type": "application/grpc",
+      te: "trailers",
+      "a2a-version": "1.0",
+    });
     req.end(frameMessage(A2AService.subscribeToTask.requestSerialize({ tenant: "", id })));
     await new Promise<void>((resolve) => req.once("data", () => resolve()));
     const disconnects = await metric(proxy.url, "a2a_proxy_client_disconnects_total");
     req.close(http2.constants.NGHTTP2_CANCEL);
     session.close();
-    for (let i = 0; i < 50 && (await metric(proxy.url, "a2a_proxy_client_disconnects_total")) === disconnects; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && (await metric(proxy.url, "a2a_proxy_client_disconnects_total")) === disconnects; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(await metric(proxy.url, "a2a_proxy_client_disconnects_total")).toBe(disconnects + 1);
   });
 });

@@ -24,7 +24,13 @@ export function comparable(headers: IncomingHttpHeaders): Record<string, unknown
   return out;
 }
 
-export function rawCall(target: string, path: string, body: Buffer | Buffer[], metadata: Record<string, string> = {}, timeoutMs = 15_000): Promise<RawAnswer> {
+export function rawCall(
+  target: string,
+  path: string,
+  body: Buffer | Buffer[],
+  metadata: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://${target}`);
     session.on("error", reject);
@@ -32,7 +38,14 @@ export function rawCall(target: string, path: string, body: Buffer | Buffer[], m
       session.destroy();
       reject(new Error(`no answer from ${target}${path} within ${timeoutMs} ms`));
     }, timeoutMs);
-    const req = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0", ...metadata });
+    const req = session.request({
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc",
+      te: "trailers",
+      "a2a-version": "1.0",
+      ...metadata,
+    });
     let headers: IncomingHttpHeaders = {};
     let trailers: IncomingHttpHeaders = {};
     let trailersOnly = false;
@@ -58,7 +71,11 @@ export function rawCall(target: string, path: string, body: Buffer | Buffer[], m
 }
 
 /** Writes bytes on a plain TCP connection and resolves with what came back once the server closed it (or the time ran out). */
-export function rawSocket(port: number, bytes: Buffer, timeoutMs = 5_000): Promise<{ received: Buffer; closedByServer: boolean }> {
+export function rawSocket(
+  port: number,
+  bytes: Buffer,
+  timeoutMs = 5_000,
+): Promise<{ received: Buffer; closedByServer: boolean }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(port, "127.0.0.1", () => socket.write(bytes));

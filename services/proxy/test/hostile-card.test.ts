@@ -51,6 +51,8 @@ describe("a worker serving a card nested 20,000 arrays deep", () => {
     await drained(proxy.app, 30_000);
     expect(await metric(proxy.url, "a2a_proxy_observations_sent_total")).toBe(1);
     const records = await ledger.records(1);
-    expect(records.map((r) => r.observation.type === "AgentCardObserved" && [r.observation.cardUrl, r.observation.card])).toEqual([[`${worker.url}/.well-known/agent-card.json`, plainCard]]);
+    expect(
+      records.map((r) => r.observation.type === "AgentCardObserved" && [r.observation.cardUrl, r.observation.card]),
+    ).toEqual([[`${worker.url}/.well-known/agent-card.json`, plainCard]]);
   }, 60_000);
 });

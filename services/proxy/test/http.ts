@@ -22,24 +22,41 @@ export interface RawRequest {
 export function rawRequest(url: string, request: RawRequest = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
+    const body =
+      request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
     const headers: Record<string, string> = { ...request.headers };
     if (body !== undefined) headers["content-length"] = String(body.length);
-    const req = http.request(url, { method: request.method ?? (body === undefined ? "GET" : "POST"), headers, agent: false }, (res) => {
-      const chunks: { at: number; data: Buffer }[] = [];
-      let aborted = false;
-      res.on("data", (data: Buffer) => {
-        const at = Date.now() - started;
-        chunks.push({ at, data });
-        if (request.onChunk?.(data, at) === true) {
-          aborted = true;
-          req.destroy();
-          resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks.map((c) => c.data)), chunks });
-        }
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks.map((c) => c.data)), chunks }));
-      res.on("error", (e) => (aborted ? undefined : reject(e)));
-    });
+    const req = http.request(
+      url,
+      { method: request.method ?? (body === undefined ? "GET" : "POST"), headers, agent: false },
+      (res) => {
+        const chunks: { at: number; data: Buffer }[] = [];
+        let aborted = false;
+        res.on("data", (data: Buffer) => {
+          const at = Date.now() - started;
+          chunks.push({ at, data });
+          if (request.onChunk?.(data, at) === true) {
+            aborted = true;
+            req.destroy();
+            resolve({
+              status: res.statusCode ?? 0,
+              rawHeaders: res.rawHeaders,
+              body: Buffer.concat(chunks.map((c) => c.data)),
+              chunks,
+            });
+          }
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            rawHeaders: res.rawHeaders,
+            body: Buffer.concat(chunks.map((c) => c.data)),
+            chunks,
+          }),
+        );
+        res.on("error", (e) => (aborted ? undefined : reject(e)));
+      },
+    );
     req.setTimeout(request.timeoutMs ?? 30_000, () => req.destroy(new Error("test request timed out")));
     req.on("error", reject);
     req.end(body);
@@ -58,7 +75,8 @@ export function endToEnd(rawHeaders: string[]): [string, string][] {
   return out;
 }
 
-export const jsonRpc = (method: string, params: unknown, id: number | string = 1): string => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+export const jsonRpc = (method: string, params: unknown, id: number | string = 1): string =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params });
 
 export const v1 = { "content-type": "application/json", "A2A-Version": "1.0" };
 export const v03 = { "content-type": "application/json" };

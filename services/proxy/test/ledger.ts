@@ -39,7 +39,18 @@ export async function ledgerTopic(label: string): Promise<LedgerTopic> {
     admin,
     topic,
     async start(port = 0) {
-      const app: IngestApp = createIngestApp({ ...configDefaults, brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic, tokens: [], logLevel: "silent", port }, { logger: false });
+      const app: IngestApp = createIngestApp(
+        {
+          ...configDefaults,
+          brokers: endpoints.brokers,
+          registryUrl: endpoints.registryUrl,
+          topic,
+          tokens: [],
+          logLevel: "silent",
+          port,
+        },
+        { logger: false },
+      );
       await app.server.listen({ host: "127.0.0.1", port });
       const address = app.server.server.address() as AddressInfo;
       return {
@@ -48,7 +59,11 @@ export async function ledgerTopic(label: string): Promise<LedgerTopic> {
         async records(count, timeoutMs = 30_000) {
           const messages = await readMessages(kafka, topic, count, timeoutMs);
           const out = [];
-          for (const m of messages) out.push({ key: m.key ?? "", observation: (await serde.decode(m.value ?? Buffer.alloc(0))).record as Observation });
+          for (const m of messages)
+            out.push({
+              key: m.key ?? "",
+              observation: (await serde.decode(m.value ?? Buffer.alloc(0))).record as Observation,
+            });
           return out;
         },
         stop: () => app.server.close(),

@@ -9,7 +9,14 @@
  */
 import { fileURLToPath } from "node:url";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { killHard, metricValue, readyOnMessage, spawnService, stopChild, type ChildService } from "@a2a-ledger/env/testing";
+import {
+  killHard,
+  metricValue,
+  readyOnMessage,
+  spawnService,
+  stopChild,
+  type ChildService,
+} from "@a2a-ledger/env/testing";
 import { endpointsFromEnv } from "@a2a-ledger/kafka";
 import { copiesByEventId, readTopic, type OracleRecord } from "@a2a-ledger/kafka/oracle";
 import { clientFor, userMessage } from "@a2a-ledger/mesh-agents";
@@ -71,10 +78,23 @@ describe("a recording proxy killed with unsent observations (scenario 6)", () =>
   it("loses none of them, repeats none with another payload, and still knows the task's correlation after its restart", async () => {
     const first = await startProxy();
     const client = await clientFor(first.url);
-    const configuration = { acceptedOutputModes: ["application/json"], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: false };
+    const configuration = {
+      acceptedOutputModes: ["application/json"],
+      taskPushNotificationConfig: undefined,
+      historyLength: undefined,
+      returnImmediately: false,
+    };
 
     // A task under a named correlation that waits for input: the one W1 will lose.
-    const waiting = await client.sendMessage({ tenant: "", message: userMessage("need-input crash draft", { messageId: "crash-wait", metadata: { "a2a-ledger.correlationId": "order-6" } }), configuration, metadata: undefined });
+    const waiting = await client.sendMessage({
+      tenant: "",
+      message: userMessage("need-input crash draft", {
+        messageId: "crash-wait",
+        metadata: { "a2a-ledger.correlationId": "order-6" },
+      }),
+      configuration,
+      metadata: undefined,
+    });
     const lostTask = "id" in waiting ? waiting.id : "";
     expect(lostTask).not.toBe("");
     // Polled without naming the correlation: the proxy's memory attributes it.
@@ -82,11 +102,27 @@ describe("a recording proxy killed with unsent observations (scenario 6)", () =>
     // Completed dispatches, named and unnamed, and a stream with three artifact chunks.
     const completed: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const done = await client.sendMessage({ tenant: "", message: userMessage(`question ${i}`, { messageId: `crash-done-${i}`, ...(i % 2 === 0 ? { metadata: { "a2a-ledger.correlationId": `order-done-${i}` } } : {}) }), configuration, metadata: undefined });
+      const done = await client.sendMessage({
+        tenant: "",
+        message: userMessage(`question ${i}`, {
+          messageId: `crash-done-${i}`,
+          ...(i % 2 === 0 ? { metadata: { "a2a-ledger.correlationId": `order-done-${i}` } } : {}),
+        }),
+        configuration,
+        metadata: undefined,
+      });
       completed.push("id" in done ? done.id : "");
     }
     let streamedTask = "";
-    for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("stream chunks=3", { messageId: "crash-stream", metadata: { "a2a-ledger.correlationId": "order-stream" } }), configuration, metadata: undefined })) {
+    for await (const event of client.sendMessageStream({
+      tenant: "",
+      message: userMessage("stream chunks=3", {
+        messageId: "crash-stream",
+        metadata: { "a2a-ledger.correlationId": "order-stream" },
+      }),
+      configuration,
+      metadata: undefined,
+    })) {
       if (event.payload?.$case === "task") streamedTask ||= event.payload.value.id;
     }
 
@@ -107,19 +143,30 @@ describe("a recording proxy killed with unsent observations (scenario 6)", () =>
     expect(second.service.readyEntry.replayed).toBe(answeredFor);
     // A client that does not name the correlation asks for the lost task through the restarted proxy.
     const fresh = await clientFor(second.url);
-    await expect(fresh.getTask({ tenant: "", id: lostTask, historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(fresh.getTask({ tenant: "", id: lostTask, historyLength: undefined })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
 
     let after = "";
     for (let i = 0; i < 100; i++) {
       after = await metrics(second.url);
-      if (metricValue(after, "a2a_proxy_buffer_observations") === 0 && metricValue(after, "a2a_proxy_observations_sent_total") >= answeredFor + 1) break;
+      if (
+        metricValue(after, "a2a_proxy_buffer_observations") === 0 &&
+        metricValue(after, "a2a_proxy_observations_sent_total") >= answeredFor + 1
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const recordedAfter = sumOf(after, "a2a_proxy_observations_total");
     expect(metricValue(after, "a2a_proxy_spool_replayed_total")).toBe(answeredFor);
     expect(metricValue(after, "a2a_proxy_observations_sent_total")).toBe(answeredFor + recordedAfter);
 
-    const records = await readTopic({ brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic: topic.topic, atLeast: answeredFor + recordedAfter });
+    const records = await readTopic({
+      brokers: endpoints.brokers,
+      registryUrl: endpoints.registryUrl,
+      topic: topic.topic,
+      atLeast: answeredFor + recordedAfter,
+    });
     const copies = copiesByEventId(records);
     expect(copies.size).toBe(answeredFor + recordedAfter);
     for (const [eventId, c] of copies) {
@@ -128,7 +175,11 @@ describe("a recording proxy killed with unsent observations (scenario 6)", () =>
     }
     for (const r of records) expect(r.key).toBe(r.value?.["correlationId"]);
 
-    const seen = (type: string, where: (v: Record<string, unknown>) => boolean) => records.filter((r) => r.type === type).map((r) => r.value as Record<string, unknown>).filter(where);
+    const seen = (type: string, where: (v: Record<string, unknown>) => boolean) =>
+      records
+        .filter((r) => r.type === type)
+        .map((r) => r.value as Record<string, unknown>)
+        .filter(where);
     // Every dispatch that was answered, under its correlation.
     const dispatches = seen("TaskDispatched", () => true).map((v) => [v["messageId"], v["correlationId"]]);
     expect(dispatches).toEqual(
@@ -142,18 +193,36 @@ describe("a recording proxy killed with unsent observations (scenario 6)", () =>
       ]),
     );
     expect(dispatches).toHaveLength(6);
-    expect(seen("TaskStateObserved", (v) => v["serverTaskId"] === lostTask).map((v) => [v["correlationId"], v["state"], v["via"]])).toEqual([
+    expect(
+      seen("TaskStateObserved", (v) => v["serverTaskId"] === lostTask).map((v) => [
+        v["correlationId"],
+        v["state"],
+        v["via"],
+      ]),
+    ).toEqual([
       ["order-6", "TASK_STATE_INPUT_REQUIRED", "SEND_RESPONSE"],
       ["order-6", "TASK_STATE_INPUT_REQUIRED", "GET"],
     ]);
-    for (const [i, id] of completed.entries()) expect(seen("TaskStateObserved", (v) => v["serverTaskId"] === id).map((v) => v["state"]), `dispatch ${i}`).toEqual(["TASK_STATE_COMPLETED"]);
-    expect(seen("ArtifactEmitted", (v) => v["serverTaskId"] === streamedTask).map((v) => [v["correlationId"], v["append"], v["lastChunk"]])).toEqual([
+    for (const [i, id] of completed.entries())
+      expect(
+        seen("TaskStateObserved", (v) => v["serverTaskId"] === id).map((v) => v["state"]),
+        `dispatch ${i}`,
+      ).toEqual(["TASK_STATE_COMPLETED"]);
+    expect(
+      seen("ArtifactEmitted", (v) => v["serverTaskId"] === streamedTask).map((v) => [
+        v["correlationId"],
+        v["append"],
+        v["lastChunk"],
+      ]),
+    ).toEqual([
       ["order-stream", false, false],
       ["order-stream", true, false],
       ["order-stream", true, true],
     ]);
     // The loss after the restart lands in the task's correlation, not in one keyed by the server task id.
-    expect(seen("TaskNotFoundObserved", () => true).map((v) => [v["correlationId"], v["serverTaskId"], v["method"]])).toEqual([["order-6", lostTask, "GetTask"]]);
+    expect(
+      seen("TaskNotFoundObserved", () => true).map((v) => [v["correlationId"], v["serverTaskId"], v["method"]]),
+    ).toEqual([["order-6", lostTask, "GetTask"]]);
     expect(records.every((r: OracleRecord) => r.value?.["observer"] === "proxy:W1")).toBe(true);
   });
 });

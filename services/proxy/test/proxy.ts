@@ -60,7 +60,10 @@ export interface TestProxy {
 }
 
 export async function startProxy(config: ProxyConfig, sender?: ObservationSender): Promise<TestProxy> {
-  const app = createProxyApp(config, { logger: createLogger("proxy", "silent"), ...(sender === undefined ? {} : { sender }) });
+  const app = createProxyApp(config, {
+    logger: createLogger("proxy", "silent"),
+    ...(sender === undefined ? {} : { sender }),
+  });
   const url = await app.listen();
   return { url, app, close: () => app.close() };
 }
@@ -80,6 +83,10 @@ export async function metric(proxyUrl: string, name: string, labels: Record<stri
 }
 
 /** The sum of a counter's samples over the labels not given, from the proxy's /metrics text. */
-export async function metricTotal(proxyUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricTotal(
+  proxyUrl: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   return metricSum(await (await fetch(`${proxyUrl}/metrics`)).text(), name, labels);
 }

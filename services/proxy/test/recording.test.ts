@@ -37,8 +37,16 @@ describe("recording through the real ingest service onto Kafka", () => {
     const client = await clientFor(proxy.url);
     const waiting = await client.sendMessage({
       tenant: "",
-      message: userMessage("need-input draft", { messageId: "msg-A", metadata: { "a2a-ledger.correlationId": "corr-A", "a2a-ledger.skillId": "answer" } }),
-      configuration: { acceptedOutputModes: ["application/json"], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: false },
+      message: userMessage("need-input draft", {
+        messageId: "msg-A",
+        metadata: { "a2a-ledger.correlationId": "corr-A", "a2a-ledger.skillId": "answer" },
+      }),
+      configuration: {
+        acceptedOutputModes: ["application/json"],
+        taskPushNotificationConfig: undefined,
+        historyLength: undefined,
+        returnImmediately: false,
+      },
       metadata: undefined,
     });
     const taskA = "id" in waiting ? waiting.id : "";
@@ -47,11 +55,18 @@ describe("recording through the real ingest service onto Kafka", () => {
     // 3. A streamed dispatch under a correlation header, with the artifact in three chunks.
     const streamed = await rawRequest(`${proxy.url}/a2a/jsonrpc`, {
       headers: { ...v1, "A2A-Ledger-Correlation-Id": "corr-B" },
-      body: jsonRpc("SendStreamingMessage", { message: { messageId: "msg-B", role: "ROLE_USER", parts: [{ text: "stream chunks=3" }] } }),
+      body: jsonRpc("SendStreamingMessage", {
+        message: { messageId: "msg-B", role: "ROLE_USER", parts: [{ text: "stream chunks=3" }] },
+      }),
     });
     const taskB = /"id":"([^"]+)"/.exec(streamed.body.toString())?.[1] ?? "";
     // 4. A v0.3 client without any correlation id: the task id becomes it.
-    const legacy = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v03, body: jsonRpc("message/send", { message: { kind: "message", messageId: "msg-C", role: "user", parts: [{ kind: "text", text: "legacy" }] } }) });
+    const legacy = await rawRequest(`${proxy.url}/a2a/jsonrpc`, {
+      headers: v03,
+      body: jsonRpc("message/send", {
+        message: { kind: "message", messageId: "msg-C", role: "user", parts: [{ kind: "text", text: "legacy" }] },
+      }),
+    });
     const taskC = (JSON.parse(legacy.body.toString()) as { result: { id: string } }).result.id;
     // 5. W1 restarts and loses task A: GetTask over JSON-RPC and HTTP+JSON answer TaskNotFound.
     agent.restart();
@@ -64,16 +79,23 @@ describe("recording through the real ingest service onto Kafka", () => {
     expect(records).toHaveLength(sent);
     for (const r of records) expect(r.key).toBe(r.observation.correlationId);
     const all = records.map((r) => r.observation);
-    const ofType = <T extends Observation["type"]>(type: T, correlationId: string): Of<T>[] => all.filter((o): o is Of<T> => o.type === type && o.correlationId === correlationId);
+    const ofType = <T extends Observation["type"]>(type: T, correlationId: string): Of<T>[] =>
+      all.filter((o): o is Of<T> => o.type === type && o.correlationId === correlationId);
     expect(new Set(all.map((o) => o.eventId)).size).toBe(all.length);
     expect(all.every((o) => o.observer === "proxy:W1" && o.workerId === "W1")).toBe(true);
 
     const card = all.find((o): o is Of<"AgentCardObserved"> => o.type === "AgentCardObserved");
-    expect(card).toMatchObject({ correlationId: "card:W1", cardUrl: `${agent.url}/.well-known/agent-card.json`, cacheMaxAgeSeconds: 3600 });
+    expect(card).toMatchObject({
+      correlationId: "card:W1",
+      cardUrl: `${agent.url}/.well-known/agent-card.json`,
+      cacheMaxAgeSeconds: 3600,
+    });
     expect(card?.etag).toMatch(/^W\//);
     expect(JSON.parse(card?.card ?? "{}").supportedInterfaces[0].url).toBe(`${agent.url}/a2a/jsonrpc`);
 
-    expect(ofType("TaskDispatched", "corr-A")).toMatchObject([{ messageId: "msg-A", skillId: "answer", acceptedOutputModes: ["application/json"], attempt: 1 }]);
+    expect(ofType("TaskDispatched", "corr-A")).toMatchObject([
+      { messageId: "msg-A", skillId: "answer", acceptedOutputModes: ["application/json"], attempt: 1 },
+    ]);
     expect(ofType("TaskStateObserved", "corr-A").map((o) => [o.serverTaskId, o.state, o.via])).toEqual([
       [taskA, "TASK_STATE_INPUT_REQUIRED", "SEND_RESPONSE"],
       [taskA, "TASK_STATE_INPUT_REQUIRED", "GET"],
@@ -83,21 +105,35 @@ describe("recording through the real ingest service onto Kafka", () => {
       [taskA, "GetTask", "404"],
     ]);
 
-    expect(ofType("TaskDispatched", "corr-B")).toMatchObject([{ messageId: "msg-B", skillId: null, acceptedOutputModes: [] }]);
+    expect(ofType("TaskDispatched", "corr-B")).toMatchObject([
+      { messageId: "msg-B", skillId: null, acceptedOutputModes: [] },
+    ]);
     expect(ofType("TaskStateObserved", "corr-B").map((o) => [o.serverTaskId, o.state, o.via])).toEqual([
       [taskB, "TASK_STATE_SUBMITTED", "STREAM"],
       [taskB, "TASK_STATE_WORKING", "STREAM"],
       [taskB, "TASK_STATE_COMPLETED", "STREAM"],
     ]);
-    expect(ofType("ArtifactEmitted", "corr-B").map((o) => [o.artifactId, o.name, o.append, o.lastChunk, o.parts.map((p) => [p.kind, p.mediaType])])).toEqual([
+    expect(
+      ofType("ArtifactEmitted", "corr-B").map((o) => [
+        o.artifactId,
+        o.name,
+        o.append,
+        o.lastChunk,
+        o.parts.map((p) => [p.kind, p.mediaType]),
+      ]),
+    ).toEqual([
       [`${taskB}-result`, "result", false, false, [["TEXT", "application/json"]]],
       [`${taskB}-result`, "result", true, false, [["TEXT", "application/json"]]],
       [`${taskB}-result`, "result", true, true, [["TEXT", "application/json"]]],
     ]);
 
     expect(ofType("TaskDispatched", taskC)).toMatchObject([{ messageId: "msg-C" }]);
-    expect(ofType("TaskStateObserved", taskC).map((o) => [o.state, o.rawState, o.via])).toEqual([["TASK_STATE_COMPLETED", "completed", "SEND_RESPONSE"]]);
-    expect(ofType("ArtifactEmitted", taskC).map((o) => [o.lastChunk, o.parts.map((p) => [p.kind, p.mediaType])])).toEqual([[null, [["DATA", null]]]]);
+    expect(ofType("TaskStateObserved", taskC).map((o) => [o.state, o.rawState, o.via])).toEqual([
+      ["TASK_STATE_COMPLETED", "completed", "SEND_RESPONSE"],
+    ]);
+    expect(
+      ofType("ArtifactEmitted", taskC).map((o) => [o.lastChunk, o.parts.map((p) => [p.kind, p.mediaType])]),
+    ).toEqual([[null, [["DATA", null]]]]);
   });
 
   it("records the A2A TCK's invalid dispatches (a message without messageId) under a correlation of their own, none refused by the ledger", async () => {
@@ -105,9 +141,18 @@ describe("recording through the real ingest service onto Kafka", () => {
     // The TCK's requests, byte for byte in shape: v0.3 message/send with a message missing every required
     // field (tests/mandatory/protocol/test_message_send_method.py), the same as a v1.0 SendMessage, and one
     // posted to the card's base URL instead of the JSON-RPC endpoint.
-    const legacy = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v03, body: jsonRpc("message/send", { message: { kind: "message" } }, "tck-1") });
-    const current = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("SendMessage", { message: { role: "ROLE_USER", parts: [{ text: "no id" }] } }, "tck-2") });
-    const misrouted = await rawRequest(`${proxy.url}/`, { headers: v03, body: jsonRpc("message/send", { message: { role: "user", parts: [{ kind: "text", text: "no id" }] } }, "tck-3") });
+    const legacy = await rawRequest(`${proxy.url}/a2a/jsonrpc`, {
+      headers: v03,
+      body: jsonRpc("message/send", { message: { kind: "message" } }, "tck-1"),
+    });
+    const current = await rawRequest(`${proxy.url}/a2a/jsonrpc`, {
+      headers: v1,
+      body: jsonRpc("SendMessage", { message: { role: "ROLE_USER", parts: [{ text: "no id" }] } }, "tck-2"),
+    });
+    const misrouted = await rawRequest(`${proxy.url}/`, {
+      headers: v03,
+      body: jsonRpc("message/send", { message: { role: "user", parts: [{ kind: "text", text: "no id" }] } }, "tck-3"),
+    });
     // The worker's own answers, forwarded as they were: errors, no task.
     expect(JSON.parse(legacy.body.toString())).toMatchObject({ id: "tck-1", error: { code: expect.any(Number) } });
     expect(JSON.parse(current.body.toString())).toMatchObject({ id: "tck-2", error: { code: expect.any(Number) } });
@@ -118,9 +163,12 @@ describe("recording through the real ingest service onto Kafka", () => {
     const sent = await metric(proxy.url, "a2a_proxy_observations_sent_total");
     expect(sent - sentBefore).toBe(3);
     const records = await ledger.records(sent);
-    const dispatches = records.map((r) => r.observation).filter((o): o is Of<"TaskDispatched"> => o.type === "TaskDispatched" && o.messageId === "");
+    const dispatches = records
+      .map((r) => r.observation)
+      .filter((o): o is Of<"TaskDispatched"> => o.type === "TaskDispatched" && o.messageId === "");
     expect(dispatches).toHaveLength(3);
-    for (const d of dispatches) expect(d.correlationId).toMatch(/^message-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    for (const d of dispatches)
+      expect(d.correlationId).toMatch(/^message-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(new Set(dispatches.map((d) => d.correlationId)).size).toBe(3);
   });
 });

@@ -9,10 +9,14 @@ import { deadPort, garbageWorker, hangingWorker, scriptedWorker } from "./misbeh
 import { CapturingSender, drained, metric, startProxy, testConfig, type TestProxy } from "./proxy.ts";
 import { startTappedAgent, type TappedAgent } from "./tapped-agent.ts";
 
-const send = (text: string, messageId = `m-${Math.random()}`) => jsonRpc("SendMessage", { message: { messageId, role: "ROLE_USER", parts: [{ text }] } });
-const stream = (text: string, messageId = `s-${Math.random()}`) => jsonRpc("SendStreamingMessage", { message: { messageId, role: "ROLE_USER", parts: [{ text }] } });
+const send = (text: string, messageId = `m-${Math.random()}`) =>
+  jsonRpc("SendMessage", { message: { messageId, role: "ROLE_USER", parts: [{ text }] } });
+const stream = (text: string, messageId = `s-${Math.random()}`) =>
+  jsonRpc("SendStreamingMessage", { message: { messageId, role: "ROLE_USER", parts: [{ text }] } });
 const errorReason = (body: Buffer): unknown => {
-  const parsed = JSON.parse(body.toString()) as { error: { data?: { reason: string }[]; details?: { reason: string }[] } };
+  const parsed = JSON.parse(body.toString()) as {
+    error: { data?: { reason: string }[]; details?: { reason: string }[] };
+  };
   return (parsed.error.data ?? parsed.error.details)?.[0]?.reason;
 };
 
@@ -33,14 +37,20 @@ describe("a client that disconnects mid-stream", () => {
   it("is let go: the worker's stream is closed, what was seen is recorded, and the proxy serves on", async () => {
     const before = await metric(proxy.url, "a2a_proxy_client_disconnects_total");
     const abandonedBefore = agent.abandoned.length;
-    const cut = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: { ...v1, "A2A-Ledger-Correlation-Id": "gone-1" }, body: stream("slow chunks=3 delay-ms=1500", "gone-msg"), onChunk: () => true });
+    const cut = await rawRequest(`${proxy.url}/a2a/jsonrpc`, {
+      headers: { ...v1, "A2A-Ledger-Correlation-Id": "gone-1" },
+      body: stream("slow chunks=3 delay-ms=1500", "gone-msg"),
+      onChunk: () => true,
+    });
     expect(cut.status).toBe(200);
     await expect.poll(() => metric(proxy.url, "a2a_proxy_client_disconnects_total")).toBe(before + 1);
     // The proxy closed its side of the worker's stream too: the worker saw its client go.
     await expect.poll(() => agent.abandoned.length).toBe(abandonedBefore + 1);
     expect(await metric(proxy.url, "a2a_proxy_upstream_errors_total", { code: "PROXY_UPSTREAM_UNREACHABLE" })).toBe(0);
     await drained(proxy.app);
-    expect(sender.sent.filter((o) => o.correlationId === "gone-1").map((o) => o.type)).toEqual(expect.arrayContaining(["TaskDispatched", "TaskStateObserved"]));
+    expect(sender.sent.filter((o) => o.correlationId === "gone-1").map((o) => o.type)).toEqual(
+      expect.arrayContaining(["TaskDispatched", "TaskStateObserved"]),
+    );
     const next = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body: stream("again chunks=2") });
     expect(next.status).toBe(200);
     expect(next.body.toString().match(/^data: /gm)?.length).toBe(5);
@@ -88,13 +98,15 @@ describe("a worker that falls silent", () => {
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write("data: {\"first\":true}\n\n");
-      setTimeout(() => res.end("data: {\"second\":true}\n\n"), 800);
+      res.write('data: {"first":true}\n\n');
+      setTimeout(() => res.end('data: {"second":true}\n\n'), 800);
     });
     const p = await startProxy(testConfig({ upstreamUrl: worker.url, upstreamTimeoutMs: 300 }), new CapturingSender());
     try {
       const started = Date.now();
-      await expect(rawRequest(`${p.url}/stalls`, { headers: v1, body: jsonRpc("GetTask", { id: "t" }) })).rejects.toThrow();
+      await expect(
+        rawRequest(`${p.url}/stalls`, { headers: v1, body: jsonRpc("GetTask", { id: "t" }) }),
+      ).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(3_000);
       const quiet = await rawRequest(`${p.url}/quiet`, { headers: v1, body: jsonRpc("SubscribeToTask", { id: "t" }) });
       expect(quiet.body.toString()).toBe('data: {"first":true}\n\ndata: {"second":true}\n\n');
@@ -111,7 +123,14 @@ describe("a worker that is down", () => {
     const capture = new CapturingSender();
     const p = await startProxy(testConfig({ upstreamUrl: `http://127.0.0.1:${port}` }), capture);
     try {
-      const rpc = await rawRequest(`${p.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("SendMessage", { message: { messageId: "down-1", role: "ROLE_USER", parts: [{ text: "x" }] } }, 5) });
+      const rpc = await rawRequest(`${p.url}/a2a/jsonrpc`, {
+        headers: v1,
+        body: jsonRpc(
+          "SendMessage",
+          { message: { messageId: "down-1", role: "ROLE_USER", parts: [{ text: "x" }] } },
+          5,
+        ),
+      });
       expect(rpc.status).toBe(502);
       expect(JSON.parse(rpc.body.toString())).toMatchObject({ jsonrpc: "2.0", id: 5, error: { code: -32603 } });
       expect(errorReason(rpc.body)).toBe("PROXY_UPSTREAM_UNREACHABLE");
@@ -147,7 +166,9 @@ describe("malformed and hostile requests", () => {
       const sentBefore = sender.sent.length;
       const direct = await rawRequest(`${agent.url}/a2a/jsonrpc`, { headers: v1, body });
       const proxied = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body });
-      expect(agent.last("/a2a/jsonrpc").requestBody.equals(Buffer.isBuffer(body) ? body : Buffer.from(body))).toBe(true);
+      expect(agent.last("/a2a/jsonrpc").requestBody.equals(Buffer.isBuffer(body) ? body : Buffer.from(body))).toBe(
+        true,
+      );
       expect(proxied.status).toBe(direct.status);
       expect(proxied.body.equals(direct.body)).toBe(true);
       expect(JSON.parse(proxied.body.toString())).toMatchObject({ error: { code: -32700 } });
@@ -177,7 +198,10 @@ describe("malformed and hostile requests", () => {
   });
 
   it("an unusable correlation header is ignored: the task id becomes the correlation id", async () => {
-    const r = await rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: { ...v1, "A2A-Ledger-Correlation-Id": "has spaces and\ttabs" }, body: send("hello", "hostile-corr") });
+    const r = await rawRequest(`${proxy.url}/a2a/jsonrpc`, {
+      headers: { ...v1, "A2A-Ledger-Correlation-Id": "has spaces and\ttabs" },
+      body: send("hello", "hostile-corr"),
+    });
     const taskId = (JSON.parse(r.body.toString()) as { result: { task: { id: string } } }).result.task.id;
     await drained(proxy.app);
     const dispatch = sender.ofType("TaskDispatched").find((d) => d.messageId === "hostile-corr");
@@ -190,9 +214,18 @@ describe("answers the proxy cannot read", () => {
     const big = "y".repeat(4000);
     const worker = await scriptedWorker((req, res) => {
       if (req.url === "/text") return void res.end("plain words, not JSON");
-      if (req.url === "/big") return void res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { task: { id: "t-big", status: { state: "TASK_STATE_COMPLETED" }, metadata: { big } } } }));
+      if (req.url === "/big")
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            result: { task: { id: "t-big", status: { state: "TASK_STATE_COMPLETED" }, metadata: { big } } },
+          }),
+        );
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(`data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t-ev","status":{"state":"TASK_STATE_WORKING"},"metadata":{"big":"${big}"}}}}\n\ndata: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t-ev","status":{"state":"TASK_STATE_COMPLETED"}}}}\n\n`);
+      res.end(
+        `data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t-ev","status":{"state":"TASK_STATE_WORKING"},"metadata":{"big":"${big}"}}}}\n\ndata: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t-ev","status":{"state":"TASK_STATE_COMPLETED"}}}}\n\n`,
+      );
     });
     const capture = new CapturingSender();
     const p = await startProxy(testConfig({ upstreamUrl: worker.url, maxRecordedBytes: 2048 }), capture);
@@ -201,12 +234,17 @@ describe("answers the proxy cannot read", () => {
       expect(text.body.toString()).toBe("plain words, not JSON");
       const large = await rawRequest(`${p.url}/big`, { headers: v1, body: jsonRpc("GetTask", { id: "t-big" }) });
       expect(large.body.toString()).toContain(big);
-      const events = await rawRequest(`${p.url}/stream`, { headers: v1, body: jsonRpc("SubscribeToTask", { id: "t-ev" }) });
+      const events = await rawRequest(`${p.url}/stream`, {
+        headers: v1,
+        body: jsonRpc("SubscribeToTask", { id: "t-ev" }),
+      });
       expect(events.body.toString()).toContain(big);
       await drained(p.app);
       expect(await metric(p.url, "a2a_proxy_unrecorded_total", { reason: "body_too_large" })).toBe(1);
       expect(await metric(p.url, "a2a_proxy_unrecorded_total", { reason: "oversized_event" })).toBe(1);
-      expect(capture.sent.map((o) => o.type === "TaskStateObserved" && [o.serverTaskId, o.state])).toEqual([["t-ev", "TASK_STATE_COMPLETED"]]);
+      expect(capture.sent.map((o) => o.type === "TaskStateObserved" && [o.serverTaskId, o.state])).toEqual([
+        ["t-ev", "TASK_STATE_COMPLETED"],
+      ]);
     } finally {
       await p.close();
       await worker.close();
@@ -217,10 +255,25 @@ describe("answers the proxy cannot read", () => {
 describe("a ledger that does not take observations, fail-open", () => {
   it("forwards every request and counts each dropped observation in /metrics", async () => {
     const port = await deadPort();
-    const p = await startProxy(testConfig({ upstreamUrl: agent.url, ingestUrl: `http://127.0.0.1:${port}`, failMode: "open", bufferMax: 3, shutdownGraceMs: 0 }));
+    const p = await startProxy(
+      testConfig({
+        upstreamUrl: agent.url,
+        ingestUrl: `http://127.0.0.1:${port}`,
+        failMode: "open",
+        bufferMax: 3,
+        shutdownGraceMs: 0,
+      }),
+    );
     try {
-      for (let i = 0; i < 4; i++) expect((await rawRequest(`${p.url}/a2a/jsonrpc`, { headers: v1, body: send(`open ${i}`) })).status).toBe(200);
-      const offered = (await Promise.all(["TaskDispatched", "TaskStateObserved", "ArtifactEmitted"].map((type) => metric(p.url, "a2a_proxy_observations_total", { type })))).reduce((a, b) => a + b, 0);
+      for (let i = 0; i < 4; i++)
+        expect((await rawRequest(`${p.url}/a2a/jsonrpc`, { headers: v1, body: send(`open ${i}`) })).status).toBe(200);
+      const offered = (
+        await Promise.all(
+          ["TaskDispatched", "TaskStateObserved", "ArtifactEmitted"].map((type) =>
+            metric(p.url, "a2a_proxy_observations_total", { type }),
+          ),
+        )
+      ).reduce((a, b) => a + b, 0);
       expect(offered).toBe(12);
       expect(await metric(p.url, "a2a_proxy_observations_dropped_total", { reason: "buffer_full" })).toBe(offered - 3);
       expect(await metric(p.url, "a2a_proxy_buffer_observations")).toBe(3);

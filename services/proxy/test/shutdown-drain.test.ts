@@ -29,9 +29,18 @@ class GatedSender extends CapturingSender {
   }
 }
 
-const quiet: SpoolMetricsSink = { badRecord: () => undefined, writeError: () => undefined, failing: () => undefined, fsyncSeconds: () => undefined, diskBytes: () => undefined };
+const quiet: SpoolMetricsSink = {
+  badRecord: () => undefined,
+  writeError: () => undefined,
+  failing: () => undefined,
+  fsyncSeconds: () => undefined,
+  diskBytes: () => undefined,
+};
 const send = (correlationId: string, text: string) =>
-  rawRequest(`${url}/a2a/jsonrpc`, { headers: { ...v1, "A2A-Ledger-Correlation-Id": correlationId }, body: jsonRpc("SendMessage", { message: { messageId: correlationId, role: "ROLE_USER", parts: [{ text }] } }) });
+  rawRequest(`${url}/a2a/jsonrpc`, {
+    headers: { ...v1, "A2A-Ledger-Correlation-Id": correlationId },
+    body: jsonRpc("SendMessage", { message: { messageId: correlationId, role: "ROLE_USER", parts: [{ text }] } }),
+  });
 
 let agent: TappedAgent;
 let app: ProxyApp;
@@ -60,25 +69,39 @@ describe("a graceful shutdown", () => {
     await expect.poll(() => sender.inFlight).toBe(1);
     // ... an exchange is under way whose worker answers in 800 ms ...
     const slow = send("drain-b", "slow answer delay-ms=800");
-    await expect.poll(() => agent.exchanges.length + (agent.abandoned.length > 0 ? 100 : 0), { timeout: 2_000 }).toBe(1);
+    await expect
+      .poll(() => agent.exchanges.length + (agent.abandoned.length > 0 ? 100 : 0), { timeout: 2_000 })
+      .toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     // ... and the proxy is told to stop: its 100 ms grace is over long before either ends.
     const closing = app.close();
     const answered = await slow;
     expect(answered.status).toBe(200);
-    expect(JSON.parse(answered.body.toString())).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+    expect(JSON.parse(answered.body.toString())).toMatchObject({
+      result: { task: { status: { state: "TASK_STATE_COMPLETED" } } },
+    });
     sender.release();
     await closing;
     // The server no longer answers /metrics: its registry is read directly.
-    expect(metricValue(await app.metrics.registry.metrics(), "a2a_proxy_observations_dropped_total", { reason: "shutdown" })).toBe(0);
+    expect(
+      metricValue(await app.metrics.registry.metrics(), "a2a_proxy_observations_dropped_total", { reason: "shutdown" }),
+    ).toBe(0);
 
     // The in-flight send went through; what the slow exchange showed is in the spool for the next start.
     expect(sender.sent.map((o) => o.correlationId)).toEqual(expect.arrayContaining(["drain-a"]));
-    const { spool, replayed } = ObservationSpool.open({ dir: spoolDir, log: createLogger("proxy", "silent"), metrics: quiet });
+    const { spool, replayed } = ObservationSpool.open({
+      dir: spoolDir,
+      log: createLogger("proxy", "silent"),
+      metrics: quiet,
+    });
     const left = replayed.map((e) => e.observation).filter((o) => o.correlationId === "drain-b");
-    expect(left.map((o) => o.type)).toEqual(expect.arrayContaining(["TaskDispatched", "TaskStateObserved", "ArtifactEmitted"]));
+    expect(left.map((o) => o.type)).toEqual(
+      expect.arrayContaining(["TaskDispatched", "TaskStateObserved", "ArtifactEmitted"]),
+    );
     // What of the first exchange was not in the send in flight is in the spool too: nothing lost.
-    const first = [...sender.sent, ...replayed.map((e) => e.observation)].filter((o) => o.correlationId === "drain-a").map((o) => o.type);
+    const first = [...sender.sent, ...replayed.map((e) => e.observation)]
+      .filter((o) => o.correlationId === "drain-a")
+      .map((o) => o.type);
     expect(first).toEqual(expect.arrayContaining(["TaskDispatched", "TaskStateObserved"]));
     await spool.close();
   });

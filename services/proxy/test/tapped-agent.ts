@@ -44,7 +44,11 @@ function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[], a
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   const keep = (chunk: unknown, encoding?: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === "function") return;
-    body.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"));
+    body.push(
+      Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"),
+    );
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     keep(chunk, rest[0]);
@@ -52,7 +56,14 @@ function tap(req: IncomingMessage, res: ServerResponse, exchanges: Exchange[], a
   }) as ServerResponse["write"];
   res.end = ((...args: unknown[]) => {
     keep(args[0], args[1]);
-    exchanges.push({ method, url, receivedAt, requestBody: Buffer.concat(requestChunks), status: res.statusCode, body: Buffer.concat(body) });
+    exchanges.push({
+      method,
+      url,
+      receivedAt,
+      requestBody: Buffer.concat(requestChunks),
+      status: res.statusCode,
+      body: Buffer.concat(body),
+    });
     return end(...args);
   }) as ServerResponse["end"];
 }

@@ -15,7 +15,16 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ListTasksResponse, Message, StreamResponse, Task, TaskState, type SendMessageResult } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { agentPyPython, clientFor, spawnPyAgent, startJsAgent, userMessage, type AgentProcess, type RunningJsAgent, type Transport } from "@a2a-ledger/mesh-agents";
+import {
+  agentPyPython,
+  clientFor,
+  spawnPyAgent,
+  startJsAgent,
+  userMessage,
+  type AgentProcess,
+  type RunningJsAgent,
+  type Transport,
+} from "@a2a-ledger/mesh-agents";
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerTopic, type Ledger, type LedgerTopic } from "./ledger.ts";
@@ -33,7 +42,8 @@ function normalized(steps: Step[]): unknown {
   const idKeys = new Set(["id", "taskId", "contextId", "messageId", "artifactId"]);
   const walk = (value: unknown, key: string | null): unknown => {
     if (Array.isArray(value)) return value.map((v) => walk(v, key));
-    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
+    if (typeof value === "object" && value !== null)
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
     if (typeof value === "string" && key === "timestamp") return "<timestamp>";
     if (typeof value === "string" && key !== null && idKeys.has(key) && value !== "") {
       if (!ids.has(value)) ids.set(value, `<id ${ids.size + 1}>`);
@@ -44,7 +54,8 @@ function normalized(steps: Step[]): unknown {
   return walk(steps, null);
 }
 
-const resultJson = (r: SendMessageResult): unknown => ("status" in r ? { task: Task.toJSON(r) } : { message: Message.toJSON(r) });
+const resultJson = (r: SendMessageResult): unknown =>
+  "status" in r ? { task: Task.toJSON(r) } : { message: Message.toJSON(r) };
 
 /** The scripted calls of @a2a-js/sdk's client on one binding, naming the correlation in a header (gRPC: metadata). */
 async function jsCalls(baseUrl: string, transport: Transport, correlation: string): Promise<Step[]> {
@@ -62,7 +73,18 @@ async function jsCalls(baseUrl: string, transport: Transport, correlation: strin
     }
   };
   const send = (text: string, taskId?: string, contextId?: string) =>
-    client.sendMessage({ tenant: "", message: userMessage(text, { ...(taskId === undefined ? {} : { taskId }), ...(contextId === undefined ? {} : { contextId }) }), configuration: undefined, metadata: undefined }, options);
+    client.sendMessage(
+      {
+        tenant: "",
+        message: userMessage(text, {
+          ...(taskId === undefined ? {} : { taskId }),
+          ...(contextId === undefined ? {} : { contextId }),
+        }),
+        configuration: undefined,
+        metadata: undefined,
+      },
+      options,
+    );
   const collect = async (events: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> => {
     const out: StreamResponse[] = [];
     for await (const e of events) out.push(e);
@@ -72,9 +94,23 @@ async function jsCalls(baseUrl: string, transport: Transport, correlation: strin
 
   await step("SendMessage", () => send("what is a ledger?"), resultJson);
   const waiting = (await step("SendMessage need-input", () => send("need-input draft a report"), resultJson)) as Task;
-  await step("GetTask", () => client.getTask({ tenant: "", id: waiting.id, historyLength: undefined }, options), (t) => Task.toJSON(t));
+  await step(
+    "GetTask",
+    () => client.getTask({ tenant: "", id: waiting.id, historyLength: undefined }, options),
+    (t) => Task.toJSON(t),
+  );
   await step("SendMessage follow-up", () => send("for the board", waiting.id, waiting.contextId), resultJson);
-  await step("SendStreamingMessage", () => collect(client.sendMessageStream({ tenant: "", message: userMessage("stream chunks=3"), configuration: undefined, metadata: undefined }, options)), streamJson);
+  await step(
+    "SendStreamingMessage",
+    () =>
+      collect(
+        client.sendMessageStream(
+          { tenant: "", message: userMessage("stream chunks=3"), configuration: undefined, metadata: undefined },
+          options,
+        ),
+      ),
+    streamJson,
+  );
   const waiting2 = (await step("SendMessage need-input 2", () => send("need-input another"), resultJson)) as Task;
   await step(
     "SubscribeToTask + CancelTask",
@@ -86,18 +122,41 @@ async function jsCalls(baseUrl: string, transport: Transport, correlation: strin
     },
     (r) => [...streamJson(r.events), { canceled: Task.toJSON(r.canceled) }],
   );
-  await step("ListTasks", () => client.listTasks({ tenant: "", contextId: waiting.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined }, options), (r) => ListTasksResponse.toJSON(r));
-  await step("GetTask unknown", () => client.getTask({ tenant: "", id: `unknown-${correlation}`, historyLength: undefined }, options), (t) => Task.toJSON(t));
+  await step(
+    "ListTasks",
+    () =>
+      client.listTasks(
+        {
+          tenant: "",
+          contextId: waiting.contextId,
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageToken: "",
+          statusTimestampAfter: undefined,
+        },
+        options,
+      ),
+    (r) => ListTasksResponse.toJSON(r),
+  );
+  await step(
+    "GetTask unknown",
+    () => client.getTask({ tenant: "", id: `unknown-${correlation}`, historyLength: undefined }, options),
+    (t) => Task.toJSON(t),
+  );
   return steps;
 }
 
 /** The scripted calls of the Python a2a-sdk client (test/py-client/calls.py), naming the correlation in the message metadata. */
 function pyCallsOn(baseUrl: string, transport: Transport, correlation: string): Promise<Step[]> {
   return new Promise((resolve, reject) => {
-    execFile(agentPyPython, [pyCalls, baseUrl, transport, correlation], { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err !== null) return reject(new Error(`${err.message}\n${stderr}`));
-      resolve(JSON.parse(stdout) as Step[]);
-    });
+    execFile(
+      agentPyPython,
+      [pyCalls, baseUrl, transport, correlation],
+      { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err !== null) return reject(new Error(`${err.message}\n${stderr}`));
+        resolve(JSON.parse(stdout) as Step[]);
+      },
+    );
   });
 }
 
@@ -132,7 +191,9 @@ describe.each(bindings)("on %s", (binding) => {
     const correlation = `corr-js-${binding}-${Date.now()}`;
     const direct = await jsCalls(w1.url, binding, correlation);
     const proxied = await jsCalls(proxyW1.url, binding, correlation);
-    expect(direct.filter((s) => s.error !== undefined).map((s) => [s.call, s.error])).toEqual([["GetTask unknown", "TaskNotFoundError"]]);
+    expect(direct.filter((s) => s.error !== undefined).map((s) => [s.call, s.error])).toEqual([
+      ["GetTask unknown", "TaskNotFoundError"],
+    ]);
     expect(normalized(proxied)).toEqual(normalized(direct));
     runs.push({ sdk: "js", binding, correlation, direct, proxied });
   }, 60_000);
@@ -152,9 +213,15 @@ describe("what the proxies recorded", () => {
     expect(runs).toHaveLength(6);
     await drained(proxyW1.app);
     await drained(proxyW3.app);
-    const sent = (await metric(proxyW1.url, "a2a_proxy_observations_sent_total")) + (await metric(proxyW3.url, "a2a_proxy_observations_sent_total"));
-    const offered = (await metricTotal(proxyW1.url, "a2a_proxy_observations_total")) + (await metricTotal(proxyW3.url, "a2a_proxy_observations_total"));
-    for (const p of [proxyW1, proxyW3]) for (const reason of ["rejected", "buffer_full", "overflow"]) expect(await metric(p.url, "a2a_proxy_observations_dropped_total", { reason })).toBe(0);
+    const sent =
+      (await metric(proxyW1.url, "a2a_proxy_observations_sent_total")) +
+      (await metric(proxyW3.url, "a2a_proxy_observations_sent_total"));
+    const offered =
+      (await metricTotal(proxyW1.url, "a2a_proxy_observations_total")) +
+      (await metricTotal(proxyW3.url, "a2a_proxy_observations_total"));
+    for (const p of [proxyW1, proxyW3])
+      for (const reason of ["rejected", "buffer_full", "overflow"])
+        expect(await metric(p.url, "a2a_proxy_observations_dropped_total", { reason })).toBe(0);
     expect(sent).toBe(offered);
     const records = (await ledger.records(sent)).map((r) => r.observation);
     expect(records).toHaveLength(sent);
@@ -163,20 +230,40 @@ describe("what the proxies recorded", () => {
       const worker = run.sdk === "js" ? "W1" : "W3";
       const unknown = `unknown-${run.correlation}`;
       const mine = records.filter((o) => o.correlationId === run.correlation);
-      const of = <T extends Observation["type"]>(type: T) => mine.filter((o): o is Extract<Observation, { type: T }> => o.type === type);
+      const of = <T extends Observation["type"]>(type: T) =>
+        mine.filter((o): o is Extract<Observation, { type: T }> => o.type === type);
       const label = `${run.sdk} on ${run.binding}`;
-      expect(mine.every((o) => o.workerId === worker && o.observer === `proxy:${worker}`), label).toBe(true);
+      expect(
+        mine.every((o) => o.workerId === worker && o.observer === `proxy:${worker}`),
+        label,
+      ).toBe(true);
       // Four new tasks (the follow-up continues one): four dispatches.
       expect(of("TaskDispatched"), label).toHaveLength(4);
       const states = of("TaskStateObserved");
       expect(new Set(states.map((s) => s.via)), label).toEqual(new Set(["SEND_RESPONSE", "GET", "STREAM", "OTHER"]));
-      for (const s of ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_CANCELED"]) expect(states.map((o) => o.state), label).toContain(s);
+      for (const s of ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_CANCELED"])
+        expect(
+          states.map((o) => o.state),
+          label,
+        ).toContain(s);
       const artifacts = of("ArtifactEmitted");
-      expect(artifacts.flatMap((a) => a.parts.map((p) => p.mediaType)), label).toContain(worker === "W1" ? "application/json" : "text/plain");
-      expect(artifacts.filter((a) => a.lastChunk === true && a.append), label).toHaveLength(1);
+      expect(
+        artifacts.flatMap((a) => a.parts.map((p) => p.mediaType)),
+        label,
+      ).toContain(worker === "W1" ? "application/json" : "text/plain");
+      expect(
+        artifacts.filter((a) => a.lastChunk === true && a.append),
+        label,
+      ).toHaveLength(1);
       // The unknown task: under the named correlation when the call named one (the JS client's header), else under its own id.
-      const notFound = records.filter((o): o is Extract<Observation, { type: "TaskNotFoundObserved" }> => o.type === "TaskNotFoundObserved" && o.serverTaskId === unknown);
-      expect(notFound.map((o) => [o.method, o.errorCode, o.correlationId]), label).toEqual([["GetTask", notFoundCode[run.binding], run.sdk === "js" ? run.correlation : unknown]]);
+      const notFound = records.filter(
+        (o): o is Extract<Observation, { type: "TaskNotFoundObserved" }> =>
+          o.type === "TaskNotFoundObserved" && o.serverTaskId === unknown,
+      );
+      expect(
+        notFound.map((o) => [o.method, o.errorCode, o.correlationId]),
+        label,
+      ).toEqual([["GetTask", notFoundCode[run.binding], run.sdk === "js" ? run.correlation : unknown]]);
     }
   }, 60_000);
 });

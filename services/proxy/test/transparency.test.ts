@@ -68,7 +68,12 @@ function sameButFresh({ direct, proxied }: Compared): void {
 }
 
 async function newTask(text: string): Promise<string> {
-  const r = await rawRequest(`${agent.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("SendMessage", { message: { messageId: `m-${Math.random()}`, role: "ROLE_USER", parts: [{ text }] } }) });
+  const r = await rawRequest(`${agent.url}/a2a/jsonrpc`, {
+    headers: v1,
+    body: jsonRpc("SendMessage", {
+      message: { messageId: `m-${Math.random()}`, role: "ROLE_USER", parts: [{ text }] },
+    }),
+  });
   return (JSON.parse(r.body.toString()) as { result: { task: { id: string } } }).result.task.id;
 }
 
@@ -79,7 +84,11 @@ describe("the Agent Card", () => {
   });
 
   it("differs only in the rewritten interface URLs when rewriting is configured", async () => {
-    const { direct, proxied } = await compare("/.well-known/agent-card.json", { headers: { "A2A-Version": "1.0" } }, rewriting);
+    const { direct, proxied } = await compare(
+      "/.well-known/agent-card.json",
+      { headers: { "A2A-Version": "1.0" } },
+      rewriting,
+    );
     const text = proxied.body.toString("utf8");
     expect(text).toContain(`"url":"${rewriting.url}/a2a/jsonrpc"`);
     expect(text.split(rewriting.url).join(agent.url)).toBe(direct.body.toString("utf8"));
@@ -91,8 +100,16 @@ describe("the Agent Card", () => {
   it("passes 304 Not Modified for a matching If-None-Match", async () => {
     const first = await rawRequest(`${proxy.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
     const etag = endToEnd(first.rawHeaders).find(([n]) => n === "etag")?.[1] ?? "";
-    identical(await compare("/.well-known/agent-card.json", { headers: { "A2A-Version": "1.0", "If-None-Match": etag } }));
-    expect((await rawRequest(`${proxy.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0", "If-None-Match": etag } })).status).toBe(304);
+    identical(
+      await compare("/.well-known/agent-card.json", { headers: { "A2A-Version": "1.0", "If-None-Match": etag } }),
+    );
+    expect(
+      (
+        await rawRequest(`${proxy.url}/.well-known/agent-card.json`, {
+          headers: { "A2A-Version": "1.0", "If-None-Match": etag },
+        })
+      ).status,
+    ).toBe(304);
   });
 });
 
@@ -104,11 +121,18 @@ describe("JSON-RPC v1.0 (A2A-Version: 1.0)", () => {
   });
 
   it("SendMessage is the worker's answer byte for byte", async () => {
-    sameButFresh(await compare("/a2a/jsonrpc", { headers: v1, body: jsonRpc("SendMessage", { message: { messageId: "tm-1", role: "ROLE_USER", parts: [{ text: "hello" }] } }) }));
+    sameButFresh(
+      await compare("/a2a/jsonrpc", {
+        headers: v1,
+        body: jsonRpc("SendMessage", { message: { messageId: "tm-1", role: "ROLE_USER", parts: [{ text: "hello" }] } }),
+      }),
+    );
   });
 
   it("SendStreamingMessage is relayed event by event, as the worker writes it, without waiting for the end", async () => {
-    const body = jsonRpc("SendStreamingMessage", { message: { messageId: "tm-2", role: "ROLE_USER", parts: [{ text: "slowly chunks=3 delay-ms=1500" }] } });
+    const body = jsonRpc("SendStreamingMessage", {
+      message: { messageId: "tm-2", role: "ROLE_USER", parts: [{ text: "slowly chunks=3 delay-ms=1500" }] },
+    });
     const compared = await compare("/a2a/jsonrpc", { headers: v1, body });
     sameButFresh(compared);
     const { proxied } = compared;
@@ -123,14 +147,28 @@ describe("JSON-RPC v1.0 (A2A-Version: 1.0)", () => {
 
 describe("JSON-RPC v0.3 method names", () => {
   it("message/send and tasks/get without the A2A-Version header pass unchanged (the worker's legacy mode answers)", async () => {
-    sameButFresh(await compare("/a2a/jsonrpc", { headers: v03, body: jsonRpc("message/send", { message: { kind: "message", messageId: "tm-3", role: "user", parts: [{ kind: "text", text: "hi" }] } }) }));
+    sameButFresh(
+      await compare("/a2a/jsonrpc", {
+        headers: v03,
+        body: jsonRpc("message/send", {
+          message: { kind: "message", messageId: "tm-3", role: "user", parts: [{ kind: "text", text: "hi" }] },
+        }),
+      }),
+    );
     const id = await newTask("need-input v03");
     identical(await compare("/a2a/jsonrpc", { headers: v03, body: jsonRpc("tasks/get", { id }) }));
     identical(await compare("/a2a/jsonrpc", { headers: v03, body: jsonRpc("tasks/get", { id: "gone" }) }));
   });
 
   it("message/stream passes unchanged", async () => {
-    sameButFresh(await compare("/a2a/jsonrpc", { headers: v03, body: jsonRpc("message/stream", { message: { kind: "message", messageId: "tm-4", role: "user", parts: [{ kind: "text", text: "hi chunks=2" }] } }) }));
+    sameButFresh(
+      await compare("/a2a/jsonrpc", {
+        headers: v03,
+        body: jsonRpc("message/stream", {
+          message: { kind: "message", messageId: "tm-4", role: "user", parts: [{ kind: "text", text: "hi chunks=2" }] },
+        }),
+      }),
+    );
   });
 
   it("a method of the other version is the worker's error, unchanged (v1.0 name without the header, v0.3 name with it)", async () => {
@@ -148,8 +186,18 @@ describe("HTTP+JSON", () => {
   });
 
   it("POST /message:send and /message:stream are the worker's answers byte for byte", async () => {
-    sameButFresh(await compare("/a2a/rest/message:send", { headers: v1, body: JSON.stringify({ message: { messageId: "tm-5", role: "ROLE_USER", parts: [{ text: "rest" }] } }) }));
-    sameButFresh(await compare("/a2a/rest/message:stream", { headers: v1, body: JSON.stringify({ message: { messageId: "tm-6", role: "ROLE_USER", parts: [{ text: "rest chunks=2" }] } }) }));
+    sameButFresh(
+      await compare("/a2a/rest/message:send", {
+        headers: v1,
+        body: JSON.stringify({ message: { messageId: "tm-5", role: "ROLE_USER", parts: [{ text: "rest" }] } }),
+      }),
+    );
+    sameButFresh(
+      await compare("/a2a/rest/message:stream", {
+        headers: v1,
+        body: JSON.stringify({ message: { messageId: "tm-6", role: "ROLE_USER", parts: [{ text: "rest chunks=2" }] } }),
+      }),
+    );
   });
 });
 
@@ -160,7 +208,12 @@ describe("the @a2a-js/sdk client through the proxy", () => {
     const p = await startProxy(testConfig({ upstreamUrl: agent.url, rewriteCardUrls: true }), viaRewriting);
     try {
       const client = await clientFor(p.url, "JSONRPC");
-      const result = await client.sendMessage({ tenant: "", message: userMessage("need-input via sdk"), configuration: undefined, metadata: undefined });
+      const result = await client.sendMessage({
+        tenant: "",
+        message: userMessage("need-input via sdk"),
+        configuration: undefined,
+        metadata: undefined,
+      });
       const taskId = "id" in result ? result.id : "";
       const got = await client.getTask({ tenant: "", id: taskId, historyLength: undefined });
       expect(got.id).toBe(taskId);
@@ -181,7 +234,10 @@ describe("W3 (Python a2a-sdk) through the proxy", () => {
   let p: TestProxy;
   beforeAll(async () => {
     w3 = await spawnPyAgent({ db: join(mkdtempSync(join(tmpdir(), "w3-proxy-")), "w3.sqlite") });
-    p = await startProxy(testConfig({ upstreamUrl: w3.url, workerId: "W3", observer: "proxy:W3" }), new CapturingSender());
+    p = await startProxy(
+      testConfig({ upstreamUrl: w3.url, workerId: "W3", observer: "proxy:W3" }),
+      new CapturingSender(),
+    );
   });
   afterAll(async () => {
     await p?.close();
@@ -197,12 +253,22 @@ describe("W3 (Python a2a-sdk) through the proxy", () => {
       expect(endToEnd(proxied.rawHeaders)).toEqual(endToEnd(direct.rawHeaders));
     };
     await same("/.well-known/agent-card.json", { headers: { "A2A-Version": "1.0" } });
-    const created = await rawRequest(`${w3.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("SendMessage", { message: { messageId: "py-1", role: "ROLE_USER", parts: [{ text: "need-input py" }] } }) });
+    const created = await rawRequest(`${w3.url}/a2a/jsonrpc`, {
+      headers: v1,
+      body: jsonRpc("SendMessage", {
+        message: { messageId: "py-1", role: "ROLE_USER", parts: [{ text: "need-input py" }] },
+      }),
+    });
     const id = (JSON.parse(created.body.toString()) as { result: { task: { id: string } } }).result.task.id;
     await same("/a2a/jsonrpc", { headers: v1, body: jsonRpc("GetTask", { id }) });
     await same("/a2a/jsonrpc", { headers: v1, body: jsonRpc("GetTask", { id: "missing" }) });
     await same(`/a2a/rest/tasks/missing`, { headers: { "A2A-Version": "1.0" } });
-    const stream = await rawRequest(`${p.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("SendStreamingMessage", { message: { messageId: "py-2", role: "ROLE_USER", parts: [{ text: "py chunks=3 delay-ms=1000" }] } }) });
+    const stream = await rawRequest(`${p.url}/a2a/jsonrpc`, {
+      headers: v1,
+      body: jsonRpc("SendStreamingMessage", {
+        message: { messageId: "py-2", role: "ROLE_USER", parts: [{ text: "py chunks=3 delay-ms=1000" }] },
+      }),
+    });
     expect(stream.chunks.length).toBeGreaterThan(1);
     expect(stream.chunks[0]!.at).toBeLessThan(800);
     expect(stream.body.toString().match(/^data: /gm)?.length).toBe(6);

@@ -52,12 +52,33 @@ async function workerCard(url: string): Promise<{ text: string; card: Json }> {
 function verifiedView(card: Json, workerId = "W1"): Json {
   const verified = structuredClone(card);
   const capabilities = verified["capabilities"] as { extensions: Json[] };
-  capabilities.extensions = capabilities.extensions.map((e) => (e["uri"] === lifecycleExtensionUri ? { ...e, params: { states: ["submitted", "working", "completed"], taskStore: "unknown", skills: [{ id: "answer", states: ["submitted", "working", "completed"] }] } } : e));
-  return { workerId, cardHash: cardHash(card), validFrom: "2026-12-02T00:00:00.000Z", card: verified, diff: [], etag: '"x"', cacheControl: "max-age=60" };
+  capabilities.extensions = capabilities.extensions.map((e) =>
+    e["uri"] === lifecycleExtensionUri
+      ? {
+          ...e,
+          params: {
+            states: ["submitted", "working", "completed"],
+            taskStore: "unknown",
+            skills: [{ id: "answer", states: ["submitted", "working", "completed"] }],
+          },
+        }
+      : e,
+  );
+  return {
+    workerId,
+    cardHash: cardHash(card),
+    validFrom: "2026-12-02T00:00:00.000Z",
+    card: verified,
+    diff: [],
+    etag: '"x"',
+    cacheControl: "max-age=60",
+  };
 }
 
 /** A projector whose answer to the verified-card request the test writes. */
-async function scriptedProjector(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<Running & { requests: { url: string; authorization: string | undefined }[] }> {
+async function scriptedProjector(
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<Running & { requests: { url: string; authorization: string | undefined }[] }> {
   const requests: { url: string; authorization: string | undefined }[] = [];
   const server = await scriptedWorker((req, res) => {
     requests.push({ url: req.url ?? "", authorization: req.headers.authorization });
@@ -75,24 +96,50 @@ describe("a signed card", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const executor = { execute: async () => undefined, cancelTask: async () => undefined };
-    const appFor = (c: AgentCard) => createJsAgentApp("w1", url, () => defaultWorkerConfig.w1, 600, undefined, new DefaultRequestHandler(c, new InMemoryTaskStore(), executor));
+    const appFor = (c: AgentCard) =>
+      createJsAgentApp(
+        "w1",
+        url,
+        () => defaultWorkerConfig.w1,
+        600,
+        undefined,
+        new DefaultRequestHandler(c, new InMemoryTaskStore(), executor),
+      );
     let app = appFor(jsWorkerCard("w1", url));
     server.on("request", (req: IncomingMessage, res: ServerResponse) => app(req, res));
-    running.push({ close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }) });
+    running.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    });
     // The JWS payload is the card without its signatures member, in RFC 8785 form.
     const { signatures: _none, ...unsigned } = (await workerCard(url)).card;
-    const jws = await new FlattenedSign(new TextEncoder().encode(canonicalize(unsigned as never))).setProtectedHeader({ alg: "ES256", kid: "w1-key", typ: "JOSE" }).sign(privateKey);
-    card = { ...jsWorkerCard("w1", url), signatures: [{ protected: jws.protected ?? "", signature: jws.signature, header: undefined }] };
+    const jws = await new FlattenedSign(new TextEncoder().encode(canonicalize(unsigned as never)))
+      .setProtectedHeader({ alg: "ES256", kid: "w1-key", typ: "JOSE" })
+      .sign(privateKey);
+    card = {
+      ...jsWorkerCard("w1", url),
+      signatures: [{ protected: jws.protected ?? "", signature: jws.signature, header: undefined }],
+    };
     app = appFor(card);
     const signed = await workerCard(url);
     expect(signed.card["signatures"]).toHaveLength(1);
 
-    const projector = await started(scriptedProjector((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(verifiedView(signed.card)));
-    }));
+    const projector = await started(
+      scriptedProjector((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(verifiedView(signed.card)));
+      }),
+    );
     const sender = new CapturingSender();
-    const proxy: TestProxy = await started(startProxy(testConfig({ upstreamUrl: url, rewriteCardUrls: true, cardMode: "verified", projectorUrl: projector.url }), sender));
+    const proxy: TestProxy = await started(
+      startProxy(
+        testConfig({ upstreamUrl: url, rewriteCardUrls: true, cardMode: "verified", projectorUrl: projector.url }),
+        sender,
+      ),
+    );
 
     const answer = await rawRequest(`${proxy.url}${cardPath}`, { headers: v1 });
     expect(answer.status).toBe(200);
@@ -107,7 +154,14 @@ describe("a signed card", () => {
       const [signature] = c.signatures;
       const { signatures: _signatures, ...rest } = c as AgentCard & Json;
       if (signature === undefined) throw new Error("unsigned");
-      await flattenedVerify({ protected: signature.protected, signature: signature.signature, payload: base64url.encode(canonicalize(rest as never)) }, publicKey);
+      await flattenedVerify(
+        {
+          protected: signature.protected,
+          signature: signature.signature,
+          payload: base64url.encode(canonicalize(rest as never)),
+        },
+        publicKey,
+      );
     });
     expect(resolved.name).toBe("W1");
     await drained(proxy.app);
@@ -118,7 +172,17 @@ describe("a signed card", () => {
 describe("a projector that is down or never answers", () => {
   it("down: W1's card is served at once, saying so, and the SDK's client works through the proxy", async () => {
     const sender = new CapturingSender();
-    const proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, rewriteCardUrls: true, cardMode: "verified", projectorUrl: `http://127.0.0.1:${await deadPort()}` }), sender));
+    const proxy = await started(
+      startProxy(
+        testConfig({
+          upstreamUrl: agent.url,
+          rewriteCardUrls: true,
+          cardMode: "verified",
+          projectorUrl: `http://127.0.0.1:${await deadPort()}`,
+        }),
+        sender,
+      ),
+    );
     const answer = await rawRequest(`${proxy.url}${cardPath}`, { headers: v1 });
     expect(answer.status).toBe(200);
     expect(header(answer.rawHeaders, "a2a-ledger-card")).toBe("advertised; reason=projector-unreachable");
@@ -127,10 +191,19 @@ describe("a projector that is down or never answers", () => {
     expect(answer.body.toString("utf8")).toBe(worker.split(agent.url).join(proxy.url));
 
     const client = await clientFor(proxy.url);
-    const reply = await client.sendMessage({ tenant: "", message: userMessage("what is a ledger?"), configuration: undefined, metadata: undefined });
+    const reply = await client.sendMessage({
+      tenant: "",
+      message: userMessage("what is a ledger?"),
+      configuration: undefined,
+      metadata: undefined,
+    });
     expect("id" in reply).toBe(true);
-    expect(await metric(proxy.url, "a2a_proxy_requests_total", { kind: "jsonrpc", method: "SendMessage", status: "200" })).toBe(1);
-    expect(await metric(proxy.url, "a2a_proxy_cards_served_total", { card: "advertised", reason: "projector-unreachable" })).toBe(2);
+    expect(
+      await metric(proxy.url, "a2a_proxy_requests_total", { kind: "jsonrpc", method: "SendMessage", status: "200" }),
+    ).toBe(1);
+    expect(
+      await metric(proxy.url, "a2a_proxy_cards_served_total", { card: "advertised", reason: "projector-unreachable" }),
+    ).toBe(2);
     await drained(proxy.app);
     const cards = sender.ofType("AgentCardObserved");
     expect(cards).toHaveLength(2);
@@ -138,12 +211,16 @@ describe("a projector that is down or never answers", () => {
   });
 
   it("a v0.3 client (no A2A-Version) gets W1's v0.3 card, unrecorded as today, with reason v03-card and without asking the projector", async () => {
-    const projector = await started(scriptedProjector((_req, res) => {
-      res.writeHead(500);
-      res.end();
-    }));
+    const projector = await started(
+      scriptedProjector((_req, res) => {
+        res.writeHead(500);
+        res.end();
+      }),
+    );
     const sender = new CapturingSender();
-    const proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, cardMode: "verified", projectorUrl: projector.url }), sender));
+    const proxy = await started(
+      startProxy(testConfig({ upstreamUrl: agent.url, cardMode: "verified", projectorUrl: projector.url }), sender),
+    );
     const answer = await rawRequest(`${proxy.url}${cardPath}`);
     expect(answer.status).toBe(200);
     expect(header(answer.rawHeaders, "a2a-ledger-card")).toBe("advertised; reason=v03-card");
@@ -155,7 +232,17 @@ describe("a projector that is down or never answers", () => {
 
   it("never answers: W1's card is served once A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS passed", async () => {
     const hanging = await started(hangingWorker());
-    const proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, cardMode: "verified", projectorUrl: hanging.url, projectorTimeoutMs: 300 }), new CapturingSender()));
+    const proxy = await started(
+      startProxy(
+        testConfig({
+          upstreamUrl: agent.url,
+          cardMode: "verified",
+          projectorUrl: hanging.url,
+          projectorTimeoutMs: 300,
+        }),
+        new CapturingSender(),
+      ),
+    );
     const before = Date.now();
     const answer = await rawRequest(`${proxy.url}${cardPath}`, { headers: v1 });
     const took = Date.now() - before;
@@ -175,58 +262,80 @@ describe("a misbehaving projector URL", () => {
 
   beforeAll(async () => {
     w1 = await workerCard(agent.url);
-    projector = await started(scriptedProjector((_req, res) => {
-      const json = { "content-type": "application/json" };
-      switch (mode) {
-        case "oversized":
-          res.writeHead(200, json);
-          res.end(`{"workerId":"W1","pad":"${"x".repeat(2 * 1024 * 1024)}"}`);
-          return;
-        case "dripping": {
-          res.writeHead(200, json);
-          res.write('{"workerId":');
-          const timer = setInterval(() => res.write(" "), 50);
-          res.on("close", () => clearInterval(timer));
-          return;
+    projector = await started(
+      scriptedProjector((_req, res) => {
+        const json = { "content-type": "application/json" };
+        switch (mode) {
+          case "oversized":
+            res.writeHead(200, json);
+            res.end(`{"workerId":"W1","pad":"${"x".repeat(2 * 1024 * 1024)}"}`);
+            return;
+          case "dripping": {
+            res.writeHead(200, json);
+            res.write('{"workerId":');
+            const timer = setInterval(() => res.write(" "), 50);
+            res.on("close", () => clearInterval(timer));
+            return;
+          }
+          case "html":
+            res.writeHead(200, { "content-type": "text/html" });
+            res.end("<html><body>Welcome to nginx!</body></html>");
+            return;
+          case "redirect":
+            res.writeHead(302, { location: "http://evil.example/verified-card" });
+            res.end();
+            return;
+          case "other-worker":
+            res.writeHead(200, json);
+            res.end(JSON.stringify(verifiedView(w1.card, "W2")));
+            return;
+          case "gzip":
+            res.writeHead(200, { ...json, "content-encoding": "gzip" });
+            res.end(gzipSync(JSON.stringify(verifiedView(w1.card))));
+            return;
+          case "deep": {
+            const view = JSON.stringify({ ...verifiedView(w1.card), card: null });
+            res.writeHead(200, json);
+            res.end(view.replace('"card":null', `"card":{"skills":${"[".repeat(20_000)}0${"]".repeat(20_000)}}`));
+            return;
+          }
+          case "hijack": {
+            const view = verifiedView(w1.card);
+            const card = view["card"] as Json;
+            card["supportedInterfaces"] = [
+              {
+                url: "https://evil.example/a2a/jsonrpc",
+                protocolBinding: "JSONRPC",
+                protocolVersion: "1.0",
+                tenant: "",
+              },
+            ];
+            card["name"] = "Pay here";
+            res.writeHead(200, json);
+            res.end(JSON.stringify(view));
+            return;
+          }
+          default:
+            res.writeHead(500);
+            res.end();
         }
-        case "html":
-          res.writeHead(200, { "content-type": "text/html" });
-          res.end("<html><body>Welcome to nginx!</body></html>");
-          return;
-        case "redirect":
-          res.writeHead(302, { location: "http://evil.example/verified-card" });
-          res.end();
-          return;
-        case "other-worker":
-          res.writeHead(200, json);
-          res.end(JSON.stringify(verifiedView(w1.card, "W2")));
-          return;
-        case "gzip":
-          res.writeHead(200, { ...json, "content-encoding": "gzip" });
-          res.end(gzipSync(JSON.stringify(verifiedView(w1.card))));
-          return;
-        case "deep": {
-          const view = JSON.stringify({ ...verifiedView(w1.card), card: null });
-          res.writeHead(200, json);
-          res.end(view.replace('"card":null', `"card":{"skills":${"[".repeat(20_000)}0${"]".repeat(20_000)}}`));
-          return;
-        }
-        case "hijack": {
-          const view = verifiedView(w1.card);
-          const card = view["card"] as Json;
-          card["supportedInterfaces"] = [{ url: "https://evil.example/a2a/jsonrpc", protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }];
-          card["name"] = "Pay here";
-          res.writeHead(200, json);
-          res.end(JSON.stringify(view));
-          return;
-        }
-        default:
-          res.writeHead(500);
-          res.end();
-      }
-    }));
+      }),
+    );
     sender = new CapturingSender();
-    proxy = await started(startProxy(testConfig({ upstreamUrl: agent.url, rewriteCardUrls: true, cardMode: "verified", projectorUrl: projector.url, projectorToken: "t0ken", projectorTimeoutMs: 1_000, maxRecordedBytes: 256 * 1024 }), sender));
+    proxy = await started(
+      startProxy(
+        testConfig({
+          upstreamUrl: agent.url,
+          rewriteCardUrls: true,
+          cardMode: "verified",
+          projectorUrl: projector.url,
+          projectorToken: "t0ken",
+          projectorTimeoutMs: 1_000,
+          maxRecordedBytes: 256 * 1024,
+        }),
+        sender,
+      ),
+    );
   });
 
   it.each([
@@ -254,15 +363,29 @@ describe("a misbehaving projector URL", () => {
     const text = answer.body.toString("utf8");
     expect(text).not.toContain("evil.example");
     expect(text).not.toContain("Pay here");
-    const card = JSON.parse(text) as { name: string; supportedInterfaces: { url: string }[]; capabilities: { extensions: { uri: string; params: Json }[] } };
+    const card = JSON.parse(text) as {
+      name: string;
+      supportedInterfaces: { url: string }[];
+      capabilities: { extensions: { uri: string; params: Json }[] };
+    };
     expect(card.name).toBe("W1");
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual((w1.card["supportedInterfaces"] as { url: string }[]).map((i) => i.url.replace(agent.url, proxy.url)));
-    expect(card.capabilities.extensions.find((e) => e.uri === lifecycleExtensionUri)?.params["states"]).toEqual(["submitted", "working", "completed"]);
-    expect(card.capabilities.extensions.find((e) => e.uri === verifiedCardExtensionUri)?.params["rewritten"]).toBe(true);
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual(
+      (w1.card["supportedInterfaces"] as { url: string }[]).map((i) => i.url.replace(agent.url, proxy.url)),
+    );
+    expect(card.capabilities.extensions.find((e) => e.uri === lifecycleExtensionUri)?.params["states"]).toEqual([
+      "submitted",
+      "working",
+      "completed",
+    ]);
+    expect(card.capabilities.extensions.find((e) => e.uri === verifiedCardExtensionUri)?.params["rewritten"]).toBe(
+      true,
+    );
   });
 
   it("asked with the read token, at the worker's verified-card path, and recorded only W1's own card", async () => {
-    expect(new Set(projector.requests.map((r) => `${r.url} ${r.authorization}`))).toEqual(new Set(["/v1/workers/W1/verified-card Bearer t0ken"]));
+    expect(new Set(projector.requests.map((r) => `${r.url} ${r.authorization}`))).toEqual(
+      new Set(["/v1/workers/W1/verified-card Bearer t0ken"]),
+    );
     await drained(proxy.app);
     const cards = sender.ofType("AgentCardObserved");
     expect(cards).toHaveLength(8);

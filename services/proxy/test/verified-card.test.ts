@@ -14,10 +14,27 @@
 import { randomUUID } from "node:crypto";
 import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
-import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs, type Admin, type TopicNames } from "@a2a-ledger/kafka";
+import {
+  createKafka,
+  endpointsFromEnv,
+  ensureTopics,
+  suffixedTopicNames,
+  topicSpecs,
+  type Admin,
+  type TopicNames,
+} from "@a2a-ledger/kafka";
 import { readMessages, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
 import { clientFor, userMessage } from "@a2a-ledger/mesh-agents";
-import { buildServer, createLogger as projectorLogger, createMetrics, LiveStream, loadConfig as loadProjectorConfig, migrate, openStore, Projector } from "@a2a-ledger/projector";
+import {
+  buildServer,
+  createLogger as projectorLogger,
+  createMetrics,
+  LiveStream,
+  loadConfig as loadProjectorConfig,
+  migrate,
+  openStore,
+  Projector,
+} from "@a2a-ledger/projector";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -66,8 +83,19 @@ beforeAll(async () => {
     A2A_LEDGER_PROJECTOR_TOKENS: token,
     A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
   };
-  const ingestApp = createIngestApp(loadIngestConfig({ ...env, A2A_LEDGER_INGEST_TOPIC: topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "silent" }), { logger: false });
-  ingest = { url: await ingestApp.server.listen({ host: "127.0.0.1", port: 0 }), close: () => ingestApp.server.close() };
+  const ingestApp = createIngestApp(
+    loadIngestConfig({
+      ...env,
+      A2A_LEDGER_INGEST_TOPIC: topics.observations,
+      A2A_LEDGER_INGEST_PORT: "0",
+      A2A_LEDGER_INGEST_LOG_LEVEL: "silent",
+    }),
+    { logger: false },
+  );
+  ingest = {
+    url: await ingestApp.server.listen({ host: "127.0.0.1", port: 0 }),
+    close: () => ingestApp.server.close(),
+  };
   reconciler = new Reconciler(loadReconcilerConfig(env), projectorLogger("silent", "reconciler"));
   await reconciler.start();
   const config = loadProjectorConfig(env);
@@ -91,7 +119,16 @@ beforeAll(async () => {
     },
   };
   agent = await startTappedAgent("w1");
-  proxy = await startProxy(testConfig({ upstreamUrl: agent.url, ingestUrl: ingest.url, rewriteCardUrls: true, cardMode: "verified", projectorUrl: projector.url, projectorToken: token }));
+  proxy = await startProxy(
+    testConfig({
+      upstreamUrl: agent.url,
+      ingestUrl: ingest.url,
+      rewriteCardUrls: true,
+      cardMode: "verified",
+      projectorUrl: projector.url,
+      projectorToken: token,
+    }),
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -108,7 +145,9 @@ afterAll(async () => {
 const cardPath = "/.well-known/agent-card.json";
 const header = (rawHeaders: string[], name: string) => endToEnd(rawHeaders).find(([n]) => n === name)?.[1];
 /** The projector's verified-card status for W1, asked with the read token. */
-const projectorStatus = async () => (await fetch(`${projector.url}/v1/workers/W1/verified-card`, { headers: { authorization: `Bearer ${token}` } })).status;
+const projectorStatus = async () =>
+  (await fetch(`${projector.url}/v1/workers/W1/verified-card`, { headers: { authorization: `Bearer ${token}` } }))
+    .status;
 
 /** Waits until the reconciler and the projector took in everything the proxy recorded. */
 async function ledgerCaughtUp(): Promise<void> {
@@ -135,16 +174,22 @@ describe("A2A_LEDGER_PROXY_CARD=verified with the real ledger", () => {
     expect(header(first.rawHeaders, "a2a-ledger-card")).toBe("advertised; reason=unknown-worker");
     expect(header(first.rawHeaders, "cache-control")).toBe("no-cache");
     const direct = JSON.parse(agent.last(cardPath).body.toString("utf8")) as { supportedInterfaces: { url: string }[] };
-    const served = JSON.parse(first.body.toString("utf8")) as typeof direct & { capabilities: { extensions: { uri: string }[] } };
+    const served = JSON.parse(first.body.toString("utf8")) as typeof direct & {
+      capabilities: { extensions: { uri: string }[] };
+    };
     // The advertised card, with the URL rewriting of today.
-    expect(served.supportedInterfaces.map((i) => i.url)).toEqual(direct.supportedInterfaces.map((i) => i.url.replace(agent.url, proxy.url)));
+    expect(served.supportedInterfaces.map((i) => i.url)).toEqual(
+      direct.supportedInterfaces.map((i) => i.url.replace(agent.url, proxy.url)),
+    );
     expect(served.capabilities.extensions.map((e) => e.uri)).not.toContain(verifiedCardExtensionUri);
 
     await ledgerCaughtUp();
     await waitForStatus(409);
     const second = await rawRequest(`${proxy.url}${cardPath}`, { headers: v1 });
     expect(header(second.rawHeaders, "a2a-ledger-card")).toBe("advertised; reason=not-verified");
-    expect(await metric(proxy.url, "a2a_proxy_cards_served_total", { card: "advertised", reason: "not-verified" })).toBe(1);
+    expect(
+      await metric(proxy.url, "a2a_proxy_cards_served_total", { card: "advertised", reason: "not-verified" }),
+    ).toBe(1);
   });
 
   it("serves V once a probe verified W1's card: the SDK's client resolves it through the proxy, sees V, and keeps talking through the proxy", async () => {
@@ -164,7 +209,11 @@ describe("A2A_LEDGER_PROXY_CARD=verified with the real ledger", () => {
       emittedModes: ["application/json"],
       durable: null,
     };
-    const posted = await fetch(`${ingest.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(probe) });
+    const posted = await fetch(`${ingest.url}/v1/observations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(probe),
+    });
     expect(posted.status).toBe(202);
     await waitForGroupAtEnd(admin, reconcilerGroup, topics.observations);
     await waitForStatus(200);
@@ -174,21 +223,41 @@ describe("A2A_LEDGER_PROXY_CARD=verified with the real ledger", () => {
     const extensions = card.capabilities?.extensions ?? [];
     const lifecycle = extensions.find((e) => e.uri === lifecycleExtensionUri);
     // V: no input-required (never re-observed), durability unknown (W1 claims durable), application/json verified.
-    expect(lifecycle?.params).toEqual({ states: ["submitted", "working", "completed"], taskStore: "unknown", skills: [{ id: "answer", states: ["submitted", "working", "completed"] }] });
+    expect(lifecycle?.params).toEqual({
+      states: ["submitted", "working", "completed"],
+      taskStore: "unknown",
+      skills: [{ id: "answer", states: ["submitted", "working", "completed"] }],
+    });
     expect(card.skills.map((s) => [s.id, s.outputModes])).toEqual([["answer", ["application/json"]]]);
     const marker = extensions.find((e) => e.uri === verifiedCardExtensionUri);
-    expect(marker?.params).toMatchObject({ rewritten: true, workerId: "W1", originalCardUrl: `${agent.url}${cardPath}`, originalCardProxyUrl: `${proxy.url}/a2a-ledger/advertised${cardPath}`, cardHash: hash });
+    expect(marker?.params).toMatchObject({
+      rewritten: true,
+      workerId: "W1",
+      originalCardUrl: `${agent.url}${cardPath}`,
+      originalCardProxyUrl: `${proxy.url}/a2a-ledger/advertised${cardPath}`,
+      cardHash: hash,
+    });
     expect(card.supportedInterfaces.every((i) => i.url.startsWith(proxy.url))).toBe(true);
 
     const reply = await client.sendMessage({
       tenant: "",
-      message: userMessage("what is a ledger?", { messageId: `msg-${randomUUID()}`, metadata: { "a2a-ledger.correlationId": "corr-vcard" } }),
-      configuration: { acceptedOutputModes: ["application/json"], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: false },
+      message: userMessage("what is a ledger?", {
+        messageId: `msg-${randomUUID()}`,
+        metadata: { "a2a-ledger.correlationId": "corr-vcard" },
+      }),
+      configuration: {
+        acceptedOutputModes: ["application/json"],
+        taskPushNotificationConfig: undefined,
+        historyLength: undefined,
+        returnImmediately: false,
+      },
       metadata: undefined,
     });
     expect("id" in reply).toBe(true);
     // Through the proxy: it forwarded (and recorded) the SendMessage.
-    expect(await metric(proxy.url, "a2a_proxy_requests_total", { kind: "jsonrpc", method: "SendMessage", status: "200" })).toBe(1);
+    expect(
+      await metric(proxy.url, "a2a_proxy_requests_total", { kind: "jsonrpc", method: "SendMessage", status: "200" }),
+    ).toBe(1);
 
     const served = await rawRequest(`${proxy.url}${cardPath}`, { headers: v1 });
     expect(header(served.rawHeaders, "a2a-ledger-card")).toBe("verified");

@@ -33,10 +33,12 @@ const folded = new Map(correlationStates("heap", count));
 gc();
 gc();
 const afterFolded = process.memoryUsage().heapUsed;
-console.log(JSON.stringify({
-  correlations: count,
-  serializedBytesPerCorrelation: Math.round(bytes / count),
-  heapBytesPerRestoredCorrelation: Math.round((after - before) / count),
-  heapBytesPerFoldedCorrelation: Math.round((afterFolded - beforeFolded) / folded.size),
-  heapSizeLimit: v8.getHeapStatistics().heap_size_limit,
-}));
+console.log(
+  JSON.stringify({
+    correlations: count,
+    serializedBytesPerCorrelation: Math.round(bytes / count),
+    heapBytesPerRestoredCorrelation: Math.round((after - before) / count),
+    heapBytesPerFoldedCorrelation: Math.round((afterFolded - beforeFolded) / folded.size),
+    heapSizeLimit: v8.getHeapStatistics().heap_size_limit,
+  }),
+);

@@ -10,7 +10,15 @@
 import { randomUUID } from "node:crypto";
 import { createDecider, defaultRuleSet, defaultRuleSetV1, replay, replayLog, type RuleSet } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
-import { type Admin, type Consumer, type KafkaMessage, type Producer, createTopicsAndWait, installedPartitions, replicationFor } from "@a2a-ledger/kafka";
+import {
+  type Admin,
+  type Consumer,
+  type KafkaMessage,
+  type Producer,
+  createTopicsAndWait,
+  installedPartitions,
+  replicationFor,
+} from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { RetryOptions } from "kafkajs";
 import type { Fixture } from "../test/harness.ts";
@@ -23,7 +31,8 @@ function envInt(name: string, fallback: number, min: number, max: number): numbe
   const raw = process.env[name]?.trim();
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
   return value;
 }
 
@@ -32,7 +41,8 @@ const rounds = envInt("ROUNDS", 2, 1, 10);
 const latencyRate = envInt("LATENCY_RATE", 1_000, 10, 20_000);
 const latencySeconds = envInt("LATENCY_SECONDS", 20, 2, 120);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 interface Encoded {
   key: string;
@@ -47,7 +57,8 @@ async function produceAll(topic: string, records: readonly Encoded[]): Promise<v
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   try {
-    for (let i = 0; i < records.length; i += 1_000) await producer.send({ topic, acks: -1, messages: records.slice(i, i + 1_000) });
+    for (let i = 0; i < records.length; i += 1_000)
+      await producer.send({ topic, acks: -1, messages: records.slice(i, i + 1_000) });
   } finally {
     await producer.disconnect();
   }
@@ -56,7 +67,14 @@ async function produceAll(topic: string, records: readonly Encoded[]): Promise<v
 /** A passthrough's topic, replicated as the ledger's topics are on this cluster. */
 async function createTopic(admin: Admin, name: string, partitions: number): Promise<void> {
   const replication = replicationFor((await admin.describeCluster()).brokers.length);
-  await createTopicsAndWait(admin, [{ topic: name, numPartitions: partitions, replicationFactor: replication.factor, configEntries: Object.entries(replication.configs).map(([n, value]) => ({ name: n, value })) }]);
+  await createTopicsAndWait(admin, [
+    {
+      topic: name,
+      numPartitions: partitions,
+      replicationFactor: replication.factor,
+      configEntries: Object.entries(replication.configs).map(([n, value]) => ({ name: n, value })),
+    },
+  ]);
 }
 
 interface RunTiming {
@@ -67,7 +85,13 @@ interface RunTiming {
 }
 
 /** Polls the group's committed offsets until they reach the end of the topic (bounded). */
-async function untilCommittedAtEnd(admin: Admin, groupId: string, topic: string, startedAt: number, timeoutMs = 300_000): Promise<RunTiming> {
+async function untilCommittedAtEnd(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  startedAt: number,
+  timeoutMs = 300_000,
+): Promise<RunTiming> {
   const ends = await endOffsets(admin, topic);
   const deadline = Date.now() + timeoutMs;
   let firstCommitAt: number | undefined;
@@ -79,14 +103,23 @@ async function untilCommittedAtEnd(admin: Admin, groupId: string, topic: string,
     if (ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high))) {
       return { totalMs: now - startedAt, steadyMs: now - (firstCommitAt ?? startedAt) };
     }
-    if (Date.now() > deadline) throw new Error(`group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`group ${groupId} did not reach the end of ${topic} within ${timeoutMs} ms`);
     await sleep(20);
   }
 }
 
 /** The reconciler's consumer settings, so the passthroughs consume exactly as it does. */
 function consumerLike(config: ReconcilerConfig, groupId: string): Consumer {
-  return kafka.consumer({ groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: config.sessionTimeoutMs, heartbeatInterval: 1_000, rebalanceTimeout: 30_000 });
+  return kafka.consumer({
+    groupId,
+    readUncommitted: false,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: 100,
+    sessionTimeout: config.sessionTimeoutMs,
+    heartbeatInterval: 1_000,
+    rebalanceTimeout: 30_000,
+  });
 }
 
 interface PassthroughResult extends RunTiming {
@@ -99,14 +132,26 @@ interface PassthroughResult extends RunTiming {
  * at most maxBatch records is copied to `output` (same partition) and its offsets sent in the same
  * transaction, one transactional producer per input partition.
  */
-async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: string, output: string, groupId: string, retry: RetryOptions = transactionalProducerRetry): Promise<PassthroughResult> {
+async function eosPassthrough(
+  admin: Admin,
+  config: ReconcilerConfig,
+  input: string,
+  output: string,
+  groupId: string,
+  retry: RetryOptions = transactionalProducerRetry,
+): Promise<PassthroughResult> {
   const producers = new Map<number, Producer>();
   let transactions = 0;
   let addPartitionsRequests = 0;
   const producerFor = async (partition: number): Promise<Producer> => {
     let producer = producers.get(partition);
     if (producer === undefined) {
-      producer = kafka.producer({ transactionalId: `${groupId}.${input}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry });
+      producer = kafka.producer({
+        transactionalId: `${groupId}.${input}.${partition}`,
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry,
+      });
       producer.on(producer.events.REQUEST, ({ payload }) => {
         if (payload.apiName === "AddPartitionsToTxn") addPartitionsRequests++;
       });
@@ -131,8 +176,24 @@ async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: str
         const producer = await producerFor(batch.partition);
         const tx = await producer.transaction();
         try {
-          await tx.sendBatch({ topicMessages: [{ topic: output, messages: chunk.map((m) => ({ key: m.key, value: m.value, partition: batch.partition })) }], acks: -1 });
-          await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }] }] });
+          await tx.sendBatch({
+            topicMessages: [
+              {
+                topic: output,
+                messages: chunk.map((m) => ({ key: m.key, value: m.value, partition: batch.partition })),
+              },
+            ],
+            acks: -1,
+          });
+          await tx.sendOffsets({
+            consumerGroupId: groupId,
+            topics: [
+              {
+                topic: batch.topic,
+                partitions: [{ partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }],
+              },
+            ],
+          });
           await tx.commit();
           transactions++;
         } catch (error) {
@@ -153,7 +214,13 @@ async function eosPassthrough(admin: Admin, config: ReconcilerConfig, input: str
 }
 
 /** At-least-once passthrough for context: idempotent producer, offsets auto-committed after every batch. */
-async function plainPassthrough(admin: Admin, config: ReconcilerConfig, input: string, output: string, groupId: string): Promise<RunTiming> {
+async function plainPassthrough(
+  admin: Admin,
+  config: ReconcilerConfig,
+  input: string,
+  output: string,
+  groupId: string,
+): Promise<RunTiming> {
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   const concurrency = config.concurrency ?? (await installedPartitions(admin, [input]));
@@ -168,7 +235,12 @@ async function plainPassthrough(admin: Admin, config: ReconcilerConfig, input: s
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += config.maxBatch) {
         const chunk = batch.messages.slice(i, i + config.maxBatch);
-        await producer.sendBatch({ topicMessages: [{ topic: output, messages: chunk.map((m) => ({ key: m.key, value: m.value, partition: batch.partition })) }], acks: -1 });
+        await producer.sendBatch({
+          topicMessages: [
+            { topic: output, messages: chunk.map((m) => ({ key: m.key, value: m.value, partition: batch.partition })) },
+          ],
+          acks: -1,
+        });
         resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
         await heartbeat();
       }
@@ -194,7 +266,9 @@ async function reconcilerRun(admin: Admin, f: Fixture): Promise<ReconcilerResult
   await reconciler.start();
   try {
     const timing = await untilCommittedAtEnd(admin, f.groupId, f.topics.observations, startedAt);
-    const stages = new Map((await reconciler.metrics.stageSeconds.get()).values.map((v) => [String(v.labels.stage), v.value]));
+    const stages = new Map(
+      (await reconciler.metrics.stageSeconds.get()).values.map((v) => [String(v.labels.stage), v.value]),
+    );
     const commits = (await reconciler.metrics.commits.get()).values[0]?.value ?? 0;
     const processed = (await reconciler.metrics.observations.get()).values[0]?.value ?? 0;
     return { ...timing, commits, stages, processed };
@@ -217,12 +291,16 @@ async function throughput(admin: Admin, fixtures: Fixture[], extraTopics: string
   await createTopic(admin, plainOut, partitions);
   await produceAll(f.topics.observations, encoded);
   const bytes = encoded.reduce((n, r) => n + r.value.length, 0);
-  console.log(`input: ${f.topics.observations}, ${partitions} partitions, ${fmt(bytes / encoded.length)} bytes Avro per observation, max ${f.config.maxBatch} per transaction`);
+  console.log(
+    `input: ${f.topics.observations}, ${partitions} partitions, ${fmt(bytes / encoded.length)} bytes Avro per observation, max ${f.config.maxBatch} per transaction`,
+  );
 
   const rate = (t: RunTiming) => observationCount / (t.totalMs / 1_000);
   const steadyRate = (t: RunTiming) => observationCount / (t.steadyMs / 1_000);
   const line = (name: string, t: RunTiming, extra = "") =>
-    console.log(`  ${name.padEnd(36)} ${fmt(t.totalMs / 1_000, 2).padStart(6)} s ${fmt(rate(t)).padStart(7)} obs/s  (after the first commit: ${fmt(steadyRate(t)).padStart(6)} obs/s)${extra}`);
+    console.log(
+      `  ${name.padEnd(36)} ${fmt(t.totalMs / 1_000, 2).padStart(6)} s ${fmt(rate(t)).padStart(7)} obs/s  (after the first commit: ${fmt(steadyRate(t)).padStart(6)} obs/s)${extra}`,
+    );
 
   type Variant = "eos" | "reconciler" | "plain" | "eos-default-retry";
   const results = new Map<Variant, RunTiming[]>();
@@ -237,8 +315,14 @@ async function throughput(admin: Admin, fixtures: Fixture[], extraTopics: string
       const outputs = await fixture(admin, "bench-tp-out");
       fixtures.push(outputs);
       const topics = { ...outputs.topics, observations: f.topics.observations };
-      const rec = await reconcilerRun(admin, { ...outputs, topics, groupId: outputs.groupId, config: { ...outputs.config, topics } });
-      if (rec.processed !== observationCount) console.log(`  !! the reconciler counted ${rec.processed} observations, expected ${observationCount}`);
+      const rec = await reconcilerRun(admin, {
+        ...outputs,
+        topics,
+        groupId: outputs.groupId,
+        config: { ...outputs.config, topics },
+      });
+      if (rec.processed !== observationCount)
+        console.log(`  !! the reconciler counted ${rec.processed} observations, expected ${observationCount}`);
       for (const [stage, seconds] of rec.stages) stages.set(stage, (stages.get(stage) ?? 0) + seconds);
       commits += rec.commits;
       timing = rec;
@@ -247,9 +331,20 @@ async function throughput(admin: Admin, fixtures: Fixture[], extraTopics: string
       timing = await plainPassthrough(admin, f.config, f.topics.observations, plainOut, group);
       line("plain passthrough (at-least-once)", timing);
     } else {
-      const eos = await eosPassthrough(admin, f.config, f.topics.observations, eosOut, group, variant === "eos" ? transactionalProducerRetry : {});
+      const eos = await eosPassthrough(
+        admin,
+        f.config,
+        f.topics.observations,
+        eosOut,
+        group,
+        variant === "eos" ? transactionalProducerRetry : {},
+      );
       timing = eos;
-      line(variant === "eos" ? "EOS passthrough" : "EOS passthrough, kafkajs default retry", eos, `, ${eos.transactions} transactions, ${eos.addPartitionsRequests} AddPartitionsToTxn`);
+      line(
+        variant === "eos" ? "EOS passthrough" : "EOS passthrough, kafkajs default retry",
+        eos,
+        `, ${eos.transactions} transactions, ${eos.addPartitionsRequests} AddPartitionsToTxn`,
+      );
     }
     results.set(variant, [...(results.get(variant) ?? []), timing]);
   };
@@ -265,14 +360,23 @@ async function throughput(admin: Admin, fixtures: Fixture[], extraTopics: string
     return list.reduce((sum, t) => sum + of(t), 0) / Math.max(1, list.length);
   };
   console.log(`mean of ${rounds} round(s), observations/s from the start call (after the first commit):`);
-  for (const v of ["reconciler", "eos", "plain", "eos-default-retry"] as const) console.log(`  ${v.padEnd(18)} ${fmt(mean(v, rate)).padStart(7)} (${fmt(mean(v, steadyRate))})`);
-  console.log(`ratio reconciler / EOS passthrough:   ${fmt(mean("reconciler", rate) / mean("eos", rate), 2)} (after the first commit: ${fmt(mean("reconciler", steadyRate) / mean("eos", steadyRate), 2)})`);
-  console.log(`ratio reconciler / plain passthrough: ${fmt(mean("reconciler", rate) / mean("plain", rate), 2)} (after the first commit: ${fmt(mean("reconciler", steadyRate) / mean("plain", steadyRate), 2)})`);
+  for (const v of ["reconciler", "eos", "plain", "eos-default-retry"] as const)
+    console.log(`  ${v.padEnd(18)} ${fmt(mean(v, rate)).padStart(7)} (${fmt(mean(v, steadyRate))})`);
+  console.log(
+    `ratio reconciler / EOS passthrough:   ${fmt(mean("reconciler", rate) / mean("eos", rate), 2)} (after the first commit: ${fmt(mean("reconciler", steadyRate) / mean("eos", steadyRate), 2)})`,
+  );
+  console.log(
+    `ratio reconciler / plain passthrough: ${fmt(mean("reconciler", rate) / mean("plain", rate), 2)} (after the first commit: ${fmt(mean("reconciler", steadyRate) / mean("plain", steadyRate), 2)})`,
+  );
   const total = [...stages.values()].reduce((a, b) => a + b, 0);
   const processed = observationCount * rounds;
-  console.log(`reconciler time per stage, all rounds (wall clock inside a transaction's processing, ${commits} transactions):`);
+  console.log(
+    `reconciler time per stage, all rounds (wall clock inside a transaction's processing, ${commits} transactions):`,
+  );
   for (const [stage, seconds] of stages) {
-    console.log(`  ${stage.padEnd(13)} ${fmt(seconds * 1_000).padStart(7)} ms  ${fmt((seconds / total) * 100, 1).padStart(5)} %  ${fmt((seconds * 1e6) / processed, 1).padStart(6)} µs/obs  ${fmt((seconds * 1_000) / Math.max(1, commits), 2).padStart(6)} ms/tx`);
+    console.log(
+      `  ${stage.padEnd(13)} ${fmt(seconds * 1_000).padStart(7)} ms  ${fmt((seconds / total) * 100, 1).padStart(5)} %  ${fmt((seconds * 1e6) / processed, 1).padStart(6)} µs/obs  ${fmt((seconds * 1_000) / Math.max(1, commits), 2).padStart(6)} ms/tx`,
+    );
   }
 }
 
@@ -283,12 +387,16 @@ function percentile(sorted: readonly number[], p: number): number {
 
 async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
   const total = latencyRate * latencySeconds;
-  console.log(`\n== Latency: TaskNotFoundObserved acknowledged → RedispatchCommanded readable, ${fmt(total)} observations at ${fmt(latencyRate)}/s ==`);
+  console.log(
+    `\n== Latency: TaskNotFoundObserved acknowledged → RedispatchCommanded readable, ${fmt(total)} observations at ${fmt(latencyRate)}/s ==`,
+  );
   const observations = parseLines(generateLog(total));
   const encoded = await encodeAll(observations);
   const capabilityPhase = observations.findIndex((o) => !o.correlationId.startsWith("probe-"));
   // The TaskNotFoundObserved that cause a RedispatchCommanded, as the file replay predicts.
-  const expected = replay(observations, defaultRuleSet).filter((d): d is Extract<Decision, { type: "RedispatchCommanded" }> => d.type === "RedispatchCommanded");
+  const expected = replay(observations, defaultRuleSet).filter(
+    (d): d is Extract<Decision, { type: "RedispatchCommanded" }> => d.type === "RedispatchCommanded",
+  );
   const notFoundIds = new Set(observations.filter((o) => o.type === "TaskNotFoundObserved").map((o) => o.eventId));
   const tracked = new Set(expected.flatMap((d) => d.causeEventIds).filter((id) => notFoundIds.has(id)));
   const indexById = new Map(observations.map((o, i) => [o.eventId, i]));
@@ -297,7 +405,11 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
   fixtures.push(f);
   const reconciler = new Reconciler(f.config, quietLog);
   await reconciler.start();
-  const reader = kafka.consumer({ groupId: `bench-lat-reader-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const reader = kafka.consumer({
+    groupId: `bench-lat-reader-${randomUUID()}`,
+    readUncommitted: false,
+    maxWaitTimeInMs: 100,
+  });
   const producer = kafka.producer({ idempotent: true });
   try {
     // Cards and probes first, processed before the paced stream starts.
@@ -314,7 +426,8 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
         if (message.value === null) return;
         const { record } = await serde.decode(message.value);
         if (record.type !== "RedispatchCommanded") return;
-        for (const id of (record as Decision).causeEventIds) if (tracked.has(id) && !arrivals.has(id)) arrivals.set(id, at);
+        for (const id of (record as Decision).causeEventIds)
+          if (tracked.has(id) && !arrivals.has(id)) arrivals.set(id, at);
       },
     });
     await Promise.race([joined, sleep(30_000)]);
@@ -342,17 +455,25 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
       sends++;
     }
     const elapsed = (performance.now() - start) / 1_000;
-    console.log(`produced ${fmt(sent)} observations in ${fmt(elapsed, 1)} s (${fmt(sent / elapsed)} obs/s, ${fmt(sends)} sends); ${acks.size} of ${tracked.size} TaskNotFoundObserved that re-dispatch`);
+    console.log(
+      `produced ${fmt(sent)} observations in ${fmt(elapsed, 1)} s (${fmt(sent / elapsed)} obs/s, ${fmt(sends)} sends); ${acks.size} of ${tracked.size} TaskNotFoundObserved that re-dispatch`,
+    );
     const waitUntil = Date.now() + 60_000;
     while ([...acks.keys()].some((id) => !arrivals.has(id)) && Date.now() < waitUntil) await sleep(50);
 
-    const latencies = [...acks].flatMap(([id, ackedAt]) => {
-      const arrived = arrivals.get(id);
-      return arrived === undefined ? [] : [arrived - ackedAt];
-    }).sort((a, b) => a - b);
+    const latencies = [...acks]
+      .flatMap(([id, ackedAt]) => {
+        const arrived = arrivals.get(id);
+        return arrived === undefined ? [] : [arrived - ackedAt];
+      })
+      .sort((a, b) => a - b);
     const missing = [...acks.keys()].filter((id) => !arrivals.has(id));
-    console.log(`RedispatchCommanded readable: ${latencies.length} of ${acks.size}${missing.length > 0 ? ` (missing, first: line ${indexById.get(missing[0] as string)})` : ""}`);
-    console.log(`latency ms: p50 ${fmt(percentile(latencies, 50), 1)}, p99 ${fmt(percentile(latencies, 99), 1)}, max ${fmt(latencies[latencies.length - 1] ?? Number.NaN, 1)}, min ${fmt(latencies[0] ?? Number.NaN, 1)}`);
+    console.log(
+      `RedispatchCommanded readable: ${latencies.length} of ${acks.size}${missing.length > 0 ? ` (missing, first: line ${indexById.get(missing[0] as string)})` : ""}`,
+    );
+    console.log(
+      `latency ms: p50 ${fmt(percentile(latencies, 50), 1)}, p99 ${fmt(percentile(latencies, 99), 1)}, max ${fmt(latencies[latencies.length - 1] ?? Number.NaN, 1)}, min ${fmt(latencies[0] ?? Number.NaN, 1)}`,
+    );
     const commits = (await reconciler.metrics.commits.get()).values[0]?.value ?? 0;
     console.log(`reconciler transactions during the latency run: ${commits} (${fmt(commits / elapsed, 1)}/s)`);
   } finally {
@@ -363,7 +484,10 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
 }
 
 /** Changelog bytes per correlation after the whole log, for a rule set's state model: what the changelog holds. */
-function changelogBytes(ruleSet: RuleSet, observations: readonly Observation[]): { mean: number; max: number; correlations: number } {
+function changelogBytes(
+  ruleSet: RuleSet,
+  observations: readonly Observation[],
+): { mean: number; max: number; correlations: number } {
   const decider = createDecider(ruleSet);
   const sizes = [...replayLog(observations, ruleSet).correlations.values()].map((s) => decider.serialize(s).length);
   return { mean: sizes.reduce((a, b) => a + b, 0) / sizes.length, max: Math.max(...sizes), correlations: sizes.length };
@@ -374,7 +498,9 @@ function stateSizes(): void {
   console.log(`\n== Changelog value per correlation after ${fmt(observationCount)} observations ==`);
   for (const rs of [defaultRuleSetV1, defaultRuleSet]) {
     const b = changelogBytes(rs, observations);
-    console.log(`  ${rs.rulesVersion.padEnd(10)} ${fmt(b.mean).padStart(6)} bytes mean, ${fmt(b.max).padStart(6)} max, ${fmt(b.correlations)} correlations`);
+    console.log(
+      `  ${rs.rulesVersion.padEnd(10)} ${fmt(b.mean).padStart(6)} bytes mean, ${fmt(b.max).padStart(6)} max, ${fmt(b.correlations)} correlations`,
+    );
   }
 }
 

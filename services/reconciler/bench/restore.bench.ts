@@ -25,7 +25,8 @@ function envInt(name: string, fallback: number, min: number, max: number): numbe
   const raw = process.env[name]?.trim();
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
   return value;
 }
 
@@ -33,7 +34,8 @@ const correlations = envInt("CORRELATIONS", 100_000, 1_000, 10_000_000);
 const partitionCount = envInt("PARTITIONS", 6, 1, 64);
 const rounds = envInt("ROUNDS", 3, 1, 10);
 const restored = 0;
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const stall = { stallMs: 60_000 };
 
 /** The changelog of `correlations` states, produced in order with acks from every in-sync replica. */
@@ -68,13 +70,19 @@ async function writeChangelog(topic: string): Promise<{ records: number; bytes: 
 /** The restore before the per-partition read: every partition of the changelog is fetched, the restored one's records kept. */
 async function previousRestore(admin: Admin, topic: string, partitions: ReadonlySet<number>): Promise<number> {
   const states = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
-  const reader = new TopicReader(kafka, admin, topic, (partition, message) => {
-    const forPartition = states.get(partition);
-    if (forPartition === undefined || message.key === null) return;
-    const correlationId = message.key.toString("utf8");
-    if (message.value === null) forPartition.delete(correlationId);
-    else forPartition.set(correlationId, decider.deserialize(message.value));
-  }, "bench-restore-previous");
+  const reader = new TopicReader(
+    kafka,
+    admin,
+    topic,
+    (partition, message) => {
+      const forPartition = states.get(partition);
+      if (forPartition === undefined || message.key === null) return;
+      const correlationId = message.key.toString("utf8");
+      if (message.value === null) forPartition.delete(correlationId);
+      else forPartition.set(correlationId, decider.deserialize(message.value));
+    },
+    "bench-restore-previous",
+  );
   await reader.start();
   try {
     await reader.caughtUp(stall, partitions);
@@ -99,30 +107,53 @@ const admin = kafka.admin();
 await admin.connect();
 const topic = suffixedTopicNames(`restore-bench-${randomUUID().slice(0, 8)}`).changelog;
 try {
-  await ensureTopics(admin, topicSpecs({ ...suffixedTopicNames("unused"), changelog: topic }, partitionCount).filter((s) => s.name === topic));
-  console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} before the run`);
+  await ensureTopics(
+    admin,
+    topicSpecs({ ...suffixedTopicNames("unused"), changelog: topic }, partitionCount).filter((s) => s.name === topic),
+  );
+  console.log(
+    `machine: ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} before the run`,
+  );
   const writeStarted = performance.now();
   const written = await writeChangelog(topic);
-  console.log(`changelog: ${fmt(written.records)} correlation states over ${partitionCount} partitions, ${fmt(written.bytes / written.records)} B per value, written in ${fmt((performance.now() - writeStarted) / 1000, 1)} s`);
+  console.log(
+    `changelog: ${fmt(written.records)} correlation states over ${partitionCount} partitions, ${fmt(written.bytes / written.records)} B per value, written in ${fmt((performance.now() - writeStarted) / 1000, 1)} s`,
+  );
   const partitions = new Set([restored]);
   const results: { today: number[]; previous: number[] } = { today: [], previous: [] };
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? (["today", "previous"] as const) : (["previous", "today"] as const);
     for (const which of order) {
-      const { ms, correlations: held } = await timed(() => (which === "today" ? todaysRestore(admin, topic, partitions) : previousRestore(admin, topic, partitions)));
+      const { ms, correlations: held } = await timed(() =>
+        which === "today" ? todaysRestore(admin, topic, partitions) : previousRestore(admin, topic, partitions),
+      );
       results[which].push(ms);
-      console.log(`round ${round + 1}: ${which === "today" ? "today's restore (its partition only)" : "previous restore (every partition)"}: partition ${restored}, ${fmt(held)} correlations in ${fmt(ms / 1000, 2)} s${which === "previous" && ms > 120_000 ? " — over 120 s: the previous code failed this restore" : ""}`);
+      console.log(
+        `round ${round + 1}: ${which === "today" ? "today's restore (its partition only)" : "previous restore (every partition)"}: partition ${restored}, ${fmt(held)} correlations in ${fmt(ms / 1000, 2)} s${which === "previous" && ms > 120_000 ? " — over 120 s: the previous code failed this restore" : ""}`,
+      );
     }
   }
   const median = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
     const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
   };
   const today = median(results.today);
   const previous = median(results.previous);
-  console.log(`restore of one partition of ${partitionCount} (${fmt(correlations)} correlations in all), medians: today ${fmt(today / 1000, 2)} s, previous ${fmt(previous / 1000, 2)} s, ratio previous/today ${fmt(previous / today, 2)}`);
-  console.log(`load average after the run: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `restore of one partition of ${partitionCount} (${fmt(correlations)} correlations in all), medians: today ${fmt(today / 1000, 2)} s, previous ${fmt(previous / 1000, 2)} s, ratio previous/today ${fmt(previous / today, 2)}`,
+  );
+  console.log(
+    `load average after the run: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 } finally {
   await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
   await admin.disconnect();

@@ -3,7 +3,14 @@
  * (`foldBatch`) over the decodable observations, poison passed through. State changes are returned,
  * not applied, so an aborted transaction leaves the partition's state as it was.
  */
-import { type CapabilityView, type CardRecord, type Decider, foldBatch, type LedgerState, type PolicySource } from "@a2a-ledger/core";
+import {
+  type CapabilityView,
+  type CardRecord,
+  type Decider,
+  foldBatch,
+  type LedgerState,
+  type PolicySource,
+} from "@a2a-ledger/core";
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { PoisonRecordError } from "./errors.ts";
 
@@ -25,7 +32,14 @@ export const isCommand = (d: Decision) => d.type === "RedispatchCommanded" || d.
 
 export function processBatch(
   items: readonly BatchItem[],
-  deps: { decider: Decider; policy: PolicySource; capabilities: CapabilityView; stateOf: (correlationId: string) => LedgerState | undefined; blocked?: Iterable<string>; recheck?: boolean },
+  deps: {
+    decider: Decider;
+    policy: PolicySource;
+    capabilities: CapabilityView;
+    stateOf: (correlationId: string) => LedgerState | undefined;
+    blocked?: Iterable<string>;
+    recheck?: boolean;
+  },
 ): BatchOutcome {
   const observations: Observation[] = [];
   const offsets: string[] = [];
@@ -37,14 +51,36 @@ export function processBatch(
       offsets.push(item.offset);
     }
   }
-  const folded = foldBatch({ decider: deps.decider, policy: deps.policy, capabilities: deps.capabilities, stateOf: deps.stateOf, blocked: deps.blocked, recheck: deps.recheck }, observations);
-  for (const r of folded.rejected) poison.push({ offset: offsets[r.index] as string, error: new PoisonRecordError("RECONCILER_RULES_REJECTED", r.error.message) });
+  const folded = foldBatch(
+    {
+      decider: deps.decider,
+      policy: deps.policy,
+      capabilities: deps.capabilities,
+      stateOf: deps.stateOf,
+      blocked: deps.blocked,
+      recheck: deps.recheck,
+    },
+    observations,
+  );
+  for (const r of folded.rejected)
+    poison.push({
+      offset: offsets[r.index] as string,
+      error: new PoisonRecordError("RECONCILER_RULES_REJECTED", r.error.message),
+    });
   // A correlation whose every observation in this batch was rejected keeps its stored state.
   const rejected = new Set(folded.rejected.map((r) => r.index));
   const advanced = new Set(observations.filter((_, i) => !rejected.has(i)).map((o) => o.correlationId));
   for (const d of folded.decisions) advanced.add(d.correlationId);
   const states: BatchOutcome["states"] = new Map();
-  for (const [correlationId, state] of folded.states) if (advanced.has(correlationId)) states.set(correlationId, { state, serialized: deps.decider.serialize(state) });
+  for (const [correlationId, state] of folded.states)
+    if (advanced.has(correlationId)) states.set(correlationId, { state, serialized: deps.decider.serialize(state) });
   poison.sort((a, b) => (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
-  return { decisions: folded.decisions, commands: folded.decisions.filter(isCommand), capabilityUpdates: folded.capabilityUpdates, cards: folded.cards, states, poison };
+  return {
+    decisions: folded.decisions,
+    commands: folded.decisions.filter(isCommand),
+    capabilityUpdates: folded.capabilityUpdates,
+    cards: folded.cards,
+    states,
+    poison,
+  };
 }

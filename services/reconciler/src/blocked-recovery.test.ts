@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import { apart, committed, redispatches, story } from "../test/blocked-story.ts";
-import { byCorrelation, seededPolicy, kafkaSuite, fixture, produce, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  seededPolicy,
+  kafkaSuite,
+  fixture,
+  produce,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -25,7 +33,11 @@ describe("blocked correlations recover on Kafka", () => {
     await produce(f.topics.observations, blocked.slice(2));
     await waitForGroupAtEnd(admin, f);
     const before = await committed(f, (ds) => ds.some((d) => d.type === "ReconciliationBlocked"));
-    expect(before.filter((d) => d.correlationId === ids.task).map((d) => d.type)).toEqual(["ContractViolation", "TaskIndeterminate", "ReconciliationBlocked"]);
+    expect(before.filter((d) => d.correlationId === ids.task).map((d) => d.type)).toEqual([
+      "ContractViolation",
+      "TaskIndeterminate",
+      "ReconciliationBlocked",
+    ]);
     await first.stop();
 
     const second = await startInProcess(f);
@@ -34,7 +46,9 @@ describe("blocked correlations recover on Kafka", () => {
     await waitForGroupAtEnd(admin, f);
     const expected = replay([...blocked, ...probe], defaultRuleSet, { policy: seededPolicy() });
     const after = await committed(f, (ds) => redispatches(ds, ids.task).length > 0);
-    expect(redispatches(after, ids.task)).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 2, causeEventIds: ["p3", "lost"] }]);
+    expect(redispatches(after, ids.task)).toMatchObject([
+      { targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 2, causeEventIds: ["p3", "lost"] },
+    ]);
     const idsSeen = after.map((d) => d.decisionId);
     expect(new Set(idsSeen).size).toBe(idsSeen.length);
     expect(byCorrelation(after)).toEqual(byCorrelation(expected));
@@ -56,7 +70,9 @@ describe("blocked correlations recover on Kafka", () => {
     await produce(f.topics.observations, [loss, ...probe]);
     await waitForGroupAtEnd(admin, f);
     const decisions = await committed(f, (ds) => redispatches(ds, ids.task).length > 0);
-    expect(redispatches(decisions, ids.task)).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED" }]);
+    expect(redispatches(decisions, ids.task)).toMatchObject([
+      { targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED" },
+    ]);
     // Whichever was processed first, the outcome is what a replay in that order decides: the same
     // decisions by id, the blocked alert listing the candidates the table knew at the time.
     const lossFirst = byCorrelation(replay([...setup, loss, ...probe], defaultRuleSet, { policy: seededPolicy() }));

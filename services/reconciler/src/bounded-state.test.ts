@@ -7,7 +7,15 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
-import { kafkaSuite, fixture, parseLines, readAll, produce, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  kafkaSuite,
+  fixture,
+  parseLines,
+  readAll,
+  produce,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -19,7 +27,14 @@ function card(version: number) {
     name: "refetched",
     version: `1.${version}`,
     provider: { organization: "Acme" },
-    capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: ["submitted", "working", "input-required", "completed"], taskStore: "ephemeral" } }] },
+    capabilities: {
+      extensions: [
+        {
+          uri: lifecycleExtensionUri,
+          params: { states: ["submitted", "working", "input-required", "completed"], taskStore: "ephemeral" },
+        },
+      ],
+    },
     defaultOutputModes: ["text/plain"],
     skills: [{ id: "summarize", outputModes: ["text/plain"] }],
   };
@@ -33,18 +48,61 @@ function longCorrelation(n: number, start: number): string[] {
   let attempt = 0;
   let task = "";
   for (let i = 0; lines.length < n; i++) {
-    const base = { eventId: randomUUID(), correlationId: "long-lived", occurredAt: at(), observer: observers[i % 3], workerId: "w-long" };
+    const base = {
+      eventId: randomUUID(),
+      correlationId: "long-lived",
+      occurredAt: at(),
+      observer: observers[i % 3],
+      workerId: "w-long",
+    };
     if (i % 1_000 === 0) {
       attempt++;
       task = `task-${attempt}-${randomUUID()}`;
-      lines.push(JSON.stringify({ ...base, type: "TaskDispatched", skillId: "summarize", messageId: `m-${attempt}`, acceptedOutputModes: ["text/plain"], attempt }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "TaskDispatched",
+          skillId: "summarize",
+          messageId: `m-${attempt}`,
+          acceptedOutputModes: ["text/plain"],
+          attempt,
+        }),
+      );
     } else if (i % 10 === 0) {
       const chunk = Math.floor(i / 10) % 5;
-      lines.push(JSON.stringify({ ...base, type: "ArtifactEmitted", serverTaskId: task, artifactId: `art-${Math.floor(i / 50)}`, name: null, parts: [{ kind: "TEXT", mediaType: media[Math.floor(i / 10) % media.length], sizeBytes: 100 }], append: chunk > 0, lastChunk: chunk === 4 }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "ArtifactEmitted",
+          serverTaskId: task,
+          artifactId: `art-${Math.floor(i / 50)}`,
+          name: null,
+          parts: [{ kind: "TEXT", mediaType: media[Math.floor(i / 10) % media.length], sizeBytes: 100 }],
+          append: chunk > 0,
+          lastChunk: chunk === 4,
+        }),
+      );
     } else if (i % 997 === 0) {
-      lines.push(JSON.stringify({ ...base, type: "TaskNotFoundObserved", serverTaskId: `gone-${i}`, method: "GetTask", errorCode: "-32001" }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "TaskNotFoundObserved",
+          serverTaskId: `gone-${i}`,
+          method: "GetTask",
+          errorCode: "-32001",
+        }),
+      );
     } else {
-      lines.push(JSON.stringify({ ...base, type: "TaskStateObserved", serverTaskId: task, contextId: "ctx-long", state: i % 2 === 0 ? "working" : "TASK_STATE_INPUT_REQUIRED", via: "get" }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "TaskStateObserved",
+          serverTaskId: task,
+          contextId: "ctx-long",
+          state: i % 2 === 0 ? "working" : "TASK_STATE_INPUT_REQUIRED",
+          via: "get",
+        }),
+      );
     }
   }
   return lines;
@@ -57,9 +115,33 @@ function refetches(n: number, start: number): string[] {
   for (let i = 0; i < n; i++) {
     const c = card(Math.floor(i / 100));
     const base = { correlationId: "probe-w-refetch", observer: "dispatcher", workerId: "w-refetch" };
-    lines.push(JSON.stringify({ ...base, type: "AgentCardObserved", eventId: randomUUID(), occurredAt: (t += 7), cardUrl: "http://127.0.0.1:1/.well-known/agent-card.json", card: c, cacheMaxAgeSeconds: 60, etag: `W/"${i}"` }));
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: "AgentCardObserved",
+        eventId: randomUUID(),
+        occurredAt: (t += 7),
+        cardUrl: "http://127.0.0.1:1/.well-known/agent-card.json",
+        card: c,
+        cacheMaxAgeSeconds: 60,
+        etag: `W/"${i}"`,
+      }),
+    );
     if (i % 100 === 0) {
-      lines.push(JSON.stringify({ ...base, type: "ProbeCompleted", eventId: randomUUID(), occurredAt: (t += 7), cardHash: cardHash(c), skillId: "summarize", statesObserved: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], reobservable: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], emittedModes: ["text/plain"], durable: false }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "ProbeCompleted",
+          eventId: randomUUID(),
+          occurredAt: (t += 7),
+          cardHash: cardHash(c),
+          skillId: "summarize",
+          statesObserved: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+          reobservable: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+          emittedModes: ["text/plain"],
+          durable: false,
+        }),
+      );
     }
   }
   return lines;
@@ -72,7 +154,10 @@ describe("bounded reconciler state on Kafka", () => {
     const reconciler = await startInProcess(f);
     running.push(reconciler);
     const start = Date.UTC(2026, 0, 1);
-    const log: Observation[] = parseLines([...refetches(10_000, start), ...longCorrelation(100_000, start + 1_000_000)]);
+    const log: Observation[] = parseLines([
+      ...refetches(10_000, start),
+      ...longCorrelation(100_000, start + 1_000_000),
+    ]);
     await produce(f.topics.observations, log);
     await waitForGroupAtEnd(admin, f, 600_000);
 
@@ -83,7 +168,8 @@ describe("bounded reconciler state on Kafka", () => {
     expect(sizes.get("long-lived")).toBeGreaterThan(0);
     expect(sizes.get("probe-w-refetch")).toBeGreaterThan(0);
     for (const [key, size] of sizes) expect(size, `changelog record of ${key}`).toBeLessThan(100 * 1024);
-    const processed = (await reconciler.metrics.registry.getSingleMetric("a2a_reconciler_observations_total")?.get())?.values[0]?.value;
+    const processed = (await reconciler.metrics.registry.getSingleMetric("a2a_reconciler_observations_total")?.get())
+      ?.values[0]?.value;
     expect(processed).toBe(log.length);
   }, 900_000);
 });

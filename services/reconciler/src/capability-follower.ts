@@ -52,16 +52,28 @@ export class CapabilityFollower {
    */
   private readonly own = new Map<number, Set<number>>();
 
-  constructor(kafka: Kafka, admin: Admin, topic: string, private readonly serde: Serde, groupPrefix: string) {
-    this.reader = new TopicReader(kafka, admin, topic, async (_partition, message) => {
-      if (message.value === null) return;
-      const { record } = await this.serde.decode(message.value);
-      if (record.type !== "CapabilitySnapshot") return;
-      const { type: _type, ...snapshot } = record;
-      const source = sourceOf(message.headers);
-      if (source !== undefined) this.readBack(source);
-      this.apply(snapshot);
-    }, `${groupPrefix}-capabilities`);
+  constructor(
+    kafka: Kafka,
+    admin: Admin,
+    topic: string,
+    private readonly serde: Serde,
+    groupPrefix: string,
+  ) {
+    this.reader = new TopicReader(
+      kafka,
+      admin,
+      topic,
+      async (_partition, message) => {
+        if (message.value === null) return;
+        const { record } = await this.serde.decode(message.value);
+        if (record.type !== "CapabilitySnapshot") return;
+        const { type: _type, ...snapshot } = record;
+        const source = sourceOf(message.headers);
+        if (source !== undefined) this.readBack(source);
+        this.apply(snapshot);
+      },
+      `${groupPrefix}-capabilities`,
+    );
   }
 
   /** Snapshots and cards a transaction of this instance committed, from the batch `source` names. */
@@ -100,7 +112,9 @@ export class CapabilityFollower {
 
   /** This instance's own batches whose snapshots are in the table beyond `reads()`. */
   ownBatches(): PartitionReads {
-    return [...this.own].sort(([a], [b]) => a - b).flatMap(([partition, offsets]) => [...offsets].sort((x, y) => x - y).map((offset) => ({ partition, offset })));
+    return [...this.own]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([partition, offsets]) => [...offsets].sort((x, y) => x - y).map((offset) => ({ partition, offset })));
   }
 
   async start(): Promise<void> {

@@ -39,26 +39,51 @@ export interface Restored {
   upTo: Record<number, string>;
 }
 
-export async function restoreChangelog(kafka: Kafka, admin: Admin, topic: string, partitions: ReadonlySet<number>, groupPrefix: string, decider: Decider, watch: RestoreWatch): Promise<Restored> {
+export async function restoreChangelog(
+  kafka: Kafka,
+  admin: Admin,
+  topic: string,
+  partitions: ReadonlySet<number>,
+  groupPrefix: string,
+  decider: Decider,
+  watch: RestoreWatch,
+): Promise<Restored> {
   const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
   const records = new Map([...partitions].map((p) => [p, 0]));
-  const reader = new TopicReader(kafka, admin, topic, (partition, message) => {
-    const forPartition = states.get(partition);
-    if (forPartition === undefined || message.key === null) return;
-    records.set(partition, (records.get(partition) ?? 0) + 1);
-    const correlationId = message.key.toString("utf8");
-    if (message.value === null) forPartition.delete(correlationId);
-    else forPartition.set(correlationId, decider.deserialize(message.value));
-  }, `${groupPrefix}-restore`, { partitions: [...partitions] });
+  const reader = new TopicReader(
+    kafka,
+    admin,
+    topic,
+    (partition, message) => {
+      const forPartition = states.get(partition);
+      if (forPartition === undefined || message.key === null) return;
+      records.set(partition, (records.get(partition) ?? 0) + 1);
+      const correlationId = message.key.toString("utf8");
+      if (message.value === null) forPartition.delete(correlationId);
+      else forPartition.set(correlationId, decider.deserialize(message.value));
+    },
+    `${groupPrefix}-restore`,
+    { partitions: [...partitions] },
+  );
   const started = Date.now();
   await reader.start();
   let upTo: Record<number, string>;
   try {
-    upTo = await reader.caughtUp({
-      stallMs: watch.stallMs,
-      ...(watch.progress === undefined ? {} : { progress: watch.progress }),
-      reached: (partition, end) => watch.restored?.({ partition, records: records.get(partition) ?? 0, correlations: states.get(partition)?.size ?? 0, offset: end, ms: Date.now() - started }),
-    }, partitions);
+    upTo = await reader.caughtUp(
+      {
+        stallMs: watch.stallMs,
+        ...(watch.progress === undefined ? {} : { progress: watch.progress }),
+        reached: (partition, end) =>
+          watch.restored?.({
+            partition,
+            records: records.get(partition) ?? 0,
+            correlations: states.get(partition)?.size ?? 0,
+            offset: end,
+            ms: Date.now() - started,
+          }),
+      },
+      partitions,
+    );
   } finally {
     await reader.stop();
   }

@@ -14,7 +14,11 @@ describe("loadReconcilerConfig", () => {
     expect(config.groupId).toBe("a2a-ledger-reconciler");
   });
   it("reads trusted vendors, another rule set and a topic suffix", () => {
-    const config = loadReconcilerConfig({ A2A_LEDGER_TRUSTED_VENDORS: " Acme , Beta,", A2A_LEDGER_RULES: "restart-from-scratch", A2A_LEDGER_TOPIC_SUFFIX: "blue" });
+    const config = loadReconcilerConfig({
+      A2A_LEDGER_TRUSTED_VENDORS: " Acme , Beta,",
+      A2A_LEDGER_RULES: "restart-from-scratch",
+      A2A_LEDGER_TOPIC_SUFFIX: "blue",
+    });
     expect(config.policy.trustedVendors).toEqual(["Acme", "Beta"]);
     expect(config.ruleSet.name).toBe("restart-from-scratch");
     expect(config.topics.decisions).toBe("a2a.decisions.v1.blue");
@@ -24,18 +28,28 @@ describe("loadReconcilerConfig", () => {
   });
   it("names the variable and the choices for an unknown rule set", () => {
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(ReconcilerConfigError);
-    expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(/A2A_LEDGER_RULES="lenient": expected one of default, restart-from-scratch/);
+    expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(
+      /A2A_LEDGER_RULES="lenient": expected one of default, restart-from-scratch/,
+    );
   });
   it("refuses out-of-range numbers and illegal names", () => {
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_MAX_BATCH: "0" })).toThrow(/MAX_BATCH="0"/);
-    expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "100" })).toThrow(/SESSION_TIMEOUT_MS/);
+    expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "100" })).toThrow(
+      /SESSION_TIMEOUT_MS/,
+    );
     expect(() => loadReconcilerConfig({ A2A_LEDGER_TOPIC_SUFFIX: "a b" })).toThrow(/TOPIC_SUFFIX/);
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_GROUP: "g/1" })).toThrow(/RECONCILER_GROUP/);
   });
   it("lists every problem at once, each naming its variable", () => {
     let error: unknown;
     try {
-      loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient", A2A_LEDGER_RECONCILER_MAX_BATCH: "0", A2A_LEDGER_RECONCILER_METRICS_PORT: "80", A2A_LEDGER_TOPIC_SUFFIX: "a b", KAFKA_BROKERS: "nohost" });
+      loadReconcilerConfig({
+        A2A_LEDGER_RULES: "lenient",
+        A2A_LEDGER_RECONCILER_MAX_BATCH: "0",
+        A2A_LEDGER_RECONCILER_METRICS_PORT: "80",
+        A2A_LEDGER_TOPIC_SUFFIX: "a b",
+        KAFKA_BROKERS: "nohost",
+      });
     } catch (e) {
       error = e;
     }
@@ -51,7 +65,9 @@ describe("loadReconcilerConfig", () => {
   it("holds a memory budget of live correlations: half the heap at 8 KiB each unless set", () => {
     expect(loadReconcilerConfig({}).maxCorrelations).toBe(defaultMaxCorrelations());
     expect(loadReconcilerConfig({ A2A_LEDGER_RECONCILER_MAX_CORRELATIONS: "250000" }).maxCorrelations).toBe(250_000);
-    expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_MAX_CORRELATIONS: "0" })).toThrow(/A2A_LEDGER_RECONCILER_MAX_CORRELATIONS="0" must be an integer from 1/);
+    expect(() => loadReconcilerConfig({ A2A_LEDGER_RECONCILER_MAX_CORRELATIONS: "0" })).toThrow(
+      /A2A_LEDGER_RECONCILER_MAX_CORRELATIONS="0" must be an integer from 1/,
+    );
   });
   it("reads a metrics port only when one is set", () => {
     expect(loadReconcilerConfig({}).metricsPort).toBeUndefined();

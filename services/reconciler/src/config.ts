@@ -43,13 +43,22 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
   problems.push(...endpointProblems(endpoints));
   const rulesName = text("A2A_LEDGER_RULES") ?? "default";
   const ruleSet = ruleSetByName(rulesName);
-  if (ruleSet === undefined) problems.push(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${ruleSetNames.join(", ")}`);
+  if (ruleSet === undefined)
+    problems.push(`A2A_LEDGER_RULES=${JSON.stringify(rulesName)}: expected one of ${ruleSetNames.join(", ")}`);
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
-  if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix)) problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
+  if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix))
+    problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
   const groupId = text("A2A_LEDGER_RECONCILER_GROUP") ?? "a2a-ledger-reconciler";
-  if (!/^[A-Za-z0-9._-]{1,200}$/.test(groupId)) problems.push(`A2A_LEDGER_RECONCILER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
-  const trustedVendors = (text("A2A_LEDGER_TRUSTED_VENDORS") ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
-  const metricsPort = text("A2A_LEDGER_RECONCILER_METRICS_PORT") === undefined ? undefined : int("A2A_LEDGER_RECONCILER_METRICS_PORT", 0, 1024, 65535);
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(groupId))
+    problems.push(`A2A_LEDGER_RECONCILER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
+  const trustedVendors = (text("A2A_LEDGER_TRUSTED_VENDORS") ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+  const metricsPort =
+    text("A2A_LEDGER_RECONCILER_METRICS_PORT") === undefined
+      ? undefined
+      : int("A2A_LEDGER_RECONCILER_METRICS_PORT", 0, 1024, 65535);
   const config = {
     brokers: endpoints.brokers,
     registryUrl: endpoints.registryUrl,
@@ -62,7 +71,10 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
     sessionTimeoutMs: int("A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 10_000, 6_000, 300_000),
     heartbeatMs: 1_000,
     transactionStepTimeoutMs: int("A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 30_000, 1_000, 600_000),
-    concurrency: text("A2A_LEDGER_RECONCILER_CONCURRENCY") === undefined ? undefined : int("A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 1, 64),
+    concurrency:
+      text("A2A_LEDGER_RECONCILER_CONCURRENCY") === undefined
+        ? undefined
+        : int("A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 1, 64),
     recheckMs: int("A2A_LEDGER_RECONCILER_RECHECK_MS", 500, 50, 600_000),
     maxCorrelations: int("A2A_LEDGER_RECONCILER_MAX_CORRELATIONS", defaultMaxCorrelations(), 1, 1_000_000_000),
   };

@@ -5,7 +5,16 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
-import { byCorrelation, fixture, kafkaSuite, produce, readDecisions, seededPolicy, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  fixture,
+  kafkaSuite,
+  produce,
+  readDecisions,
+  seededPolicy,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 import { lostTask } from "../test/correlation-states.ts";
 import type { Reconciler } from "./reconciler.ts";
 
@@ -39,7 +48,10 @@ describe("the reconciler's memory budget on Kafka", () => {
     await sleep(4_000);
     expect(await live(first)).toBe(3);
     expect((await first.metrics.maxCorrelations.get()).values[0]?.value).toBe(3);
-    expect(await committed(f.groupId, f.topics.observations), "only the admitted correlations' observations are committed").toBe(9);
+    expect(
+      await committed(f.groupId, f.topics.observations),
+      "only the admitted correlations' observations are committed",
+    ).toBe(9);
     // Not ready while observations wait for room, and saying why.
     const server = await first.metrics.serve(0, () => first.isRunning);
     try {
@@ -58,6 +70,8 @@ describe("the reconciler's memory budget on Kafka", () => {
     running.push(second);
     await waitForGroupAtEnd(admin, f);
     expect(await live(second)).toBe(8);
-    expect(byCorrelation(await readDecisions(f.topics.decisions)), "every correlation decided, none twice").toEqual(expected);
+    expect(byCorrelation(await readDecisions(f.topics.decisions)), "every correlation decided, none twice").toEqual(
+      expected,
+    );
   }, 180_000);
 });

@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Logger } from "@a2a-ledger/logging";
-import { admissible, CorrelationBudget, defaultMaxCorrelations, heapBytesPerCorrelation } from "./correlation-budget.ts";
+import {
+  admissible,
+  CorrelationBudget,
+  defaultMaxCorrelations,
+  heapBytesPerCorrelation,
+} from "./correlation-budget.ts";
 
 /** A logger whose warnings (40) and errors (50) are kept. */
 function recordingLog() {
   const lines: { level: number; msg: string; live?: number }[] = [];
-  const at = (level: number) => (fields: { live?: number }, msg: string) => void lines.push({ level, msg, live: fields.live });
+  const at = (level: number) => (fields: { live?: number }, msg: string) =>
+    void lines.push({ level, msg, live: fields.live });
   const log = { warn: at(40), error: at(50) } as unknown as Logger;
   return { log, lines };
 }
@@ -47,7 +53,12 @@ describe("the correlation budget", () => {
     const { log, lines } = recordingLog();
     let live = 0;
     let now = 0;
-    const budget = new CorrelationBudget(10, () => live, log, () => now);
+    const budget = new CorrelationBudget(
+      10,
+      () => live,
+      log,
+      () => now,
+    );
     budget.report();
     expect(lines).toEqual([]);
     live = 8;

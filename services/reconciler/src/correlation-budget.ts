@@ -35,7 +35,11 @@ export function defaultMaxCorrelations(heapSizeLimit: number = v8.getHeapStatist
  * the longest prefix whose correlations not yet held (`held`) number at most `room`. A record without
  * a key holds no state (it is dead-lettered). Returns the prefix length and its new correlations.
  */
-export function admissible(keys: readonly (string | null)[], held: (correlationId: string) => boolean, room: number): { taken: number; added: number } {
+export function admissible(
+  keys: readonly (string | null)[],
+  held: (correlationId: string) => boolean,
+  room: number,
+): { taken: number; added: number } {
   const added = new Set<string>();
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
@@ -71,7 +75,11 @@ export class CorrelationBudget {
    * Admits the longest prefix of a batch of `partition` that fits, and reserves its new correlations
    * until `release` (after the batch committed and its states are held, or failed).
    */
-  admit(partition: number, keys: readonly (string | null)[], held: (correlationId: string) => boolean): { taken: number; release: () => void } {
+  admit(
+    partition: number,
+    keys: readonly (string | null)[],
+    held: (correlationId: string) => boolean,
+  ): { taken: number; release: () => void } {
     const { taken, added } = admissible(keys, held, Math.max(0, this.max - this.used()));
     this.reserved += added;
     let released = false;
@@ -107,7 +115,10 @@ export class CorrelationBudget {
     } else if (used >= this.max * warnShare) {
       if (now - this.lastWarning < budgetLogEveryMs) return;
       this.lastWarning = now;
-      this.log.warn({ live: used, max: this.max, share: Math.round((used / this.max) * 100) / 100 }, "correlation budget over 80% used");
+      this.log.warn(
+        { live: used, max: this.max, share: Math.round((used / this.max) * 100) / 100 },
+        "correlation budget over 80% used",
+      );
     }
   }
 }

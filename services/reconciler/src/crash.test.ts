@@ -15,11 +15,26 @@ import { cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { Admin } from "@a2a-ledger/kafka";
 import { killHard } from "@a2a-ledger/env/testing";
-import { byCorrelation, seededPolicy, deleteTopics, type Fixture, fixture, kafka, parseLines, produce, readDecisions, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  seededPolicy,
+  deleteTopics,
+  type Fixture,
+  fixture,
+  kafka,
+  parseLines,
+  produce,
+  readDecisions,
+  serde,
+  startChild,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);
-const generated = parseLines(generateLog(Number(process.env.CRASH_TEST_OBSERVATIONS ?? 4_000), { refreshEvery: Number.MAX_SAFE_INTEGER }));
+const generated = parseLines(
+  generateLog(Number(process.env.CRASH_TEST_OBSERVATIONS ?? 4_000), { refreshEvery: Number.MAX_SAFE_INTEGER }),
+);
 
 /**
  * Spare workers, whose cards are refreshed and probed throughout the stream: their snapshots are written
@@ -28,16 +43,48 @@ const generated = parseLines(generateLog(Number(process.env.CRASH_TEST_OBSERVATI
  * change is a documented limit; re-examination closes it only for blocked correlations).
  */
 const spares = ["w-spare-a", "w-spare-b"];
-const spareCard = (w: string, version: number) => ({ name: w, version: `2.${version}`, provider: { organization: "Spare" }, capabilities: { extensions: [{ uri: lifecycleExtensionUri, params: { states: ["submitted", "working", "completed"], taskStore: "ephemeral" } }] }, defaultOutputModes: ["text/plain"], skills: [{ id: "translate", outputModes: ["text/plain"] }] });
+const spareCard = (w: string, version: number) => ({
+  name: w,
+  version: `2.${version}`,
+  provider: { organization: "Spare" },
+  capabilities: {
+    extensions: [
+      { uri: lifecycleExtensionUri, params: { states: ["submitted", "working", "completed"], taskStore: "ephemeral" } },
+    ],
+  },
+  defaultOutputModes: ["text/plain"],
+  skills: [{ id: "translate", outputModes: ["text/plain"] }],
+});
 function spareObservations(w: string, version: number, at: number): Observation[] {
   const card = spareCard(w, version);
   const base = { correlationId: `probe-${w}`, observer: "dispatcher", workerId: w };
   return parseLines([
-    JSON.stringify({ ...base, type: "AgentCardObserved", eventId: randomUUID(), occurredAt: at, cardUrl: `http://${w}/card`, card, cacheMaxAgeSeconds: 60 }),
-    JSON.stringify({ ...base, type: "ProbeCompleted", eventId: randomUUID(), occurredAt: at + 1, cardHash: cardHash(card), skillId: "translate", statesObserved: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], reobservable: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], emittedModes: ["text/plain"] }),
+    JSON.stringify({
+      ...base,
+      type: "AgentCardObserved",
+      eventId: randomUUID(),
+      occurredAt: at,
+      cardUrl: `http://${w}/card`,
+      card,
+      cacheMaxAgeSeconds: 60,
+    }),
+    JSON.stringify({
+      ...base,
+      type: "ProbeCompleted",
+      eventId: randomUUID(),
+      occurredAt: at + 1,
+      cardHash: cardHash(card),
+      skillId: "translate",
+      statesObserved: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+      reobservable: ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+      emittedModes: ["text/plain"],
+    }),
   ]);
 }
-const capabilityPhase = [...generated.filter((o) => o.correlationId.startsWith("probe-")), ...spares.flatMap((w) => spareObservations(w, 0, 1))];
+const capabilityPhase = [
+  ...generated.filter((o) => o.correlationId.startsWith("probe-")),
+  ...spares.flatMap((w) => spareObservations(w, 0, 1)),
+];
 const stream: Observation[] = [];
 generated
   .filter((o) => !o.correlationId.startsWith("probe-"))
@@ -139,7 +186,13 @@ describe(`reconciler crashes (seed ${seed})`, () => {
     let aborted = (await settled(uncommitted)) - (await settled(committedOnly));
     const bursts: Observation[] = [];
     for (let round = 0; aborted === 0 && round < 10; round++) {
-      const burst = Array.from({ length: 60 }, (_, i) => spareObservations(spares[i % 2] as string, 10_000 + round * 100 + i, Date.UTC(2030, 0, 1) + (round * 100 + i) * 10)).flat();
+      const burst = Array.from({ length: 60 }, (_, i) =>
+        spareObservations(
+          spares[i % 2] as string,
+          10_000 + round * 100 + i,
+          Date.UTC(2030, 0, 1) + (round * 100 + i) * 10,
+        ),
+      ).flat();
       bursts.push(...burst);
       const [seenUncommitted, seenCommitted] = [uncommitted.count(), committedOnly.count()];
       await produce(f.topics.observations, burst);
@@ -153,7 +206,9 @@ describe(`reconciler crashes (seed ${seed})`, () => {
     }
     await uncommitted.stop();
     await committedOnly.stop();
-    console.log(`crash test: ${kills} kills, ${aborted} records of aborted transactions seen by a read_uncommitted reader`);
+    console.log(
+      `crash test: ${kills} kills, ${aborted} records of aborted transactions seen by a read_uncommitted reader`,
+    );
     expect(aborted, "at least one kill landed inside an open transaction").toBeGreaterThan(0);
     await expectReplayEquivalence(f, bursts);
   }, 900_000);
@@ -190,6 +245,11 @@ async function membersWithPartitions(groupId: string): Promise<{ clientId: strin
   const { groups } = await admin.describeGroups([groupId]);
   return (groups[0]?.members ?? []).map((m) => {
     const assignment = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
-    return { clientId: m.clientId, partitions: Object.values(assignment?.assignment ?? {}).flat().sort((x, y) => x - y) };
+    return {
+      clientId: m.clientId,
+      partitions: Object.values(assignment?.assignment ?? {})
+        .flat()
+        .sort((x, y) => x - y),
+    };
   });
 }

@@ -7,14 +7,41 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSetV3, replay } from "@a2a-ledger/core";
-import { byCorrelation, seededPolicy, fixture, kafkaSuite, parseLines, produce, readDecisions, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  seededPolicy,
+  fixture,
+  kafkaSuite,
+  parseLines,
+  produce,
+  readDecisions,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 
 const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
-const lines = readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== "");
+const lines = readFileSync(example, "utf8")
+  .split("\n")
+  .filter((l) => l.trim() !== "");
 const story = parseLines(lines);
 const last = Math.max(...story.map((o) => o.occurredAt));
-const probe = parseLines([JSON.stringify({ type: "TaskNotFoundObserved", eventId: "tck-ev-1", correlationId: "task-42", occurredAt: last + 1, observer: "tck", workerId: "w-acme", serverTaskId: "tck-made-up-id", method: "GetTask", errorCode: "-32001" })]);
-const [capabilityPhase, taskPhase] = [story.filter((o) => o.correlationId.startsWith("probe-")), [...story.filter((o) => !o.correlationId.startsWith("probe-")), ...probe]];
+const probe = parseLines([
+  JSON.stringify({
+    type: "TaskNotFoundObserved",
+    eventId: "tck-ev-1",
+    correlationId: "task-42",
+    occurredAt: last + 1,
+    observer: "tck",
+    workerId: "w-acme",
+    serverTaskId: "tck-made-up-id",
+    method: "GetTask",
+    errorCode: "-32001",
+  }),
+]);
+const [capabilityPhase, taskPhase] = [
+  story.filter((o) => o.correlationId.startsWith("probe-")),
+  [...story.filter((o) => !o.correlationId.startsWith("probe-")), ...probe],
+];
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -30,7 +57,11 @@ describe("the reconciler with A2A_LEDGER_RULES=default/3", () => {
     await waitForGroupAtEnd(admin, f);
 
     const expected = replay([...story, ...probe], defaultRuleSetV3, { policy: seededPolicy() });
-    expect(expected.filter((d) => d.correlationId === "task-42").map((d) => (d.type === "ContractViolation" ? d.kind : d.type))).toEqual([
+    expect(
+      expected
+        .filter((d) => d.correlationId === "task-42")
+        .map((d) => (d.type === "ContractViolation" ? d.kind : d.type)),
+    ).toEqual([
       "CapabilitiesVerified",
       "TaskIndeterminate",
       "RedispatchCommanded",

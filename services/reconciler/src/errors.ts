@@ -21,8 +21,14 @@ export const deadLetterReasons = defineErrorCatalogue("RECONCILER", {
 /** The codes of the reconciler's own errors: why it refused to start, and what a transaction step reports. */
 export const serviceErrors = defineErrorCatalogue("RECONCILER", {
   RECONCILER_CONFIG_INVALID: { status: null, message: "An environment variable is invalid; every problem is listed." },
-  RECONCILER_TRANSACTION_OUTCOME_UNKNOWN: { status: null, message: "A step of a transaction did not finish in time: its outcome is unknown." },
-  RECONCILER_REJOIN: { status: null, message: "The instance rejoins its consumer group after a failed transaction or before initialising a producer." },
+  RECONCILER_TRANSACTION_OUTCOME_UNKNOWN: {
+    status: null,
+    message: "A step of a transaction did not finish in time: its outcome is unknown.",
+  },
+  RECONCILER_REJOIN: {
+    status: null,
+    message: "The instance rejoins its consumer group after a failed transaction or before initialising a producer.",
+  },
 });
 
 type ServiceErrorCode = keyof typeof serviceErrors;
@@ -44,7 +50,10 @@ export class ReconcilerConfigError extends Error {
 /** A record the reconciler cannot process, with the reason it goes to the DLQ. */
 export class PoisonRecordError extends Error {
   override name = "PoisonRecordError";
-  constructor(readonly reason: DeadLetterReason, detail: string) {
+  constructor(
+    readonly reason: DeadLetterReason,
+    detail: string,
+  ) {
     super(`${reason}: ${detail}`);
   }
 }
@@ -57,7 +66,10 @@ export class PoisonRecordError extends Error {
 export class TransactionOutcomeUnknownError extends Error {
   override name = "TransactionOutcomeUnknownError";
   readonly code = "RECONCILER_TRANSACTION_OUTCOME_UNKNOWN" satisfies ServiceErrorCode;
-  constructor(readonly step: string, readonly afterMs: number) {
+  constructor(
+    readonly step: string,
+    readonly afterMs: number,
+  ) {
     super(`the transaction's ${step} did not finish within ${afterMs} ms: its outcome is unknown`);
   }
 }
@@ -83,7 +95,10 @@ export class RejoinGroupError extends Error {
   readonly type = "REBALANCE_IN_PROGRESS";
   readonly retriable = true;
   readonly code = "RECONCILER_REJOIN" satisfies ServiceErrorCode;
-  constructor(reason: string, override readonly cause?: unknown) {
+  constructor(
+    reason: string,
+    override readonly cause?: unknown,
+  ) {
     super(`rejoining the consumer group: ${reason}`);
   }
 }

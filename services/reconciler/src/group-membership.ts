@@ -29,7 +29,12 @@ export class GroupMembership {
   readonly locks = new Map<number, Promise<unknown>>();
 
   /** `settled` is told when a partition's piece of work has finished, before the next one begins. */
-  constructor(private readonly kafka: Kafka, private readonly config: ReconcilerConfig, private readonly log: Logger, private readonly settled: (partition: number) => void) {}
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly config: ReconcilerConfig,
+    private readonly log: Logger,
+    private readonly settled: (partition: number) => void,
+  ) {}
 
   /**
    * A rebalance takes every partition away until the next assignment (kafkajs rebalances eagerly):
@@ -65,9 +70,17 @@ export class GroupMembership {
   producerFor(partition: number): Promise<Producer> {
     let producer = this.producers.get(partition);
     if (producer === undefined) {
-      if (!this.mayInitialise || !this.assigned.has(partition)) return Promise.reject(new RejoinGroupError(`partition ${partition} has no producer and its assignment is not fresh`));
+      if (!this.mayInitialise || !this.assigned.has(partition))
+        return Promise.reject(
+          new RejoinGroupError(`partition ${partition} has no producer and its assignment is not fresh`),
+        );
       const { groupId, topics } = this.config;
-      const created = this.kafka.producer({ transactionalId: `${groupId}.${topics.observations}.${partition}`, idempotent: true, maxInFlightRequests: 1, retry: transactionalProducerRetry });
+      const created = this.kafka.producer({
+        transactionalId: `${groupId}.${topics.observations}.${partition}`,
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: transactionalProducerRetry,
+      });
       // kafkajs's connect() initialises only an idempotent producer id; the transactional id is initialised
       // (InitProducerId: a zombie's open transaction aborted, or its commit in flight completed, and its
       // epoch fenced) at the first transaction(). So one is begun and aborted here, before anything reads
@@ -77,10 +90,13 @@ export class GroupMembership {
         await created.connect();
         await (await created.transaction()).abort();
       };
-      producer = withinDeadline(fenced(), "producer initialisation", this.config.transactionStepTimeoutMs).then(() => created, (error: unknown) => {
-        void created.disconnect().catch(() => undefined);
-        throw error;
-      });
+      producer = withinDeadline(fenced(), "producer initialisation", this.config.transactionStepTimeoutMs).then(
+        () => created,
+        (error: unknown) => {
+          void created.disconnect().catch(() => undefined);
+          throw error;
+        },
+      );
       producer.catch(() => this.producers.delete(partition));
       this.producers.set(partition, producer);
     }
@@ -90,11 +106,16 @@ export class GroupMembership {
   /** Runs `work` for a partition after the work already queued for it. */
   exclusive<T>(partition: number, work: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(partition) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work).finally(() => this.settled(partition));
+    const next = previous
+      .catch(() => undefined)
+      .then(work)
+      .finally(() => this.settled(partition));
     this.locks.set(partition, next);
-    void next.catch(() => undefined).finally(() => {
-      if (this.locks.get(partition) === next) this.locks.delete(partition);
-    });
+    void next
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.locks.get(partition) === next) this.locks.delete(partition);
+      });
     return next;
   }
 
@@ -107,7 +128,9 @@ export class GroupMembership {
   /** Waits for the work in hand (a re-examination already in its transaction finishes), then closes every producer. */
   async stop(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
-    await Promise.all([...this.producers.values()].map((p) => p.then((producer) => producer.disconnect()).catch(() => undefined)));
+    await Promise.all(
+      [...this.producers.values()].map((p) => p.then((producer) => producer.disconnect()).catch(() => undefined)),
+    );
     this.producers.clear();
   }
 }

@@ -1,19 +1,48 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureTopics, PartitionDisagreementError, partitionOf, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
+import {
+  ensureTopics,
+  PartitionDisagreementError,
+  partitionOf,
+  suffixedTopicNames,
+  topicSpecs,
+} from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
-import { type Fixture, kafkaSuite, parseLines, produce, quietLog, readAll, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  type Fixture,
+  kafkaSuite,
+  parseLines,
+  produce,
+  quietLog,
+  readAll,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 import { loadReconcilerConfig } from "./config.ts";
 import { Reconciler } from "./reconciler.ts";
 
 const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
-const story = parseLines(readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== ""));
-const [capabilityPhase, taskPhase] = [story.filter((o) => o.correlationId.startsWith("probe-")), story.filter((o) => !o.correlationId.startsWith("probe-"))];
+const story = parseLines(
+  readFileSync(example, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== ""),
+);
+const [capabilityPhase, taskPhase] = [
+  story.filter((o) => o.correlationId.startsWith("probe-")),
+  story.filter((o) => !o.correlationId.startsWith("probe-")),
+];
 
 /** The task story of DESIGN §1 under another correlation id (and server task ids of its own). */
 function taskStory(correlationId: string): Observation[] {
-  return taskPhase.map((o) => ({ ...o, correlationId, ...("serverTaskId" in o ? { serverTaskId: `${o.serverTaskId}-${correlationId}` } : {}) }) as Observation);
+  return taskPhase.map(
+    (o) =>
+      ({
+        ...o,
+        correlationId,
+        ...("serverTaskId" in o ? { serverTaskId: `${o.serverTaskId}-${correlationId}` } : {}),
+      }) as Observation,
+  );
 }
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
@@ -22,7 +51,12 @@ const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 async function fixtureAt(label: string, create: (f: Fixture) => Promise<void>): Promise<Fixture> {
   const suffix = `${label}-${randomUUID().slice(0, 8)}`;
   const topics = suffixedTopicNames(suffix);
-  const env: NodeJS.ProcessEnv = { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    A2A_LEDGER_TOPIC_SUFFIX: suffix,
+    A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`,
+    A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
+  };
   delete env.A2A_LEDGER_PARTITIONS;
   const f: Fixture = { suffix, topics, groupId: `reconciler-${suffix}`, env, config: loadReconcilerConfig(env) };
   fixtures.push(f);
@@ -44,7 +78,8 @@ describe("the reconciler learns the partition count from the topics", () => {
     await waitForGroupAtEnd(admin, f);
 
     const observed = new Map<string, Set<number>>();
-    for (const r of await readAll(f.topics.observations)) if (r.key !== null) (observed.get(r.key) ?? observed.set(r.key, new Set()).get(r.key))?.add(r.partition);
+    for (const r of await readAll(f.topics.observations))
+      if (r.key !== null) (observed.get(r.key) ?? observed.set(r.key, new Set()).get(r.key))?.add(r.partition);
     for (const c of correlations) expect([...(observed.get(c) ?? [])], c).toEqual([partitionOf(c, 24)]);
     for (const topic of [f.topics.decisions, f.topics.commands, f.topics.changelog]) {
       const records = await readAll(topic);
@@ -57,8 +92,14 @@ describe("the reconciler learns the partition count from the topics", () => {
 
   it("refuses to start on correlation-keyed topics that disagree, naming each topic and its count", async () => {
     const f = await fixtureAt("disagree", async (fx) => {
-      await ensureTopics(admin, topicSpecs(fx.topics, 24).filter((s) => s.name !== fx.topics.decisions));
-      await ensureTopics(admin, topicSpecs(fx.topics, 6).filter((s) => s.name === fx.topics.decisions));
+      await ensureTopics(
+        admin,
+        topicSpecs(fx.topics, 24).filter((s) => s.name !== fx.topics.decisions),
+      );
+      await ensureTopics(
+        admin,
+        topicSpecs(fx.topics, 6).filter((s) => s.name === fx.topics.decisions),
+      );
     });
     const reconciler = new Reconciler(f.config, quietLog);
     const error = await reconciler.start().then(
@@ -68,7 +109,13 @@ describe("the reconciler learns the partition count from the topics", () => {
     if (error === undefined) running.push(reconciler);
     expect(error).toBeInstanceOf(PartitionDisagreementError);
     const message = (error as Error).message;
-    for (const [topic, count] of [[f.topics.observations, 24], [f.topics.decisions, 6], [f.topics.commands, 24], [f.topics.changelog, 24]] as const) expect(message).toContain(`${topic}: ${count} partitions`);
+    for (const [topic, count] of [
+      [f.topics.observations, 24],
+      [f.topics.decisions, 6],
+      [f.topics.commands, 24],
+      [f.topics.changelog, 24],
+    ] as const)
+      expect(message).toContain(`${topic}: ${count} partitions`);
     await reconciler.stop().catch(() => undefined);
   }, 120_000);
 });

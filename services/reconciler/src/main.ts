@@ -21,7 +21,10 @@ try {
 
 const log = createLogger("reconciler");
 const reconciler = new Reconciler(config, log);
-const server = config.metricsPort === undefined ? undefined : await reconciler.metrics.serve(config.metricsPort, () => reconciler.isRunning);
+const server =
+  config.metricsPort === undefined
+    ? undefined
+    : await reconciler.metrics.serve(config.metricsPort, () => reconciler.isRunning);
 const stopped = stopOnSignal({
   log,
   graceMs: 30_000,
@@ -35,7 +38,11 @@ const stopped = stopOnSignal({
 });
 /** Refused by Kafka (credentials, certificate, ACL): no retry can cure it; says why and exits 3. */
 function exitIfRefused(error: unknown): void {
-  const refused = accessFailureOf(error, { topics: topicSpecs(config.topics).map((t) => t.name), groupId: config.groupId, client: processClientConfig() });
+  const refused = accessFailureOf(error, {
+    topics: topicSpecs(config.topics).map((t) => t.name),
+    groupId: config.groupId,
+    client: processClientConfig(),
+  });
   if (refused === undefined) return;
   log.error({ code: refused.code, resource: refused.resource }, refused.message);
   server?.close();

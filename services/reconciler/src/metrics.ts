@@ -9,19 +9,79 @@ export type Readiness = { ready: true } | { ready: false; status: string; detail
 
 export class ReconcilerMetrics {
   readonly registry = new client.Registry();
-  readonly lag = new client.Gauge({ name: "a2a_reconciler_lag", help: "Observations behind the end of each input partition", labelNames: ["partition"], registers: [this.registry] });
-  readonly decisions = new client.Counter({ name: "a2a_reconciler_decisions_total", help: "Decisions committed, by kind", labelNames: ["kind"], registers: [this.registry] });
-  readonly observations = new client.Counter({ name: "a2a_reconciler_observations_total", help: "Observations processed in committed transactions", registers: [this.registry] });
-  readonly deadLetters = new client.Counter({ name: "a2a_reconciler_dead_letters_total", help: "Records sent to the dead-letter topic, by reason", labelNames: ["reason"], registers: [this.registry] });
-  readonly commits = new client.Counter({ name: "a2a_reconciler_transaction_commits_total", help: "Committed transactions", registers: [this.registry] });
-  readonly aborts = new client.Counter({ name: "a2a_reconciler_transaction_aborts_total", help: "Aborted transactions", registers: [this.registry] });
-  readonly stageSeconds = new client.Counter({ name: "a2a_reconciler_stage_seconds_total", help: "Time spent per stage of a transaction (restore, capabilities, decode, rules, encode, send, offsets, commit)", labelNames: ["stage"], registers: [this.registry] });
-  readonly unknownOutcomes = new client.Counter({ name: "a2a_reconciler_transaction_unknown_outcomes_total", help: "Transaction steps that did not finish in time (the producer was replaced), by step", labelNames: ["step"], registers: [this.registry] });
-  readonly consumerRestarts = new client.Counter({ name: "a2a_reconciler_consumer_restarts_total", help: "Restarts of the consumer after a failure", registers: [this.registry] });
-  readonly restores = new client.Counter({ name: "a2a_reconciler_changelog_restores_total", help: "Changelog restores after an assignment", registers: [this.registry] });
-  readonly partitionRestores = new client.Counter({ name: "a2a_reconciler_partition_restores_total", help: "Partitions restored from the changelog, by partition", labelNames: ["partition"], registers: [this.registry] });
-  readonly restoreRemaining = new client.Gauge({ name: "a2a_reconciler_restore_remaining_offsets", help: "Changelog offsets the restore in progress still has to read, by partition (0 once restored)", labelNames: ["partition"], registers: [this.registry] });
-  readonly statesKept = new client.Counter({ name: "a2a_reconciler_states_kept_total", help: "Partitions kept across a rebalance whose state was kept (not restored again), by partition", labelNames: ["partition"], registers: [this.registry] });
+  readonly lag = new client.Gauge({
+    name: "a2a_reconciler_lag",
+    help: "Observations behind the end of each input partition",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
+  readonly decisions = new client.Counter({
+    name: "a2a_reconciler_decisions_total",
+    help: "Decisions committed, by kind",
+    labelNames: ["kind"],
+    registers: [this.registry],
+  });
+  readonly observations = new client.Counter({
+    name: "a2a_reconciler_observations_total",
+    help: "Observations processed in committed transactions",
+    registers: [this.registry],
+  });
+  readonly deadLetters = new client.Counter({
+    name: "a2a_reconciler_dead_letters_total",
+    help: "Records sent to the dead-letter topic, by reason",
+    labelNames: ["reason"],
+    registers: [this.registry],
+  });
+  readonly commits = new client.Counter({
+    name: "a2a_reconciler_transaction_commits_total",
+    help: "Committed transactions",
+    registers: [this.registry],
+  });
+  readonly aborts = new client.Counter({
+    name: "a2a_reconciler_transaction_aborts_total",
+    help: "Aborted transactions",
+    registers: [this.registry],
+  });
+  readonly stageSeconds = new client.Counter({
+    name: "a2a_reconciler_stage_seconds_total",
+    help: "Time spent per stage of a transaction (restore, capabilities, decode, rules, encode, send, offsets, commit)",
+    labelNames: ["stage"],
+    registers: [this.registry],
+  });
+  readonly unknownOutcomes = new client.Counter({
+    name: "a2a_reconciler_transaction_unknown_outcomes_total",
+    help: "Transaction steps that did not finish in time (the producer was replaced), by step",
+    labelNames: ["step"],
+    registers: [this.registry],
+  });
+  readonly consumerRestarts = new client.Counter({
+    name: "a2a_reconciler_consumer_restarts_total",
+    help: "Restarts of the consumer after a failure",
+    registers: [this.registry],
+  });
+  readonly restores = new client.Counter({
+    name: "a2a_reconciler_changelog_restores_total",
+    help: "Changelog restores after an assignment",
+    registers: [this.registry],
+  });
+  readonly partitionRestores = new client.Counter({
+    name: "a2a_reconciler_partition_restores_total",
+    help: "Partitions restored from the changelog, by partition",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
+  readonly restoreRemaining = new client.Gauge({
+    name: "a2a_reconciler_restore_remaining_offsets",
+    help: "Changelog offsets the restore in progress still has to read, by partition (0 once restored)",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
+  readonly statesKept = new client.Counter({
+    name: "a2a_reconciler_states_kept_total",
+    help: "Partitions kept across a rebalance whose state was kept (not restored again), by partition",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
 
   /** Live correlations per partition, read when scraped (set by `watchCorrelations`). */
   private liveByPartition: () => ReadonlyMap<number, number> = () => new Map();
@@ -32,10 +92,15 @@ export class ReconcilerMetrics {
     registers: [this.registry],
     collect: () => {
       this.liveCorrelations.reset();
-      for (const [partition, count] of this.liveByPartition()) this.liveCorrelations.set({ partition: String(partition) }, count);
+      for (const [partition, count] of this.liveByPartition())
+        this.liveCorrelations.set({ partition: String(partition) }, count);
     },
   });
-  readonly maxCorrelations = new client.Gauge({ name: "a2a_reconciler_max_correlations", help: "The memory budget: live correlations this instance may hold, every partition together (A2A_LEDGER_RECONCILER_MAX_CORRELATIONS)", registers: [this.registry] });
+  readonly maxCorrelations = new client.Gauge({
+    name: "a2a_reconciler_max_correlations",
+    help: "The memory budget: live correlations this instance may hold, every partition together (A2A_LEDGER_RECONCILER_MAX_CORRELATIONS)",
+    registers: [this.registry],
+  });
 
   /** The live-correlation gauge reads `live` when scraped; the budget gauge is set to `max`. */
   watchCorrelations(live: () => ReadonlyMap<number, number>, max: number): void {

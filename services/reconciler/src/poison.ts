@@ -14,7 +14,10 @@ export function classifyDecodeError(error: unknown): PoisonRecordError | undefin
   if (error instanceof PoisonRecordError) return error;
   const failure = classifyDecodeFailure(error);
   if (failure === undefined) return undefined;
-  return new PoisonRecordError(failure.kind === "undecodable" ? "RECONCILER_UNDECODABLE" : "RECONCILER_UNKNOWN_SCHEMA", failure.message);
+  return new PoisonRecordError(
+    failure.kind === "undecodable" ? "RECONCILER_UNDECODABLE" : "RECONCILER_UNKNOWN_SCHEMA",
+    failure.message,
+  );
 }
 
 export interface DeadLetter {
@@ -23,14 +26,21 @@ export interface DeadLetter {
   headers: IHeaders;
 }
 
-export function deadLetter(source: { topic: string; partition: number }, message: KafkaMessage, error: PoisonRecordError): DeadLetter {
+export function deadLetter(
+  source: { topic: string; partition: number },
+  message: KafkaMessage,
+  error: PoisonRecordError,
+): DeadLetter {
   return {
     key: message.key,
     value: message.value,
     headers: {
       ...(message.headers ?? {}),
       [dlqHeader.reason]: error.reason,
-      [dlqHeader.detail]: `${deadLetterReasons[error.reason as DeadLetterReason].message}: ${error.message}`.slice(0, 2_000),
+      [dlqHeader.detail]: `${deadLetterReasons[error.reason as DeadLetterReason].message}: ${error.message}`.slice(
+        0,
+        2_000,
+      ),
       [dlqHeader.topic]: source.topic,
       [dlqHeader.partition]: String(source.partition),
       [dlqHeader.offset]: message.offset,

@@ -6,7 +6,17 @@
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Decision, TrustPolicy } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixture, kafka, kafkaSuite, produce, readAll, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  fixture,
+  kafka,
+  kafkaSuite,
+  produce,
+  readAll,
+  readDecisions,
+  serde,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 const acme = agentCard({ org: "Acme", states: ["submitted", "working", "completed", "failed"], taskStore: "durable" });
@@ -14,19 +24,34 @@ const acme = agentCard({ org: "Acme", states: ["submitted", "working", "complete
 async function record(topic: string, p: TrustPolicy): Promise<void> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  await producer.send({ topic, acks: -1, messages: [{ key: String(p.version), value: await serde.encode({ type: "TrustPolicy", ...p }) }] });
+  await producer.send({
+    topic,
+    acks: -1,
+    messages: [{ key: String(p.version), value: await serde.encode({ type: "TrustPolicy", ...p }) }],
+  });
   await producer.disconnect();
 }
 
 /** The losses decided, by correlation (c1 and c2 may sit on different partitions: no order between them). */
-const lossesOf = (decisions: Decision[]) => decisions.filter((d) => d.type === "TaskFailed" || d.type === "TaskIndeterminate").map((d) => [d.correlationId, d.type, d.policyVersion]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+const lossesOf = (decisions: Decision[]) =>
+  decisions
+    .filter((d) => d.type === "TaskFailed" || d.type === "TaskIndeterminate")
+    .map((d) => [d.correlationId, d.type, d.policyVersion])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 describe("the recorded trust policy", () => {
   it("decides instead of A2A_LEDGER_TRUSTED_VENDORS once a version is recorded, and a new version governs from its validFrom", async () => {
     // given version 1 recorded trusting Acme, and a reconciler whose variable trusts nobody
     const f = await fixture(admin, "policy-recorded", { A2A_LEDGER_TRUSTED_VENDORS: "Other" });
     fixtures.push(f);
-    await record(f.topics.policy, { version: 1, validFrom: 0, trustedVendors: ["Acme"], setAt: 1, setBy: "test", reason: null });
+    await record(f.topics.policy, {
+      version: 1,
+      validFrom: 0,
+      trustedVendors: ["Acme"],
+      setAt: 1,
+      setBy: "test",
+      reason: null,
+    });
     running.push(await startInProcess(f));
     const e = events("pf-");
     const t = Date.now();
@@ -35,13 +60,31 @@ describe("the recorded trust policy", () => {
     // card's snapshot is in the capability table would be judged without it — not what this test is about)
     await produce(f.topics.observations, [e.card("w1", acme, { at: t })]);
     await waitForGroupAtEnd(admin, f);
-    await produce(f.topics.observations, [e.dispatch("c1", "w1", { at: t + 1 }), e.state("c1", "w1", "a1", "working", { at: t + 2 }), e.notFound("c1", "w1", "a1", { at: t + 3 })]);
+    await produce(f.topics.observations, [
+      e.dispatch("c1", "w1", { at: t + 1 }),
+      e.state("c1", "w1", "a1", "working", { at: t + 2 }),
+      e.notFound("c1", "w1", "a1", { at: t + 3 }),
+    ]);
     await waitForGroupAtEnd(admin, f);
-    await record(f.topics.policy, { version: 2, validFrom: t + 10_000, trustedVendors: [], setAt: t, setBy: "test", reason: "revoked" });
-    await produce(f.topics.observations, [e.dispatch("c2", "w1", { at: t + 10_000 }), e.state("c2", "w1", "a2", "working", { at: t + 10_001 }), e.notFound("c2", "w1", "a2", { at: t + 10_002 })]);
+    await record(f.topics.policy, {
+      version: 2,
+      validFrom: t + 10_000,
+      trustedVendors: [],
+      setAt: t,
+      setBy: "test",
+      reason: "revoked",
+    });
+    await produce(f.topics.observations, [
+      e.dispatch("c2", "w1", { at: t + 10_000 }),
+      e.state("c2", "w1", "a2", "working", { at: t + 10_001 }),
+      e.notFound("c2", "w1", "a2", { at: t + 10_002 }),
+    ]);
     await waitForGroupAtEnd(admin, f);
     // then the first loss failed under version 1, the second is indeterminate under version 2, and nothing was seeded
-    expect(lossesOf(await readDecisions(f.topics.decisions))).toEqual([["c1", "TaskFailed", 1], ["c2", "TaskIndeterminate", 2]]);
+    expect(lossesOf(await readDecisions(f.topics.decisions))).toEqual([
+      ["c1", "TaskFailed", 1],
+      ["c2", "TaskIndeterminate", 2],
+    ]);
     expect(await readAll(f.topics.policy, 5_000)).toHaveLength(2);
   }, 120_000);
 });

@@ -16,23 +16,44 @@ import type { Serde } from "@a2a-ledger/schemas/serde";
 
 /** The record of a seeded version 1 (the reconciler's variable, in force from the epoch). */
 export function seededPolicy(trustedVendors: readonly string[], setBy: string, now: number): TrustPolicy {
-  return { version: 1, validFrom: 0, trustedVendors: [...trustedVendors], setAt: now, setBy, reason: "seeded from A2A_LEDGER_TRUSTED_VENDORS: no trust policy was recorded" };
+  return {
+    version: 1,
+    validFrom: 0,
+    trustedVendors: [...trustedVendors],
+    setAt: now,
+    setBy,
+    reason: "seeded from A2A_LEDGER_TRUSTED_VENDORS: no trust policy was recorded",
+  };
 }
 
-const sameVendors = (a: readonly string[], b: readonly string[]) => [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
+const sameVendors = (a: readonly string[], b: readonly string[]) =>
+  [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
 
 export class PolicyFollower {
   private versions: TrustPolicy[] = [];
   private readonly reader: TopicReader;
 
-  constructor(private readonly kafka: Kafka, admin: Admin, private readonly topic: string, private readonly serde: Serde, groupPrefix: string, private readonly log: Logger) {
-    this.reader = new TopicReader(kafka, admin, topic, async (_partition, message) => {
-      if (message.value === null) return;
-      const { record } = await this.serde.decode(message.value);
-      if (record.type !== "TrustPolicy") return;
-      const { type: _type, ...version } = record;
-      this.versions = withPolicyVersion(this.versions, version);
-    }, `${groupPrefix}-policy`);
+  constructor(
+    private readonly kafka: Kafka,
+    admin: Admin,
+    private readonly topic: string,
+    private readonly serde: Serde,
+    groupPrefix: string,
+    private readonly log: Logger,
+  ) {
+    this.reader = new TopicReader(
+      kafka,
+      admin,
+      topic,
+      async (_partition, message) => {
+        if (message.value === null) return;
+        const { record } = await this.serde.decode(message.value);
+        if (record.type !== "TrustPolicy") return;
+        const { type: _type, ...version } = record;
+        this.versions = withPolicyVersion(this.versions, version);
+      },
+      `${groupPrefix}-policy`,
+    );
   }
 
   /** What the fold judges by: every recorded version. */
@@ -56,17 +77,27 @@ export class PolicyFollower {
       const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       try {
-        await producer.send({ topic: this.topic, acks: -1, messages: [{ key: String(seed.version), value: await this.serde.encode({ type: "TrustPolicy", ...seed }) }] });
+        await producer.send({
+          topic: this.topic,
+          acks: -1,
+          messages: [{ key: String(seed.version), value: await this.serde.encode({ type: "TrustPolicy", ...seed }) }],
+        });
       } finally {
         await producer.disconnect();
       }
       await this.reader.caughtUp(120_000);
-      this.log.warn({ topic: this.topic, trustedVendors: seed.trustedVendors }, "no trust policy recorded: seeded version 1 from A2A_LEDGER_TRUSTED_VENDORS, valid from the epoch; change it with `a2a-ledger policy set`");
+      this.log.warn(
+        { topic: this.topic, trustedVendors: seed.trustedVendors },
+        "no trust policy recorded: seeded version 1 from A2A_LEDGER_TRUSTED_VENDORS, valid from the epoch; change it with `a2a-ledger policy set`",
+      );
       return;
     }
     const now = policyAt(this.versions, Date.now());
     if (envVendors.length > 0 && !sameVendors(envVendors, now.trustedVendors)) {
-      this.log.warn({ topic: this.topic, ignored: envVendors, version: now.version, trustedVendors: now.trustedVendors }, "A2A_LEDGER_TRUSTED_VENDORS is ignored: the trust policy recorded on Kafka decides");
+      this.log.warn(
+        { topic: this.topic, ignored: envVendors, version: now.version, trustedVendors: now.trustedVendors },
+        "A2A_LEDGER_TRUSTED_VENDORS is ignored: the trust policy recorded on Kafka decides",
+      );
     }
   }
 

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { correlationPartitions, partitionOf } from "@a2a-ledger/kafka";
 import { apart, committed, redispatches, story } from "../test/blocked-story.ts";
-import { byCorrelation, fixture, kafka, kafkaSuite, produce, seededPolicy, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  fixture,
+  kafka,
+  kafkaSuite,
+  produce,
+  seededPolicy,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -26,11 +35,19 @@ describe("an idle re-examination that fails", () => {
     await produce(f.topics.observations, blocked.slice(2));
     await waitForGroupAtEnd(admin, f);
     const before = await committed(f, (ds) => ds.some((d) => d.type === "ReconciliationBlocked"));
-    expect(before.filter((d) => d.correlationId === ids.task).map((d) => d.type)).toEqual(["ContractViolation", "TaskIndeterminate", "ReconciliationBlocked"]);
+    expect(before.filter((d) => d.correlationId === ids.task).map((d) => d.type)).toEqual([
+      "ContractViolation",
+      "TaskIndeterminate",
+      "ReconciliationBlocked",
+    ]);
 
     // Another producer initialises the task partition's transactional id: the instance's producer is fenced.
     const taskPartition = partitionOf(ids.task, correlationPartitions);
-    const fencing = kafka.producer({ transactionalId: `${f.groupId}.${f.topics.observations}.${taskPartition}`, idempotent: true, maxInFlightRequests: 1 });
+    const fencing = kafka.producer({
+      transactionalId: `${f.groupId}.${f.topics.observations}.${taskPartition}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
     await fencing.connect();
     await (await fencing.transaction()).abort();
     await fencing.disconnect();
@@ -41,10 +58,16 @@ describe("an idle re-examination that fails", () => {
     await waitForGroupAtEnd(admin, f);
     const after = await committed(f, (ds) => redispatches(ds, ids.task).length > 0);
     const abortsAfter = (await reconciler.metrics.aborts.get()).values[0]?.value ?? 0;
-    expect(abortsAfter, "the idle re-examination's transaction failed (its producer was fenced)").toBeGreaterThan(abortsBefore);
-    expect(redispatches(after, ids.task)).toMatchObject([{ targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 2, causeEventIds: ["p3", "lost"] }]);
+    expect(abortsAfter, "the idle re-examination's transaction failed (its producer was fenced)").toBeGreaterThan(
+      abortsBefore,
+    );
+    expect(redispatches(after, ids.task)).toMatchObject([
+      { targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 2, causeEventIds: ["p3", "lost"] },
+    ]);
     const decisionIds = after.map((d) => d.decisionId);
     expect(new Set(decisionIds).size).toBe(decisionIds.length);
-    expect(byCorrelation(after)).toEqual(byCorrelation(replay([...blocked, ...probe], defaultRuleSet, { policy: seededPolicy() })));
+    expect(byCorrelation(after)).toEqual(
+      byCorrelation(replay([...blocked, ...probe], defaultRuleSet, { policy: seededPolicy() })),
+    );
   }, 180_000);
 });

@@ -28,14 +28,25 @@ export interface ReExaminationParts {
   rejoin(error: RejoinGroupError): void;
 }
 
-export async function recheckIdle({ capabilities, group, store, transactions, log, isRunning, rejoin }: ReExaminationParts): Promise<void> {
+export async function recheckIdle({
+  capabilities,
+  group,
+  store,
+  transactions,
+  log,
+  isRunning,
+  rejoin,
+}: ReExaminationParts): Promise<void> {
   if (!isRunning()) return;
   const version = capabilities.version;
   const membership = group.membership;
   /** Logs a failure; true when the tick ends here (the consumer rejoins). */
   const failed = (error: unknown, partition: number, step: string): boolean => {
     if (error instanceof RejoinGroupError) {
-      log.error({ err: error, partition, step }, "re-examination failed; the consumer rejoins its group, and the partition is restored and re-examined after the assignment");
+      log.error(
+        { err: error, partition, step },
+        "re-examination failed; the consumer rejoins its group, and the partition is restored and re-examined after the assignment",
+      );
       if (isRunning()) rejoin(error);
       return true;
     }
@@ -56,12 +67,17 @@ export async function recheckIdle({ capabilities, group, store, transactions, lo
       }
     }
     if ((store.blocked.get(partition)?.size ?? 0) === 0 || store.recheckedAt.get(partition) === version) continue;
-    const outcome = await group.exclusive(partition, async () => {
-      // Only the owner produces: the partition may have moved while this waited for the lock.
-      // And nothing starts once the instance is stopping.
-      if (!isRunning() || group.membership !== membership || !group.assigned.has(partition)) return;
-      await transactions.transact(partition, []);
-    }).then(() => undefined, (error: unknown) => error);
+    const outcome = await group
+      .exclusive(partition, async () => {
+        // Only the owner produces: the partition may have moved while this waited for the lock.
+        // And nothing starts once the instance is stopping.
+        if (!isRunning() || group.membership !== membership || !group.assigned.has(partition)) return;
+        await transactions.transact(partition, []);
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     if (outcome !== undefined && failed(outcome, partition, "transaction")) return;
   }
 }

@@ -2,13 +2,33 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { sampleDecision } from "@a2a-ledger/schemas/testing";
-import { byCorrelation, seededPolicy, fixture, kafka, kafkaSuite, readAll, parseLines, produce, readDecisions, serde, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  seededPolicy,
+  fixture,
+  kafka,
+  kafkaSuite,
+  readAll,
+  parseLines,
+  produce,
+  readDecisions,
+  serde,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
 
 const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
-const story = parseLines(readFileSync(example, "utf8").split("\n").filter((l) => l.trim() !== ""));
-const [capabilityPhase, taskPhase] = [story.filter((o) => o.correlationId.startsWith("probe-")), story.filter((o) => !o.correlationId.startsWith("probe-"))];
+const story = parseLines(
+  readFileSync(example, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== ""),
+);
+const [capabilityPhase, taskPhase] = [
+  story.filter((o) => o.correlationId.startsWith("probe-")),
+  story.filter((o) => !o.correlationId.startsWith("probe-")),
+];
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
@@ -32,7 +52,11 @@ describe("the reconciler on Kafka", () => {
     const commands = await readDecisions(f.topics.commands);
     expect(byCorrelation(commands)).toEqual(byCorrelation(expected.filter(isCommand)));
     const redispatch = commands.find((c) => c.type === "RedispatchCommanded");
-    expect(redispatch).toMatchObject({ correlationId: "task-42", targetWorkerId: "w-gamma", resumeState: "TASK_STATE_INPUT_REQUIRED" });
+    expect(redispatch).toMatchObject({
+      correlationId: "task-42",
+      targetWorkerId: "w-gamma",
+      resumeState: "TASK_STATE_INPUT_REQUIRED",
+    });
     expect(decisions.some((d) => d.type === "TaskFailed")).toBe(false);
   }, 120_000);
 
@@ -44,16 +68,28 @@ describe("the reconciler on Kafka", () => {
     const producer = kafka.producer();
     await producer.connect();
     const partitionOf = async (key: string) => {
-      const [meta] = await producer.send({ topic: f.topics.observations, messages: [{ key, value: Buffer.from("not avro at all") }] });
+      const [meta] = await producer.send({
+        topic: f.topics.observations,
+        messages: [{ key, value: Buffer.from("not avro at all") }],
+      });
       return meta;
     };
     const poisoned = await partitionOf("task-42");
-    await producer.send({ topic: f.topics.observations, messages: [{ key: "task-42", value: Buffer.from([0, 0x7f, 0xff, 0xff, 0x01, 0x02]) }] });
+    await producer.send({
+      topic: f.topics.observations,
+      messages: [{ key: "task-42", value: Buffer.from([0, 0x7f, 0xff, 0xff, 0x01, 0x02]) }],
+    });
     const decision = story.find((o) => o.type === "TaskDispatched");
     if (!decision) throw new Error("story without a dispatch");
-    await producer.send({ topic: f.topics.observations, messages: [{ key: "someone-else", value: await serde.encode(decision) }] });
+    await producer.send({
+      topic: f.topics.observations,
+      messages: [{ key: "someone-else", value: await serde.encode(decision) }],
+    });
     const aDecision = sampleDecision("TaskIndeterminate");
-    await producer.send({ topic: f.topics.observations, messages: [{ key: aDecision.correlationId, value: await serde.encode(aDecision) }] });
+    await producer.send({
+      topic: f.topics.observations,
+      messages: [{ key: aDecision.correlationId, value: await serde.encode(aDecision) }],
+    });
     await producer.disconnect();
     await produce(f.topics.observations, story);
     await waitForGroupAtEnd(admin, f);
@@ -61,8 +97,15 @@ describe("the reconciler on Kafka", () => {
     const dead = await readAll(f.topics.dlq);
     // The DLQ keeps the order of each source partition; "someone-else" is on another partition than task-42.
     const reasonOf = (m: (typeof dead)[number]) => m.headers?.[dlqHeader.reason]?.toString();
-    expect(dead.map(reasonOf).sort()).toEqual(["RECONCILER_KEY_MISMATCH", "RECONCILER_NOT_AN_OBSERVATION", "RECONCILER_UNDECODABLE", "RECONCILER_UNKNOWN_SCHEMA"]);
-    const fromPoisoned = dead.filter((m) => m.headers?.[dlqHeader.partition]?.toString() === String(poisoned?.partition));
+    expect(dead.map(reasonOf).sort()).toEqual([
+      "RECONCILER_KEY_MISMATCH",
+      "RECONCILER_NOT_AN_OBSERVATION",
+      "RECONCILER_UNDECODABLE",
+      "RECONCILER_UNKNOWN_SCHEMA",
+    ]);
+    const fromPoisoned = dead.filter(
+      (m) => m.headers?.[dlqHeader.partition]?.toString() === String(poisoned?.partition),
+    );
     expect(fromPoisoned.map(reasonOf)).toEqual(["RECONCILER_UNDECODABLE", "RECONCILER_UNKNOWN_SCHEMA"]);
     const undecodable = fromPoisoned[0];
     expect(undecodable?.value?.toString()).toBe("not avro at all");
@@ -88,7 +131,9 @@ describe("the reconciler on Kafka", () => {
     await produce(f.topics.observations, taskPhase.slice(lostAt));
     await waitForGroupAtEnd(admin, f);
     const processed = (await second.metrics.observations.get()).values[0]?.value;
-    expect(processed, "the restarted instance processed only what came after the restart").toBe(taskPhase.length - lostAt);
+    expect(processed, "the restarted instance processed only what came after the restart").toBe(
+      taskPhase.length - lostAt,
+    );
     const decisions = await readDecisions(f.topics.decisions);
     expect(byCorrelation(decisions)).toEqual(byCorrelation(replay(story, defaultRuleSet, { policy: seededPolicy() })));
   }, 120_000);

@@ -5,7 +5,18 @@
  * re-examination of blocked correlations when the capability table changes (re-examination.ts).
  */
 import { createDecider, type Decider } from "@a2a-ledger/core";
-import { accessFailureOf, type Admin, agreedPartitions, type Consumer, ConsumerRestart, correlationKeyedTopics, createKafka, type Kafka, partitionCounts, processClientConfig } from "@a2a-ledger/kafka";
+import {
+  accessFailureOf,
+  type Admin,
+  agreedPartitions,
+  type Consumer,
+  ConsumerRestart,
+  correlationKeyedTopics,
+  createKafka,
+  type Kafka,
+  partitionCounts,
+  processClientConfig,
+} from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
@@ -40,7 +51,10 @@ export class Reconciler {
   private running = false;
   private recheckTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly config: ReconcilerConfig, private readonly log: Logger = createLogger("reconciler")) {
+  constructor(
+    private readonly config: ReconcilerConfig,
+    private readonly log: Logger = createLogger("reconciler"),
+  ) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
     this.decider = createDecider(config.ruleSet);
@@ -95,7 +109,15 @@ export class Reconciler {
     await this.capabilities.start();
     this.policies = new PolicyFollower(this.kafka, this.admin, topics.policy, this.serde, groupId, this.log);
     await this.policies.start(this.config.policy.trustedVendors, this.config.instanceId);
-    this.store = new PartitionStore(this.kafka, this.admin, this.config, this.decider, this.group, this.metrics, this.log);
+    this.store = new PartitionStore(
+      this.kafka,
+      this.admin,
+      this.config,
+      this.decider,
+      this.group,
+      this.metrics,
+      this.log,
+    );
     const store = this.store;
     this.budget = new CorrelationBudget(this.config.maxCorrelations, () => store.liveCorrelations(), this.log);
     this.metrics.watchCorrelations(() => store.liveByPartition(), this.config.maxCorrelations);
@@ -103,10 +125,28 @@ export class Reconciler {
     this.metrics.watchReadiness(() =>
       budget.waiting.size === 0
         ? { ready: true }
-        : { ready: false, status: "correlation budget reached", detail: { live: budget.used(), max: budget.max, waitingPartitions: [...budget.waiting.keys()].sort((a, b) => a - b) } },
+        : {
+            ready: false,
+            status: "correlation budget reached",
+            detail: {
+              live: budget.used(),
+              max: budget.max,
+              waitingPartitions: [...budget.waiting.keys()].sort((a, b) => a - b),
+            },
+          },
     );
     this.transactions = new PartitionTransactions({
-      config: this.config, serde: this.serde, decider: this.decider, capabilities: this.capabilities, policies: this.policies, group: this.group, store: this.store, clocks: this.clocks, metrics: this.metrics, log: this.log, budget: this.budget,
+      config: this.config,
+      serde: this.serde,
+      decider: this.decider,
+      capabilities: this.capabilities,
+      policies: this.policies,
+      group: this.group,
+      store: this.store,
+      clocks: this.clocks,
+      metrics: this.metrics,
+      log: this.log,
+      budget: this.budget,
       partitionsOf: (topic) => this.partitionsOf(topic),
     });
     this.running = true;
@@ -114,7 +154,13 @@ export class Reconciler {
       this.running = false;
       throw error;
     });
-    const reExamination = { capabilities: this.capabilities, group: this.group, store: this.store, transactions: this.transactions, log: this.log, isRunning: () => this.running,
+    const reExamination = {
+      capabilities: this.capabilities,
+      group: this.group,
+      store: this.store,
+      transactions: this.transactions,
+      log: this.log,
+      isRunning: () => this.running,
       // An idle partition's failed transaction: no batch will make kafkajs rejoin, so the consumer is run again (a fresh assignment).
       rejoin: (error: unknown) => {
         // Its partitions are given up until the new assignment: nothing re-examines or restores meanwhile.
@@ -127,7 +173,17 @@ export class Reconciler {
       this.clocks.warnStalled();
     }, this.config.recheckMs);
     this.recheckTimer.unref();
-    this.log.info({ groupId, instanceId: this.config.instanceId, rulesVersion: this.decider.rulesVersion, input: topics.observations, partitions: this.correlationPartitions, maxCorrelations: this.config.maxCorrelations }, "reconciler started");
+    this.log.info(
+      {
+        groupId,
+        instanceId: this.config.instanceId,
+        rulesVersion: this.decider.rulesVersion,
+        input: topics.observations,
+        partitions: this.correlationPartitions,
+        maxCorrelations: this.config.maxCorrelations,
+      },
+      "reconciler started",
+    );
   }
 
   /** A consumer kafkajs gave up on is run again, from the committed offsets; not after Kafka refused the service. */
@@ -136,7 +192,13 @@ export class Reconciler {
   private async runConsumer(): Promise<void> {
     const { topics, groupId } = this.config;
     this.consumer = this.kafka.consumer({
-      groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: this.config.sessionTimeoutMs, heartbeatInterval: this.config.heartbeatMs, rebalanceTimeout: 30_000,
+      groupId,
+      readUncommitted: false,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 100,
+      sessionTimeout: this.config.sessionTimeoutMs,
+      heartbeatInterval: this.config.heartbeatMs,
+      rebalanceTimeout: 30_000,
       // A failure restarts the consumer (rejoin, committed offsets, state restored), which is what the
       // transaction's outcome needs: kafkajs after the errors it deems retriable, ConsumerRestart after
       // the others. Except when Kafka refuses this service (credentials, certificate, ACL): no restart
@@ -145,7 +207,9 @@ export class Reconciler {
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.restart.settled();
-      void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], (assigned) => this.store.onAssignment(assigned));
+      void this.group.onAssignment(payload.memberAssignment[topics.observations] ?? [], (assigned) =>
+        this.store.onAssignment(assigned),
+      );
     });
     this.consumer.on(this.consumer.events.REBALANCING, () => {
       this.group.onRebalancing();
@@ -168,12 +232,18 @@ export class Reconciler {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
           const chunk = batch.messages.slice(i, i + this.config.maxBatch);
-          const taken = await this.group.exclusive(batch.partition, () => this.transactions.transact(batch.partition, chunk, heartbeat));
+          const taken = await this.group.exclusive(batch.partition, () =>
+            this.transactions.transact(batch.partition, chunk, heartbeat),
+          );
           if (taken > 0) resolveOffset((chunk[taken - 1] as KafkaMessage).offset);
           await heartbeat();
           if (taken < chunk.length) {
             // The memory budget is reached: the rest waits, unresolved, and is fetched again after a pause.
-            await whileBeating(new Promise((resolve) => setTimeout(resolve, waitForRoomMs)), heartbeat, this.config.heartbeatMs);
+            await whileBeating(
+              new Promise((resolve) => setTimeout(resolve, waitForRoomMs)),
+              heartbeat,
+              this.config.heartbeatMs,
+            );
             break;
           }
         }

@@ -8,13 +8,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CapabilityTable, createDecider, defaultRuleSet, foldBatch, replay } from "@a2a-ledger/core";
 import { correlationPartitions, partitionOf } from "@a2a-ledger/kafka";
 import type { Observation } from "@a2a-ledger/schemas";
-import { byCorrelation, fixture, kafka, kafkaSuite, parseLines, produce, readDecisions, seededPolicy, startInProcess, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  byCorrelation,
+  fixture,
+  kafka,
+  kafkaSuite,
+  parseLines,
+  produce,
+  readDecisions,
+  seededPolicy,
+  startInProcess,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 import type { Reconciler } from "./reconciler.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 
 /** A metric's value per partition label. */
-async function perPartition(reconciler: Reconciler, metric: "partitionRestores" | "statesKept"): Promise<Map<number, number>> {
+async function perPartition(
+  reconciler: Reconciler,
+  metric: "partitionRestores" | "statesKept",
+): Promise<Map<number, number>> {
   return new Map((await reconciler.metrics[metric].get()).values.map((v) => [Number(v.labels.partition), v.value]));
 }
 
@@ -24,7 +38,10 @@ async function stableWithOneMember(groupId: string): Promise<void> {
   for (;;) {
     const [group] = (await admin.describeGroups([groupId])).groups;
     if (group?.state === "Stable" && group.members.length === 1) return;
-    if (Date.now() > deadline) throw new Error(`group ${groupId} did not settle with one member: ${group?.state}, ${group?.members.length} members`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `group ${groupId} did not settle with one member: ${group?.state}, ${group?.members.length} members`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -34,13 +51,47 @@ function correlations(): { ids: string[]; step: (n: 0 | 1 | 2) => Observation[] 
   const ids: string[] = [];
   for (let i = 0; ids.length < correlationPartitions; i++) {
     const id = `kept-${i}`;
-    if (!ids.some((k) => partitionOf(k, correlationPartitions) === partitionOf(id, correlationPartitions))) ids.push(id);
+    if (!ids.some((k) => partitionOf(k, correlationPartitions) === partitionOf(id, correlationPartitions)))
+      ids.push(id);
   }
   const line = (o: Record<string, unknown>) => JSON.stringify(o);
   const steps = [
-    (id: string, i: number) => line({ type: "TaskDispatched", eventId: `${id}-d`, correlationId: id, occurredAt: 1_000 + i, observer: "orchestrator", workerId: "w1", skillId: "summarize", messageId: `m-${id}`, acceptedOutputModes: ["text/plain"] }),
-    (id: string, i: number) => line({ type: "TaskStateObserved", eventId: `${id}-s`, correlationId: id, occurredAt: 2_000 + i, observer: "proxy", workerId: "w1", serverTaskId: `t-${id}`, state: "working", via: "stream" }),
-    (id: string, i: number) => line({ type: "TaskNotFoundObserved", eventId: `${id}-l`, correlationId: id, occurredAt: 3_000 + i, observer: "orchestrator", workerId: "w1", serverTaskId: `t-${id}`, method: "GetTask", errorCode: "-32001" }),
+    (id: string, i: number) =>
+      line({
+        type: "TaskDispatched",
+        eventId: `${id}-d`,
+        correlationId: id,
+        occurredAt: 1_000 + i,
+        observer: "orchestrator",
+        workerId: "w1",
+        skillId: "summarize",
+        messageId: `m-${id}`,
+        acceptedOutputModes: ["text/plain"],
+      }),
+    (id: string, i: number) =>
+      line({
+        type: "TaskStateObserved",
+        eventId: `${id}-s`,
+        correlationId: id,
+        occurredAt: 2_000 + i,
+        observer: "proxy",
+        workerId: "w1",
+        serverTaskId: `t-${id}`,
+        state: "working",
+        via: "stream",
+      }),
+    (id: string, i: number) =>
+      line({
+        type: "TaskNotFoundObserved",
+        eventId: `${id}-l`,
+        correlationId: id,
+        occurredAt: 3_000 + i,
+        observer: "orchestrator",
+        workerId: "w1",
+        serverTaskId: `t-${id}`,
+        method: "GetTask",
+        errorCode: "-32001",
+      }),
   ];
   return { ids, step: (n) => parseLines(ids.map((id, i) => (steps[n] as (id: string, i: number) => string)(id, i))) };
 }
@@ -55,7 +106,9 @@ describe("state across rebalances", () => {
     await produce(f.topics.observations, step(0));
     await waitForGroupAtEnd(admin, f);
     const all = Array.from({ length: correlationPartitions }, (_, p) => p);
-    expect(Object.fromEntries(await perPartition(a, "partitionRestores")), "A restored every partition once").toEqual(Object.fromEntries(all.map((p) => [p, 1])));
+    expect(Object.fromEntries(await perPartition(a, "partitionRestores")), "A restored every partition once").toEqual(
+      Object.fromEntries(all.map((p) => [p, 1])),
+    );
 
     // B joins: its start resolves once the group's rebalance is done (A rejoined too).
     const b = await startInProcess(f);
@@ -65,8 +118,13 @@ describe("state across rebalances", () => {
     const kept = all.filter((p) => !moved.includes(p));
     expect(moved.length, "B took partitions").toBeGreaterThan(0);
     expect(kept.length, "A kept partitions").toBeGreaterThan(0);
-    expect(Object.fromEntries(await perPartition(a, "partitionRestores")), "A read no partition again").toEqual(Object.fromEntries(all.map((p) => [p, 1])));
-    expect(Object.fromEntries(await perPartition(a, "statesKept")), "A kept the state of the partitions it kept").toEqual(Object.fromEntries(kept.map((p) => [p, 1])));
+    expect(Object.fromEntries(await perPartition(a, "partitionRestores")), "A read no partition again").toEqual(
+      Object.fromEntries(all.map((p) => [p, 1])),
+    );
+    expect(
+      Object.fromEntries(await perPartition(a, "statesKept")),
+      "A kept the state of the partitions it kept",
+    ).toEqual(Object.fromEntries(kept.map((p) => [p, 1])));
 
     // B leaves: its partitions, which it committed to, come back to A (and A is given its own again).
     await b.stop();
@@ -74,8 +132,12 @@ describe("state across rebalances", () => {
     await produce(f.topics.observations, step(2));
     await waitForGroupAtEnd(admin, f);
     const restores = await perPartition(a, "partitionRestores");
-    expect(Object.fromEntries(restores), "A restored again exactly the partitions B had").toEqual(Object.fromEntries(all.map((p) => [p, moved.includes(p) ? 2 : 1])));
-    expect(Object.fromEntries(await perPartition(a, "statesKept"))).toEqual(Object.fromEntries(kept.map((p) => [p, 2])));
+    expect(Object.fromEntries(restores), "A restored again exactly the partitions B had").toEqual(
+      Object.fromEntries(all.map((p) => [p, moved.includes(p) ? 2 : 1])),
+    );
+    expect(Object.fromEntries(await perPartition(a, "statesKept"))).toEqual(
+      Object.fromEntries(kept.map((p) => [p, 2])),
+    );
 
     const decisions = await readDecisions(f.topics.decisions);
     const decisionIds = decisions.map((d) => d.decisionId);
@@ -108,15 +170,47 @@ describe("state across rebalances", () => {
     for (let i = 0; other === ""; i++) if (partitionOf(`other-${i}`, correlationPartitions) === p) other = `other-${i}`;
     const line = (o: Record<string, unknown>) => JSON.stringify(o);
     const [dispatched, lost] = parseLines([
-      line({ type: "TaskDispatched", eventId: "o-d", correlationId: other, occurredAt: 5_000, observer: "orchestrator", workerId: "w1", skillId: "summarize", messageId: "m-o", acceptedOutputModes: ["text/plain"] }),
-      line({ type: "TaskNotFoundObserved", eventId: "o-l", correlationId: other, occurredAt: 6_000, observer: "orchestrator", workerId: "w1", serverTaskId: "t-o", method: "GetTask", errorCode: "-32001" }),
+      line({
+        type: "TaskDispatched",
+        eventId: "o-d",
+        correlationId: other,
+        occurredAt: 5_000,
+        observer: "orchestrator",
+        workerId: "w1",
+        skillId: "summarize",
+        messageId: "m-o",
+        acceptedOutputModes: ["text/plain"],
+      }),
+      line({
+        type: "TaskNotFoundObserved",
+        eventId: "o-l",
+        correlationId: other,
+        occurredAt: 6_000,
+        observer: "orchestrator",
+        workerId: "w1",
+        serverTaskId: "t-o",
+        method: "GetTask",
+        errorCode: "-32001",
+      }),
     ]) as [Observation, Observation];
     const decider = createDecider(defaultRuleSet);
-    const folded = foldBatch({ decider, policy: seededPolicy(), capabilities: new CapabilityTable(), stateOf: () => undefined }, [dispatched]);
-    const owner = kafka.producer({ transactionalId: `${f.groupId}.${f.topics.observations}.${p}`, idempotent: true, maxInFlightRequests: 1 });
+    const folded = foldBatch(
+      { decider, policy: seededPolicy(), capabilities: new CapabilityTable(), stateOf: () => undefined },
+      [dispatched],
+    );
+    const owner = kafka.producer({
+      transactionalId: `${f.groupId}.${f.topics.observations}.${p}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
     await owner.connect();
     const tx = await owner.transaction();
-    await tx.send({ topic: f.topics.changelog, messages: [{ key: other, value: Buffer.from(decider.serialize(folded.states.get(other) as never)), partition: p }] });
+    await tx.send({
+      topic: f.topics.changelog,
+      messages: [
+        { key: other, value: Buffer.from(decider.serialize(folded.states.get(other) as never)), partition: p },
+      ],
+    });
     await tx.commit();
     await owner.disconnect();
 
@@ -126,7 +220,10 @@ describe("state across rebalances", () => {
     await produce(f.topics.observations, [lost]);
     await waitForGroupAtEnd(admin, f);
     expect((await perPartition(a, "partitionRestores")).get(p), `partition ${p} was restored again`).toBe(2);
-    expect((await perPartition(a, "statesKept")).get(p), `partition ${p} was kept only through the first rebalance`).toBe(1);
+    expect(
+      (await perPartition(a, "statesKept")).get(p),
+      `partition ${p} was kept only through the first rebalance`,
+    ).toBe(1);
     const decisions = (await readDecisions(f.topics.decisions)).filter((d) => d.correlationId === other);
     const expected = replay([dispatched, lost], defaultRuleSet, { policy: seededPolicy() });
     expect(expected.length).toBeGreaterThan(0);

@@ -60,7 +60,10 @@ export class PartitionStore {
    * takes as long as the changelog is large: `heartbeat` (the batch's) keeps the group membership
    * while it reads, so a large restore does not cost the partitions it is restoring.
    */
-  async statesOf(partition: number, heartbeat: () => Promise<void> = async () => undefined): Promise<Map<string, LedgerState>> {
+  async statesOf(
+    partition: number,
+    heartbeat: () => Promise<void> = async () => undefined,
+  ): Promise<Map<string, LedgerState>> {
     for (;;) {
       const known = this.states.get(partition);
       if (known !== undefined && !this.unverified.has(partition)) return known;
@@ -122,7 +125,9 @@ export class PartitionStore {
    */
   private async verify(partition: number, states: Map<string, LedgerState>): Promise<void> {
     await this.group.producerFor(partition);
-    const end = (await endOffsets(this.admin, this.config.topics.changelog)).find((p) => p.partition === partition)?.high;
+    const end = (await endOffsets(this.admin, this.config.topics.changelog)).find(
+      (p) => p.partition === partition,
+    )?.high;
     if (this.states.get(partition) !== states || !this.unverified.has(partition)) return;
     this.unverified.delete(partition);
     const reflects = this.reflects.get(partition);
@@ -131,7 +136,10 @@ export class PartitionStore {
       this.log.info({ partition, offset: end, correlations: states.size }, "state kept across the rebalance");
       return;
     }
-    this.log.info({ partition, reflects: reflects?.toString(), end }, "the changelog moved since this instance wrote it: state restored again");
+    this.log.info(
+      { partition, reflects: reflects?.toString(), end },
+      "the changelog moved since this instance wrote it: state restored again",
+    );
     this.dropState(partition);
   }
 
@@ -144,17 +152,25 @@ export class PartitionStore {
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all(partitions.map((p) => this.group.producerFor(p)));
     const remaining = this.metrics.restoreRemaining;
-    const { states: restored, upTo } = await restoreChangelog(this.kafka, this.admin, this.config.topics.changelog, pending, this.config.groupId, this.decider, {
-      stallMs: restoreStallMs,
-      progress: (progress) => {
-        for (const p of progress) remaining.set({ partition: String(p.partition) }, Number(p.end - p.position));
+    const { states: restored, upTo } = await restoreChangelog(
+      this.kafka,
+      this.admin,
+      this.config.topics.changelog,
+      pending,
+      this.config.groupId,
+      this.decider,
+      {
+        stallMs: restoreStallMs,
+        progress: (progress) => {
+          for (const p of progress) remaining.set({ partition: String(p.partition) }, Number(p.end - p.position));
+        },
+        restored: ({ partition: p, records, correlations, offset, ms }) => {
+          remaining.set({ partition: String(p) }, 0);
+          this.metrics.partitionRestores.inc({ partition: String(p) });
+          this.log.info({ partition: p, records, correlations, offset, ms }, "partition restored from the changelog");
+        },
       },
-      restored: ({ partition: p, records, correlations, offset, ms }) => {
-        remaining.set({ partition: String(p) }, 0);
-        this.metrics.partitionRestores.inc({ partition: String(p) });
-        this.log.info({ partition: p, records, correlations, offset, ms }, "partition restored from the changelog");
-      },
-    });
+    );
     for (const [p, states] of restored) {
       this.states.set(p, states);
       this.unverified.delete(p);
@@ -164,7 +180,10 @@ export class PartitionStore {
       this.recheckedAt.delete(p);
     }
     this.metrics.restores.inc();
-    this.log.info({ partitions, correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo }, "state restored from the changelog");
+    this.log.info(
+      { partitions, correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo },
+      "state restored from the changelog",
+    );
   }
 
   dropState(partition: number): void {

@@ -4,7 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Admin } from "@a2a-ledger/kafka";
-import { deleteTopics, type Fixture, fixture, kafka, parseLines, produce, serde, startChild, waitForGroupAtEnd } from "../test/harness.ts";
+import {
+  deleteTopics,
+  type Fixture,
+  fixture,
+  kafka,
+  parseLines,
+  produce,
+  serde,
+  startChild,
+  waitForGroupAtEnd,
+} from "../test/harness.ts";
 import { generateLog } from "@a2a-ledger/core/testing";
 
 let admin: Admin;

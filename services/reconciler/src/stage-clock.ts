@@ -6,7 +6,10 @@ export class StageClocks {
   /** Work in progress per partition: when it began and the last stage it finished, for the stall warning. */
   private readonly working = new Map<number, { since: number; after: string; warned: number }>();
 
-  constructor(private readonly metrics: ReconcilerMetrics, private readonly log: Logger) {}
+  constructor(
+    private readonly metrics: ReconcilerMetrics,
+    private readonly log: Logger,
+  ) {}
 
   /** A stopwatch adding the time since its previous lap to the stage counter named at each lap. */
   stageClock(partition: number): (stage: string) => void {
@@ -32,7 +35,10 @@ export class StageClocks {
     for (const [partition, work] of this.working) {
       if (now - work.since < 60_000 || now - work.warned < 60_000) continue;
       work.warned = now;
-      this.log.warn({ partition, seconds: Math.round((now - work.since) / 1000), after: work.after }, "partition work stalled");
+      this.log.warn(
+        { partition, seconds: Math.round((now - work.since) / 1000), after: work.after },
+        "partition work stalled",
+      );
     }
   }
 }

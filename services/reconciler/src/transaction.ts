@@ -52,10 +52,14 @@ export class PartitionTransactions {
       if (poison === undefined) throw error;
       throw poison;
     }
-    if (decoded.group !== "observations") throw new PoisonRecordError("RECONCILER_NOT_AN_OBSERVATION", `a ${decoded.typeName} record`);
+    if (decoded.group !== "observations")
+      throw new PoisonRecordError("RECONCILER_NOT_AN_OBSERVATION", `a ${decoded.typeName} record`);
     const observation = decoded.record as Observation;
     if (message.key?.toString("utf8") !== observation.correlationId) {
-      throw new PoisonRecordError("RECONCILER_KEY_MISMATCH", `key ${JSON.stringify(message.key?.toString("utf8") ?? null)}, correlationId ${JSON.stringify(observation.correlationId)}`);
+      throw new PoisonRecordError(
+        "RECONCILER_KEY_MISMATCH",
+        `key ${JSON.stringify(message.key?.toString("utf8") ?? null)}, correlationId ${JSON.stringify(observation.correlationId)}`,
+      );
     }
     return observation;
   }
@@ -67,7 +71,11 @@ export class PartitionTransactions {
    */
   async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
     const states = await this.parts.store.statesOf(partition, heartbeat);
-    const admission = this.parts.budget.admit(partition, messages.map((m) => m.key?.toString("utf8") ?? null), (id) => states.has(id));
+    const admission = this.parts.budget.admit(
+      partition,
+      messages.map((m) => m.key?.toString("utf8") ?? null),
+      (id) => states.has(id),
+    );
     try {
       if (admission.taken === 0 && messages.length > 0) return 0;
       await this.commit(partition, messages.slice(0, admission.taken), heartbeat);
@@ -112,7 +120,14 @@ export class PartitionTransactions {
     const policyVersions = policies.highestVersion;
     const blocked = store.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
-    const outcome = processBatch(items, { decider, policy: policies.history, capabilities: capabilities.table, stateOf: (id) => states.get(id), blocked, recheck });
+    const outcome = processBatch(items, {
+      decider,
+      policy: policies.history,
+      capabilities: capabilities.table,
+      stateOf: (id) => states.get(id),
+      blocked,
+      recheck,
+    });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
     const last = messages[messages.length - 1];
     stage("rules");
@@ -126,7 +141,12 @@ export class PartitionTransactions {
     const first = messages[0];
     const source = { partition, offset: last === undefined ? -1 : Number(last.offset) };
     const snapshots: { key: string; value: Buffer; headers: Record<string, string> }[] = [];
-    for (const s of outcome.capabilityUpdates) snapshots.push({ key: s.workerId, value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }), headers: sourceHeaders(source) });
+    for (const s of outcome.capabilityUpdates)
+      snapshots.push({
+        key: s.workerId,
+        value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }),
+        headers: sourceHeaders(source),
+      });
     const batch = await serde.encodeValidated({
       type: "ReconcilerBatch",
       partition,
@@ -139,8 +159,14 @@ export class PartitionTransactions {
       rulesVersion: decider.ruleSet.rulesVersion,
       committedAt: Date.now(),
     });
-    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({ key: correlationId, value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength), partition }));
-    const dead = outcome.poison.map(({ offset, error }) => deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error));
+    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({
+      key: correlationId,
+      value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength),
+      partition,
+    }));
+    const dead = outcome.poison.map(({ offset, error }) =>
+      deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error),
+    );
     stage("encode");
 
     if (last === undefined && outcome.decisions.length === 0) {
@@ -173,7 +199,20 @@ export class PartitionTransactions {
       };
       if (sends.length > 0) await withinDeadline(sendAll(), "send", deadlineMs);
       stage("send");
-      if (last !== undefined) await withinDeadline(tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: topics.observations, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }] }), "offsets", deadlineMs);
+      if (last !== undefined)
+        await withinDeadline(
+          tx.sendOffsets({
+            consumerGroupId: groupId,
+            topics: [
+              {
+                topic: topics.observations,
+                partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }],
+              },
+            ],
+          }),
+          "offsets",
+          deadlineMs,
+        );
       stage("offsets");
       await withinDeadline(tx.commit(), "commit", deadlineMs);
       stage("commit");
@@ -189,7 +228,10 @@ export class PartitionTransactions {
       group.abandon(partition, producerPromise);
       store.dropState(partition);
       void withinDeadline(producer.disconnect(), "disconnect", 5_000).catch(() => undefined);
-      log.error({ partition, firstOffset: messages[0]?.offset, err: error, code: (error as { code?: string }).code }, "transaction aborted");
+      log.error(
+        { partition, firstOffset: messages[0]?.offset, err: error, code: (error as { code?: string }).code },
+        "transaction aborted",
+      );
       throw new RejoinGroupError(`a transaction of partition ${partition} failed`, error);
     }
     for (const [correlationId, { state }] of outcome.states) {
@@ -207,9 +249,19 @@ export class PartitionTransactions {
     // offset back). The follower skips it when it reads it.
     capabilities.applyCommitted(outcome.capabilityUpdates, outcome.cards, source);
     metrics.commits.inc();
-    log.debug({ partition, from: messages[0]?.offset, to: last?.offset, decisions: decisions.length, changelog: changelog.length }, "transaction committed");
+    log.debug(
+      {
+        partition,
+        from: messages[0]?.offset,
+        to: last?.offset,
+        decisions: decisions.length,
+        changelog: changelog.length,
+      },
+      "transaction committed",
+    );
     metrics.observations.inc(items.length - outcome.poison.length);
-    for (const d of outcome.decisions) metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
+    for (const d of outcome.decisions)
+      metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
     for (const p of outcome.poison) metrics.deadLetters.inc({ reason: p.error.reason });
   }
 }

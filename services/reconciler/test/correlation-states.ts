@@ -3,7 +3,16 @@
  * completed), each folded by the real decider (the default rule set) and serialised by it, as the
  * reconciler writes them. Shared by the heap measurement and the restore benchmark.
  */
-import { CapabilityTable, createDecider, defaultRuleSet, foldBatch, parseObservationJson, type Decider, type LedgerState, type PolicyConfig } from "@a2a-ledger/core";
+import {
+  CapabilityTable,
+  createDecider,
+  defaultRuleSet,
+  foldBatch,
+  parseObservationJson,
+  type Decider,
+  type LedgerState,
+  type PolicyConfig,
+} from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 
 export const decider: Decider = createDecider(defaultRuleSet);
@@ -19,10 +28,24 @@ export function fiveEvents(id: string, t: number): Observation[] {
   const base = { correlationId: id, observer: "proxy", workerId: "w-acme" };
   const task = { ...base, serverTaskId: `${id}-t` };
   return [
-    { type: "TaskDispatched", ...base, skillId: "summarize", messageId: `${id}-m`, acceptedOutputModes: ["text/plain"], attempt: 1, cardFetchedAt: t - 1_000 },
+    {
+      type: "TaskDispatched",
+      ...base,
+      skillId: "summarize",
+      messageId: `${id}-m`,
+      acceptedOutputModes: ["text/plain"],
+      attempt: 1,
+      cardFetchedAt: t - 1_000,
+    },
     { type: "TaskStateObserved", ...task, contextId: `ctx-${id}`, state: "submitted", via: "stream" },
     { type: "TaskStateObserved", ...task, contextId: `ctx-${id}`, state: "working", via: "stream" },
-    { type: "ArtifactEmitted", ...task, artifactId: `${id}-a`, name: "summary", parts: [{ kind: "TEXT", mediaType: "text/plain", sizeBytes: 1200 }] },
+    {
+      type: "ArtifactEmitted",
+      ...task,
+      artifactId: `${id}-a`,
+      name: "summary",
+      parts: [{ kind: "TEXT", mediaType: "text/plain", sizeBytes: 1200 }],
+    },
     { type: "TaskStateObserved", ...task, contextId: `ctx-${id}`, state: "completed", via: "stream" },
   ].map((o, i) => observation({ ...o, eventId: `${id}-e${i}`, occurredAt: t + i }));
 }
@@ -31,8 +54,23 @@ export function fiveEvents(id: string, t: number): Observation[] {
 export function lostTask(id: string, t: number): Observation[] {
   const base = { correlationId: id, observer: "proxy", workerId: "w-acme" };
   return [
-    { type: "TaskDispatched", ...base, skillId: "summarize", messageId: `${id}-m`, acceptedOutputModes: ["text/plain"], attempt: 1, cardFetchedAt: t - 1_000 },
-    { type: "TaskStateObserved", ...base, serverTaskId: `${id}-t`, contextId: `ctx-${id}`, state: "working", via: "stream" },
+    {
+      type: "TaskDispatched",
+      ...base,
+      skillId: "summarize",
+      messageId: `${id}-m`,
+      acceptedOutputModes: ["text/plain"],
+      attempt: 1,
+      cardFetchedAt: t - 1_000,
+    },
+    {
+      type: "TaskStateObserved",
+      ...base,
+      serverTaskId: `${id}-t`,
+      contextId: `ctx-${id}`,
+      state: "working",
+      via: "stream",
+    },
     { type: "TaskNotFoundObserved", ...base, serverTaskId: `${id}-t`, method: "GetTask", errorCode: "-32001" },
   ].map((o, i) => observation({ ...o, eventId: `${id}-e${i}`, occurredAt: t + i }));
 }
@@ -43,9 +81,11 @@ export function* correlationStates(prefix: string, count: number, chunk = 2_000)
   const capabilities = CapabilityTable.fromSnapshots([]);
   for (let from = 0; from < count; from += chunk) {
     const observations: Observation[] = [];
-    for (let i = from; i < Math.min(count, from + chunk); i++) observations.push(...fiveEvents(`${prefix}-${i}`, Date.UTC(2026, 0, 1) + i * 10));
+    for (let i = from; i < Math.min(count, from + chunk); i++)
+      observations.push(...fiveEvents(`${prefix}-${i}`, Date.UTC(2026, 0, 1) + i * 10));
     const { states, rejected } = foldBatch({ decider, policy, capabilities, stateOf: () => undefined }, observations);
-    if (rejected.length > 0) throw new Error(`the rules rejected ${rejected.length} observation(s): ${rejected[0]?.error.message}`);
+    if (rejected.length > 0)
+      throw new Error(`the rules rejected ${rejected.length} observation(s): ${rejected[0]?.error.message}`);
     yield* states;
   }
 }

@@ -6,7 +6,18 @@ import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { parseObservationJson } from "@a2a-ledger/core";
 import { type ChildService, readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
-import { type Admin, createKafka, type KafkaMessage, endpointsFromEnv, ensureTopics, type Kafka, suffixedTopicNames, topicSpecs, type TopicNames, TopicReader } from "@a2a-ledger/kafka";
+import {
+  type Admin,
+  createKafka,
+  type KafkaMessage,
+  endpointsFromEnv,
+  ensureTopics,
+  type Kafka,
+  suffixedTopicNames,
+  topicSpecs,
+  type TopicNames,
+  TopicReader,
+} from "@a2a-ledger/kafka";
 import { produceAll, waitForGroupAtEnd as waitForTopicEnd } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
@@ -34,7 +45,13 @@ export async function fixture(admin: Admin, label: string, extraEnv: NodeJS.Proc
   const suffix = `${label}-${randomUUID().slice(0, 8)}`;
   const topics = suffixedTopicNames(suffix);
   await ensureTopics(admin, topicSpecs(topics));
-  const env = { ...process.env, A2A_LEDGER_TOPIC_SUFFIX: suffix, A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000", ...extraEnv };
+  const env = {
+    ...process.env,
+    A2A_LEDGER_TOPIC_SUFFIX: suffix,
+    A2A_LEDGER_RECONCILER_GROUP: `reconciler-${suffix}`,
+    A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "6000",
+    ...extraEnv,
+  };
   return { suffix, topics, groupId: `reconciler-${suffix}`, env, config: loadReconcilerConfig(env) };
 }
 
@@ -52,11 +69,16 @@ export async function startInProcess(f: Fixture, env: NodeJS.ProcessEnv = {}): P
 
 /** The reconciler as its own process (`src/main.ts`), with its output. Resolves once it logged that it started. */
 export function startChildService(f: Fixture, instanceId: string): Promise<ChildService> {
-  return spawnService(`reconciler ${instanceId}`, process.execPath, ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname], {
-    env: { ...f.env, A2A_LEDGER_INSTANCE_ID: instanceId },
-    startTimeoutMs: 60_000,
-    ready: readyOnMessage("reconciler started"),
-  });
+  return spawnService(
+    `reconciler ${instanceId}`,
+    process.execPath,
+    ["--import", "tsx", new URL("../src/main.ts", import.meta.url).pathname],
+    {
+      env: { ...f.env, A2A_LEDGER_INSTANCE_ID: instanceId },
+      startTimeoutMs: 60_000,
+      ready: readyOnMessage("reconciler started"),
+    },
+  );
 }
 
 /** The reconciler as its own process, for kill -9. */
@@ -104,7 +126,14 @@ export interface ReadRecord {
 export async function readAll(topic: string, timeoutMs = 60_000): Promise<ReadRecord[]> {
   const admin = kafka.admin();
   const records: ReadRecord[] = [];
-  const reader = new TopicReader(kafka, admin, topic, (partition, m) => void records.push({ partition, key: m.key?.toString() ?? null, value: m.value, headers: m.headers }), "test-reader");
+  const reader = new TopicReader(
+    kafka,
+    admin,
+    topic,
+    (partition, m) =>
+      void records.push({ partition, key: m.key?.toString() ?? null, value: m.value, headers: m.headers }),
+    "test-reader",
+  );
   await admin.connect();
   try {
     await reader.start();
@@ -145,7 +174,10 @@ export function waitForGroupAtEnd(admin: Admin, f: Fixture, timeoutMs = 120_000)
  * The suite's Kafka session: an admin connected and every schema registered before the tests; the
  * reconcilers started and the fixtures created are stopped and deleted after them.
  */
-export function kafkaSuite(hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }) {
+export function kafkaSuite(hooks: {
+  beforeAll: (fn: () => Promise<void>) => void;
+  afterAll: (fn: () => Promise<void>) => void;
+}) {
   const suite = { admin: kafka.admin(), fixtures: [] as Fixture[], running: [] as Reconciler[] };
   hooks.beforeAll(async () => {
     await suite.admin.connect();
@@ -164,4 +196,6 @@ export function kafkaSuite(hooks: { beforeAll: (fn: () => Promise<void>) => void
  * version 1 from A2A_LEDGER_TRUSTED_VENDORS (unset: no vendor), valid from the epoch; a replay that
  * should agree with it judges by the same recorded history.
  */
-export const seededPolicy = (trustedVendors: string[] = []) => ({ versions: [{ version: 1, validFrom: 0, trustedVendors }] });
+export const seededPolicy = (trustedVendors: string[] = []) => ({
+  versions: [{ version: 1, validFrom: 0, trustedVendors }],
+});

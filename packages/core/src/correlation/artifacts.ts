@@ -47,13 +47,28 @@ export function outputLabel(a: OutputIdentity, b: OutputIdentity): string {
   return a.name !== null && b.name !== null ? a.name : `#${a.ordinal}`;
 }
 
-export const sameMediaTypes = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+export const sameMediaTypes = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The artifact as it will be once `obs` is folded in (what R3 judges), without changing `existing`. */
-export function artifactAfter(existing: ArtifactRecord | undefined, obs: ArtifactEmitted, ordinalIfNew: number, taskEnded: boolean): OutputIdentity & { mediaTypes: readonly string[]; complete: boolean; wasComplete: boolean } {
+export function artifactAfter(
+  existing: ArtifactRecord | undefined,
+  obs: ArtifactEmitted,
+  ordinalIfNew: number,
+  taskEnded: boolean,
+): OutputIdentity & { mediaTypes: readonly string[]; complete: boolean; wasComplete: boolean } {
   const modes = artifactMediaTypes(obs);
   const complete = taskEnded || obs.lastChunk !== false || (existing?.complete ?? false);
-  if (existing === undefined) return { name: obs.name, ordinal: ordinalIfNew, mediaTypes: modes, complete, wasComplete: false };
-  const merged = modes.every((m) => existing.mediaTypes.includes(m)) ? existing.mediaTypes : [...new Set([...existing.mediaTypes, ...modes])].sort();
-  return { name: existing.name ?? obs.name, ordinal: existing.ordinal, mediaTypes: merged, complete, wasComplete: existing.complete };
+  if (existing === undefined)
+    return { name: obs.name, ordinal: ordinalIfNew, mediaTypes: modes, complete, wasComplete: false };
+  const merged = modes.every((m) => existing.mediaTypes.includes(m))
+    ? existing.mediaTypes
+    : [...new Set([...existing.mediaTypes, ...modes])].sort();
+  return {
+    name: existing.name ?? obs.name,
+    ordinal: existing.ordinal,
+    mediaTypes: merged,
+    complete,
+    wasComplete: existing.complete,
+  };
 }

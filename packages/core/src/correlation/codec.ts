@@ -24,7 +24,14 @@ const schema: avro.Schema = {
   namespace: "a2a.ledger.state.v2",
   fields: [
     { name: "correlationId", type: nullableString },
-    { name: "status", type: { type: "enum", name: "Status", symbols: ["open", "terminal", "indeterminate", "redispatched", "blocked", "failed", "reconciled"] } },
+    {
+      name: "status",
+      type: {
+        type: "enum",
+        name: "Status",
+        symbols: ["open", "terminal", "indeterminate", "redispatched", "blocked", "failed", "reconciled"],
+      },
+    },
     { name: "recent", type: { type: "array", items: "string" } },
     {
       name: "attempts",
@@ -59,7 +66,23 @@ const schema: avro.Schema = {
             { name: "serverTaskId", type: "string" },
             { name: "attempt", type: "int" },
             { name: "contextId", type: nullableString },
-            { name: "last", type: ["null", { type: "record", name: "LastSeen", fields: [{ name: "state", type: state }, { name: "rawState", type: "string" }, { name: "observer", type: "string" }, { name: "occurredAt", type: "long" }, { name: "eventId", type: "string" }] }] },
+            {
+              name: "last",
+              type: [
+                "null",
+                {
+                  type: "record",
+                  name: "LastSeen",
+                  fields: [
+                    { name: "state", type: state },
+                    { name: "rawState", type: "string" },
+                    { name: "observer", type: "string" },
+                    { name: "occurredAt", type: "long" },
+                    { name: "eventId", type: "string" },
+                  ],
+                },
+              ],
+            },
             { name: "terminal", type: "boolean" },
             { name: "lost", type: "boolean" },
             {
@@ -141,12 +164,30 @@ export const maxStateBytes = 512 * 1024;
 
 function essentials(s: Encoded): Encoded {
   const latest = s.attempts[s.attempts.length - 1]?.attempt;
-  const needed = (t: Encoded["tasks"][number]) => t.attempt === latest || (s.loss !== null && t.workerId === s.loss.workerId && t.serverTaskId === s.loss.serverTaskId);
-  return { ...s, recent: [], reported: [], canaries: [], tasks: s.tasks.filter(needed).map((t) => ({ ...t, artifacts: [] })) };
+  const needed = (t: Encoded["tasks"][number]) =>
+    t.attempt === latest ||
+    (s.loss !== null && t.workerId === s.loss.workerId && t.serverTaskId === s.loss.serverTaskId);
+  return {
+    ...s,
+    recent: [],
+    reported: [],
+    canaries: [],
+    tasks: s.tasks.filter(needed).map((t) => ({ ...t, artifacts: [] })),
+  };
 }
 
 export function encodeState(s: CorrelationState): Uint8Array {
-  const record: Encoded = { correlationId: s.correlationId, status: s.status, recent: recentInOrder(s), attempts: s.attempts, tasks: s.tasks, canaries: s.canaries, loss: s.loss, blockedAt: s.blockedAt, reported: [...s.reported] };
+  const record: Encoded = {
+    correlationId: s.correlationId,
+    status: s.status,
+    recent: recentInOrder(s),
+    attempts: s.attempts,
+    tasks: s.tasks,
+    canaries: s.canaries,
+    loss: s.loss,
+    blockedAt: s.blockedAt,
+    reported: [...s.reported],
+  };
   let body = stateType.toBuffer(record);
   if (body.length + 1 > maxStateBytes) body = stateType.toBuffer(essentials(record));
   const out = new Uint8Array(body.length + 1);
@@ -166,12 +207,19 @@ export function decodeState(bytes: Uint8Array): CorrelationState {
     }
     return fromV1(v1);
   }
-  if (bytes[0] !== formatVersion) throw new StateFormatError(`not a correlation state: format byte ${bytes[0] ?? "(none)"}`);
+  if (bytes[0] !== formatVersion)
+    throw new StateFormatError(`not a correlation state: format byte ${bytes[0] ?? "(none)"}`);
   let e: Encoded;
   try {
     e = stateType.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1)) as Encoded;
   } catch (error) {
     throw new StateFormatError(`not a correlation/2 state: ${(error as Error).message}`);
   }
-  return { model: 2, ...e, recentHead: 0, recentSet: e.recent.length > 32 ? new Set(e.recent) : null, reported: new Set(e.reported) };
+  return {
+    model: 2,
+    ...e,
+    recentHead: 0,
+    recentSet: e.recent.length > 32 ? new Set(e.recent) : null,
+    reported: new Set(e.reported),
+  };
 }

@@ -3,11 +3,31 @@
  * in place. The rules decide on the state *before* an observation; the fold then applies the
  * observation and the decisions taken on it, in that order.
  */
-import { type ArtifactEmitted, type ContractViolation, type Decision, type Observation, observationTypes, type TaskDispatched, type TaskState, type TaskStateObserved } from "@a2a-ledger/schemas";
+import {
+  type ArtifactEmitted,
+  type ContractViolation,
+  type Decision,
+  type Observation,
+  observationTypes,
+  type TaskDispatched,
+  type TaskState,
+  type TaskStateObserved,
+} from "@a2a-ledger/schemas";
 import { knownReportKey } from "../decisions.ts";
 import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
-import { attemptNumbered, artifactOf, type AttemptRecord, canaryOf, type CorrelationState, dedupeWindow, latestAttempt, maxAttempt, type TaskRecord, taskOf } from "./state.ts";
+import {
+  attemptNumbered,
+  artifactOf,
+  type AttemptRecord,
+  canaryOf,
+  type CorrelationState,
+  dedupeWindow,
+  latestAttempt,
+  maxAttempt,
+  type TaskRecord,
+  taskOf,
+} from "./state.ts";
 import { openAttemptOn } from "./attempts.ts";
 import { dispatchTarget, plannedAttempt, replacesLastState } from "../lineage.ts";
 import { trim } from "./trim.ts";
@@ -28,9 +48,16 @@ function hash64(text: string): string {
  * The identity of a violation for "report once": its structured fields only, never the detail text,
  * kept as a 64-bit digest so a long-lived correlation's state stays small.
  */
-export function reportKey(v: Pick<ContractViolation, "kind" | "workerId" | "serverTaskId" | "skillId" | "observed" | "allowed" | "output" | "attempts">): string {
+export function reportKey(
+  v: Pick<
+    ContractViolation,
+    "kind" | "workerId" | "serverTaskId" | "skillId" | "observed" | "allowed" | "output" | "attempts"
+  >,
+): string {
   if (v.kind === "DIVERGENT_ARTIFACTS") return hash64(`${v.kind}|${v.output ?? ""}|${v.attempts.join(",")}`);
-  return hash64(`${v.kind}|${v.workerId ?? ""}|${v.serverTaskId ?? ""}|${v.skillId ?? ""}|${v.observed}|${v.allowed.join(",")}`);
+  return hash64(
+    `${v.kind}|${v.workerId ?? ""}|${v.serverTaskId ?? ""}|${v.skillId ?? ""}|${v.observed}|${v.allowed.join(",")}`,
+  );
 }
 
 /** Up to this many remembered eventIds a scan is cheaper than keeping a Set beside them. */
@@ -69,7 +96,17 @@ function dispatch(s: CorrelationState, obs: TaskDispatched): void {
     a.dispatchEventId = obs.eventId;
     return;
   }
-  s.attempts.push({ attempt: target.attempt, workerId: obs.workerId, skillId: obs.skillId, messageId: obs.messageId, acceptedOutputModes: obs.acceptedOutputModes, dispatchedAt: obs.occurredAt, dispatchEventId: obs.eventId, taskCount: 0, artifactCount: 0 });
+  s.attempts.push({
+    attempt: target.attempt,
+    workerId: obs.workerId,
+    skillId: obs.skillId,
+    messageId: obs.messageId,
+    acceptedOutputModes: obs.acceptedOutputModes,
+    dispatchedAt: obs.occurredAt,
+    dispatchEventId: obs.eventId,
+    taskCount: 0,
+    artifactCount: 0,
+  });
 }
 
 /** The task record for (workerId, serverTaskId), linked to its attempt (created on first sight). */
@@ -79,11 +116,30 @@ function task(s: CorrelationState, workerId: string, serverTaskId: string): Task
   let record = openAttemptOn(s, workerId);
   if (record === undefined) {
     const previous = latestAttempt(s);
-    record = { attempt: maxAttempt(s) + 1, workerId, skillId: previous?.skillId ?? null, messageId: null, acceptedOutputModes: previous?.acceptedOutputModes ?? [], dispatchedAt: null, dispatchEventId: null, taskCount: 0, artifactCount: 0 };
+    record = {
+      attempt: maxAttempt(s) + 1,
+      workerId,
+      skillId: previous?.skillId ?? null,
+      messageId: null,
+      acceptedOutputModes: previous?.acceptedOutputModes ?? [],
+      dispatchedAt: null,
+      dispatchEventId: null,
+      taskCount: 0,
+      artifactCount: 0,
+    };
     s.attempts.push(record);
   }
   record.taskCount += 1;
-  const t: TaskRecord = { workerId, serverTaskId, attempt: record.attempt, contextId: null, last: null, terminal: false, lost: false, artifacts: [] };
+  const t: TaskRecord = {
+    workerId,
+    serverTaskId,
+    attempt: record.attempt,
+    contextId: null,
+    last: null,
+    terminal: false,
+    lost: false,
+    artifacts: [],
+  };
   s.tasks.push(t);
   return t;
 }
@@ -101,7 +157,14 @@ function stateSeen(s: CorrelationState, obs: TaskStateObserved): void {
     for (const a of t.artifacts) a.complete = true;
     if (s.status === "open" && latestAttempt(s)?.attempt === t.attempt) s.status = "terminal";
   }
-  if (t.last === null) t.last = { state: obs.state, rawState: obs.rawState, observer: obs.observer, occurredAt: obs.occurredAt, eventId: obs.eventId };
+  if (t.last === null)
+    t.last = {
+      state: obs.state,
+      rawState: obs.rawState,
+      observer: obs.observer,
+      occurredAt: obs.occurredAt,
+      eventId: obs.eventId,
+    };
   else {
     t.last.state = obs.state;
     t.last.rawState = obs.rawState;
@@ -119,7 +182,15 @@ function artifact(s: CorrelationState, obs: ArtifactEmitted): void {
   if (existing === undefined) {
     const attempt = attemptNumbered(s, t.attempt) as AttemptRecord;
     attempt.artifactCount += 1;
-    t.artifacts.push({ artifactId: obs.artifactId, attempt: t.attempt, name: obs.name, ordinal: attempt.artifactCount, mediaTypes: modes, complete, eventId: obs.eventId });
+    t.artifacts.push({
+      artifactId: obs.artifactId,
+      attempt: t.attempt,
+      name: obs.name,
+      ordinal: attempt.artifactCount,
+      mediaTypes: modes,
+      complete,
+      eventId: obs.eventId,
+    });
     return;
   }
   if (existing.name === null) existing.name = obs.name;
@@ -154,12 +225,22 @@ function fold(s: CorrelationState, obs: Observation): void {
       const canary = canaryOf(s, obs.workerId, obs.serverTaskId);
       if (canary !== undefined) canary.lost = true;
       // The task of a dispatch whose answer was not observed (see R4/R5): link it, so its loss is recorded.
-      else if (taskOf(s, obs.workerId, obs.serverTaskId) === undefined && openAttemptOn(s, obs.workerId) !== undefined) task(s, obs.workerId, obs.serverTaskId);
+      else if (taskOf(s, obs.workerId, obs.serverTaskId) === undefined && openAttemptOn(s, obs.workerId) !== undefined)
+        task(s, obs.workerId, obs.serverTaskId);
       return;
     }
     case "ProbeCompleted":
       for (const c of obs.parkedCanaries) {
-        if (canaryOf(s, obs.workerId, c.serverTaskId) === undefined) s.canaries.push({ workerId: obs.workerId, serverTaskId: c.serverTaskId, state: c.state, cardHash: obs.cardHash, probeEventId: obs.eventId, parkedAt: obs.occurredAt, lost: false });
+        if (canaryOf(s, obs.workerId, c.serverTaskId) === undefined)
+          s.canaries.push({
+            workerId: obs.workerId,
+            serverTaskId: c.serverTaskId,
+            state: c.state,
+            cardHash: obs.cardHash,
+            probeEventId: obs.eventId,
+            parkedAt: obs.occurredAt,
+            lost: false,
+          });
       }
       return;
     case "AgentCardObserved":
@@ -169,13 +250,30 @@ function fold(s: CorrelationState, obs: Observation): void {
   }
 }
 
-function lossOf(s: CorrelationState, d: { workerId: string | null; serverTaskId: string; lastState: TaskState; decisionId: string; causeEventIds: string[] }, outcome: "indeterminate" | "failed"): void {
+function lossOf(
+  s: CorrelationState,
+  d: {
+    workerId: string | null;
+    serverTaskId: string;
+    lastState: TaskState;
+    decisionId: string;
+    causeEventIds: string[];
+  },
+  outcome: "indeterminate" | "failed",
+): void {
   const t = taskOf(s, d.workerId ?? "", d.serverTaskId);
   if (t === undefined) return;
   t.lost = true;
   if (latestAttempt(s)?.attempt !== t.attempt) return; // a superseded attempt's loss does not change the correlation
   s.status = outcome;
-  s.loss = { workerId: t.workerId, serverTaskId: t.serverTaskId, attempt: t.attempt, lastState: d.lastState, eventId: d.causeEventIds[0] ?? "", outcome };
+  s.loss = {
+    workerId: t.workerId,
+    serverTaskId: t.serverTaskId,
+    attempt: t.attempt,
+    lastState: d.lastState,
+    eventId: d.causeEventIds[0] ?? "",
+    outcome,
+  };
 }
 
 export function evolveDecision(s: CorrelationState, d: Decision): void {
@@ -225,7 +323,15 @@ function decisionFolded(s: CorrelationState, d: Decision): void {
       s.blockedAt = null;
       {
         const planned = plannedAttempt(s.attempts, d);
-        if (planned !== undefined) s.attempts.push({ ...planned, messageId: null, dispatchedAt: null, dispatchEventId: null, taskCount: 0, artifactCount: 0 });
+        if (planned !== undefined)
+          s.attempts.push({
+            ...planned,
+            messageId: null,
+            dispatchedAt: null,
+            dispatchEventId: null,
+            taskCount: 0,
+            artifactCount: 0,
+          });
       }
       return;
     case "ReconciliationBlocked":

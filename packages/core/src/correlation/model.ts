@@ -11,7 +11,15 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   initialState,
   isDuplicate,
   input(state, observation, ctx, emitted: readonly DecisionDraft[], previous) {
-    if (previous === undefined) return { observation, state, priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted };
+    if (previous === undefined)
+      return {
+        observation,
+        state,
+        priorCapabilities: ctx.capabilities,
+        capabilities: ctx.capabilities,
+        policy: ctx.policy,
+        emitted,
+      };
     previous.observation = observation;
     previous.state = state;
     previous.priorCapabilities = ctx.capabilities;

@@ -139,7 +139,6 @@ export function artifactOf(t: TaskRecord, artifactId: string): ArtifactRecord | 
   return undefined;
 }
 
-
 export function initialState(): CorrelationState {
   return {
     model: 2,
@@ -159,7 +158,11 @@ export function initialState(): CorrelationState {
 
 /** A copy sharing nothing mutable with `s`. */
 export function cloneState(s: CorrelationState): CorrelationState {
-  const tasks = s.tasks.map((t) => ({ ...t, last: t.last === null ? null : { ...t.last }, artifacts: t.artifacts.map((a) => ({ ...a })) }));
+  const tasks = s.tasks.map((t) => ({
+    ...t,
+    last: t.last === null ? null : { ...t.last },
+    artifacts: t.artifacts.map((a) => ({ ...a })),
+  }));
   return {
     model: 2,
     correlationId: s.correlationId,
@@ -187,7 +190,8 @@ export function maxAttempt(s: CorrelationState): number {
 }
 
 export function attemptNumbered(s: CorrelationState, n: number): AttemptRecord | undefined {
-  for (let i = s.attempts.length - 1; i >= 0; i--) if ((s.attempts[i] as AttemptRecord).attempt === n) return s.attempts[i];
+  for (let i = s.attempts.length - 1; i >= 0; i--)
+    if ((s.attempts[i] as AttemptRecord).attempt === n) return s.attempts[i];
   return undefined;
 }
 

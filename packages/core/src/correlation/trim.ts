@@ -30,16 +30,37 @@ function artifactCount(s: CorrelationState): number {
 }
 
 export function trim(s: CorrelationState): void {
-  if (s.tasks.length <= limits.tasks && s.attempts.length <= limits.attempts && s.reported.size <= limits.reported && s.canaries.length <= limits.canaries && artifactCount(s) <= limits.artifacts) return;
+  if (
+    s.tasks.length <= limits.tasks &&
+    s.attempts.length <= limits.attempts &&
+    s.reported.size <= limits.reported &&
+    s.canaries.length <= limits.canaries &&
+    artifactCount(s) <= limits.artifacts
+  )
+    return;
   const latest = latestAttempt(s)?.attempt ?? 0;
   const loss = s.loss;
-  const reconciling = (t: TaskRecord) => loss !== null && t.workerId === loss.workerId && t.serverTaskId === loss.serverTaskId;
+  const reconciling = (t: TaskRecord) =>
+    loss !== null && t.workerId === loss.workerId && t.serverTaskId === loss.serverTaskId;
   const superseded = (t: TaskRecord) => t.attempt !== latest && !reconciling(t);
-  while (s.tasks.length > limits.tasks) removeFirst(s.tasks, (t) => superseded(t) && (t.terminal || t.lost), superseded, (t) => !reconciling(t));
+  while (s.tasks.length > limits.tasks)
+    removeFirst(
+      s.tasks,
+      (t) => superseded(t) && (t.terminal || t.lost),
+      superseded,
+      (t) => !reconciling(t),
+    );
   while (artifactCount(s) > limits.artifacts) {
-    const owner = s.tasks.find((t) => superseded(t) && t.artifacts.some((a) => a.complete)) ?? s.tasks.find((t) => t.artifacts.some((a) => a.complete)) ?? s.tasks.find((t) => t.artifacts.length > 0);
+    const owner =
+      s.tasks.find((t) => superseded(t) && t.artifacts.some((a) => a.complete)) ??
+      s.tasks.find((t) => t.artifacts.some((a) => a.complete)) ??
+      s.tasks.find((t) => t.artifacts.length > 0);
     if (owner === undefined) break;
-    removeFirst(owner.artifacts, (a) => a.complete, () => true);
+    removeFirst(
+      owner.artifacts,
+      (a) => a.complete,
+      () => true,
+    );
   }
   while (s.attempts.length > limits.attempts) {
     const keep = (n: number) => n === latest || (loss !== null && n === loss.attempt);
@@ -53,5 +74,10 @@ export function trim(s: CorrelationState): void {
     if (s.reported.size <= limits.reported) break;
     s.reported.delete(key);
   }
-  while (s.canaries.length > limits.canaries) removeFirst(s.canaries, (c) => c.lost, () => true);
+  while (s.canaries.length > limits.canaries)
+    removeFirst(
+      s.canaries,
+      (c) => c.lost,
+      () => true,
+    );
 }

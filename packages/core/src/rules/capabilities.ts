@@ -19,7 +19,9 @@ export function capabilities(input: RuleInput): RuleOutput {
           workerId: s.workerId,
           cardHash: s.cardHash,
           states: s.verifiedStates,
-          outputModes: s.verifiedSkills.map((k): SkillOutputModes => ({ skillId: k.skillId ?? "*", outputModes: k.outputModes })),
+          outputModes: s.verifiedSkills.map(
+            (k): SkillOutputModes => ({ skillId: k.skillId ?? "*", outputModes: k.outputModes }),
+          ),
           durable: s.durable,
           skills: s.verifiedSkills,
         }))

@@ -36,7 +36,8 @@ const completed: TaskState = "TASK_STATE_COMPLETED";
  */
 export function takeOverNeed(lastState: TaskState | null): { resume: boolean; states: TaskState[] } {
   if (lastState !== null && isInterrupted(lastState)) return { resume: true, states: [lastState] };
-  if (lastState === null || lastState === "TASK_STATE_UNSPECIFIED" || lastState === completed) return { resume: false, states: [completed] };
+  if (lastState === null || lastState === "TASK_STATE_UNSPECIFIED" || lastState === completed)
+    return { resume: false, states: [completed] };
   return { resume: false, states: [lastState, completed] };
 }
 
@@ -45,15 +46,25 @@ const skillName = (skillId: string | null): string => (skillId === null ? "(no s
 export function verdict(workerId: string, snap: CapabilitySnapshot | undefined, need: Need): CandidateVerdict {
   const no = (reason: string): CandidateVerdict => ({ workerId, eligible: false, reason });
   if (snap === undefined) return no("no card in force");
-  if (!cardOffersSkill(snap, need.skillId)) return no(`the card in force does not offer skill ${skillName(need.skillId)}`);
+  if (!cardOffersSkill(snap, need.skillId))
+    return no(`the card in force does not offer skill ${skillName(need.skillId)}`);
   const v = verifiedSkill(snap, need.skillId);
-  if (v === undefined) return no(`skill ${skillName(need.skillId)} of card ${snap.cardHash.slice(0, 12)} not verified by a probe yet`);
+  if (v === undefined)
+    return no(`skill ${skillName(need.skillId)} of card ${snap.cardHash.slice(0, 12)} not verified by a probe yet`);
   const missing = need.states.filter((s) => !v.states.includes(s));
-  if (missing.length > 0) return no(`verified states [${v.states.join(", ")}] of skill ${skillName(need.skillId)} lack ${missing.join(", ")}`);
+  if (missing.length > 0)
+    return no(
+      `verified states [${v.states.join(", ")}] of skill ${skillName(need.skillId)} lack ${missing.join(", ")}`,
+    );
   const accepted = need.acceptedOutputModes;
   const matching = accepted.length === 0 ? v.outputModes : v.outputModes.filter((m) => mediaTypeAllowed(m, accepted));
-  if (accepted.length > 0 && matching.length === 0) return no(`verified output modes [${v.outputModes.join(", ")}] outside accepted [${accepted.join(", ")}]`);
-  return { workerId, eligible: true, reason: `verifies ${need.states.join(", ")} for skill ${skillName(need.skillId)}; verified output modes [${matching.join(", ")}]` };
+  if (accepted.length > 0 && matching.length === 0)
+    return no(`verified output modes [${v.outputModes.join(", ")}] outside accepted [${accepted.join(", ")}]`);
+  return {
+    workerId,
+    eligible: true,
+    reason: `verifies ${need.states.join(", ")} for skill ${skillName(need.skillId)}; verified output modes [${matching.join(", ")}]`,
+  };
 }
 
 export interface Verdicts {
@@ -67,7 +78,8 @@ export interface Verdicts {
   passedOver: string[];
 }
 
-const byWorkerId = (a: CandidateVerdict, b: CandidateVerdict): number => (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0);
+const byWorkerId = (a: CandidateVerdict, b: CandidateVerdict): number =>
+  a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0;
 
 /** The ranking R6 and route share: the eligible verdicts, ties (all of them) broken by workerId in ascending code-unit order. */
 export function rank(all: readonly CandidateVerdict[]): CandidateVerdict[] {
@@ -81,13 +93,18 @@ export function rank(all: readonly CandidateVerdict[]): CandidateVerdict[] {
 export function verdicts(view: CapabilityView, need: Need): Verdicts {
   const passedOver: string[] = [];
   const all = [...view.workers()].sort().map((w): CandidateVerdict => {
-    if (w === need.lostWorkerId) return { workerId: w, eligible: false, reason: "lost the task: never a target under verify" };
+    if (w === need.lostWorkerId)
+      return { workerId: w, eligible: false, reason: "lost the task: never a target under verify" };
     if (need.excluded?.has(w) === true) return { workerId: w, eligible: false, reason: "excluded by the request" };
     const v = verdict(w, view.asOf(w, need.at), need);
     const lost = need.earlierLosers?.get(w);
     if (lost === undefined) return v;
     if (v.eligible) passedOver.push(w);
-    return { workerId: w, eligible: false, reason: `lost the task at attempt ${lost.join(", ")} of this correlation: never a target again` };
+    return {
+      workerId: w,
+      eligible: false,
+      reason: `lost the task at attempt ${lost.join(", ")} of this correlation: never a target again`,
+    };
   });
   const ranked = rank(all);
   return { all, ranked, chosen: ranked[0], passedOver };

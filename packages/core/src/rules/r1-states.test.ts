@@ -3,8 +3,17 @@ import { agentCard, events } from "../../test/builders.ts";
 import { givenEach as given, givenV1 } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 
-const card = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "auth-required", "completed"], taskStore: "durable" });
-const verifiedWithoutAuth = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"] as const;
+const card = agentCard({
+  org: "Acme",
+  states: ["submitted", "working", "input-required", "auth-required", "completed"],
+  taskStore: "durable",
+});
+const verifiedWithoutAuth = [
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_COMPLETED",
+] as const;
 
 describe("R1 emitted states", () => {
   it("flags a state the card in force does not advertise, and still records it", () => {
@@ -12,24 +21,52 @@ describe("R1 emitted states", () => {
     const c = agentCard({ org: "Acme", states: ["submitted", "working", "completed"] });
     given([e.card("w1", c, { at: 1 }), e.dispatch("t", "w1", { at: 10 })])
       .when(e.state("t", "w1", "s1", "input-required", { at: 11 }))
-      .then([{ type: "ContractViolation", kind: "STATE_NOT_ADVERTISED", observed: "TASK_STATE_INPUT_REQUIRED", serverTaskId: "s1", cardHash: cardHash(c), allowed: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"] }]);
+      .then([
+        {
+          type: "ContractViolation",
+          kind: "STATE_NOT_ADVERTISED",
+          observed: "TASK_STATE_INPUT_REQUIRED",
+          serverTaskId: "s1",
+          cardHash: cardHash(c),
+          allowed: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+        },
+      ]);
   });
 
   it("under verify flags an advertised state the probe did not verify, once the probe verified the card", () => {
     const e = events();
-    given([e.card("w1", card, { at: 1 }), e.probe("w1", cardHash(card), { at: 2, states: [...verifiedWithoutAuth], modes: ["text/plain"] }), e.dispatch("t", "w1", { at: 10 })])
+    given([
+      e.card("w1", card, { at: 1 }),
+      e.probe("w1", cardHash(card), { at: 2, states: [...verifiedWithoutAuth], modes: ["text/plain"] }),
+      e.dispatch("t", "w1", { at: 10 }),
+    ])
       .when(e.state("t", "w1", "s1", "auth-required", { at: 11 }))
-      .then([{ type: "ContractViolation", kind: "STATE_NOT_VERIFIED", observed: "TASK_STATE_AUTH_REQUIRED", allowed: [...verifiedWithoutAuth] }]);
+      .then([
+        {
+          type: "ContractViolation",
+          kind: "STATE_NOT_VERIFIED",
+          observed: "TASK_STATE_AUTH_REQUIRED",
+          allowed: [...verifiedWithoutAuth],
+        },
+      ]);
   });
 
   it("does not flag unverified states before a probe verified the card: the outstanding ProbeRequested is the signal", () => {
     const e = events();
-    given([e.card("w1", card, { at: 1 })]).when(e.state("t", "w1", "s1", "auth-required", { at: 11 })).thenNothing();
+    given([e.card("w1", card, { at: 1 })])
+      .when(e.state("t", "w1", "s1", "auth-required", { at: 11 }))
+      .thenNothing();
   });
 
   it("does not flag unverified states of a trusted worker", () => {
     const e = events();
-    given([e.card("w1", card, { at: 1 }), e.probe("w1", cardHash(card), { at: 2, states: [...verifiedWithoutAuth], modes: ["text/plain"] })], { policy: { trustedVendors: ["Acme"] } })
+    given(
+      [
+        e.card("w1", card, { at: 1 }),
+        e.probe("w1", cardHash(card), { at: 2, states: [...verifiedWithoutAuth], modes: ["text/plain"] }),
+      ],
+      { policy: { trustedVendors: ["Acme"] } },
+    )
       .when(e.state("t", "w1", "s1", "auth-required", { at: 11 }))
       .thenNothing();
   });
@@ -44,11 +81,15 @@ describe("R1 emitted states", () => {
 
   it("never flags TASK_STATE_UNSPECIFIED (v0.3 unknown): it claims nothing", () => {
     const e = events();
-    given([e.card("w1", agentCard({ org: "Acme", states: ["working"] }), { at: 1 })]).when(e.state("t", "w1", "s1", "unknown", { at: 10 })).thenNothing();
+    given([e.card("w1", agentCard({ org: "Acme", states: ["working"] }), { at: 1 })])
+      .when(e.state("t", "w1", "s1", "unknown", { at: 10 }))
+      .thenNothing();
   });
 
   it("judges nothing for a worker whose card was never seen", () => {
     const e = events();
-    given([]).when(e.state("t", "w9", "s1", "working", { at: 10 })).thenNothing();
+    given([])
+      .when(e.state("t", "w9", "s1", "working", { at: 10 }))
+      .thenNothing();
   });
 });

@@ -14,10 +14,31 @@ import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 import { unreported } from "./violations.ts";
 
 /** The states R6 relies on: a resume needs the interrupted state verified, a restart needs COMPLETED. */
-export const reliedOnStates: ReadonlySet<TaskState> = new Set<TaskState>(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_COMPLETED"]);
+export const reliedOnStates: ReadonlySet<TaskState> = new Set<TaskState>([
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_AUTH_REQUIRED",
+  "TASK_STATE_COMPLETED",
+]);
 
-function violation(obs: TaskStateObserved, cardHash: string, skillId: string | null, kind: ViolationDraft["kind"], allowed: string[], why: string): ViolationDraft {
-  return { type: "ContractViolation", workerId: obs.workerId, kind, serverTaskId: obs.serverTaskId, observed: obs.state, allowed, cardHash, skillId, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; ${why}` };
+function violation(
+  obs: TaskStateObserved,
+  cardHash: string,
+  skillId: string | null,
+  kind: ViolationDraft["kind"],
+  allowed: string[],
+  why: string,
+): ViolationDraft {
+  return {
+    type: "ContractViolation",
+    workerId: obs.workerId,
+    kind,
+    serverTaskId: obs.serverTaskId,
+    observed: obs.state,
+    allowed,
+    cardHash,
+    skillId,
+    detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; ${why}`,
+  };
 }
 
 export function r1States(input: RuleInput): RuleOutput {
@@ -28,8 +49,31 @@ export function r1States(input: RuleInput): RuleOutput {
   const advertised = snap.advertisedStates.includes(obs.state);
   if (advertised && !reliedOnStates.has(obs.state)) return noOutput;
   const skillId = termsFor(input.state, obs.workerId, obs.serverTaskId)?.skillId ?? null;
-  if (!advertised) return decided(unreported(input.state, [violation(obs, snap.cardHash, skillId, "STATE_NOT_ADVERTISED", snap.advertisedStates, "the card in force does not advertise it")]));
+  if (!advertised)
+    return decided(
+      unreported(input.state, [
+        violation(
+          obs,
+          snap.cardHash,
+          skillId,
+          "STATE_NOT_ADVERTISED",
+          snap.advertisedStates,
+          "the card in force does not advertise it",
+        ),
+      ]),
+    );
   const v = verifiedSkill(snap, skillId);
   if (v === undefined || v.states.includes(obs.state) || policyOf(input.policy, snap) !== "verify") return noOutput;
-  return decided(unreported(input.state, [violation(obs, snap.cardHash, skillId, "STATE_NOT_VERIFIED", v.states, `the probe of skill ${skillId ?? "(none)"} of the card in force did not verify it`)]));
+  return decided(
+    unreported(input.state, [
+      violation(
+        obs,
+        snap.cardHash,
+        skillId,
+        "STATE_NOT_VERIFIED",
+        v.states,
+        `the probe of skill ${skillId ?? "(none)"} of the card in force did not verify it`,
+      ),
+    ]),
+  );
 }

@@ -9,9 +9,22 @@ const v2 = agentCard({ org: "Acme", version: "2", skills: [{ id: "summarize", ou
 describe("R2 artifacts at emission", () => {
   it("checks an artifact against the card in force at emission, not the card at dispatch", () => {
     const e = events();
-    given([e.card("w1", v1, { at: 1 }), e.dispatch("t", "w1", { at: 10, cardHash: cardHash(v1) }), e.state("t", "w1", "s1", "working", { at: 11 }), e.card("w1", v2, { at: 12 })])
+    given([
+      e.card("w1", v1, { at: 1 }),
+      e.dispatch("t", "w1", { at: 10, cardHash: cardHash(v1) }),
+      e.state("t", "w1", "s1", "working", { at: 11 }),
+      e.card("w1", v2, { at: 12 }),
+    ])
       .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["application/pdf"] }))
-      .then([{ type: "ContractViolation", kind: "OUTPUT_MODE_NOT_ADVERTISED", observed: "application/pdf", allowed: ["text/plain"], cardHash: cardHash(v2) }]);
+      .then([
+        {
+          type: "ContractViolation",
+          kind: "OUTPUT_MODE_NOT_ADVERTISED",
+          observed: "application/pdf",
+          allowed: ["text/plain"],
+          cardHash: cardHash(v2),
+        },
+      ]);
   });
 
   it("uses the card in force at the artifact's time even when a newer card was logged first", () => {
@@ -25,19 +38,39 @@ describe("R2 artifacts at emission", () => {
     const e = events();
     given([e.card("w1", v1, { at: 1 }), e.dispatch("t", "w1", { at: 10, accepted: ["text/plain"] })])
       .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["application/pdf; version=1.7"] }))
-      .then([{ type: "ContractViolation", kind: "OUTPUT_MODE_NOT_NEGOTIATED", observed: "application/pdf", allowed: ["text/plain"] }]);
+      .then([
+        {
+          type: "ContractViolation",
+          kind: "OUTPUT_MODE_NOT_NEGOTIATED",
+          observed: "application/pdf",
+          allowed: ["text/plain"],
+        },
+      ]);
   });
 
   it("accepts anything when the dispatch accepted nothing in particular", () => {
     const e = events();
-    given([e.card("w1", v1, { at: 1 }), e.dispatch("t", "w1", { at: 10, accepted: [] })]).when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["application/pdf"] })).thenNothing();
+    given([e.card("w1", v1, { at: 1 }), e.dispatch("t", "w1", { at: 10, accepted: [] })])
+      .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["application/pdf"] }))
+      .thenNothing();
   });
 
   it("under verify flags an advertised media type the probe never saw emitted", () => {
     const e = events();
-    given([e.card("w1", v1, { at: 1 }), e.probe("w1", cardHash(v1), { at: 2, states: ["TASK_STATE_COMPLETED"], modes: ["text/plain"] }), e.dispatch("t", "w1", { at: 10 })])
+    given([
+      e.card("w1", v1, { at: 1 }),
+      e.probe("w1", cardHash(v1), { at: 2, states: ["TASK_STATE_COMPLETED"], modes: ["text/plain"] }),
+      e.dispatch("t", "w1", { at: 10 }),
+    ])
       .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["application/pdf"] }))
-      .then([{ type: "ContractViolation", kind: "OUTPUT_MODE_NOT_VERIFIED", observed: "application/pdf", allowed: ["text/plain"] }]);
+      .then([
+        {
+          type: "ContractViolation",
+          kind: "OUTPUT_MODE_NOT_VERIFIED",
+          observed: "application/pdf",
+          allowed: ["text/plain"],
+        },
+      ]);
   });
 
   // default/2 flags the dispatch as SKILL_NOT_ADVERTISED instead (default-2.test.ts).

@@ -22,7 +22,13 @@ interface Judged {
   skillId: string | null;
 }
 
-function violation({ obs, cardHash, skillId }: Judged, kind: ViolationDraft["kind"], mode: string, allowed: readonly string[], why: string): ViolationDraft {
+function violation(
+  { obs, cardHash, skillId }: Judged,
+  kind: ViolationDraft["kind"],
+  mode: string,
+  allowed: readonly string[],
+  why: string,
+): ViolationDraft {
   return {
     type: "ContractViolation",
     workerId: obs.workerId,
@@ -52,10 +58,37 @@ export function r2Artifacts(input: RuleInput): RuleOutput {
   let out: ViolationDraft[] | undefined;
   for (const mode of modes) {
     if (judgeCard) {
-      if (!mediaTypeAllowed(mode, advertised)) (out ??= []).push(violation(judged, "OUTPUT_MODE_NOT_ADVERTISED", mode, advertised, "the card in force at emission does not advertise it"));
-      else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes)) (out ??= []).push(violation(judged, "OUTPUT_MODE_NOT_VERIFIED", mode, verified.outputModes, `the probe of skill ${skillId ?? "(none)"} never saw it emitted`));
+      if (!mediaTypeAllowed(mode, advertised))
+        (out ??= []).push(
+          violation(
+            judged,
+            "OUTPUT_MODE_NOT_ADVERTISED",
+            mode,
+            advertised,
+            "the card in force at emission does not advertise it",
+          ),
+        );
+      else if (verified !== undefined && !mediaTypeAllowed(mode, verified.outputModes))
+        (out ??= []).push(
+          violation(
+            judged,
+            "OUTPUT_MODE_NOT_VERIFIED",
+            mode,
+            verified.outputModes,
+            `the probe of skill ${skillId ?? "(none)"} never saw it emitted`,
+          ),
+        );
     }
-    if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) (out ??= []).push(violation(judged, "OUTPUT_MODE_NOT_NEGOTIATED", mode, accepted, `the dispatch accepted only ${accepted.join(", ")}`));
+    if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted))
+      (out ??= []).push(
+        violation(
+          judged,
+          "OUTPUT_MODE_NOT_NEGOTIATED",
+          mode,
+          accepted,
+          `the dispatch accepted only ${accepted.join(", ")}`,
+        ),
+      );
   }
   return out === undefined ? noOutput : decided(unreported(input.state, out));
 }

@@ -5,7 +5,13 @@
  * the same position); different media types are DIVERGENT_ARTIFACTS, reported once per output and pair
  * of attempts.
  */
-import { artifactAfter, type OutputIdentity, outputLabel, sameMediaTypes, sameOutput } from "../correlation/artifacts.ts";
+import {
+  artifactAfter,
+  type OutputIdentity,
+  outputLabel,
+  sameMediaTypes,
+  sameOutput,
+} from "../correlation/artifacts.ts";
 import { attemptFor, attemptNumberFor } from "../correlation/attempts.ts";
 import { artifactOf, type CorrelationState, taskOf } from "../correlation/state.ts";
 import type { ViolationDraft } from "../decisions.ts";
@@ -24,7 +30,13 @@ function divergences(state: CorrelationState, mine: Judged, cardHash: string | n
   for (const task of state.tasks) {
     if (task.attempt === mine.attempt) continue;
     for (const other of task.artifacts) {
-      if (!other.complete || other.mediaTypes.length === 0 || !sameOutput(mine, other) || sameMediaTypes(mine.mediaTypes, other.mediaTypes)) continue;
+      if (
+        !other.complete ||
+        other.mediaTypes.length === 0 ||
+        !sameOutput(mine, other) ||
+        sameMediaTypes(mine.mediaTypes, other.mediaTypes)
+      )
+        continue;
       const [lo, hi] = other.attempt < mine.attempt ? [other.attempt, mine.attempt] : [mine.attempt, other.attempt];
       const output = outputLabel(mine, other);
       out.push({
@@ -50,13 +62,30 @@ export function r3Divergent(input: RuleInput): RuleOutput {
   if (obs.type === "ArtifactEmitted") {
     const task = taskOf(state, obs.workerId, obs.serverTaskId);
     const existing = task === undefined ? undefined : artifactOf(task, obs.artifactId);
-    const after = artifactAfter(existing, obs, (attemptFor(state, obs.workerId, obs.serverTaskId)?.artifactCount ?? 0) + 1, task?.terminal ?? false);
+    const after = artifactAfter(
+      existing,
+      obs,
+      (attemptFor(state, obs.workerId, obs.serverTaskId)?.artifactCount ?? 0) + 1,
+      task?.terminal ?? false,
+    );
     const grew = existing !== undefined && after.mediaTypes !== existing.mediaTypes;
     if (!after.complete || after.mediaTypes.length === 0 || (after.wasComplete && !grew)) return noOutput;
     const out: ViolationDraft[] = [];
     const cardHash = input.capabilities.asOf(obs.workerId, obs.occurredAt)?.cardHash ?? null;
     const attempt = task?.attempt ?? attemptNumberFor(state, obs.workerId, obs.serverTaskId);
-    divergences(state, { name: after.name, ordinal: after.ordinal, mediaTypes: after.mediaTypes, workerId: obs.workerId, serverTaskId: obs.serverTaskId, attempt }, cardHash, out);
+    divergences(
+      state,
+      {
+        name: after.name,
+        ordinal: after.ordinal,
+        mediaTypes: after.mediaTypes,
+        workerId: obs.workerId,
+        serverTaskId: obs.serverTaskId,
+        attempt,
+      },
+      cardHash,
+      out,
+    );
     return decided(unreported(state, out));
   }
   if (obs.type === "TaskStateObserved" && isTerminal(obs.state)) {
@@ -66,7 +95,20 @@ export function r3Divergent(input: RuleInput): RuleOutput {
     const out: ViolationDraft[] = [];
     const cardHash = input.capabilities.asOf(obs.workerId, obs.occurredAt)?.cardHash ?? null;
     for (const a of task.artifacts) {
-      if (!a.complete && a.mediaTypes.length > 0) divergences(state, { name: a.name, ordinal: a.ordinal, mediaTypes: a.mediaTypes, workerId: task.workerId, serverTaskId: task.serverTaskId, attempt: a.attempt }, cardHash, out);
+      if (!a.complete && a.mediaTypes.length > 0)
+        divergences(
+          state,
+          {
+            name: a.name,
+            ordinal: a.ordinal,
+            mediaTypes: a.mediaTypes,
+            workerId: task.workerId,
+            serverTaskId: task.serverTaskId,
+            attempt: a.attempt,
+          },
+          cardHash,
+          out,
+        );
     }
     return decided(unreported(state, out));
   }

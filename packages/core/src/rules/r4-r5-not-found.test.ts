@@ -3,17 +3,27 @@ import { agentCard, events } from "../../test/builders.ts";
 import { givenEach as given, givenV1 } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 
-const durableAcme = agentCard({ org: "Acme", states: ["submitted", "working", "input-required", "auth-required", "completed"], taskStore: "durable" });
+const durableAcme = agentCard({
+  org: "Acme",
+  states: ["submitted", "working", "input-required", "auth-required", "completed"],
+  taskStore: "durable",
+});
 
 describe("R4 purged after terminal", () => {
   it("takes no decision when TaskNotFound follows a terminal state", () => {
     const e = events();
-    given([e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "completed", { at: 11 })]).when(e.notFound("t", "w1", "s1", { at: 99 })).thenNothing();
+    given([e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "completed", { at: 11 })])
+      .when(e.notFound("t", "w1", "s1", { at: 99 }))
+      .thenNothing();
   });
 
   it("treats a stale non-terminal report after the terminal state as no change (terminal is absorbing)", () => {
     const e = events();
-    given([e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "completed", { at: 11, observer: "proxy" }), e.state("t", "w1", "s1", "working", { at: 50, observer: "orchestrator" })])
+    given([
+      e.dispatch("t", "w1", { at: 10 }),
+      e.state("t", "w1", "s1", "completed", { at: 11, observer: "proxy" }),
+      e.state("t", "w1", "s1", "working", { at: 50, observer: "orchestrator" }),
+    ])
       .when(e.notFound("t", "w1", "s1", { at: 99 }))
       .thenNothing();
   });
@@ -22,7 +32,14 @@ describe("R4 purged after terminal", () => {
 describe("R5 lost non-terminal task", () => {
   it("under trust (listed vendor, durable store) fails the task", () => {
     const e = events();
-    given([e.card("w1", durableAcme, { at: 1 }), e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "working", { at: 11 })], { policy: { trustedVendors: ["Acme"] } })
+    given(
+      [
+        e.card("w1", durableAcme, { at: 1 }),
+        e.dispatch("t", "w1", { at: 10 }),
+        e.state("t", "w1", "s1", "working", { at: 11 }),
+      ],
+      { policy: { trustedVendors: ["Acme"] } },
+    )
       .when(e.notFound("t", "w1", "s1", { at: 99 }))
       .then([{ type: "TaskFailed", serverTaskId: "s1", lastState: "TASK_STATE_WORKING", workerId: "w1" }]);
   });
@@ -30,7 +47,14 @@ describe("R5 lost non-terminal task", () => {
   it("verifies a listed vendor whose card does not claim a durable store: indeterminate, not failed", () => {
     const e = events();
     const ephemeral = agentCard({ org: "Acme", states: ["working"], taskStore: "ephemeral" });
-    given([e.card("w1", ephemeral, { at: 1 }), e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "working", { at: 11 })], { policy: { trustedVendors: ["Acme"] } })
+    given(
+      [
+        e.card("w1", ephemeral, { at: 1 }),
+        e.dispatch("t", "w1", { at: 10 }),
+        e.state("t", "w1", "s1", "working", { at: 11 }),
+      ],
+      { policy: { trustedVendors: ["Acme"] } },
+    )
       .when(e.notFound("t", "w1", "s1", { at: 99 }))
       .then([{ type: "TaskIndeterminate" }, { type: "ReconciliationBlocked" }]);
   });
@@ -55,7 +79,11 @@ describe("R5 lost non-terminal task", () => {
 
   it("decides once when several observers report the same loss", () => {
     const e = events();
-    given([e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "working", { at: 11 }), e.notFound("t", "w1", "s1", { at: 90, observer: "proxy" })])
+    given([
+      e.dispatch("t", "w1", { at: 10 }),
+      e.state("t", "w1", "s1", "working", { at: 11 }),
+      e.notFound("t", "w1", "s1", { at: 90, observer: "proxy" }),
+    ])
       .when(e.notFound("t", "w1", "s1", { at: 91, observer: "orchestrator" }))
       .thenNothing();
   });
@@ -76,6 +104,10 @@ describe("R5 lost non-terminal task", () => {
   it("reports an unobserved task as lost in TASK_STATE_UNSPECIFIED", () => {
     const e = events();
     const { decisions } = given([e.dispatch("t", "w1", { at: 10 })]).when(e.notFound("t", "w1", "s1", { at: 99 }));
-    expect(decisions[0]).toMatchObject({ type: "TaskIndeterminate", lastState: "TASK_STATE_UNSPECIFIED", lastObserver: "" });
+    expect(decisions[0]).toMatchObject({
+      type: "TaskIndeterminate",
+      lastState: "TASK_STATE_UNSPECIFIED",
+      lastObserver: "",
+    });
   });
 });

@@ -21,7 +21,18 @@ import { unreported } from "./violations.ts";
  */
 function answeringOpenDispatch(s: CorrelationState, workerId: string, serverTaskId: string): TaskRecord | undefined {
   const open = openAttemptOn(s, workerId);
-  return open === undefined ? undefined : { workerId, serverTaskId, attempt: open.attempt, contextId: null, last: null, terminal: false, lost: false, artifacts: [] };
+  return open === undefined
+    ? undefined
+    : {
+        workerId,
+        serverTaskId,
+        attempt: open.attempt,
+        contextId: null,
+        last: null,
+        terminal: false,
+        lost: false,
+        artifacts: [],
+      };
 }
 
 export interface NotFoundOptions {
@@ -76,14 +87,27 @@ function judgeNotFound(input: RuleInput, options: NotFoundOptions): RuleOutput {
 
   const last = task.last;
   const lastState = last?.state ?? "TASK_STATE_UNSPECIFIED";
-  const seen = last === null ? "no state was observed" : `its last observed state ${last.state} (seen by ${last.observer}) is not terminal`;
+  const seen =
+    last === null
+      ? "no state was observed"
+      : `its last observed state ${last.state} (seen by ${last.observer}) is not terminal`;
   const later = supersededBy(s, task.attempt);
-  const superseded = later === undefined ? "" : `; attempt ${task.attempt} was already superseded by attempt ${later.attempt} on ${later.workerId}, which carries the task on`;
+  const superseded =
+    later === undefined
+      ? ""
+      : `; attempt ${task.attempt} was already superseded by attempt ${later.attempt} on ${later.workerId}, which carries the task on`;
   const causes = last === null ? [] : [last.eventId];
   const what = `TaskNotFound (${obs.errorCode} on ${obs.method}) for ${obs.workerId}/${obs.serverTaskId} of attempt ${task.attempt} while ${seen}`;
   if (policyOf(input.policy, snap) === "trust") {
     return decided([
-      { type: "TaskFailed", workerId: obs.workerId, serverTaskId: obs.serverTaskId, lastState, reason: `${what}; the worker is trusted (vendor ${snap?.vendor}, durable task store, no evidence against it), so the loss is a failure${superseded}`, causeEventIds: causes },
+      {
+        type: "TaskFailed",
+        workerId: obs.workerId,
+        serverTaskId: obs.serverTaskId,
+        lastState,
+        reason: `${what}; the worker is trusted (vendor ${snap?.vendor}, durable task store, no evidence against it), so the loss is a failure${superseded}`,
+        causeEventIds: causes,
+      },
     ]);
   }
   return decided([

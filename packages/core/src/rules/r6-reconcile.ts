@@ -42,13 +42,22 @@ export interface ReconcileOptions extends TakeOverOptions {
 }
 
 const passedOverReason = (passedOver: readonly string[]): string =>
-  passedOver.length === 0 ? "" : `; ${passedOver.join(", ")} would qualify but already lost the task in this correlation, so the task stays indeterminate until another worker verifies what it needs`;
+  passedOver.length === 0
+    ? ""
+    : `; ${passedOver.join(", ")} would qualify but already lost the task in this correlation, so the task stays indeterminate until another worker verifies what it needs`;
 
 /**
  * The re-dispatch command for a lost task as of `at`, or the ReconciliationBlocked alert. The choice is
  * `route`'s own (`routeVerdicts` over `takeOverQuery`): the first worker route names for that query.
  */
-function resolve(state: CorrelationState, capabilities: CapabilityView, lost: LostTask, at: number, onNoResume: NoResumePolicy, options: ReconcileOptions): { command: DecisionDraft | undefined; blocked: DecisionDraft } {
+function resolve(
+  state: CorrelationState,
+  capabilities: CapabilityView,
+  lost: LostTask,
+  at: number,
+  onNoResume: NoResumePolicy,
+  options: ReconcileOptions,
+): { command: DecisionDraft | undefined; blocked: DecisionDraft } {
   const query = takeOverQuery(state, lost, at, options);
   const command = (target: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
     type: "RedispatchCommanded",
@@ -61,18 +70,46 @@ function resolve(state: CorrelationState, capabilities: CapabilityView, lost: Lo
     acceptedOutputModes: [...query.accept],
     candidates,
   });
-  const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({ type: "ReconciliationBlocked", workerId: lost.workerId, lastState: lost.lastState, reason, candidates });
+  const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({
+    type: "ReconciliationBlocked",
+    workerId: lost.workerId,
+    lastState: lost.lastState,
+    reason,
+    candidates,
+  });
 
   const { need, verdicts: first } = routeVerdicts(capabilities, query);
   if (need.resume) {
-    if (first.chosen !== undefined) return { command: command(first.chosen.workerId, lost.lastState, first.all), blocked: blocked("", first.all) };
-    if (onNoResume === "block") return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState} for skill ${query.skillId ?? "(none)"} with output modes the dispatch accepted${passedOverReason(first.passedOver)}`, first.all) };
+    if (first.chosen !== undefined)
+      return { command: command(first.chosen.workerId, lost.lastState, first.all), blocked: blocked("", first.all) };
+    if (onNoResume === "block")
+      return {
+        command: undefined,
+        blocked: blocked(
+          `no worker verifies ${lost.lastState} for skill ${query.skillId ?? "(none)"} with output modes the dispatch accepted${passedOverReason(first.passedOver)}`,
+          first.all,
+        ),
+      };
     const fresh = routeVerdicts(capabilities, { ...query, state: null }).verdicts;
-    if (fresh.chosen !== undefined) return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
-    return { command: undefined, blocked: blocked(`no worker verifies ${lost.lastState}, and none verifies completing the task from scratch${passedOverReason(fresh.passedOver)}`, fresh.all) };
+    if (fresh.chosen !== undefined)
+      return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
+    return {
+      command: undefined,
+      blocked: blocked(
+        `no worker verifies ${lost.lastState}, and none verifies completing the task from scratch${passedOverReason(fresh.passedOver)}`,
+        fresh.all,
+      ),
+    };
   }
-  if (first.chosen !== undefined) return { command: command(first.chosen.workerId, null, first.all), blocked: blocked("", first.all) };
-  return { command: undefined, blocked: blocked(`nothing to resume from ${lost.lastState}, and no worker verifies ${need.states.join(" and ")} to restart the task${passedOverReason(first.passedOver)}`, first.all) };
+  if (first.chosen !== undefined)
+    return { command: command(first.chosen.workerId, null, first.all), blocked: blocked("", first.all) };
+  return {
+    command: undefined,
+    blocked: blocked(
+      `nothing to resume from ${lost.lastState}, and no worker verifies ${need.states.join(" and ")} to restart the task${passedOverReason(first.passedOver)}`,
+      first.all,
+    ),
+  };
 }
 
 export function r6Reconcile(onNoResume: NoResumePolicy, options: ReconcileOptions = {}): Rule {
@@ -80,9 +117,18 @@ export function r6Reconcile(onNoResume: NoResumePolicy, options: ReconcileOption
     const lost = input.emitted.find((d) => d.type === "TaskIndeterminate");
     if (lost === undefined || lost.type !== "TaskIndeterminate") return noOutput;
     const task = taskOf(input.state, lost.workerId ?? "", lost.serverTaskId);
-    const attempt = task?.attempt ?? (options.reconcileUnanswered === true ? openAttemptOn(input.state, lost.workerId ?? "")?.attempt : undefined);
+    const attempt =
+      task?.attempt ??
+      (options.reconcileUnanswered === true ? openAttemptOn(input.state, lost.workerId ?? "")?.attempt : undefined);
     if (attempt === undefined || supersededBy(input.state, attempt) !== undefined) return noOutput;
-    const r = resolve(input.state, input.capabilities, { workerId: lost.workerId ?? "", serverTaskId: lost.serverTaskId, lastState: lost.lastState }, input.observation.occurredAt, onNoResume, options);
+    const r = resolve(
+      input.state,
+      input.capabilities,
+      { workerId: lost.workerId ?? "", serverTaskId: lost.serverTaskId, lastState: lost.lastState },
+      input.observation.occurredAt,
+      onNoResume,
+      options,
+    );
     return decided([r.command ?? r.blocked]);
   };
 }
@@ -103,18 +149,34 @@ export interface RecoveryInput {
  * which the block now stands examined (`stillBlockedAsOf`: the state holds that observation, so no
  * later re-examination may date a command before it).
  */
-export type Recovery = (input: RecoveryInput) => { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft } | { stillBlockedAsOf: number } | undefined;
+export type Recovery = (
+  input: RecoveryInput,
+) =>
+  | { cause: Omit<DecisionCause, "correlationId">; decision: DecisionDraft }
+  | { stillBlockedAsOf: number }
+  | undefined;
 
 /** Whether the correlation's loss still needs a re-dispatch: its task not seen again, its attempt not superseded. */
-function lossStands(state: CorrelationState, loss: { workerId: string; serverTaskId: string; attempt: number }): boolean {
-  return taskOf(state, loss.workerId, loss.serverTaskId)?.lost === true && supersededBy(state, loss.attempt) === undefined;
+function lossStands(
+  state: CorrelationState,
+  loss: { workerId: string; serverTaskId: string; attempt: number },
+): boolean {
+  return (
+    taskOf(state, loss.workerId, loss.serverTaskId)?.lost === true && supersededBy(state, loss.attempt) === undefined
+  );
 }
 
 /** Capability changes from `from` on, in time order (ties: workerId, then cause event). */
 function changesSince(capabilities: CapabilityView, from: number): CapabilitySnapshot[] {
   const changes: CapabilitySnapshot[] = [];
-  for (const w of capabilities.workers()) for (const s of capabilities.historyOf(w)) if (s.validFrom > from) changes.push(s);
-  return changes.sort((a, b) => a.validFrom - b.validFrom || (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0) || (a.causeEventId < b.causeEventId ? -1 : a.causeEventId > b.causeEventId ? 1 : 0));
+  for (const w of capabilities.workers())
+    for (const s of capabilities.historyOf(w)) if (s.validFrom > from) changes.push(s);
+  return changes.sort(
+    (a, b) =>
+      a.validFrom - b.validFrom ||
+      (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0) ||
+      (a.causeEventId < b.causeEventId ? -1 : a.causeEventId > b.causeEventId ? 1 : 0),
+  );
 }
 
 /**
@@ -136,8 +198,12 @@ export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOpt
     if (trigger !== undefined) {
       if (options.reexamineOnObservation !== true) return undefined;
       const { command } = resolve(state, capabilities, lost, trigger.occurredAt, onNoResume, options);
-      if (command === undefined || command.type !== "RedispatchCommanded") return { stillBlockedAsOf: trigger.occurredAt };
-      return { cause: { eventId: trigger.eventId, occurredAt: trigger.occurredAt }, decision: { ...command, causeEventIds: [loss.eventId] } };
+      if (command === undefined || command.type !== "RedispatchCommanded")
+        return { stillBlockedAsOf: trigger.occurredAt };
+      return {
+        cause: { eventId: trigger.eventId, occurredAt: trigger.occurredAt },
+        decision: { ...command, causeEventIds: [loss.eventId] },
+      };
     }
     for (const at of [state.blockedAt, ...changesSince(capabilities, state.blockedAt).map((s) => s.validFrom)]) {
       const { command } = resolve(state, capabilities, lost, at, onNoResume, options);
@@ -145,8 +211,12 @@ export function recoverBlocked(onNoResume: NoResumePolicy, options: ReconcileOpt
       const snapshot = capabilities.asOf(command.targetWorkerId, at) as CapabilitySnapshot;
       // Under default/3 `at` is never before the state read (blockedAt follows the correlation's own
       // observations): a snapshot from before it, read late from another partition, dates the command at `at`.
-      const occurredAt = options.reexamineOnObservation === true ? Math.max(snapshot.validFrom, at) : snapshot.validFrom;
-      return { cause: { eventId: snapshot.causeEventId, occurredAt }, decision: { ...command, causeEventIds: [loss.eventId] } };
+      const occurredAt =
+        options.reexamineOnObservation === true ? Math.max(snapshot.validFrom, at) : snapshot.validFrom;
+      return {
+        cause: { eventId: snapshot.causeEventId, occurredAt },
+        decision: { ...command, causeEventIds: [loss.eventId] },
+      };
     }
     return undefined;
   };

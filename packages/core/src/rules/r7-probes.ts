@@ -11,6 +11,15 @@ export function r7Probes(input: RuleInput): RuleOutput {
   const previous = input.priorCapabilities.asOf(obs.workerId, obs.occurredAt);
   if (previous !== undefined && previous.cardHash === obs.cardHash) return noOutput;
   const firstContact = !input.priorCapabilities.knows(obs.workerId);
-  if (firstContact && policyOf(input.policy, input.capabilities.asOf(obs.workerId, obs.occurredAt)) !== "verify") return noOutput;
-  return decided([{ type: "ProbeRequested", workerId: obs.workerId, cardHash: obs.cardHash, cardUrl: obs.cardUrl, reason: firstContact ? "first-contact" : "card-changed" }]);
+  if (firstContact && policyOf(input.policy, input.capabilities.asOf(obs.workerId, obs.occurredAt)) !== "verify")
+    return noOutput;
+  return decided([
+    {
+      type: "ProbeRequested",
+      workerId: obs.workerId,
+      cardHash: obs.cardHash,
+      cardUrl: obs.cardUrl,
+      reason: firstContact ? "first-contact" : "card-changed",
+    },
+  ]);
 }

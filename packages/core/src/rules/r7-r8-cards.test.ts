@@ -8,17 +8,31 @@ const durable = agentCard({ org: "Acme", states: ["working", "completed"], taskS
 describe("R7 probes", () => {
   it("requests a probe on first contact with a worker under verify", () => {
     const e = events();
-    given([]).when(e.card("w1", durable, { at: 1 })).then([{ type: "ProbeRequested", workerId: "w1", cardHash: cardHash(durable), reason: "first-contact", cardUrl: "https://w1.example/.well-known/agent-card.json" }]);
+    given([])
+      .when(e.card("w1", durable, { at: 1 }))
+      .then([
+        {
+          type: "ProbeRequested",
+          workerId: "w1",
+          cardHash: cardHash(durable),
+          reason: "first-contact",
+          cardUrl: "https://w1.example/.well-known/agent-card.json",
+        },
+      ]);
   });
 
   it("does not probe a trusted worker on first contact", () => {
     const e = events();
-    given([], { policy: { trustedVendors: ["Acme"] } }).when(e.card("w1", durable, { at: 1 })).thenNothing();
+    given([], { policy: { trustedVendors: ["Acme"] } })
+      .when(e.card("w1", durable, { at: 1 }))
+      .thenNothing();
   });
 
   it("does nothing when the same card is fetched again", () => {
     const e = events();
-    given([e.card("w1", durable, { at: 1 })]).when(e.card("w1", durable, { at: 500, corr: "other" })).thenNothing();
+    given([e.card("w1", durable, { at: 1 })])
+      .when(e.card("w1", durable, { at: 500, corr: "other" }))
+      .thenNothing();
   });
 
   it("probes every card change, even of a trusted worker, and reports the changed fields", () => {
@@ -30,7 +44,9 @@ describe("R7 probes", () => {
         { type: "CardChanged", previousCardHash: cardHash(durable), cardHash: cardHash(v2) },
         { type: "ProbeRequested", reason: "card-changed", cardHash: cardHash(v2) },
       ]);
-    expect(changed?.type === "CardChanged" && changed.changes).toEqual([{ path: "/capabilities/extensions/0/params/states/2", before: null, after: '"input-required"' }]);
+    expect(changed?.type === "CardChanged" && changed.changes).toEqual([
+      { path: "/capabilities/extensions/0/params/states/2", before: null, after: '"input-required"' },
+    ]);
   });
 
   it("ignores a probe of a card that is no longer in force", () => {
@@ -47,12 +63,22 @@ describe("R8 card age", () => {
     const e = events();
     given([e.card("w1", durable, { at: 1_000, maxAge: 60 })])
       .when(e.dispatch("t", "w1", { at: 62_000, cardHash: cardHash(durable), cardFetchedAt: 1_000 }))
-      .then([{ type: "ContractViolation", kind: "CARD_USED_PAST_MAX_AGE", observed: "61s", allowed: ["60s"], cardHash: cardHash(durable) }]);
+      .then([
+        {
+          type: "ContractViolation",
+          kind: "CARD_USED_PAST_MAX_AGE",
+          observed: "61s",
+          allowed: ["60s"],
+          cardHash: cardHash(durable),
+        },
+      ]);
   });
 
   it("accepts a dispatch within the max-age, and finds the card by fetch time when the dispatch names no hash", () => {
     const e = events();
-    given([e.card("w1", durable, { at: 1_000, maxAge: 60 })]).when(e.dispatch("t", "w1", { at: 61_000, cardFetchedAt: 1_000 })).thenNothing();
+    given([e.card("w1", durable, { at: 1_000, maxAge: 60 })])
+      .when(e.dispatch("t", "w1", { at: 61_000, cardFetchedAt: 1_000 }))
+      .thenNothing();
     given([e.card("w1", durable, { at: 1_000, maxAge: 60 })])
       .when(e.dispatch("t", "w1", { at: 61_001, cardFetchedAt: 1_000 }))
       .then([{ type: "ContractViolation", kind: "CARD_USED_PAST_MAX_AGE" }]);

@@ -22,8 +22,19 @@ function cardChanged(input: RuleInput, obs: AgentCardObserved): RuleOutput {
   const before = input.priorCapabilities.card(previous.cardHash);
   const after = parse(obs.card);
   // Without the previous card text (a table rebuilt from snapshots only) the whole card is reported.
-  const changes = before === undefined ? [{ path: "", before: null, after: canonicalize(after) }] : diffCards(parse(before.card), after);
-  return decided([{ type: "CardChanged", workerId: obs.workerId, previousCardHash: previous.cardHash, cardHash: obs.cardHash, changes }]);
+  const changes =
+    before === undefined
+      ? [{ path: "", before: null, after: canonicalize(after) }]
+      : diffCards(parse(before.card), after);
+  return decided([
+    {
+      type: "CardChanged",
+      workerId: obs.workerId,
+      previousCardHash: previous.cardHash,
+      cardHash: obs.cardHash,
+      changes,
+    },
+  ]);
 }
 
 function cardAge(input: RuleInput, obs: TaskDispatched): RuleOutput {

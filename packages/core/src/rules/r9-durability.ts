@@ -37,7 +37,10 @@ export function r9Durability(input: RuleInput): RuleOutput {
       ]),
     );
   }
-  const revoked = current !== undefined && current.cardHash === canary.cardHash ? snapshotRevokingInterrupted(current, obs) : undefined;
+  const revoked =
+    current !== undefined && current.cardHash === canary.cardHash
+      ? snapshotRevokingInterrupted(current, obs)
+      : undefined;
   if (revoked === undefined) return decisions.length === 0 ? noOutput : { decisions, capabilityUpdates: [], cards: [] };
   decisions.push({
     type: "CapabilitiesVerified",

@@ -22,7 +22,8 @@ export function r9LostTasks(input: RuleInput): RuleOutput {
   if (obs.type !== "TaskNotFoundObserved") return noOutput;
   if (canaryOf(input.state, obs.workerId, obs.serverTaskId) !== undefined) return noOutput;
   const task = taskOf(input.state, obs.workerId, obs.serverTaskId);
-  if (task === undefined || task.terminal || task.lost || task.last === null || !isInterrupted(task.last.state)) return noOutput;
+  if (task === undefined || task.terminal || task.lost || task.last === null || !isInterrupted(task.last.state))
+    return noOutput;
   const last = task.last;
   const seenUnder = input.capabilities.asOf(obs.workerId, last.occurredAt);
   const current = input.capabilities.asOf(obs.workerId, obs.occurredAt);

@@ -86,7 +86,10 @@ export const ruleSets: Readonly<Record<string, RuleSet>> = {
 };
 
 /** What a bare name means: `default` is default/2, what the reconciler runs unless A2A_LEDGER_RULES names another. */
-const latest: Readonly<Record<string, RuleSet>> = { [defaultRuleSet.name]: defaultRuleSet, [restartFromScratchRuleSet.name]: restartFromScratchRuleSet };
+const latest: Readonly<Record<string, RuleSet>> = {
+  [defaultRuleSet.name]: defaultRuleSet,
+  [restartFromScratchRuleSet.name]: restartFromScratchRuleSet,
+};
 
 /** A shipped rule set by name (its newest version) or by exact rulesVersion, e.g. "default/1". */
 export function ruleSetByName(name: string): RuleSet | undefined {

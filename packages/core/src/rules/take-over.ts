@@ -40,9 +40,19 @@ export function earlierLosers(state: CorrelationState, lostWorkerId: string): Ma
 }
 
 /** The route query R6 decides a lost task's re-dispatch with, as of `at`. */
-export function takeOverQuery(state: CorrelationState, lost: LostTask, at: number, options: TakeOverOptions = {}): RouteQuery & { lostBy: string } {
+export function takeOverQuery(
+  state: CorrelationState,
+  lost: LostTask,
+  at: number,
+  options: TakeOverOptions = {},
+): RouteQuery & { lostBy: string } {
   const task = taskOf(state, lost.workerId, lost.serverTaskId);
-  const attempt = task !== undefined ? attemptNumbered(state, task.attempt) : options.reconcileUnanswered === true ? openAttemptOn(state, lost.workerId) : undefined;
+  const attempt =
+    task !== undefined
+      ? attemptNumbered(state, task.attempt)
+      : options.reconcileUnanswered === true
+        ? openAttemptOn(state, lost.workerId)
+        : undefined;
   return {
     skillId: attempt?.skillId ?? null,
     state: lost.lastState,

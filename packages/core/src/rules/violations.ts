@@ -17,7 +17,16 @@ export function attributedToWorker(kind: ViolationKind): boolean {
 }
 
 export function keyOf(d: ViolationDraft): string {
-  return reportKey({ kind: d.kind, workerId: d.workerId ?? null, serverTaskId: d.serverTaskId ?? null, skillId: d.skillId ?? null, observed: d.observed, allowed: d.allowed ?? [], output: d.output ?? null, attempts: d.attempts ?? [] });
+  return reportKey({
+    kind: d.kind,
+    workerId: d.workerId ?? null,
+    serverTaskId: d.serverTaskId ?? null,
+    skillId: d.skillId ?? null,
+    observed: d.observed,
+    allowed: d.allowed ?? [],
+    output: d.output ?? null,
+    attempts: d.attempts ?? [],
+  });
 }
 
 /** The drafts not reported before for this correlation (nor twice among themselves). */

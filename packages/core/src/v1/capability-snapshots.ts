@@ -37,7 +37,10 @@ export function snapshotFromProbe(current: CapabilitySnapshot, probe: ProbeCompl
 }
 
 /** R9: a parked canary was lost, so the worker does not keep interrupted tasks. */
-export function snapshotRevokingInterrupted(current: CapabilitySnapshot, cause: { eventId: string; occurredAt: number }): CapabilitySnapshot {
+export function snapshotRevokingInterrupted(
+  current: CapabilitySnapshot,
+  cause: { eventId: string; occurredAt: number },
+): CapabilitySnapshot {
   return {
     ...current,
     validFrom: cause.occurredAt,
@@ -59,7 +62,12 @@ export interface DerivedCapabilities {
  */
 export function deriveCapabilities(view: CapabilityView, obs: Observation): DerivedCapabilities {
   if (obs.type === "AgentCardObserved") {
-    const record: CardRecord = { cardHash: obs.cardHash, cardUrl: obs.cardUrl, card: obs.card, cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds };
+    const record: CardRecord = {
+      cardHash: obs.cardHash,
+      cardUrl: obs.cardUrl,
+      card: obs.card,
+      cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds,
+    };
     const current = view.asOf(obs.workerId, obs.occurredAt);
     if (current !== undefined && current.cardHash === obs.cardHash) return { snapshots: [], cards: [record] };
     return { snapshots: [snapshotOfCard(obs)], cards: [record] };

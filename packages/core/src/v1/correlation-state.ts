@@ -109,7 +109,13 @@ export class CorrelationStateFormatError extends Error {}
 export function deserializeCorrelationState(text: string): CorrelationState {
   const value: unknown = JSON.parse(text);
   const v = value as Partial<CorrelationState> | null;
-  if (typeof v !== "object" || v === null || v.version !== 1 || !Array.isArray(v.seenEventIds) || !Array.isArray(v.attempts)) {
+  if (
+    typeof v !== "object" ||
+    v === null ||
+    v.version !== 1 ||
+    !Array.isArray(v.seenEventIds) ||
+    !Array.isArray(v.attempts)
+  ) {
     throw new CorrelationStateFormatError("not a version 1 correlation state");
   }
   return { ...initialCorrelationState(), ...v } as CorrelationState;

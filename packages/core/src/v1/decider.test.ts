@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { parsed } from "../../test/builders.ts";
 import { designSection1 } from "../../test/design-section-1.ts";
 import { CapabilityTable } from "../capabilities.ts";
-import { deserializeCorrelationState, initialCorrelationState, serializeCorrelationState, CorrelationStateFormatError } from "./correlation-state.ts";
+import {
+  deserializeCorrelationState,
+  initialCorrelationState,
+  serializeCorrelationState,
+  CorrelationStateFormatError,
+} from "./correlation-state.ts";
 import { createDecider, type LedgerState } from "../decider.ts";
 import { applyCapabilityUpdates } from "../fold.ts";
 import { replay, replayLog } from "../replay.ts";
@@ -19,7 +24,10 @@ describe("the decider", () => {
     const s = designSection1();
     const decisions = replay([...s.cards, ...s.probes, ...s.firstAttempt, s.lost], defaultRuleSetV1, { policy });
     const fromLoss = decisions.filter((d) => d.causeEventIds[0] === s.lost.eventId);
-    expect(fromLoss.map((d) => d.decisionId)).toEqual([`${s.lost.eventId}:TaskIndeterminate:0`, `${s.lost.eventId}:RedispatchCommanded:1`]);
+    expect(fromLoss.map((d) => d.decisionId)).toEqual([
+      `${s.lost.eventId}:TaskIndeterminate:0`,
+      `${s.lost.eventId}:RedispatchCommanded:1`,
+    ]);
     expect(fromLoss.every((d) => d.decidedAt === s.lost.occurredAt && d.rulesVersion === "default/1")).toBe(true);
   });
 
@@ -29,7 +37,8 @@ describe("the decider", () => {
     const s = designSection1({ withGamma: false });
     let state = decider.initialState();
     const ctx = { capabilities: table, policy };
-    for (const obs of [...s.cards, ...s.probes]) applyCapabilityUpdates(table, decider.step(ctx, decider.initialState(), obs));
+    for (const obs of [...s.cards, ...s.probes])
+      applyCapabilityUpdates(table, decider.step(ctx, decider.initialState(), obs));
     for (const obs of s.firstAttempt) state = decider.step(ctx, state, obs).state;
     const first = decider.step(ctx, state, s.lost);
     expect(first.decisions.map((d) => d.type)).toEqual(["TaskIndeterminate", "ReconciliationBlocked"]);
@@ -45,7 +54,9 @@ describe("the decider", () => {
     const empty = new CapabilityTable();
     const result = decider.step({ capabilities: empty, policy }, decider.initialState(), s.cards[0]!);
     expect(empty.workers()).toEqual([]);
-    expect(result.capabilityUpdates).toMatchObject([{ workerId: "w-acme", verified: false, causeEventId: s.cards[0]!.eventId, validFrom: s.cards[0]!.occurredAt }]);
+    expect(result.capabilityUpdates).toMatchObject([
+      { workerId: "w-acme", verified: false, causeEventId: s.cards[0]!.eventId, validFrom: s.cards[0]!.occurredAt },
+    ]);
 
     const { capabilities } = replayLog([...s.cards, ...s.probes], defaultRuleSetV1, { policy });
     const rest = [...s.firstAttempt, s.lost, ...s.secondAttempt];
@@ -62,10 +73,23 @@ describe("the decider", () => {
     if (card.type !== "AgentCardObserved") throw new Error("the story starts with a card");
     const original = JSON.parse(card.card) as { defaultOutputModes?: string[] };
     const changedCard = { ...original, defaultOutputModes: ["text/html"] };
-    const changed = parsed({ type: "AgentCardObserved", eventId: "card-changed", correlationId: card.correlationId, occurredAt: 9_000, observer: "dispatcher", workerId: "w-acme", cardUrl: card.cardUrl, card: changedCard });
-    const [cardChanged] = replay([changed], defaultRuleSetV1, { policy, capabilities: snapshotsOnly }).filter((d) => d.type === "CardChanged");
+    const changed = parsed({
+      type: "AgentCardObserved",
+      eventId: "card-changed",
+      correlationId: card.correlationId,
+      occurredAt: 9_000,
+      observer: "dispatcher",
+      workerId: "w-acme",
+      cardUrl: card.cardUrl,
+      card: changedCard,
+    });
+    const [cardChanged] = replay([changed], defaultRuleSetV1, { policy, capabilities: snapshotsOnly }).filter(
+      (d) => d.type === "CardChanged",
+    );
     expect(cardChanged).toMatchObject({ type: "CardChanged", previousCardHash: card.cardHash });
-    expect(cardChanged?.type === "CardChanged" && cardChanged.changes.map((c) => c.path)).toEqual(expect.arrayContaining(["/defaultOutputModes/0"]));
+    expect(cardChanged?.type === "CardChanged" && cardChanged.changes.map((c) => c.path)).toEqual(
+      expect.arrayContaining(["/defaultOutputModes/0"]),
+    );
   });
 
   it("looks capabilities up as of the event's time", () => {
@@ -95,7 +119,10 @@ describe("correlation state serialization", () => {
       decisions.push(...result.decisions);
     }
     expect(JSON.stringify(decisions)).toBe(JSON.stringify(inMemory));
-    expect(deserializeCorrelationState(new TextDecoder().decode(stored.get("task-42")!))).toMatchObject({ status: "reconciled", attempts: [{ serverTaskIds: ["acme-t1"] }, { serverTaskIds: ["gamma-t9"], attempt: 2 }] });
+    expect(deserializeCorrelationState(new TextDecoder().decode(stored.get("task-42")!))).toMatchObject({
+      status: "reconciled",
+      attempts: [{ serverTaskIds: ["acme-t1"] }, { serverTaskIds: ["gamma-t9"], attempt: 2 }],
+    });
   });
 
   it("refuses text that is not a correlation state", () => {

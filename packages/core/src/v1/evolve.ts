@@ -111,7 +111,8 @@ function evolveObservation(state: CorrelationState, obs: Observation): Correlati
       next.attempts = withServerTask(state, obs.workerId, obs.serverTaskId);
       next.lastState = nextLastState(state.lastState, obs);
       if (isTerminal(obs.state)) {
-        if (!state.terminalTaskIds.includes(obs.serverTaskId)) next.terminalTaskIds = [...state.terminalTaskIds, obs.serverTaskId];
+        if (!state.terminalTaskIds.includes(obs.serverTaskId))
+          next.terminalTaskIds = [...state.terminalTaskIds, obs.serverTaskId];
         if (state.status === "open") next.status = "terminal";
       }
       return next;
@@ -121,13 +122,20 @@ function evolveObservation(state: CorrelationState, obs: Observation): Correlati
       next.outputs = withArtifact(next, obs);
       return next;
     case "TaskNotFoundObserved":
-      if (state.parkedCanaries.some((c) => c.serverTaskId === obs.serverTaskId)) next.parkedCanaries = state.parkedCanaries.filter((c) => c.serverTaskId !== obs.serverTaskId);
+      if (state.parkedCanaries.some((c) => c.serverTaskId === obs.serverTaskId))
+        next.parkedCanaries = state.parkedCanaries.filter((c) => c.serverTaskId !== obs.serverTaskId);
       return next;
     case "ProbeCompleted": {
       const known = new Set(state.parkedCanaries.map((c) => c.serverTaskId));
       const added = obs.parkedCanaries
         .filter((c) => !known.has(c.serverTaskId))
-        .map((c) => ({ workerId: obs.workerId, serverTaskId: c.serverTaskId, state: c.state, cardHash: obs.cardHash, probeEventId: obs.eventId }));
+        .map((c) => ({
+          workerId: obs.workerId,
+          serverTaskId: c.serverTaskId,
+          state: c.state,
+          cardHash: obs.cardHash,
+          probeEventId: obs.eventId,
+        }));
       if (added.length > 0) next.parkedCanaries = [...state.parkedCanaries, ...added];
       return next;
     }
@@ -180,8 +188,18 @@ function evolveDecision(state: CorrelationState, d: Decision): CorrelationState 
   }
 }
 
-const observationTypes = new Set(["AgentCardObserved", "TaskDispatched", "TaskStateObserved", "TaskNotFoundObserved", "ArtifactEmitted", "ProbeCompleted", "EmissionRefused"]);
+const observationTypes = new Set([
+  "AgentCardObserved",
+  "TaskDispatched",
+  "TaskStateObserved",
+  "TaskNotFoundObserved",
+  "ArtifactEmitted",
+  "ProbeCompleted",
+  "EmissionRefused",
+]);
 
 export function evolve(state: CorrelationState, event: Observation | Decision): CorrelationState {
-  return observationTypes.has(event.type) ? evolveObservation(state, event as Observation) : evolveDecision(state, event as Decision);
+  return observationTypes.has(event.type)
+    ? evolveObservation(state, event as Observation)
+    : evolveDecision(state, event as Decision);
 }

@@ -14,13 +14,23 @@ describe("R10 last observed state over all observers", () => {
       e.state("t", "w1", "s1", "working", { at: 11, observer: "orchestrator-restarted" }),
     ])
       .when(e.notFound("t", "w1", "s1", { at: 99 }))
-      .then([{ type: "TaskIndeterminate", lastState: "TASK_STATE_INPUT_REQUIRED", lastObserver: "proxy" }, { type: "ReconciliationBlocked" }]);
+      .then([
+        { type: "TaskIndeterminate", lastState: "TASK_STATE_INPUT_REQUIRED", lastObserver: "proxy" },
+        { type: "ReconciliationBlocked" },
+      ]);
   });
 
   it("takes a later observation from any observer as the last state", () => {
     const e = events();
-    given([e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "input-required", { at: 20, observer: "proxy" }), e.state("t", "w1", "s1", "working", { at: 30, observer: "worker" })])
+    given([
+      e.dispatch("t", "w1", { at: 10 }),
+      e.state("t", "w1", "s1", "input-required", { at: 20, observer: "proxy" }),
+      e.state("t", "w1", "s1", "working", { at: 30, observer: "worker" }),
+    ])
       .when(e.notFound("t", "w1", "s1", { at: 99 }))
-      .then([{ type: "TaskIndeterminate", lastState: "TASK_STATE_WORKING", lastObserver: "worker" }, { type: "ReconciliationBlocked" }]);
+      .then([
+        { type: "TaskIndeterminate", lastState: "TASK_STATE_WORKING", lastObserver: "worker" },
+        { type: "ReconciliationBlocked" },
+      ]);
   });
 });

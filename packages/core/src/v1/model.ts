@@ -1,6 +1,11 @@
 /** The frozen correlation/1 state model (default/1): immutable states, rules see the state before and after the observation. */
 import type { StateModel } from "../state-model.ts";
-import { type CorrelationState, deserializeCorrelationState, initialCorrelationState, serializeCorrelationState } from "./correlation-state.ts";
+import {
+  type CorrelationState,
+  deserializeCorrelationState,
+  initialCorrelationState,
+  serializeCorrelationState,
+} from "./correlation-state.ts";
 import { evolve } from "./evolve.ts";
 import type { RuleInput } from "./rules/rule.ts";
 
@@ -11,7 +16,15 @@ export const v1Model: StateModel<CorrelationState, RuleInput> = {
   owns: (state): state is CorrelationState => "version" in state && state.version === 1,
   initialState: initialCorrelationState,
   isDuplicate: (state, eventId) => state.seenEventIds.includes(eventId),
-  input: (before, observation, ctx, emitted) => ({ observation, before, state: evolve(before, observation), priorCapabilities: ctx.capabilities, capabilities: ctx.capabilities, policy: ctx.policy, emitted }),
+  input: (before, observation, ctx, emitted) => ({
+    observation,
+    before,
+    state: evolve(before, observation),
+    priorCapabilities: ctx.capabilities,
+    capabilities: ctx.capabilities,
+    policy: ctx.policy,
+    emitted,
+  }),
   commit(_before, input, _observation, decisions) {
     let next = input.state;
     for (const d of decisions) next = evolve(next, d);

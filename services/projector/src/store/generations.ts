@@ -15,7 +15,11 @@ export interface Generation {
 
 async function generationRows(reader: Reader): Promise<Generation[]> {
   const rows = await reader.all("SELECT gen, state, schema_version FROM projector_generation ORDER BY gen");
-  return rows.map((r) => ({ gen: Number(r.gen), state: String(r.state) as GenerationState, schemaVersion: Number(r.schema_version) }));
+  return rows.map((r) => ({
+    gen: Number(r.gen),
+    state: String(r.state) as GenerationState,
+    schemaVersion: Number(r.schema_version),
+  }));
 }
 
 /** The active generation as seen inside a reader or transaction. */
@@ -29,11 +33,17 @@ async function createGeneration(store: Store, state: GenerationState, now: numbe
   const gen = await store.write(async (tx) => {
     const rows = await tx.all("SELECT MAX(gen) AS gen FROM projector_generation");
     const next = Number(rows[0]?.gen ?? 0) + 1;
-    await tx.run("INSERT INTO projector_generation (gen, state, schema_version, created_at) VALUES (?, ?, ?, ?)", [next, "building", 0, now]);
+    await tx.run("INSERT INTO projector_generation (gen, state, schema_version, created_at) VALUES (?, ?, ?, ?)", [
+      next,
+      "building",
+      0,
+      now,
+    ]);
     return next;
   });
   await upgradeGeneration(store, gen);
-  if (state !== "building") await store.write((tx) => tx.run("UPDATE projector_generation SET state = ? WHERE gen = ?", [state, gen]));
+  if (state !== "building")
+    await store.write((tx) => tx.run("UPDATE projector_generation SET state = ? WHERE gen = ?", [state, gen]));
   return gen;
 }
 
@@ -41,7 +51,10 @@ async function createGeneration(store: Store, state: GenerationState, now: numbe
 async function upgradeGeneration(store: Store, gen: number): Promise<void> {
   const current = (await store.read(generationRows)).find((g) => g.gen === gen)?.schemaVersion ?? 0;
   for (const migration of migrations.filter((m) => m.version > current)) {
-    await store.exec([...migration.views(gen), `UPDATE projector_generation SET schema_version = ${migration.version} WHERE gen = ${gen}`]);
+    await store.exec([
+      ...migration.views(gen),
+      `UPDATE projector_generation SET schema_version = ${migration.version} WHERE gen = ${gen}`,
+    ]);
   }
 }
 
@@ -67,7 +80,11 @@ export async function migrate(store: Store, now = Date.now()): Promise<number> {
 async function migrateOnce(store: Store, now: number): Promise<number> {
   await store.exec(bookkeeping);
   await store.write(async (tx) => {
-    for (const m of migrations) await tx.run("INSERT INTO projector_migration (version, description) VALUES (?, ?) ON CONFLICT DO NOTHING", [m.version, m.description]);
+    for (const m of migrations)
+      await tx.run("INSERT INTO projector_migration (version, description) VALUES (?, ?) ON CONFLICT DO NOTHING", [
+        m.version,
+        m.description,
+      ]);
   });
   for (let tries = 0; ; tries++) {
     const active = await store.read(activeGeneration);
@@ -77,8 +94,14 @@ async function migrateOnce(store: Store, now: number): Promise<number> {
     }
     const gen = await createGeneration(store, "building", now);
     const won = await store.write(async (tx) => {
-      const inserted = await tx.run("INSERT INTO projector_active (id, gen) VALUES (1, ?) ON CONFLICT DO NOTHING", [gen]);
-      await tx.run("UPDATE projector_generation SET state = ?, activated_at = ? WHERE gen = ?", [inserted === 1 ? "active" : "retired", now, gen]);
+      const inserted = await tx.run("INSERT INTO projector_active (id, gen) VALUES (1, ?) ON CONFLICT DO NOTHING", [
+        gen,
+      ]);
+      await tx.run("UPDATE projector_generation SET state = ?, activated_at = ? WHERE gen = ?", [
+        inserted === 1 ? "active" : "retired",
+        now,
+        gen,
+      ]);
       return inserted === 1;
     });
     if (won) return gen;
@@ -97,7 +120,8 @@ export async function activate(tx: Tx, gen: number, now = Date.now()): Promise<n
   const previous = await activeGeneration(tx);
   await tx.run("UPDATE projector_active SET gen = ? WHERE id = 1", [gen]);
   await tx.run("UPDATE projector_generation SET state = ?, activated_at = ? WHERE gen = ?", ["active", now, gen]);
-  if (previous !== undefined && previous !== gen) await tx.run("UPDATE projector_generation SET state = ? WHERE gen = ?", ["retired", previous]);
+  if (previous !== undefined && previous !== gen)
+    await tx.run("UPDATE projector_generation SET state = ? WHERE gen = ?", ["retired", previous]);
   return previous;
 }
 
@@ -105,7 +129,10 @@ export async function activate(tx: Tx, gen: number, now = Date.now()): Promise<n
 export async function dropGeneration(store: Store, gen: number): Promise<void> {
   const active = await store.read(activeGeneration);
   if (active === gen) throw new Error(`generation ${gen} is active`);
-  await store.exec([...viewTables(gen).map((t) => `DROP TABLE IF EXISTS ${t}`), `DELETE FROM projector_generation WHERE gen = ${gen}`]);
+  await store.exec([
+    ...viewTables(gen).map((t) => `DROP TABLE IF EXISTS ${t}`),
+    `DELETE FROM projector_generation WHERE gen = ${gen}`,
+  ]);
 }
 
 /** Retired generations and abandoned builds other than `keep`. */

@@ -20,7 +20,10 @@ export function numbered(sql: string): string {
 
 const int8 = 20;
 const types = {
-  getTypeParser: ((oid: number, format?: string) => (oid === int8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text"))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === int8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
 /** The connection string without its password, for logs. */
@@ -37,7 +40,11 @@ export function redactedUrl(url: string): string {
 const inList = " IN (SELECT jsonb_array_elements_text(?::jsonb))";
 
 function queries(client: pg.PoolClient): Reader {
-  return { inList, all: async (sql, params = []) => (await client.query<Row>({ text: numbered(sql), values: params as SqlValue[] })).rows };
+  return {
+    inList,
+    all: async (sql, params = []) =>
+      (await client.query<Row>({ text: numbered(sql), values: params as SqlValue[] })).rows,
+  };
 }
 
 export class PostgresStore implements Store {
@@ -49,9 +56,18 @@ export class PostgresStore implements Store {
   private listening: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly url: string, poolSize = 6) {
+  constructor(
+    private readonly url: string,
+    poolSize = 6,
+  ) {
     this.location = redactedUrl(url);
-    this.pool = new pg.Pool({ connectionString: url, max: poolSize, types, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      types,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+    });
     // An idle client that loses its connection must not crash the process; the next query reconnects.
     this.pool.on("error", () => undefined);
   }
@@ -110,18 +126,30 @@ export class PostgresStore implements Store {
           values: [namespace, JSON.stringify(keys)],
         });
       },
-      run: async (sql, params = []) => (await client.query({ text: numbered(sql), values: params as SqlValue[] })).rowCount ?? 0,
+      run: async (sql, params = []) =>
+        (await client.query({ text: numbered(sql), values: params as SqlValue[] })).rowCount ?? 0,
       upsert: async (table, columns, key, rows) => {
         const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
         const action = updates.length === 0 ? "NOTHING" : `UPDATE SET ${updates.join(", ")}`;
         for (const chunk of chunkRows(rows, columns.length)) {
-          await client.query({ text: numbered(`${insertValues(table, columns, chunk.length)} ON CONFLICT (${key.join(", ")}) DO ${action}`), values: chunk.flat() as SqlValue[] });
+          await client.query({
+            text: numbered(
+              `${insertValues(table, columns, chunk.length)} ON CONFLICT (${key.join(", ")}) DO ${action}`,
+            ),
+            values: chunk.flat() as SqlValue[],
+          });
         }
       },
       insertIgnore: async (table, columns, rows) => {
         let inserted = 0;
         for (const chunk of chunkRows(rows, columns.length)) {
-          inserted += (await client.query({ text: numbered(`${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`), values: chunk.flat() as SqlValue[] })).rowCount ?? 0;
+          inserted +=
+            (
+              await client.query({
+                text: numbered(`${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`),
+                values: chunk.flat() as SqlValue[],
+              })
+            ).rowCount ?? 0;
         }
         return inserted;
       },
@@ -168,7 +196,13 @@ export class PostgresStore implements Store {
 
   async ping(timeoutMs: number): Promise<boolean> {
     const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-    return Promise.race([this.pool.query("SELECT 1").then(() => true, () => false), timer]);
+    return Promise.race([
+      this.pool.query("SELECT 1").then(
+        () => true,
+        () => false,
+      ),
+      timer,
+    ]);
   }
 
   async close(): Promise<void> {

@@ -48,7 +48,8 @@ export const bookkeeping: string[] = [
 export const migrations: readonly Migration[] = [
   {
     version: 1,
-    description: "views: tasks, attempts, server tasks, events, artifacts, violations, workers, cards, probes, dead letters; offsets",
+    description:
+      "views: tasks, attempts, server tasks, events, artifacts, violations, workers, cards, probes, dead letters; offsets",
     views(gen) {
       const n = tableNames(gen);
       return [
@@ -122,7 +123,9 @@ export const migrations: readonly Migration[] = [
     description: "views: an index of the emissions each worker's guard refused, for the worker page",
     views(gen) {
       const n = tableNames(gen);
-      return [`CREATE INDEX ${n.event}_worker_refusals ON ${n.event} (worker_id, occurred_at) WHERE type = 'EmissionRefused'`];
+      return [
+        `CREATE INDEX ${n.event}_worker_refusals ON ${n.event} (worker_id, occurred_at) WHERE type = 'EmissionRefused'`,
+      ];
     },
   },
   {
@@ -130,7 +133,9 @@ export const migrations: readonly Migration[] = [
     description: "views: an index of the correlations the reconciler re-dispatched, which every batch re-links whole",
     views(gen) {
       const n = tableNames(gen);
-      return [`CREATE INDEX ${n.event}_redispatched ON ${n.event} (correlation_id) WHERE kind = 'decision' AND type = 'RedispatchCommanded'`];
+      return [
+        `CREATE INDEX ${n.event}_redispatched ON ${n.event} (correlation_id) WHERE kind = 'decision' AND type = 'RedispatchCommanded'`,
+      ];
     },
   },
 ];

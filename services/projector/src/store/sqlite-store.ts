@@ -51,9 +51,12 @@ export class SqliteStore implements Store {
     this.reads = new StatementCache(this.reader);
     // Statistics for the query planner (SQLite's recommendation: on open, then now and then).
     this.writer.pragma("optimize = 0x10002");
-    this.optimizer = setInterval(() => {
-      void this.writeLock.run(async () => this.writer.pragma("optimize"));
-    }, 15 * 60 * 1000);
+    this.optimizer = setInterval(
+      () => {
+        void this.writeLock.run(async () => this.writer.pragma("optimize"));
+      },
+      15 * 60 * 1000,
+    );
     this.optimizer.unref();
   }
 
@@ -100,11 +103,15 @@ export class SqliteStore implements Store {
       upsert: async (table, columns, key, rows) => {
         const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
         const action = `ON CONFLICT (${key.join(", ")}) DO ${updates.length === 0 ? "NOTHING" : `UPDATE SET ${updates.join(", ")}`}`;
-        for (const chunk of powerOfTwoChunks(rows)) statements.get(`${insertValues(table, columns, chunk.length)} ${action}`).run(...chunk.flat());
+        for (const chunk of powerOfTwoChunks(rows))
+          statements.get(`${insertValues(table, columns, chunk.length)} ${action}`).run(...chunk.flat());
       },
       insertIgnore: async (table, columns, rows) => {
         let inserted = 0;
-        for (const chunk of powerOfTwoChunks(rows)) inserted += statements.get(`${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`).run(...chunk.flat()).changes;
+        for (const chunk of powerOfTwoChunks(rows))
+          inserted += statements
+            .get(`${insertValues(table, columns, chunk.length)} ON CONFLICT DO NOTHING`)
+            .run(...chunk.flat()).changes;
         return inserted;
       },
       notify: (payload) => void notices.push(payload),
@@ -149,4 +156,3 @@ export class SqliteStore implements Store {
     });
   }
 }
-

@@ -23,7 +23,12 @@ export interface Tx extends Reader {
   /** Runs a statement; resolves to the number of rows it changed. */
   run(sql: string, params?: readonly SqlValue[]): Promise<number>;
   /** INSERT … ON CONFLICT (key) DO UPDATE SET every other column to the new value. */
-  upsert(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>;
+  upsert(
+    table: string,
+    columns: readonly string[],
+    key: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+  ): Promise<void>;
   /** INSERT … ON CONFLICT DO NOTHING; resolves to the number of rows inserted. */
   insertIgnore(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<number>;
   /** Suffix that locks selected rows until the transaction ends (PostgreSQL); empty where the transaction already holds the only write lock (SQLite). */

@@ -23,7 +23,12 @@ import type { Tables } from "../store/schema.ts";
 import { iso } from "./lineage.ts";
 import { attemptCodec, dispatched, eventCodec, type AttemptRow, type EventRow } from "./rows.ts";
 
-export const timelineSpecRevision = { repository: "a2aproject/A2A", pullRequest: 2129, revision: "b5fe6101b6d1ce9140b8292f141c39260274576d", base: "dev-1.1" } as const;
+export const timelineSpecRevision = {
+  repository: "a2aproject/A2A",
+  pullRequest: 2129,
+  revision: "b5fe6101b6d1ce9140b8292f141c39260274576d",
+  base: "dev-1.1",
+} as const;
 
 /** Events of one correlation read at most; a longer history is cut and flagged. */
 export const timelineEventLimit = 20_000;
@@ -62,14 +67,39 @@ export function a2aTasks(events: readonly EventRow[], attempts: readonly Attempt
     const key = `${e.workerId ?? ""}\u0000${e.serverTaskId ?? ""}`;
     let t = tasks.get(key);
     if (t === undefined) {
-      t = { id: e.serverTaskId ?? "", workerId: e.workerId ?? "", attempt: e.attempt, contextId: null, generation: 0, timeline: [], lastState: null, lastStateAt: null, artifacts: new Map(), lostAt: null, refusals: [] };
+      t = {
+        id: e.serverTaskId ?? "",
+        workerId: e.workerId ?? "",
+        attempt: e.attempt,
+        contextId: null,
+        generation: 0,
+        timeline: [],
+        lastState: null,
+        lastStateAt: null,
+        artifacts: new Map(),
+        lostAt: null,
+        refusals: [],
+      };
       tasks.set(key, t);
       order.push(key);
       const dispatch = attempts.find((a) => a.attempt === e.attempt && dispatched(a));
       if (e.attempt !== null && dispatch !== undefined && !firstTaskOfAttempt.has(e.attempt)) {
         firstTaskOfAttempt.add(e.attempt);
         t.generation += 1;
-        t.timeline.push({ message: { messageId: dispatch.messageId ?? "", taskId: t.id, role: "ROLE_USER", parts: [], metadata: { "a2a-ledger.dispatchedAt": iso(dispatch.dispatchedAt), "a2a-ledger.acceptedOutputModes": dispatch.acceptedModes, "a2a-ledger.observer": dispatch.observer } }, generation: gen(t.generation) });
+        t.timeline.push({
+          message: {
+            messageId: dispatch.messageId ?? "",
+            taskId: t.id,
+            role: "ROLE_USER",
+            parts: [],
+            metadata: {
+              "a2a-ledger.dispatchedAt": iso(dispatch.dispatchedAt),
+              "a2a-ledger.acceptedOutputModes": dispatch.acceptedModes,
+              "a2a-ledger.observer": dispatch.observer,
+            },
+          },
+          generation: gen(t.generation),
+        });
       }
     }
     if (t.contextId === null && typeof body["contextId"] === "string") t.contextId = body["contextId"];
@@ -96,7 +126,13 @@ export function a2aTasks(events: readonly EventRow[], attempts: readonly Attempt
         const parts = (body["parts"] as Part[] | undefined) ?? [];
         let a = t.artifacts.get(artifactId);
         if (a === undefined || body["append"] !== true) {
-          a = { artifactId, name: typeof body["name"] === "string" ? body["name"] : null, parts: [...parts], start: t.generation, end: null };
+          a = {
+            artifactId,
+            name: typeof body["name"] === "string" ? body["name"] : null,
+            parts: [...parts],
+            start: t.generation,
+            end: null,
+          };
           t.artifacts.set(artifactId, a);
         } else a.parts.push(...parts);
         if (body["lastChunk"] !== false) a.end = t.generation;
@@ -109,7 +145,15 @@ export function a2aTasks(events: readonly EventRow[], attempts: readonly Attempt
       }
       case "EmissionRefused": {
         const t = taskOf(e, body);
-        t.refusals.push({ eventId: body["eventId"], at: iso(e.occurredAt), emission: body["emission"], kind: body["kind"], state: body["state"], parts: body["parts"], allowed: body["allowed"] });
+        t.refusals.push({
+          eventId: body["eventId"],
+          at: iso(e.occurredAt),
+          emission: body["emission"],
+          kind: body["kind"],
+          state: body["state"],
+          parts: body["parts"],
+          allowed: body["allowed"],
+        });
         break;
       }
       default:
@@ -121,16 +165,27 @@ export function a2aTasks(events: readonly EventRow[], attempts: readonly Attempt
     const task: Json = {
       id: t.id,
       contextId: t.contextId ?? "",
-      status: { state: t.lastState ?? "TASK_STATE_UNSPECIFIED", ...(t.lastStateAt === null ? {} : { timestamp: iso(t.lastStateAt) }) },
+      status: {
+        state: t.lastState ?? "TASK_STATE_UNSPECIFIED",
+        ...(t.lastStateAt === null ? {} : { timestamp: iso(t.lastStateAt) }),
+      },
       artifacts: [...t.artifacts.values()].map((a) => ({
         artifactId: a.artifactId,
         ...(a.name === null ? {} : { name: a.name }),
-        parts: a.parts.map((p) => ({ ...(p.mediaType === null ? {} : { mediaType: p.mediaType }), metadata: { "a2a-ledger.kind": p.kind, "a2a-ledger.sizeBytes": p.sizeBytes } })),
+        parts: a.parts.map((p) => ({
+          ...(p.mediaType === null ? {} : { mediaType: p.mediaType }),
+          metadata: { "a2a-ledger.kind": p.kind, "a2a-ledger.sizeBytes": p.sizeBytes },
+        })),
         startGeneration: gen(a.start),
         ...(a.end === null ? {} : { endGeneration: gen(a.end) }),
       })),
       timeline: t.timeline,
-      metadata: { "a2a-ledger.workerId": t.workerId, "a2a-ledger.attempt": t.attempt, "a2a-ledger.lostAt": iso(t.lostAt), "a2a-ledger.refusedEmissions": t.refusals },
+      metadata: {
+        "a2a-ledger.workerId": t.workerId,
+        "a2a-ledger.attempt": t.attempt,
+        "a2a-ledger.lostAt": iso(t.lostAt),
+        "a2a-ledger.refusedEmissions": t.refusals,
+      },
       generation: gen(Math.max(1, t.generation)),
     };
     return task;
@@ -141,10 +196,22 @@ export function a2aTasks(events: readonly EventRow[], attempts: readonly Attempt
 export async function a2aTimeline(r: Reader, t: Tables, correlationId: string, timelineLength: number | undefined) {
   const known = await r.all(`SELECT 1 AS known FROM ${t.task} WHERE correlation_id = ?`, [correlationId]);
   if (known.length === 0) return undefined;
-  const attempts = (await r.all(`SELECT * FROM ${t.attempt} WHERE correlation_id = ? ORDER BY attempt`, [correlationId])).map((row) => attemptCodec.decode(row));
-  const rows = await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' ORDER BY occurred_at, id LIMIT ?`, [correlationId, timelineEventLimit + 1]);
+  const attempts = (
+    await r.all(`SELECT * FROM ${t.attempt} WHERE correlation_id = ? ORDER BY attempt`, [correlationId])
+  ).map((row) => attemptCodec.decode(row));
+  const rows = await r.all(
+    `SELECT * FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' ORDER BY occurred_at, id LIMIT ?`,
+    [correlationId, timelineEventLimit + 1],
+  );
   const events = rows.slice(0, timelineEventLimit).map((row) => eventCodec.decode(row));
   const tasks = a2aTasks(events, attempts);
-  if (timelineLength !== undefined) for (const task of tasks) task["timeline"] = (task["timeline"] as Json[]).slice(-timelineLength);
-  return { correlationId, format: "a2a", specification: timelineSpecRevision, truncated: rows.length > timelineEventLimit, tasks };
+  if (timelineLength !== undefined)
+    for (const task of tasks) task["timeline"] = (task["timeline"] as Json[]).slice(-timelineLength);
+  return {
+    correlationId,
+    format: "a2a",
+    specification: timelineSpecRevision,
+    truncated: rows.length > timelineEventLimit,
+    tasks,
+  };
 }

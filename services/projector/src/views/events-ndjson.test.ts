@@ -28,23 +28,40 @@ describe.each(storeKinds)("events.ndjson on %s", (kind) => {
     const t = tableNames(gen);
     const observations = bigTask("nd-big", 3_000);
     for (const { topic, partition, inputs } of inputsFor(observations)) {
-      for (let i = 0; i < inputs.length; i += 1_000) await writeBatch(store, gen, topic, partition, inputs.slice(i, i + 1_000), { lowWatermark: 0 });
+      for (let i = 0; i < inputs.length; i += 1_000)
+        await writeBatch(store, gen, topic, partition, inputs.slice(i, i + 1_000), { lowWatermark: 0 });
     }
     expect(observations.length).toBeGreaterThan(3 * ndjsonPageSize);
     // The former whole read: every body of the correlation in log order, one line each.
-    const whole = await store.read((r) => r.all(`SELECT body FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' ORDER BY log_partition, log_offset`, ["nd-big"]));
-    const expected = whole.map((row) => `${JSON.stringify(toIngestJson(JSON.parse(String(row.body)) as Observation))}\n`).join("");
+    const whole = await store.read((r) =>
+      r.all(
+        `SELECT body FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' ORDER BY log_partition, log_offset`,
+        ["nd-big"],
+      ),
+    );
+    const expected = whole
+      .map((row) => `${JSON.stringify(toIngestJson(JSON.parse(String(row.body)) as Observation))}\n`)
+      .join("");
     expect(whole).toHaveLength(observations.length);
 
     const stream = new LiveStream(store);
-    const server = buildServer({ config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 2 }, store, stream, metrics: createMetrics(), kafka, logger: false });
+    const server = buildServer({
+      config: { policy: { trustedVendors: [] }, cursorSecret: "a-test-secret-of-16+", maxStreams: 2 },
+      store,
+      stream,
+      metrics: createMetrics(),
+      kafka,
+      logger: false,
+    });
     try {
       const response = await server.inject({ method: "GET", url: "/v1/tasks/nd-big/events.ndjson" });
       expect(response.statusCode).toBe(200);
       expect(response.headers["content-type"]).toBe("application/x-ndjson; charset=utf-8");
       expect(response.headers["content-disposition"]).toBe('attachment; filename="nd-big.ndjson"');
       expect(response.body).toBe(expected);
-      expect((await server.inject({ method: "GET", url: "/v1/tasks/nd-none/events.ndjson" })).json()).toMatchObject({ code: "PROJECTOR_UNKNOWN_TASK" });
+      expect((await server.inject({ method: "GET", url: "/v1/tasks/nd-none/events.ndjson" })).json()).toMatchObject({
+        code: "PROJECTOR_UNKNOWN_TASK",
+      });
     } finally {
       await server.close();
       stream.stop();

@@ -27,9 +27,27 @@ const policy = { trustedVendors: ["Acme"] };
 function meshPrefix(): Observation[] {
   const e = events("mesh-");
   return workers.flatMap((w, i) => {
-    const card = agentCard({ org: i === 0 ? "Acme" : `V${i}`, states: ["submitted", "working", "input-required", "completed", "failed"], taskStore: i === 1 ? "ephemeral" : "durable", skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
-    const states = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", ...(i === 2 ? (["TASK_STATE_INPUT_REQUIRED"] as const) : [])] as const;
-    return [e.card(w, card, { at: 1 + i, maxAge: 60 }), e.probe(w, cardHash(card), { at: 10 + i, states: [...states], modes: ["text/plain"], durable: i === 2 ? true : null })];
+    const card = agentCard({
+      org: i === 0 ? "Acme" : `V${i}`,
+      states: ["submitted", "working", "input-required", "completed", "failed"],
+      taskStore: i === 1 ? "ephemeral" : "durable",
+      skills: [{ id: "summarize", outputModes: ["text/plain"] }],
+    });
+    const states = [
+      "TASK_STATE_SUBMITTED",
+      "TASK_STATE_WORKING",
+      "TASK_STATE_COMPLETED",
+      ...(i === 2 ? (["TASK_STATE_INPUT_REQUIRED"] as const) : []),
+    ] as const;
+    return [
+      e.card(w, card, { at: 1 + i, maxAge: 60 }),
+      e.probe(w, cardHash(card), {
+        at: 10 + i,
+        states: [...states],
+        modes: ["text/plain"],
+        durable: i === 2 ? true : null,
+      }),
+    ];
   });
 }
 
@@ -46,7 +64,14 @@ type Step =
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ k: fc.constant("dispatch" as const), w: fc.nat(2) }),
-  fc.record({ k: fc.constant("state" as const), w: fc.nat(2), task: fc.nat(3), s: fc.nat(spellings.length - 1), observer: fc.nat(2), skew: fc.integer({ min: -60_000, max: 60_000 }) }),
+  fc.record({
+    k: fc.constant("state" as const),
+    w: fc.nat(2),
+    task: fc.nat(3),
+    s: fc.nat(spellings.length - 1),
+    observer: fc.nat(2),
+    skew: fc.integer({ min: -60_000, max: 60_000 }),
+  }),
   fc.record({ k: fc.constant("artifact" as const), w: fc.nat(2), task: fc.nat(3), chunk: fc.nat(2) }),
   fc.record({ k: fc.constant("notFound" as const), w: fc.nat(2), task: fc.nat(3) }),
   { arbitrary: fc.record({ k: fc.constant("lose" as const) }), weight: 3 },
@@ -66,7 +91,8 @@ function correlation(corr: string, steps: readonly Step[]): Observation[] {
     }
     if (s.k === "lose") {
       const last = [...out].reverse().find((o) => o.type === "TaskStateObserved");
-      if (last !== undefined && last.type === "TaskStateObserved") out.push(e.notFound(corr, last.workerId, last.serverTaskId, { at }));
+      if (last !== undefined && last.type === "TaskStateObserved")
+        out.push(e.notFound(corr, last.workerId, last.serverTaskId, { at }));
       return;
     }
     if (s.k === "fresh") {
@@ -75,9 +101,27 @@ function correlation(corr: string, steps: readonly Step[]): Observation[] {
     }
     const w = workers[s.w] as string;
     const task = `${corr}-t${"task" in s ? s.task : 0}`;
-    if (s.k === "dispatch") out.push(e.dispatch(corr, w, { at, attempt: ++dispatches, messageId: `${corr}-m${i}`, accepted: ["text/plain"] }));
-    else if (s.k === "state") out.push(e.state(corr, w, task, spellings[s.s] as string, { at: at + s.skew, observer: observers[s.observer] as string }));
-    else if (s.k === "artifact") out.push(e.artifact(corr, w, task, { at, mediaTypes: ["text/plain"], artifactId: `${task}-art`, append: s.chunk > 0, lastChunk: s.chunk === 0 ? null : s.chunk === 2 }));
+    if (s.k === "dispatch")
+      out.push(
+        e.dispatch(corr, w, { at, attempt: ++dispatches, messageId: `${corr}-m${i}`, accepted: ["text/plain"] }),
+      );
+    else if (s.k === "state")
+      out.push(
+        e.state(corr, w, task, spellings[s.s] as string, {
+          at: at + s.skew,
+          observer: observers[s.observer] as string,
+        }),
+      );
+    else if (s.k === "artifact")
+      out.push(
+        e.artifact(corr, w, task, {
+          at,
+          mediaTypes: ["text/plain"],
+          artifactId: `${task}-art`,
+          append: s.chunk > 0,
+          lastChunk: s.chunk === 0 ? null : s.chunk === 2,
+        }),
+      );
     else out.push(e.notFound(corr, w, task, { at }));
   });
   return out;
@@ -90,14 +134,21 @@ const source = (topic: string, offset: number) => ({ topic, partition: 0, offset
  * (a decision can be read before the observation that caused it as well as long after), then cut into
  * batches by `cuts`.
  */
-function interleaved(observations: readonly Observation[], decisions: readonly Decision[], picks: readonly number[], cuts: readonly number[]): ProjectorInput[][] {
+function interleaved(
+  observations: readonly Observation[],
+  decisions: readonly Decision[],
+  picks: readonly number[],
+  cuts: readonly number[],
+): ProjectorInput[][] {
   const inputs: ProjectorInput[] = [];
   let o = 0;
   let d = 0;
   for (let i = 0; o < observations.length || d < decisions.length; i++) {
     const takeDecision = d < decisions.length && (o >= observations.length || (picks[i % picks.length] ?? 0) % 3 === 0);
-    if (takeDecision) inputs.push({ kind: "decision", source: source("decisions", d), record: decisions[d++] as Decision });
-    else inputs.push({ kind: "observation", source: source("observations", o), record: observations[o++] as Observation });
+    if (takeDecision)
+      inputs.push({ kind: "decision", source: source("decisions", d), record: decisions[d++] as Decision });
+    else
+      inputs.push({ kind: "observation", source: source("observations", o), record: observations[o++] as Observation });
   }
   const batches: ProjectorInput[][] = [];
   for (let at = 0, i = 0; at < inputs.length; i++) {
@@ -113,7 +164,10 @@ function written(batches: readonly ProjectorInput[][]): { rows: Loaded; events: 
   const rows = emptyLoaded();
   const events: EventRow[] = [];
   for (const batch of batches) {
-    const redispatched = new Set([...events.filter((e) => e.kind === "decision" && e.type === "RedispatchCommanded").map((e) => e.correlationId), ...needsOf(batch).redispatched]);
+    const redispatched = new Set([
+      ...events.filter((e) => e.kind === "decision" && e.type === "RedispatchCommanded").map((e) => e.correlationId),
+      ...needsOf(batch).redispatched,
+    ]);
     rows.redispatched = new Map([...redispatched].map((c) => [c, events.filter((e) => e.correlationId === c)]));
     const changes = relinkRedispatched(rows, project(rows, batch));
     events.push(...changes.events);
@@ -125,7 +179,8 @@ function written(batches: readonly ProjectorInput[][]): { rows: Loaded; events: 
 const seed = process.env.FAST_CHECK_SEED === undefined ? undefined : Number(process.env.FAST_CHECK_SEED);
 const runs = Number(process.env.FAST_CHECK_RUNS ?? 600);
 
-const byTask = (a: { workerId: string; serverTaskId: string }, b: { workerId: string; serverTaskId: string }) => (a.workerId + a.serverTaskId < b.workerId + b.serverTaskId ? -1 : 1);
+const byTask = (a: { workerId: string; serverTaskId: string }, b: { workerId: string; serverTaskId: string }) =>
+  a.workerId + a.serverTaskId < b.workerId + b.serverTaskId ? -1 : 1;
 
 /** A correlation's lineage rows, in a stable order. */
 function lineageRows(store: { rows: Loaded; events: EventRow[] }, correlationId: string) {
@@ -133,8 +188,13 @@ function lineageRows(store: { rows: Loaded; events: EventRow[] }, correlationId:
   return {
     attempts: [...(rows.attempts.get(correlationId) ?? [])].sort((a, b) => a.attempt - b.attempt),
     serverTasks: [...rows.serverTasks.values()].filter((s) => s.correlationId === correlationId).sort(byTask),
-    artifacts: [...rows.artifacts.values()].filter((a) => a.correlationId === correlationId).sort((a, b) => byTask(a, b) || (a.artifactId < b.artifactId ? -1 : 1)),
-    eventAttempts: events.filter((e) => e.correlationId === correlationId).map((e) => [e.id, e.attempt] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    artifacts: [...rows.artifacts.values()]
+      .filter((a) => a.correlationId === correlationId)
+      .sort((a, b) => byTask(a, b) || (a.artifactId < b.artifactId ? -1 : 1)),
+    eventAttempts: events
+      .filter((e) => e.correlationId === correlationId)
+      .map((e) => [e.id, e.attempt] as const)
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1)),
   };
 }
 
@@ -155,19 +215,42 @@ describe("the projector's lineage is the core fold's", () => {
           expect(folded.rejected).toEqual([]);
           const live = written(interleaved(log, folded.decisions, picks, cuts));
           // A rebuild reads the decisions topic first, in one batch.
-          const rebuild = written([folded.decisions.map((d, i) => ({ kind: "decision", source: source("decisions", i), record: d }) as ProjectorInput), ...interleaved(log, [], [1], [39])]);
-          const redispatched = new Set(folded.decisions.filter((d) => d.type === "RedispatchCommanded").map((d) => d.correlationId));
+          const rebuild = written([
+            folded.decisions.map(
+              (d, i) => ({ kind: "decision", source: source("decisions", i), record: d }) as ProjectorInput,
+            ),
+            ...interleaved(log, [], [1], [39]),
+          ]);
+          const redispatched = new Set(
+            folded.decisions.filter((d) => d.type === "RedispatchCommanded").map((d) => d.correlationId),
+          );
           for (const [correlationId, state] of folded.correlations) {
             compared++;
             if (redispatched.has(correlationId)) redispatchedCorrelations++;
             const core = lineageOf(state);
             if (core === undefined) throw new Error("a correlation/2 state was expected");
             const rows = lineageRows(live, correlationId);
-            const attempts = rows.attempts.map((a) => ({ attempt: a.attempt, workerId: a.workerId, messageId: a.messageId, skillId: a.skillId }));
+            const attempts = rows.attempts.map((a) => ({
+              attempt: a.attempt,
+              workerId: a.workerId,
+              messageId: a.messageId,
+              skillId: a.skillId,
+            }));
             inferred += attempts.filter((a) => a.messageId === null).length;
-            plannedJoined += rows.attempts.filter((a) => a.dispatchEventId === null && !a.inferred && rows.serverTasks.some((s) => s.attempt === a.attempt)).length;
-            const tasks = rows.serverTasks.map((s) => ({ workerId: s.workerId, serverTaskId: s.serverTaskId, attempt: s.attempt, lastState: s.lastState }));
-            expect({ correlationId, attempts, tasks }).toEqual({ correlationId, attempts: core.attempts, tasks: [...core.tasks].sort(byTask) });
+            plannedJoined += rows.attempts.filter(
+              (a) => a.dispatchEventId === null && !a.inferred && rows.serverTasks.some((s) => s.attempt === a.attempt),
+            ).length;
+            const tasks = rows.serverTasks.map((s) => ({
+              workerId: s.workerId,
+              serverTaskId: s.serverTaskId,
+              attempt: s.attempt,
+              lastState: s.lastState,
+            }));
+            expect({ correlationId, attempts, tasks }).toEqual({
+              correlationId,
+              attempts: core.attempts,
+              tasks: [...core.tasks].sort(byTask),
+            });
             expect({ correlationId, ...rows }).toEqual({ correlationId, ...lineageRows(rebuild, correlationId) });
           }
         },
@@ -179,6 +262,8 @@ describe("the projector's lineage is the core fold's", () => {
     expect(inferred).toBeGreaterThan(0);
     expect(redispatchedCorrelations).toBeGreaterThan(compared / 100);
     expect(plannedJoined).toBeGreaterThan(0);
-    console.info(`lineage compared for ${compared} correlations, ${redispatchedCorrelations} of them re-dispatched; ${plannedJoined} server tasks joined a planned attempt before its dispatch`);
+    console.info(
+      `lineage compared for ${compared} correlations, ${redispatchedCorrelations} of them re-dispatched; ${plannedJoined} server tasks joined a planned attempt before its dispatch`,
+    );
   }, 120_000);
 });

@@ -8,7 +8,17 @@ import type { Observation } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
 import type { Reader, SqlValue } from "../store/store.ts";
-import { artifactCodec, attemptCodec, dispatched, eventCodec, serverTaskCodec, taskCodec, type EventRow, type TaskRow, violationCodec } from "./rows.ts";
+import {
+  artifactCodec,
+  attemptCodec,
+  dispatched,
+  eventCodec,
+  serverTaskCodec,
+  taskCodec,
+  type EventRow,
+  type TaskRow,
+  violationCodec,
+} from "./rows.ts";
 import { refusalsOfTask } from "./refusals.ts";
 import { type DecisionMark, indeterminatePeriods, spansByAttempt, type StateSighting } from "./timeline.ts";
 
@@ -27,7 +37,8 @@ export function taskSummary(t: TaskRow, workers: readonly string[]) {
     lastState: t.lastState,
     lastObserver: t.lastObserver,
     waitingSince: iso(t.waitingSince),
-    statusDecision: t.decisionId === null ? null : { type: t.decisionType, decisionId: t.decisionId, decidedAt: iso(t.decisionAt) },
+    statusDecision:
+      t.decisionId === null ? null : { type: t.decisionType, decisionId: t.decisionId, decidedAt: iso(t.decisionAt) },
     blockedReason: t.status === "blocked" ? t.blockedReason : null,
     attemptCount: t.attemptCount,
     eventCount: t.eventCount,
@@ -63,19 +74,36 @@ export const eventsScope = (correlationId: string) => `events:${correlationId}`;
 export async function eventPage(r: Reader, t: Tables, cursors: Cursors, correlationId: string, page: EventPage) {
   const scope = eventsScope(correlationId);
   const after = page.cursor === undefined ? undefined : cursors.decode(scope, page.cursor, ["number", "string"]);
-  const rows = after === undefined
-    ? await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? ORDER BY occurred_at, id LIMIT ?`, [correlationId, page.limit + 1])
-    : await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? AND (occurred_at > ? OR (occurred_at = ? AND id > ?)) ORDER BY occurred_at, id LIMIT ?`, [correlationId, after[0] as number, after[0] as number, after[1] as string, page.limit + 1]);
+  const rows =
+    after === undefined
+      ? await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? ORDER BY occurred_at, id LIMIT ?`, [
+          correlationId,
+          page.limit + 1,
+        ])
+      : await r.all(
+          `SELECT * FROM ${t.event} WHERE correlation_id = ? AND (occurred_at > ? OR (occurred_at = ? AND id > ?)) ORDER BY occurred_at, id LIMIT ?`,
+          [correlationId, after[0] as number, after[0] as number, after[1] as string, page.limit + 1],
+        );
   const events = rows.slice(0, page.limit).map((row) => eventCodec.decode(row));
   const last = events[events.length - 1];
-  return { items: events.map(eventView), nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.occurredAt, last.id]) : null };
+  return {
+    items: events.map(eventView),
+    nextCursor:
+      rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.occurredAt, last.id]) : null,
+  };
 }
 
-export async function workersOf(r: Reader, t: Tables, correlationIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function workersOf(
+  r: Reader,
+  t: Tables,
+  correlationIds: readonly string[],
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (correlationIds.length === 0) return out;
   // By correlation only (its own index); filtering the kind in SQL lets a planner prefer scanning every worker key.
-  const rows = await r.all(`SELECT correlation_id, kind, value FROM ${t.taskKey} WHERE correlation_id${r.inList}`, [JSON.stringify(correlationIds)]);
+  const rows = await r.all(`SELECT correlation_id, kind, value FROM ${t.taskKey} WHERE correlation_id${r.inList}`, [
+    JSON.stringify(correlationIds),
+  ]);
   for (const row of rows) {
     if (row.kind !== "worker") continue;
     const list = out.get(String(row.correlation_id)) ?? [];
@@ -92,18 +120,50 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
   if (taskRows[0] === undefined) return undefined;
   const task = taskCodec.decode(taskRows[0]);
   const limit = lineageListLimit + 1;
-  const attempts = (await r.all(`SELECT * FROM ${t.attempt} WHERE correlation_id = ? ORDER BY attempt`, [correlationId])).map((row) => attemptCodec.decode(row));
-  const serverTasks = (await r.all(`SELECT * FROM ${t.serverTask} WHERE correlation_id = ? ORDER BY first_at, server_task_id`, [correlationId])).map((row) => serverTaskCodec.decode(row));
-  const artifacts = (await r.all(`SELECT * FROM ${t.artifact} WHERE correlation_id = ? ORDER BY first_at, artifact_id LIMIT ?`, [correlationId, limit])).map((row) => artifactCodec.decode(row));
-  const violations = (await r.all(`SELECT * FROM ${t.violation} WHERE correlation_id = ? ORDER BY decided_at, decision_id LIMIT ?`, [correlationId, limit])).map((row) => violationCodec.decode(row));
-  const decisionRows = (await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? AND kind <> 'observation' ORDER BY occurred_at, id LIMIT ?`, [correlationId, limit])).map((row) => eventCodec.decode(row));
-  const sightings = await r.all(`SELECT attempt, observer, server_task_id, state, occurred_at, event_id FROM ${t.event} WHERE correlation_id = ? AND type = 'TaskStateObserved' ORDER BY occurred_at, id`, [correlationId]);
+  const attempts = (
+    await r.all(`SELECT * FROM ${t.attempt} WHERE correlation_id = ? ORDER BY attempt`, [correlationId])
+  ).map((row) => attemptCodec.decode(row));
+  const serverTasks = (
+    await r.all(`SELECT * FROM ${t.serverTask} WHERE correlation_id = ? ORDER BY first_at, server_task_id`, [
+      correlationId,
+    ])
+  ).map((row) => serverTaskCodec.decode(row));
+  const artifacts = (
+    await r.all(`SELECT * FROM ${t.artifact} WHERE correlation_id = ? ORDER BY first_at, artifact_id LIMIT ?`, [
+      correlationId,
+      limit,
+    ])
+  ).map((row) => artifactCodec.decode(row));
+  const violations = (
+    await r.all(`SELECT * FROM ${t.violation} WHERE correlation_id = ? ORDER BY decided_at, decision_id LIMIT ?`, [
+      correlationId,
+      limit,
+    ])
+  ).map((row) => violationCodec.decode(row));
+  const decisionRows = (
+    await r.all(
+      `SELECT * FROM ${t.event} WHERE correlation_id = ? AND kind <> 'observation' ORDER BY occurred_at, id LIMIT ?`,
+      [correlationId, limit],
+    )
+  ).map((row) => eventCodec.decode(row));
+  const sightings = await r.all(
+    `SELECT attempt, observer, server_task_id, state, occurred_at, event_id FROM ${t.event} WHERE correlation_id = ? AND type = 'TaskStateObserved' ORDER BY occurred_at, id`,
+    [correlationId],
+  );
 
-  const decisions = decisionRows.slice(0, lineageListLimit).map((e) => ({ ...eventView(e), causeEventIds: ((JSON.parse(e.body) as { causeEventIds?: string[] }).causeEventIds ?? []) }));
-  const causeIds = [...new Set([...decisions.flatMap((d) => d.causeEventIds), ...violations.flatMap((v) => v.causeEventIds)])];
+  const decisions = decisionRows.slice(0, lineageListLimit).map((e) => ({
+    ...eventView(e),
+    causeEventIds: (JSON.parse(e.body) as { causeEventIds?: string[] }).causeEventIds ?? [],
+  }));
+  const causeIds = [
+    ...new Set([...decisions.flatMap((d) => d.causeEventIds), ...violations.flatMap((v) => v.causeEventIds)]),
+  ];
   const causes: Record<string, ReturnType<typeof eventView>> = {};
   if (causeIds.length > 0) {
-    const rows = await r.all(`SELECT * FROM ${t.event} WHERE event_id${r.inList} AND kind = 'observation' LIMIT ?`, [JSON.stringify(causeIds), lineageListLimit]);
+    const rows = await r.all(`SELECT * FROM ${t.event} WHERE event_id${r.inList} AND kind = 'observation' LIMIT ?`, [
+      JSON.stringify(causeIds),
+      lineageListLimit,
+    ]);
     for (const row of rows) {
       const e = eventCodec.decode(row);
       causes[e.eventId] ??= eventView(e);
@@ -111,18 +171,47 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
   }
 
   const lanes = spansByAttempt(
-    sightings.map((s): StateSighting => ({ attempt: s.attempt === null ? null : Number(s.attempt), observer: String(s.observer), serverTaskId: s.server_task_id === null ? null : String(s.server_task_id), state: String(s.state), at: Number(s.occurred_at), eventId: String(s.event_id) })),
+    sightings.map(
+      (s): StateSighting => ({
+        attempt: s.attempt === null ? null : Number(s.attempt),
+        observer: String(s.observer),
+        serverTaskId: s.server_task_id === null ? null : String(s.server_task_id),
+        state: String(s.state),
+        at: Number(s.occurred_at),
+        eventId: String(s.event_id),
+      }),
+    ),
   );
   // A decision that names a server task but no attempt belongs to the attempt that server task joined.
   const attemptOfTask = new Map(serverTasks.map((s) => [s.serverTaskId, s.attempt]));
   const marks: DecisionMark[] = decisionRows
     .filter((e) => e.kind === "decision")
-    .map((e) => ({ type: e.type, decisionId: e.eventId, at: e.occurredAt, attempt: e.attempt ?? (e.serverTaskId === null ? null : attemptOfTask.get(e.serverTaskId) ?? null), serverTaskId: e.serverTaskId, state: e.state }));
-  const periods = indeterminatePeriods(marks, attempts.map((a) => ({ attempt: a.attempt, at: a.dispatchedAt })));
+    .map((e) => ({
+      type: e.type,
+      decisionId: e.eventId,
+      at: e.occurredAt,
+      attempt: e.attempt ?? (e.serverTaskId === null ? null : (attemptOfTask.get(e.serverTaskId) ?? null)),
+      serverTaskId: e.serverTaskId,
+      state: e.state,
+    }));
+  const periods = indeterminatePeriods(
+    marks,
+    attempts.map((a) => ({ attempt: a.attempt, at: a.dispatchedAt })),
+  );
   const workers = [...new Set([...attempts.map((a) => a.workerId)])].sort();
   // The last span of a lost server task ends where the task was lost.
   const lostAt = new Map(serverTasks.filter((s) => s.lostAt !== null).map((s) => [s.serverTaskId, s.lostAt as number]));
-  const spanView = (lane: { observer: string; spans: { state: string; serverTaskId: string | null; from: number; to: number | null; eventId: string; sightings: number }[] }) => ({
+  const spanView = (lane: {
+    observer: string;
+    spans: {
+      state: string;
+      serverTaskId: string | null;
+      from: number;
+      to: number | null;
+      eventId: string;
+      sightings: number;
+    }[];
+  }) => ({
     observer: lane.observer,
     spans: lane.spans.map((s) => {
       const lost = s.serverTaskId === null ? undefined : lostAt.get(s.serverTaskId);
@@ -136,17 +225,55 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
       attempt: a.attempt,
       workerId: a.workerId,
       inferred: a.inferred,
-      dispatch: !dispatched(a) ? null : { skillId: a.skillId, messageId: a.messageId, acceptedOutputModes: a.acceptedModes, cardHash: a.cardHash, dispatchedAt: iso(a.dispatchedAt), observer: a.observer, eventId: a.dispatchEventId },
-      serverTasks: serverTasks.filter((s) => s.attempt === a.attempt).map((s) => ({ serverTaskId: s.serverTaskId, workerId: s.workerId, contextId: s.contextId, firstAt: iso(s.firstAt), lastState: s.lastState, lostAt: iso(s.lostAt), lostEventId: s.lostEventId })),
+      dispatch: !dispatched(a)
+        ? null
+        : {
+            skillId: a.skillId,
+            messageId: a.messageId,
+            acceptedOutputModes: a.acceptedModes,
+            cardHash: a.cardHash,
+            dispatchedAt: iso(a.dispatchedAt),
+            observer: a.observer,
+            eventId: a.dispatchEventId,
+          },
+      serverTasks: serverTasks
+        .filter((s) => s.attempt === a.attempt)
+        .map((s) => ({
+          serverTaskId: s.serverTaskId,
+          workerId: s.workerId,
+          contextId: s.contextId,
+          firstAt: iso(s.firstAt),
+          lastState: s.lastState,
+          lostAt: iso(s.lostAt),
+          lostEventId: s.lostEventId,
+        })),
       timeline: (lanes.get(a.attempt) ?? []).map(spanView),
     })),
     indeterminate: periods.map((p) => ({ ...p, from: iso(p.from), to: iso(p.to) })),
-    artifacts: artifacts.slice(0, lineageListLimit).map((a) => ({ artifactId: a.artifactId, name: a.name, attempt: a.attempt, workerId: a.workerId, serverTaskId: a.serverTaskId, mediaTypes: a.mediaTypes, partKinds: a.partKinds, sizeBytes: a.sizeBytes, chunks: a.chunks, complete: a.complete, firstAt: iso(a.firstAt), lastAt: iso(a.lastAt), eventIds: a.eventIds })),
+    artifacts: artifacts.slice(0, lineageListLimit).map((a) => ({
+      artifactId: a.artifactId,
+      name: a.name,
+      attempt: a.attempt,
+      workerId: a.workerId,
+      serverTaskId: a.serverTaskId,
+      mediaTypes: a.mediaTypes,
+      partKinds: a.partKinds,
+      sizeBytes: a.sizeBytes,
+      chunks: a.chunks,
+      complete: a.complete,
+      firstAt: iso(a.firstAt),
+      lastAt: iso(a.lastAt),
+      eventIds: a.eventIds,
+    })),
     violations: violations.slice(0, lineageListLimit).map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
     decisions,
     refusedEmissions: await refusalsOfTask(r, t, correlationId),
     causes,
-    truncated: { artifacts: artifacts.length > lineageListLimit, violations: violations.length > lineageListLimit, decisions: decisionRows.length > lineageListLimit },
+    truncated: {
+      artifacts: artifacts.length > lineageListLimit,
+      violations: violations.length > lineageListLimit,
+      decisions: decisionRows.length > lineageListLimit,
+    },
     events: await eventPage(r, t, cursors, correlationId, page),
   };
 }
@@ -179,18 +306,30 @@ interface ObservationPage {
 }
 
 /** Up to `limit` observations of the correlation after `after` (from the first without), in log order. */
-async function observationPage(r: Reader, t: Tables, correlationId: string, after: LogPosition | undefined, limit: number): Promise<ObservationPage> {
+async function observationPage(
+  r: Reader,
+  t: Tables,
+  correlationId: string,
+  after: LogPosition | undefined,
+  limit: number,
+): Promise<ObservationPage> {
   const columns = `SELECT id, log_partition, log_offset, body FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation'`;
   const order = "ORDER BY log_partition, log_offset, id LIMIT ?";
   const rows =
     after === undefined
       ? await r.all(`${columns} ${order}`, [correlationId, limit])
-      : await r.all(`${columns} AND (log_partition > ? OR (log_partition = ? AND (log_offset > ? OR (log_offset = ? AND id > ?)))) ${order}`, [correlationId, after.partition, after.partition, after.offset, after.offset, after.id, limit]);
+      : await r.all(
+          `${columns} AND (log_partition > ? OR (log_partition = ? AND (log_offset > ? OR (log_offset = ? AND id > ?)))) ${order}`,
+          [correlationId, after.partition, after.partition, after.offset, after.offset, after.id, limit],
+        );
   const tail = rows.at(-1);
   return {
     text: rows.map((row) => `${JSON.stringify(toIngestJson(JSON.parse(String(row.body)) as Observation))}\n`).join(""),
     count: rows.length,
-    last: tail === undefined ? undefined : { partition: tail.log_partition ?? null, offset: tail.log_offset ?? null, id: tail.id ?? null },
+    last:
+      tail === undefined
+        ? undefined
+        : { partition: tail.log_partition ?? null, offset: tail.log_offset ?? null, id: tail.id ?? null },
   };
 }
 
@@ -205,7 +344,11 @@ export type ViewRead = <T>(fn: (r: Reader, t: Tables) => Promise<T>) => Promise<
  * database holds the correlation whole. Observations recorded while the stream is read and after its
  * position are included; a prune during it ends it early.
  */
-export async function observationsNdjson(read: ViewRead, correlationId: string, pageSize: number = ndjsonPageSize): Promise<AsyncIterable<string> | undefined> {
+export async function observationsNdjson(
+  read: ViewRead,
+  correlationId: string,
+  pageSize: number = ndjsonPageSize,
+): Promise<AsyncIterable<string> | undefined> {
   const first = await read(async (r, t) => {
     const page = await observationPage(r, t, correlationId, undefined, pageSize);
     if (page.count > 0) return page;

@@ -22,7 +22,12 @@ export interface Page {
   cursor?: string | undefined;
 }
 
-const scopeOf = (route: string, filter: object) => `${route}:${JSON.stringify(Object.entries(filter).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)))}`;
+const scopeOf = (route: string, filter: object) =>
+  `${route}:${JSON.stringify(
+    Object.entries(filter)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  )}`;
 
 /**
  * Tasks, newest first (by their first event). With a worker, the walk is along that worker's keys
@@ -53,7 +58,9 @@ export async function taskList(r: Reader, t: Tables, cursors: Cursors, filter: T
   }
   if (filter.q !== undefined) {
     // One IN over a UNION, not an OR: both databases then look each side up by its index.
-    where.push(`t.correlation_id IN (SELECT ? UNION SELECT correlation_id FROM ${t.taskKey} WHERE kind IN ('server_task', 'context', 'worker') AND value = ?)`);
+    where.push(
+      `t.correlation_id IN (SELECT ? UNION SELECT correlation_id FROM ${t.taskKey} WHERE kind IN ('server_task', 'context', 'worker') AND value = ?)`,
+    );
     params.push(filter.q, filter.q);
   }
   const scope = scopeOf("tasks", filter);
@@ -66,11 +73,16 @@ export async function taskList(r: Reader, t: Tables, cursors: Cursors, filter: T
   const sql = `SELECT t.* FROM ${from}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order.at} DESC, ${order.id} DESC LIMIT ?`;
   const rows = (await r.all(sql, [...params, page.limit + 1])).map((row) => taskCodec.decode(row));
   const shown = rows.slice(0, page.limit);
-  const workers = await workersOf(r, t, shown.map((task) => task.correlationId));
+  const workers = await workersOf(
+    r,
+    t,
+    shown.map((task) => task.correlationId),
+  );
   const last = shown[shown.length - 1];
   return {
     items: shown.map((task) => taskSummary(task, workers.get(task.correlationId) ?? [])),
-    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.firstAt, last.correlationId]) : null,
+    nextCursor:
+      rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.firstAt, last.correlationId]) : null,
   };
 }
 
@@ -97,17 +109,29 @@ export async function violationList(r: Reader, t: Tables, cursors: Cursors, filt
     where.push("(decided_at < ? OR (decided_at = ? AND decision_id < ?))");
     params.push(at, at, id);
   }
-  const rows = (await r.all(`SELECT * FROM ${t.violation}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY decided_at DESC, decision_id DESC LIMIT ?`, [...params, page.limit + 1])).map((row) => violationCodec.decode(row));
+  const rows = (
+    await r.all(
+      `SELECT * FROM ${t.violation}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY decided_at DESC, decision_id DESC LIMIT ?`,
+      [...params, page.limit + 1],
+    )
+  ).map((row) => violationCodec.decode(row));
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
   return {
     items: shown.map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
-    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.decidedAt, last.decisionId]) : null,
+    nextCursor:
+      rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.decidedAt, last.decisionId]) : null,
   };
 }
 
 /** Dead letters, newest first: the reconciler's DLQ topic and the records the projector could not project. */
-export async function deadLetterList(r: Reader, t: Tables, cursors: Cursors, filter: { reason?: string | undefined }, page: Page) {
+export async function deadLetterList(
+  r: Reader,
+  t: Tables,
+  cursors: Cursors,
+  filter: { reason?: string | undefined },
+  page: Page,
+) {
   const where: string[] = [];
   const params: SqlValue[] = [];
   if (filter.reason !== undefined) {
@@ -116,16 +140,31 @@ export async function deadLetterList(r: Reader, t: Tables, cursors: Cursors, fil
   }
   const scope = scopeOf("dlq", filter);
   if (page.cursor !== undefined) {
-    const [at, topic, partition, offset] = cursors.decode(scope, page.cursor, ["number", "string", "number", "number"]) as [number, string, number, number];
-    where.push("(recorded_at < ? OR (recorded_at = ? AND (topic > ? OR (topic = ? AND (log_partition > ? OR (log_partition = ? AND log_offset > ?))))))");
+    const [at, topic, partition, offset] = cursors.decode(scope, page.cursor, [
+      "number",
+      "string",
+      "number",
+      "number",
+    ]) as [number, string, number, number];
+    where.push(
+      "(recorded_at < ? OR (recorded_at = ? AND (topic > ? OR (topic = ? AND (log_partition > ? OR (log_partition = ? AND log_offset > ?))))))",
+    );
     params.push(at, at, topic, topic, partition, partition, offset);
   }
-  const rows = (await r.all(`SELECT * FROM ${t.dlq}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY recorded_at DESC, topic, log_partition, log_offset LIMIT ?`, [...params, page.limit + 1])).map((row) => dlqCodec.decode(row));
+  const rows = (
+    await r.all(
+      `SELECT * FROM ${t.dlq}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY recorded_at DESC, topic, log_partition, log_offset LIMIT ?`,
+      [...params, page.limit + 1],
+    )
+  ).map((row) => dlqCodec.decode(row));
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
   return {
     items: shown.map((d) => ({ ...d, recordedAt: iso(d.recordedAt) })),
-    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode(scope, [last.recordedAt, last.topic, last.partition, last.offset]) : null,
+    nextCursor:
+      rows.length > page.limit && last !== undefined
+        ? cursors.encode(scope, [last.recordedAt, last.topic, last.partition, last.offset])
+        : null,
   };
 }
 
@@ -139,24 +178,51 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
     after = " AND (waiting_since > ? OR (waiting_since = ? AND correlation_id > ?))";
     params.push(at, at, id);
   }
-  const rows = (await r.all(`SELECT * FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') AND waiting_since IS NOT NULL${after} ORDER BY waiting_since, correlation_id LIMIT ?`, [...params, page.limit + 1])).map((row) => taskCodec.decode(row));
+  const rows = (
+    await r.all(
+      `SELECT * FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') AND waiting_since IS NOT NULL${after} ORDER BY waiting_since, correlation_id LIMIT ?`,
+      [...params, page.limit + 1],
+    )
+  ).map((row) => taskCodec.decode(row));
   const shown = rows.slice(0, page.limit);
-  const workers = await workersOf(r, t, shown.map((task) => task.correlationId));
+  const workers = await workersOf(
+    r,
+    t,
+    shown.map((task) => task.correlationId),
+  );
   const last = shown[shown.length - 1];
-  const counts = await r.all(`SELECT status, COUNT(*) AS n FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`);
+  const counts = await r.all(
+    `SELECT status, COUNT(*) AS n FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`,
+  );
   return {
-    counts: Object.fromEntries(["indeterminate", "blocked"].map((s) => [s, Number(counts.find((c) => c.status === s)?.n ?? 0)])),
-    items: shown.map((task) => ({ ...taskSummary(task, workers.get(task.correlationId) ?? []), waitedMs: Math.max(0, now - (task.waitingSince ?? now)) })),
-    nextCursor: rows.length > page.limit && last !== undefined && last.waitingSince !== null ? cursors.encode(scope, [last.waitingSince, last.correlationId]) : null,
+    counts: Object.fromEntries(
+      ["indeterminate", "blocked"].map((s) => [s, Number(counts.find((c) => c.status === s)?.n ?? 0)]),
+    ),
+    items: shown.map((task) => ({
+      ...taskSummary(task, workers.get(task.correlationId) ?? []),
+      waitedMs: Math.max(0, now - (task.waitingSince ?? now)),
+    })),
+    nextCursor:
+      rows.length > page.limit && last !== undefined && last.waitingSince !== null
+        ? cursors.encode(scope, [last.waitingSince, last.correlationId])
+        : null,
   };
 }
 
 /** How many correlations wait in each state of the queue, and since when the oldest has waited (null when none): the operator's alert. */
-export async function waitingByStatus(r: Reader, t: Tables): Promise<Record<"indeterminate" | "blocked", { count: number; oldestSince: number | null }>> {
-  const rows = await r.all(`SELECT status, COUNT(*) AS n, MIN(waiting_since) AS oldest FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`);
+export async function waitingByStatus(
+  r: Reader,
+  t: Tables,
+): Promise<Record<"indeterminate" | "blocked", { count: number; oldestSince: number | null }>> {
+  const rows = await r.all(
+    `SELECT status, COUNT(*) AS n, MIN(waiting_since) AS oldest FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`,
+  );
   const of = (status: string) => {
     const row = rows.find((x) => x.status === status);
-    return { count: Number(row?.n ?? 0), oldestSince: row?.oldest === undefined || row.oldest === null ? null : Number(row.oldest) };
+    return {
+      count: Number(row?.n ?? 0),
+      oldestSince: row?.oldest === undefined || row.oldest === null ? null : Number(row.oldest),
+    };
   };
   return { indeterminate: of("indeterminate"), blocked: of("blocked") };
 }
@@ -175,13 +241,27 @@ export async function staleness(r: Reader, t: Tables, ends: readonly PartitionEn
   const partitions = ends.map((e) => {
     const row = stored.get(`${e.topic}\u0000${e.partition}`);
     const next = row === undefined ? 0 : Number(row.next_offset);
-    const lastRecordAt = row?.last_record_at === undefined || row.last_record_at === null ? null : Number(row.last_record_at);
+    const lastRecordAt =
+      row?.last_record_at === undefined || row.last_record_at === null ? null : Number(row.last_record_at);
     const lag = e.end === undefined ? null : Math.max(0, e.end - next);
-    return { topic: e.topic, partition: e.partition, projectedOffset: next, endOffset: e.end ?? null, lagRecords: lag, lastRecordAt: iso(lastRecordAt), behindMs: lag === 0 || lastRecordAt === null ? 0 : Math.max(0, now - lastRecordAt) };
+    return {
+      topic: e.topic,
+      partition: e.partition,
+      projectedOffset: next,
+      endOffset: e.end ?? null,
+      lagRecords: lag,
+      lastRecordAt: iso(lastRecordAt),
+      behindMs: lag === 0 || lastRecordAt === null ? 0 : Math.max(0, now - lastRecordAt),
+    };
   });
   const topics = [...new Set(partitions.map((p) => p.topic))].map((topic) => {
     const of = partitions.filter((p) => p.topic === topic);
-    return { topic, lagRecords: of.some((p) => p.lagRecords === null) ? null : of.reduce((n, p) => n + (p.lagRecords ?? 0), 0), behindMs: Math.max(0, ...of.map((p) => p.behindMs)), partitions: of };
+    return {
+      topic,
+      lagRecords: of.some((p) => p.lagRecords === null) ? null : of.reduce((n, p) => n + (p.lagRecords ?? 0), 0),
+      behindMs: Math.max(0, ...of.map((p) => p.behindMs)),
+      partitions: of,
+    };
   });
   return { topics };
 }

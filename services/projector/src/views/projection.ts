@@ -10,13 +10,27 @@
  */
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput, Source } from "../inputs.ts";
-import type { ArtifactRow, AttemptRow, CardRow, DlqRow, EventRow, ProbeRow, ServerTaskRow, TaskKeyRow, TaskRow, ViolationRow, WorkerRow } from "./rows.ts";
+import type {
+  ArtifactRow,
+  AttemptRow,
+  CardRow,
+  DlqRow,
+  EventRow,
+  ProbeRow,
+  ServerTaskRow,
+  TaskKeyRow,
+  TaskRow,
+  ViolationRow,
+  WorkerRow,
+} from "./rows.ts";
 import { dispatchTarget, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState } from "@a2a-ledger/core";
 import { isTerminalState, later, statusDecision, statusOf, supersedes, waitingSince } from "./status.ts";
 
 const sep = "\u0000";
-export const serverTaskKey = (correlationId: string, workerId: string, serverTaskId: string) => `${correlationId}${sep}${workerId}${sep}${serverTaskId}`;
-export const artifactKey = (correlationId: string, workerId: string, serverTaskId: string, artifactId: string) => `${serverTaskKey(correlationId, workerId, serverTaskId)}${sep}${artifactId}`;
+export const serverTaskKey = (correlationId: string, workerId: string, serverTaskId: string) =>
+  `${correlationId}${sep}${workerId}${sep}${serverTaskId}`;
+export const artifactKey = (correlationId: string, workerId: string, serverTaskId: string, artifactId: string) =>
+  `${serverTaskKey(correlationId, workerId, serverTaskId)}${sep}${artifactId}`;
 export const eventKey = (correlationId: string, id: string) => `${correlationId}${sep}${id}`;
 export const cardKey = (workerId: string, cardHash: string) => `${workerId}${sep}${cardHash}`;
 
@@ -51,7 +65,16 @@ export interface Loaded {
   redispatched: Map<string, EventRow[]>;
 }
 
-export const emptyLoaded = (): Loaded => ({ tasks: new Map(), attempts: new Map(), serverTasks: new Map(), artifacts: new Map(), events: new Set(), workers: new Map(), cards: new Map(), redispatched: new Map() });
+export const emptyLoaded = (): Loaded => ({
+  tasks: new Map(),
+  attempts: new Map(),
+  serverTasks: new Map(),
+  artifacts: new Map(),
+  events: new Set(),
+  workers: new Map(),
+  cards: new Map(),
+  redispatched: new Map(),
+});
 
 export interface Changes {
   tasks: TaskRow[];
@@ -99,7 +122,8 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
   const mentioned = new Set<string>();
   const redispatched = new Set<string>();
   for (const input of inputs) {
-    if (input.kind === "decision" && input.record.type === "RedispatchCommanded") redispatched.add(input.record.correlationId);
+    if (input.kind === "decision" && input.record.type === "RedispatchCommanded")
+      redispatched.add(input.record.correlationId);
     if (input.kind === "observation" || input.kind === "decision" || input.kind === "command") {
       correlations.add(input.record.correlationId);
       const id = eventRowId(input) as string;
@@ -115,7 +139,15 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
     if (input.kind === "snapshot") workers.add(input.record.workerId);
   }
   const sorted = (s: Set<string>) => [...s].sort();
-  return { correlations: sorted(correlations), eventKeys: [...eventKeys.values()], artifactIds: sorted(artifactIds), workers: sorted(workers), cardHashes: sorted(cardHashes), mentionedWorkers: sorted(mentioned).filter((w) => !workers.has(w)), redispatched: sorted(redispatched) };
+  return {
+    correlations: sorted(correlations),
+    eventKeys: [...eventKeys.values()],
+    artifactIds: sorted(artifactIds),
+    workers: sorted(workers),
+    cardHashes: sorted(cardHashes),
+    mentionedWorkers: sorted(mentioned).filter((w) => !workers.has(w)),
+    redispatched: sorted(redispatched),
+  };
 }
 
 const union = (into: string[], values: readonly string[]): string[] => {
@@ -133,7 +165,11 @@ function decisionFacts(d: Decision): { serverTaskId: string | null; attempt: num
     case "TaskReconciled":
       return { serverTaskId: d.serverTaskId, attempt: d.attempt, state: d.state };
     case "ContractViolation":
-      return { serverTaskId: d.serverTaskId, attempt: d.attempts.length === 1 ? (d.attempts[0] as number) : null, state: null };
+      return {
+        serverTaskId: d.serverTaskId,
+        attempt: d.attempts.length === 1 ? (d.attempts[0] as number) : null,
+        state: null,
+      };
     case "RedispatchCommanded":
       return { serverTaskId: d.fromServerTaskId, attempt: d.attempt, state: d.resumeState };
     case "ReconciliationBlocked":
@@ -143,7 +179,13 @@ function decisionFacts(d: Decision): { serverTaskId: string | null; attempt: num
   }
 }
 
-const taskDecisions = new Set(["TaskIndeterminate", "ReconciliationBlocked", "RedispatchCommanded", "TaskFailed", "TaskReconciled"]);
+const taskDecisions = new Set([
+  "TaskIndeterminate",
+  "ReconciliationBlocked",
+  "RedispatchCommanded",
+  "TaskFailed",
+  "TaskReconciled",
+]);
 
 export class BatchProjection {
   private readonly dirty = {
@@ -154,7 +196,13 @@ export class BatchProjection {
     workers: new Set<string>(),
     cards: new Set<string>(),
   };
-  private readonly out = { taskKeys: new Map<string, TaskKeyRow>(), events: [] as EventRow[], violations: [] as ViolationRow[], probes: [] as ProbeRow[], dlq: [] as DlqRow[] };
+  private readonly out = {
+    taskKeys: new Map<string, TaskKeyRow>(),
+    events: [] as EventRow[],
+    violations: [] as ViolationRow[],
+    probes: [] as ProbeRow[],
+    dlq: [] as DlqRow[],
+  };
   private readonly mentioned = new Set<string>();
   private readonly loadedFirstAt: Map<string, number>;
 
@@ -180,7 +228,13 @@ export class BatchProjection {
       case "snapshot":
         return this.snapshot(input.record);
       case "dead-letter":
-        this.out.dlq.push({ ...input.deadLetter, topic: input.source.topic, partition: input.source.partition, offset: input.source.offset, recordedAt: input.source.timestamp });
+        this.out.dlq.push({
+          ...input.deadLetter,
+          topic: input.source.topic,
+          partition: input.source.partition,
+          offset: input.source.offset,
+          recordedAt: input.source.timestamp,
+        });
         return;
       case "skip":
         return;
@@ -204,9 +258,28 @@ export class BatchProjection {
     let task = this.rows.tasks.get(correlationId);
     if (task === undefined) {
       task = {
-        correlationId, hasTask: false, status: "running", firstAt: at, lastAt: at, eventCount: 0, violationCount: 0, attemptCount: 0,
-        lastState: null, lastStateAt: null, lastStateEvent: null, lastObserver: null, terminalState: null, terminalAt: null, terminalEvent: null,
-        decisionType: null, decisionAt: null, decisionRank: null, decisionId: null, indeterminateAt: null, blockedReason: null, waitingSince: null,
+        correlationId,
+        hasTask: false,
+        status: "running",
+        firstAt: at,
+        lastAt: at,
+        eventCount: 0,
+        violationCount: 0,
+        attemptCount: 0,
+        lastState: null,
+        lastStateAt: null,
+        lastStateEvent: null,
+        lastObserver: null,
+        terminalState: null,
+        terminalAt: null,
+        terminalEvent: null,
+        decisionType: null,
+        decisionAt: null,
+        decisionRank: null,
+        decisionId: null,
+        indeterminateAt: null,
+        blockedReason: null,
+        waitingSince: null,
       };
       this.rows.tasks.set(correlationId, task);
     }
@@ -244,8 +317,11 @@ export class BatchProjection {
   /** The correlation's attempts as the core's lineage rules read them: in order, with their server task counts. */
   private slots(correlationId: string): (AttemptRow & { taskCount: number })[] {
     const counts = new Map<number, number>();
-    for (const st of this.rows.serverTasks.values()) if (st.correlationId === correlationId) counts.set(st.attempt, (counts.get(st.attempt) ?? 0) + 1);
-    return [...this.attemptsOf(correlationId)].sort((a, b) => a.attempt - b.attempt).map((a) => ({ ...a, taskCount: counts.get(a.attempt) ?? 0 }));
+    for (const st of this.rows.serverTasks.values())
+      if (st.correlationId === correlationId) counts.set(st.attempt, (counts.get(st.attempt) ?? 0) + 1);
+    return [...this.attemptsOf(correlationId)]
+      .sort((a, b) => a.attempt - b.attempt)
+      .map((a) => ({ ...a, taskCount: counts.get(a.attempt) ?? 0 }));
   }
 
   private knownServerTask(correlationId: string, workerId: string, serverTaskId: string): ServerTaskRow | undefined {
@@ -266,9 +342,33 @@ export class BatchProjection {
       if (open !== undefined) attempt = open.attempt;
       else {
         const latest = slots[slots.length - 1];
-        attempt = this.addAttempt({ correlationId, attempt: nextAttemptNumber(slots), workerId, skillId: latest?.skillId ?? null, messageId: null, acceptedModes: latest?.acceptedModes ?? [], cardHash: null, dispatchedAt: null, dispatchEventId: null, observer: null, inferred: true }).attempt;
+        attempt = this.addAttempt({
+          correlationId,
+          attempt: nextAttemptNumber(slots),
+          workerId,
+          skillId: latest?.skillId ?? null,
+          messageId: null,
+          acceptedModes: latest?.acceptedModes ?? [],
+          cardHash: null,
+          dispatchedAt: null,
+          dispatchEventId: null,
+          observer: null,
+          inferred: true,
+        }).attempt;
       }
-      row = { correlationId, workerId, serverTaskId, attempt, contextId: null, firstAt: at, lastState: null, lastStateAt: null, lastStateEvent: null, lostAt: null, lostEventId: null };
+      row = {
+        correlationId,
+        workerId,
+        serverTaskId,
+        attempt,
+        contextId: null,
+        firstAt: at,
+        lastState: null,
+        lastStateAt: null,
+        lastStateEvent: null,
+        lostAt: null,
+        lostEventId: null,
+      };
       this.rows.serverTasks.set(key, row);
     }
     row.firstAt = Math.min(row.firstAt, at);
@@ -280,7 +380,19 @@ export class BatchProjection {
   private worker(workerId: string): WorkerRow {
     let row = this.rows.workers.get(workerId);
     if (row === undefined) {
-      row = { workerId, firstSeen: null, lastSeen: null, cardHash: null, cardUrl: null, vendor: null, taskStore: null, snapshot: null, snapshotValidFrom: null, probeCount: 0, cardCount: 0 };
+      row = {
+        workerId,
+        firstSeen: null,
+        lastSeen: null,
+        cardHash: null,
+        cardUrl: null,
+        vendor: null,
+        taskStore: null,
+        snapshot: null,
+        snapshotValidFrom: null,
+        probeCount: 0,
+        cardCount: 0,
+      };
       this.rows.workers.set(workerId, row);
     }
     this.dirty.workers.add(workerId);
@@ -294,9 +406,21 @@ export class BatchProjection {
 
   private observation(source: Source, o: Observation): void {
     const base: EventRow = {
-      correlationId: o.correlationId, id: `o:${o.eventId}`, kind: "observation", type: o.type, eventId: o.eventId, occurredAt: o.occurredAt, observer: o.observer, workerId: o.workerId,
-      serverTaskId: "serverTaskId" in o ? o.serverTaskId : null, attempt: null, state: o.type === "TaskStateObserved" ? o.state : null,
-      topic: source.topic, partition: source.partition, offset: source.offset, body: JSON.stringify(o),
+      correlationId: o.correlationId,
+      id: `o:${o.eventId}`,
+      kind: "observation",
+      type: o.type,
+      eventId: o.eventId,
+      occurredAt: o.occurredAt,
+      observer: o.observer,
+      workerId: o.workerId,
+      serverTaskId: "serverTaskId" in o ? o.serverTaskId : null,
+      attempt: null,
+      state: o.type === "TaskStateObserved" ? o.state : null,
+      topic: source.topic,
+      partition: source.partition,
+      offset: source.offset,
+      body: JSON.stringify(o),
     };
     if (!this.event(base)) return;
     const task = this.task(o.correlationId, o.occurredAt);
@@ -308,7 +432,18 @@ export class BatchProjection {
         const key = cardKey(o.workerId, o.cardHash);
         let card = this.rows.cards.get(key);
         if (card === undefined) {
-          card = { workerId: o.workerId, cardHash: o.cardHash, firstSeen: o.occurredAt, lastSeen: o.occurredAt, firstEventId: o.eventId, card: o.card, cardUrl: o.cardUrl, etag: o.etag, maxAgeSeconds: o.cacheMaxAgeSeconds, fetches: 0 };
+          card = {
+            workerId: o.workerId,
+            cardHash: o.cardHash,
+            firstSeen: o.occurredAt,
+            lastSeen: o.occurredAt,
+            firstEventId: o.eventId,
+            card: o.card,
+            cardUrl: o.cardUrl,
+            etag: o.etag,
+            maxAgeSeconds: o.cacheMaxAgeSeconds,
+            fetches: 0,
+          };
           this.rows.cards.set(key, card);
           worker.cardCount += 1;
         }
@@ -330,7 +465,19 @@ export class BatchProjection {
         const worker = this.worker(o.workerId);
         this.seen(worker, o.occurredAt);
         worker.probeCount += 1;
-        this.out.probes.push({ workerId: o.workerId, eventId: o.eventId, correlationId: o.correlationId, cardHash: o.cardHash, skillId: o.skillId, occurredAt: o.occurredAt, statesObserved: o.statesObserved, reobservable: o.reobservable, emittedModes: o.emittedModes, durable: o.durable, parkedCanaries: o.parkedCanaries });
+        this.out.probes.push({
+          workerId: o.workerId,
+          eventId: o.eventId,
+          correlationId: o.correlationId,
+          cardHash: o.cardHash,
+          skillId: o.skillId,
+          occurredAt: o.occurredAt,
+          statesObserved: o.statesObserved,
+          reobservable: o.reobservable,
+          emittedModes: o.emittedModes,
+          durable: o.durable,
+          parkedCanaries: o.parkedCanaries,
+        });
         return;
       }
       case "TaskDispatched": {
@@ -341,14 +488,32 @@ export class BatchProjection {
         let attempt: AttemptRow;
         if (target.kind === "new") {
           attempt = this.addAttempt({
-            correlationId: o.correlationId, attempt: target.attempt, workerId: o.workerId, skillId: o.skillId, messageId: o.messageId,
-            acceptedModes: o.acceptedOutputModes, cardHash: o.cardHash, dispatchedAt: o.occurredAt, dispatchEventId: o.eventId, observer: o.observer, inferred: false,
+            correlationId: o.correlationId,
+            attempt: target.attempt,
+            workerId: o.workerId,
+            skillId: o.skillId,
+            messageId: o.messageId,
+            acceptedModes: o.acceptedOutputModes,
+            cardHash: o.cardHash,
+            dispatchedAt: o.occurredAt,
+            dispatchEventId: o.eventId,
+            observer: o.observer,
+            inferred: false,
           });
         } else {
           attempt = this.attemptRow(o.correlationId, target.attempt.attempt);
           if (target.kind === "fills") {
             // A planned re-dispatch or an inferred attempt on this worker is the attempt this dispatch starts.
-            Object.assign(attempt, { skillId: o.skillId, messageId: o.messageId, acceptedModes: o.acceptedOutputModes, cardHash: o.cardHash, dispatchedAt: o.occurredAt, dispatchEventId: o.eventId, observer: o.observer, inferred: false });
+            Object.assign(attempt, {
+              skillId: o.skillId,
+              messageId: o.messageId,
+              acceptedModes: o.acceptedOutputModes,
+              cardHash: o.cardHash,
+              dispatchedAt: o.occurredAt,
+              dispatchEventId: o.eventId,
+              observer: o.observer,
+              inferred: false,
+            });
             this.dirty.attempts.add(`${o.correlationId}${sep}${attempt.attempt}`);
           } else if (attempt.dispatchedAt === null || o.occurredAt < attempt.dispatchedAt) {
             attempt.dispatchedAt = o.occurredAt;
@@ -367,7 +532,14 @@ export class BatchProjection {
         const st = this.serverTask(o.correlationId, o.workerId, o.serverTaskId, o.occurredAt);
         base.attempt = st.attempt;
         st.contextId ??= o.contextId;
-        if (replacesLastState(st.lastState === null || st.lastStateAt === null ? null : { state: st.lastState, occurredAt: st.lastStateAt }, o)) {
+        if (
+          replacesLastState(
+            st.lastState === null || st.lastStateAt === null
+              ? null
+              : { state: st.lastState, occurredAt: st.lastStateAt },
+            o,
+          )
+        ) {
           st.lastState = o.state;
           st.lastStateAt = o.occurredAt;
           st.lastStateEvent = o.eventId;
@@ -390,7 +562,11 @@ export class BatchProjection {
         this.mentioned.add(o.workerId);
         this.key("worker", o.workerId, o.correlationId);
         // As the fold links it: a task id nobody saw joins only a dispatch still waiting for its task.
-        if (this.knownServerTask(o.correlationId, o.workerId, o.serverTaskId) === undefined && openAttemptOf(this.slots(o.correlationId), o.workerId) === undefined) return;
+        if (
+          this.knownServerTask(o.correlationId, o.workerId, o.serverTaskId) === undefined &&
+          openAttemptOf(this.slots(o.correlationId), o.workerId) === undefined
+        )
+          return;
         const st = this.serverTask(o.correlationId, o.workerId, o.serverTaskId, o.occurredAt);
         base.attempt = st.attempt;
         if (st.lostAt === null || o.occurredAt < st.lostAt) {
@@ -405,7 +581,10 @@ export class BatchProjection {
         this.mentioned.add(o.workerId);
         this.key("worker", o.workerId, o.correlationId);
         // A refusal changes no lineage (nothing reached a client): it names the task's attempt, or the one it would join.
-        base.attempt = this.knownServerTask(o.correlationId, o.workerId, o.serverTaskId)?.attempt ?? openAttemptOf(this.slots(o.correlationId), o.workerId)?.attempt ?? null;
+        base.attempt =
+          this.knownServerTask(o.correlationId, o.workerId, o.serverTaskId)?.attempt ??
+          openAttemptOf(this.slots(o.correlationId), o.workerId)?.attempt ??
+          null;
         return;
       }
       case "ArtifactEmitted": {
@@ -417,12 +596,33 @@ export class BatchProjection {
         const key = artifactKey(o.correlationId, o.workerId, o.serverTaskId, o.artifactId);
         let artifact = this.rows.artifacts.get(key);
         if (artifact === undefined) {
-          artifact = { correlationId: o.correlationId, workerId: o.workerId, serverTaskId: o.serverTaskId, artifactId: o.artifactId, attempt: st.attempt, name: o.name, mediaTypes: [], partKinds: [], sizeBytes: 0, chunks: 0, complete: false, firstAt: o.occurredAt, lastAt: o.occurredAt, eventIds: [] };
+          artifact = {
+            correlationId: o.correlationId,
+            workerId: o.workerId,
+            serverTaskId: o.serverTaskId,
+            artifactId: o.artifactId,
+            attempt: st.attempt,
+            name: o.name,
+            mediaTypes: [],
+            partKinds: [],
+            sizeBytes: 0,
+            chunks: 0,
+            complete: false,
+            firstAt: o.occurredAt,
+            lastAt: o.occurredAt,
+            eventIds: [],
+          };
           this.rows.artifacts.set(key, artifact);
         }
         artifact.name ??= o.name;
-        union(artifact.mediaTypes, o.parts.map((p) => p.mediaType).filter((m): m is string => m !== null));
-        union(artifact.partKinds, o.parts.map((p) => p.kind));
+        union(
+          artifact.mediaTypes,
+          o.parts.map((p) => p.mediaType).filter((m): m is string => m !== null),
+        );
+        union(
+          artifact.partKinds,
+          o.parts.map((p) => p.kind),
+        );
         artifact.sizeBytes += o.parts.reduce((sum, p) => sum + p.sizeBytes, 0);
         artifact.chunks += 1;
         if (o.lastChunk !== false) artifact.complete = true;
@@ -438,9 +638,21 @@ export class BatchProjection {
   private decision(source: Source, d: Decision, kind: "decision" | "command"): void {
     const facts = decisionFacts(d);
     const row: EventRow = {
-      correlationId: d.correlationId, id: `${kind === "decision" ? "d" : "c"}:${d.decisionId}`, kind, type: d.type, eventId: d.decisionId, occurredAt: d.decidedAt, observer: null,
-      workerId: d.type === "RedispatchCommanded" ? d.targetWorkerId : d.workerId, serverTaskId: facts.serverTaskId, attempt: facts.attempt, state: facts.state,
-      topic: source.topic, partition: source.partition, offset: source.offset, body: JSON.stringify(d),
+      correlationId: d.correlationId,
+      id: `${kind === "decision" ? "d" : "c"}:${d.decisionId}`,
+      kind,
+      type: d.type,
+      eventId: d.decisionId,
+      occurredAt: d.decidedAt,
+      observer: null,
+      workerId: d.type === "RedispatchCommanded" ? d.targetWorkerId : d.workerId,
+      serverTaskId: facts.serverTaskId,
+      attempt: facts.attempt,
+      state: facts.state,
+      topic: source.topic,
+      partition: source.partition,
+      offset: source.offset,
+      body: JSON.stringify(d),
     };
     if (!this.event(row) || kind === "command") return;
     const task = this.task(d.correlationId, d.decidedAt);
@@ -464,8 +676,21 @@ export class BatchProjection {
       case "ContractViolation":
         task.violationCount += 1;
         this.out.violations.push({
-          decisionId: d.decisionId, correlationId: d.correlationId, workerId: d.workerId, kind: d.kind, serverTaskId: d.serverTaskId, skillId: d.skillId, observed: d.observed, allowed: d.allowed,
-          cardHash: d.cardHash, detail: d.detail, output: d.output, attempts: d.attempts, decidedAt: d.decidedAt, causeEventIds: d.causeEventIds, rulesVersion: d.rulesVersion,
+          decisionId: d.decisionId,
+          correlationId: d.correlationId,
+          workerId: d.workerId,
+          kind: d.kind,
+          serverTaskId: d.serverTaskId,
+          skillId: d.skillId,
+          observed: d.observed,
+          allowed: d.allowed,
+          cardHash: d.cardHash,
+          detail: d.detail,
+          output: d.output,
+          attempts: d.attempts,
+          decidedAt: d.decidedAt,
+          causeEventIds: d.causeEventIds,
+          rulesVersion: d.rulesVersion,
         });
         break;
       default:
@@ -482,7 +707,19 @@ export class BatchProjection {
   private planned(d: Extract<Decision, { type: "RedispatchCommanded" }>): void {
     const plan = plannedAttempt(this.slots(d.correlationId), d);
     if (plan !== undefined) {
-      this.addAttempt({ correlationId: d.correlationId, attempt: plan.attempt, workerId: plan.workerId, skillId: plan.skillId, messageId: null, acceptedModes: plan.acceptedOutputModes, cardHash: null, dispatchedAt: null, dispatchEventId: null, observer: null, inferred: false });
+      this.addAttempt({
+        correlationId: d.correlationId,
+        attempt: plan.attempt,
+        workerId: plan.workerId,
+        skillId: plan.skillId,
+        messageId: null,
+        acceptedModes: plan.acceptedOutputModes,
+        cardHash: null,
+        dispatchedAt: null,
+        dispatchEventId: null,
+        observer: null,
+        inferred: false,
+      });
       return;
     }
     const existing = this.attemptRow(d.correlationId, d.attempt);
@@ -506,7 +743,11 @@ export class BatchProjection {
   }
 
   changes(): Changes {
-    const pick = <T>(keys: Set<string>, get: (key: string) => T | undefined): T[] => [...keys].sort().map(get).filter((v): v is T => v !== undefined);
+    const pick = <T>(keys: Set<string>, get: (key: string) => T | undefined): T[] =>
+      [...keys]
+        .sort()
+        .map(get)
+        .filter((v): v is T => v !== undefined);
     const tasks = pick(this.dirty.tasks, (k) => this.rows.tasks.get(k));
     for (const task of tasks) {
       task.status = statusOf(task);
@@ -521,7 +762,9 @@ export class BatchProjection {
     return {
       tasks,
       taskKeys,
-      movedTasks: tasks.filter((t) => this.loadedFirstAt.has(t.correlationId) && this.loadedFirstAt.get(t.correlationId) !== t.firstAt).map((t) => ({ correlationId: t.correlationId, firstAt: t.firstAt })),
+      movedTasks: tasks
+        .filter((t) => this.loadedFirstAt.has(t.correlationId) && this.loadedFirstAt.get(t.correlationId) !== t.firstAt)
+        .map((t) => ({ correlationId: t.correlationId, firstAt: t.firstAt })),
       events: this.out.events,
       attempts,
       serverTasks: pick(this.dirty.serverTasks, (k) => this.rows.serverTasks.get(k)),
@@ -538,7 +781,11 @@ export class BatchProjection {
 }
 
 /** Projects a batch as the topics interleave; the writer then re-links the re-dispatched correlations (relink.ts). */
-export function project(rows: Loaded, inputs: readonly ProjectorInput[], options: { planRedispatches?: boolean } = {}): Changes {
+export function project(
+  rows: Loaded,
+  inputs: readonly ProjectorInput[],
+  options: { planRedispatches?: boolean } = {},
+): Changes {
   const projection = new BatchProjection(rows, options);
   for (const input of inputs) projection.apply(input);
   return projection.changes();

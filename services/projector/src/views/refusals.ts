@@ -11,7 +11,17 @@ import { eventCodec, type EventRow } from "./rows.ts";
 export const refusalLimit = 200;
 
 function refusalView(e: EventRow) {
-  const r = JSON.parse(e.body) as { emission: string; kind: string; state: string | null; rawState: string | null; artifactId: string | null; parts: { mediaType: string | null }[]; allowed: string[]; skillId: string | null; cardHash: string | null };
+  const r = JSON.parse(e.body) as {
+    emission: string;
+    kind: string;
+    state: string | null;
+    rawState: string | null;
+    artifactId: string | null;
+    parts: { mediaType: string | null }[];
+    allowed: string[];
+    skillId: string | null;
+    cardHash: string | null;
+  };
   return {
     eventId: e.eventId,
     correlationId: e.correlationId,
@@ -22,7 +32,10 @@ function refusalView(e: EventRow) {
     attempt: e.attempt,
     emission: r.emission,
     kind: r.kind,
-    refused: r.emission === "STATUS" ? (r.state ?? r.rawState ?? "") : [...new Set(r.parts.map((p) => p.mediaType).filter((m) => m !== null))].join(", "),
+    refused:
+      r.emission === "STATUS"
+        ? (r.state ?? r.rawState ?? "")
+        : [...new Set(r.parts.map((p) => p.mediaType).filter((m) => m !== null))].join(", "),
     artifactId: r.artifactId,
     allowed: r.allowed,
     skillId: r.skillId,
@@ -31,11 +44,17 @@ function refusalView(e: EventRow) {
 }
 
 export async function refusalsOfTask(r: Reader, t: Tables, correlationId: string) {
-  const rows = await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' AND type = 'EmissionRefused' ORDER BY occurred_at, id LIMIT ?`, [correlationId, refusalLimit]);
+  const rows = await r.all(
+    `SELECT * FROM ${t.event} WHERE correlation_id = ? AND kind = 'observation' AND type = 'EmissionRefused' ORDER BY occurred_at, id LIMIT ?`,
+    [correlationId, refusalLimit],
+  );
   return rows.map((row) => refusalView(eventCodec.decode(row)));
 }
 
 export async function refusalsOfWorker(r: Reader, t: Tables, workerId: string) {
-  const rows = await r.all(`SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'observation' AND type = 'EmissionRefused' ORDER BY occurred_at DESC, id DESC LIMIT ?`, [workerId, refusalLimit]);
+  const rows = await r.all(
+    `SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'observation' AND type = 'EmissionRefused' ORDER BY occurred_at DESC, id DESC LIMIT ?`,
+    [workerId, refusalLimit],
+  );
   return rows.map((row) => refusalView(eventCodec.decode(row)));
 }

@@ -15,7 +15,8 @@ import type { ProjectorInput } from "../inputs.ts";
 import { type Changes, emptyLoaded, type Loaded, project } from "./projection.ts";
 import type { EventRow } from "./rows.ts";
 
-const byLog = (a: EventRow, b: EventRow) => a.partition - b.partition || a.offset - b.offset || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byLog = (a: EventRow, b: EventRow) =>
+  a.partition - b.partition || a.offset - b.offset || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const sourceOf = (e: EventRow) => ({ topic: e.topic, partition: e.partition, offset: e.offset, timestamp: 0 });
 
 /**
@@ -46,10 +47,12 @@ export function canonicalOrder(events: readonly EventRow[]): ProjectorInput[] {
   let next = out.length;
   observations.forEach((o, i) => {
     out.push({ kind: "observation", source: sourceOf(o), record: JSON.parse(o.body) as Observation });
-    while (next < placed.length && (placed[next] as { at: number }).at === i) out.push((placed[next++] as { input: ProjectorInput }).input);
+    while (next < placed.length && (placed[next] as { at: number }).at === i)
+      out.push((placed[next++] as { input: ProjectorInput }).input);
   });
   // Commands carry nothing the lineage reads; they follow, for the event counts.
-  for (const e of events.filter((x) => x.kind === "command").sort(byLog)) out.push({ kind: "command", source: sourceOf(e), record: JSON.parse(e.body) as Decision });
+  for (const e of events.filter((x) => x.kind === "command").sort(byLog))
+    out.push({ kind: "command", source: sourceOf(e), record: JSON.parse(e.body) as Decision });
   return out;
 }
 
@@ -64,7 +67,8 @@ const isRedispatch = (e: EventRow) => e.kind === "decision" && e.type === "Redis
  */
 export function relinkRedispatched(rows: Loaded, changes: Changes): Changes {
   const fresh = new Map<string, EventRow[]>();
-  for (const e of changes.events) (fresh.get(e.correlationId) ?? fresh.set(e.correlationId, []).get(e.correlationId))?.push(e);
+  for (const e of changes.events)
+    (fresh.get(e.correlationId) ?? fresh.set(e.correlationId, []).get(e.correlationId))?.push(e);
   for (const [correlationId, batch] of [...fresh].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const stored = rows.redispatched.get(correlationId) ?? [];
     if (!stored.some(isRedispatch) && !batch.some(isRedispatch)) continue;
@@ -76,7 +80,8 @@ export function relinkRedispatched(rows: Loaded, changes: Changes): Changes {
 
     const attempts = canonical.attempts.get(correlationId) ?? [];
     rows.attempts.set(correlationId, attempts);
-    const own = <T extends { correlationId: string }>(list: readonly T[]) => list.filter((r) => r.correlationId === correlationId);
+    const own = <T extends { correlationId: string }>(list: readonly T[]) =>
+      list.filter((r) => r.correlationId === correlationId);
     const replace = <T extends { correlationId: string }>(into: Map<string, T>, from: Map<string, T>) => {
       for (const [key, row] of into) if (row.correlationId === correlationId) into.delete(key);
       for (const [key, row] of from) if (row.correlationId === correlationId) into.set(key, row);
@@ -84,12 +89,20 @@ export function relinkRedispatched(rows: Loaded, changes: Changes): Changes {
     replace(rows.serverTasks, canonical.serverTasks);
     replace(rows.artifacts, canonical.artifacts);
     changes.attempts = [...changes.attempts.filter((a) => a.correlationId !== correlationId), ...attempts];
-    changes.serverTasks = [...changes.serverTasks.filter((s) => s.correlationId !== correlationId), ...own([...canonical.serverTasks.values()])];
-    changes.artifacts = [...changes.artifacts.filter((a) => a.correlationId !== correlationId), ...own([...canonical.artifacts.values()])];
+    changes.serverTasks = [
+      ...changes.serverTasks.filter((s) => s.correlationId !== correlationId),
+      ...own([...canonical.serverTasks.values()]),
+    ];
+    changes.artifacts = [
+      ...changes.artifacts.filter((a) => a.correlationId !== correlationId),
+      ...own([...canonical.artifacts.values()]),
+    ];
     const task = rows.tasks.get(correlationId);
     if (task !== undefined) task.attemptCount = attempts.length;
     for (const e of batch) if (e.kind === "observation") e.attempt = attemptOf.get(e.id) ?? null;
-    const eventAttempts = stored.filter((e) => e.kind === "observation" && (attemptOf.get(e.id) ?? null) !== e.attempt).map((e) => ({ id: e.id, attempt: attemptOf.get(e.id) ?? null }));
+    const eventAttempts = stored
+      .filter((e) => e.kind === "observation" && (attemptOf.get(e.id) ?? null) !== e.attempt)
+      .map((e) => ({ id: e.id, attempt: attemptOf.get(e.id) ?? null }));
     for (const e of stored) if (e.kind === "observation") e.attempt = attemptOf.get(e.id) ?? null;
     changes.relinked.push({ correlationId, eventAttempts });
   }

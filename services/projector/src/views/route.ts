@@ -12,7 +12,14 @@ import type { Reader } from "../store/store.ts";
 import { iso } from "./lineage.ts";
 import { policyInForce } from "./workers.ts";
 
-export async function routeView(r: Reader, t: Tables, source: PolicySource, query: Omit<RouteQuery, "at">, now: number, limit: number) {
+export async function routeView(
+  r: Reader,
+  t: Tables,
+  source: PolicySource,
+  query: Omit<RouteQuery, "at">,
+  now: number,
+  limit: number,
+) {
   const rows = await r.all(`SELECT snapshot FROM ${t.worker} WHERE snapshot IS NOT NULL ORDER BY worker_id`, []);
   const snapshots = rows.map((row) => JSON.parse(String(row.snapshot)) as CapabilitySnapshot);
   const at = snapshots.reduce((m, s) => Math.max(m, s.validFrom), now);

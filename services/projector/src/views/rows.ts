@@ -33,14 +33,33 @@ function codec<T>(fields: FieldSpec<T>, key: readonly (keyof T)[]): Codec<T> {
       const out: Record<string, unknown> = {};
       for (const [prop, [column, kind]] of entries) {
         const v = row[column];
-        out[prop] = v === null || v === undefined ? null : kind === "json" ? JSON.parse(String(v)) : kind === "bool" ? Number(v) !== 0 : kind === "int" ? Number(v) : String(v);
+        out[prop] =
+          v === null || v === undefined
+            ? null
+            : kind === "json"
+              ? JSON.parse(String(v))
+              : kind === "bool"
+                ? Number(v) !== 0
+                : kind === "int"
+                  ? Number(v)
+                  : String(v);
       }
       return out as T;
     },
   };
 }
 
-export const taskStatuses = ["running", "indeterminate", "blocked", "re-dispatched", "reconciled", "completed", "failed", "canceled", "rejected"] as const;
+export const taskStatuses = [
+  "running",
+  "indeterminate",
+  "blocked",
+  "re-dispatched",
+  "reconciled",
+  "completed",
+  "failed",
+  "canceled",
+  "rejected",
+] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
 
 export interface TaskRow {
@@ -105,7 +124,15 @@ export interface TaskKeyRow {
   firstAt: number;
 }
 
-export const taskKeyCodec = codec<TaskKeyRow>({ kind: ["kind", "text"], value: ["value", "text"], correlationId: ["correlation_id", "text"], firstAt: ["first_at", "int"] }, ["kind", "value", "correlationId"]);
+export const taskKeyCodec = codec<TaskKeyRow>(
+  {
+    kind: ["kind", "text"],
+    value: ["value", "text"],
+    correlationId: ["correlation_id", "text"],
+    firstAt: ["first_at", "int"],
+  },
+  ["kind", "value", "correlationId"],
+);
 
 export type EventKind = "observation" | "decision" | "command";
 

@@ -6,7 +6,13 @@
  * decisions set a status, their rank and which states are terminal are the core's (@a2a-ledger/core
  * lineage.ts, task-state.ts): the reconciler's fold and this view read them from one place.
  */
-import { type DecidedStatus, isStatusDecision, isTerminal, normalizeTaskState, statusDecisions } from "@a2a-ledger/core";
+import {
+  type DecidedStatus,
+  isStatusDecision,
+  isTerminal,
+  normalizeTaskState,
+  statusDecisions,
+} from "@a2a-ledger/core";
 import type { TaskState } from "@a2a-ledger/schemas";
 import type { TaskRow, TaskStatus } from "./rows.ts";
 
@@ -27,13 +33,19 @@ export function statusDecision(type: string): { status: TaskStatus; rank: number
 }
 
 /** Whether a state is terminal, as the core's rules say. */
-export const isTerminalState = (state: string): boolean => normalizeTaskState(state) === state && isTerminal(state as TaskState);
+export const isTerminalState = (state: string): boolean =>
+  normalizeTaskState(state) === state && isTerminal(state as TaskState);
 
 /** TASK_STATE_COMPLETED → completed, …: the view's status for a terminal state. */
 const terminalStatus = (state: string): TaskStatus => state.slice("TASK_STATE_".length).toLowerCase() as TaskStatus;
 
 /** Whether (at, rank, id) comes after the task's current status decision. */
-export function supersedes(task: Pick<TaskRow, "decisionAt" | "decisionRank" | "decisionId">, at: number, rank: number, id: string): boolean {
+export function supersedes(
+  task: Pick<TaskRow, "decisionAt" | "decisionRank" | "decisionId">,
+  at: number,
+  rank: number,
+  id: string,
+): boolean {
   if (task.decisionAt === null) return true;
   if (at !== task.decisionAt) return at > task.decisionAt;
   if (rank !== (task.decisionRank ?? 0)) return rank > (task.decisionRank ?? 0);

@@ -37,18 +37,29 @@ export function spansByAttempt(sightings: readonly StateSighting[]): Map<number,
   const lanes = new Map<number, Map<string, Span[]>>();
   for (const s of sightings) {
     const attempt = s.attempt ?? 0;
-    const byObserver = lanes.get(attempt) ?? lanes.set(attempt, new Map()).get(attempt) as Map<string, Span[]>;
-    const spans = byObserver.get(s.observer) ?? byObserver.set(s.observer, []).get(s.observer) as Span[];
+    const byObserver = lanes.get(attempt) ?? (lanes.set(attempt, new Map()).get(attempt) as Map<string, Span[]>);
+    const spans = byObserver.get(s.observer) ?? (byObserver.set(s.observer, []).get(s.observer) as Span[]);
     const open = spans[spans.length - 1];
     if (open !== undefined && open.state === s.state && open.serverTaskId === s.serverTaskId) {
       open.sightings += 1;
       continue;
     }
     if (open !== undefined) open.to = s.at;
-    spans.push({ state: s.state, serverTaskId: s.serverTaskId, from: s.at, to: null, eventId: s.eventId, sightings: 1 });
+    spans.push({
+      state: s.state,
+      serverTaskId: s.serverTaskId,
+      from: s.at,
+      to: null,
+      eventId: s.eventId,
+      sightings: 1,
+    });
   }
   const out = new Map<number, ObserverLane[]>();
-  for (const [attempt, byObserver] of lanes) out.set(attempt, [...byObserver].map(([observer, spans]) => ({ observer, spans })));
+  for (const [attempt, byObserver] of lanes)
+    out.set(
+      attempt,
+      [...byObserver].map(([observer, spans]) => ({ observer, spans })),
+    );
   return out;
 }
 
@@ -73,16 +84,30 @@ export interface IndeterminatePeriod {
   endedBy: string | null;
 }
 
-export function indeterminatePeriods(decisions: readonly DecisionMark[], dispatches: readonly { attempt: number; at: number | null }[]): IndeterminatePeriod[] {
+export function indeterminatePeriods(
+  decisions: readonly DecisionMark[],
+  dispatches: readonly { attempt: number; at: number | null }[],
+): IndeterminatePeriod[] {
   const periods: IndeterminatePeriod[] = [];
   for (const d of decisions) {
     if (d.type !== "TaskIndeterminate") continue;
     const ends: { at: number; by: string }[] = [];
-    for (const a of dispatches) if (a.at !== null && a.at >= d.at && (d.attempt === null || a.attempt > d.attempt)) ends.push({ at: a.at, by: `attempt ${a.attempt} dispatched` });
-    for (const e of decisions) if ((e.type === "TaskReconciled" || e.type === "TaskFailed") && e.at >= d.at) ends.push({ at: e.at, by: e.type });
+    for (const a of dispatches)
+      if (a.at !== null && a.at >= d.at && (d.attempt === null || a.attempt > d.attempt))
+        ends.push({ at: a.at, by: `attempt ${a.attempt} dispatched` });
+    for (const e of decisions)
+      if ((e.type === "TaskReconciled" || e.type === "TaskFailed") && e.at >= d.at) ends.push({ at: e.at, by: e.type });
     ends.sort((a, b) => a.at - b.at);
     const end = ends[0];
-    periods.push({ attempt: d.attempt, serverTaskId: d.serverTaskId, lastState: d.state, from: d.at, to: end?.at ?? null, decisionId: d.decisionId, endedBy: end?.by ?? null });
+    periods.push({
+      attempt: d.attempt,
+      serverTaskId: d.serverTaskId,
+      lastState: d.state,
+      from: d.at,
+      to: end?.at ?? null,
+      decisionId: d.decisionId,
+      endedBy: end?.by ?? null,
+    });
   }
   return periods;
 }

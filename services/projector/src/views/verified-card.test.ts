@@ -19,7 +19,13 @@ const snapshot: CapabilitySnapshot = {
   cardUrl: null,
   card: null,
   cacheMaxAgeSeconds: null,
-  verifiedSkills: [{ skillId: "summarize", states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], outputModes: ["application/json"] }],
+  verifiedSkills: [
+    {
+      skillId: "summarize",
+      states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+      outputModes: ["application/json"],
+    },
+  ],
 };
 
 const signedCard = {

@@ -22,7 +22,8 @@ const cursors = new Cursors("test-secret");
 async function load(store: Store, topicInputs: readonly TopicInputs[], batch = 3): Promise<number> {
   const gen = (await store.read(activeGeneration)) as number;
   for (const { topic, partition, inputs } of topicInputs) {
-    for (let i = 0; i < inputs.length; i += batch) await writeBatch(store, gen, topic, partition, inputs.slice(i, i + batch), { lowWatermark: 0 });
+    for (let i = 0; i < inputs.length; i += batch)
+      await writeBatch(store, gen, topic, partition, inputs.slice(i, i + batch), { lowWatermark: 0 });
   }
   return gen;
 }
@@ -39,19 +40,36 @@ describe.each(storeKinds)("views on %s", (kind) => {
       [1, "w-acme", ["acme-7f3a"]],
       [2, "w-gamma", ["gamma-19c2"]],
     ]);
-    expect(view.attempts[0]?.dispatch).toMatchObject({ skillId: "summarize", acceptedOutputModes: ["text/plain", "text/markdown"], cardHash: "e38a1deb52f0cb4e3671dc050368cf439a8ed6d883da3b29128fa7c5ba9de535" });
+    expect(view.attempts[0]?.dispatch).toMatchObject({
+      skillId: "summarize",
+      acceptedOutputModes: ["text/plain", "text/markdown"],
+      cardHash: "e38a1deb52f0cb4e3671dc050368cf439a8ed6d883da3b29128fa7c5ba9de535",
+    });
     expect(view.attempts[0]?.timeline.map((l) => [l.observer, l.spans.map((s) => s.state)])).toEqual([
       ["orchestrator", ["TASK_STATE_SUBMITTED"]],
       ["proxy", ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]],
     ]);
-    expect(view.indeterminate).toEqual([expect.objectContaining({ attempt: 1, serverTaskId: "acme-7f3a", lastState: "TASK_STATE_INPUT_REQUIRED", from: "2025-06-02T09:20:00.000Z", to: "2025-06-02T09:20:05.000Z" })]);
-    expect(view.decisions.map((d) => d.type)).toEqual(expect.arrayContaining(["TaskIndeterminate", "RedispatchCommanded", "TaskReconciled", "ContractViolation"]));
+    expect(view.indeterminate).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        serverTaskId: "acme-7f3a",
+        lastState: "TASK_STATE_INPUT_REQUIRED",
+        from: "2025-06-02T09:20:00.000Z",
+        to: "2025-06-02T09:20:05.000Z",
+      }),
+    ]);
+    expect(view.decisions.map((d) => d.type)).toEqual(
+      expect.arrayContaining(["TaskIndeterminate", "RedispatchCommanded", "TaskReconciled", "ContractViolation"]),
+    );
     expect(view.decisions.filter((d) => d.kind === "command").map((d) => d.type)).toEqual(["RedispatchCommanded"]);
     const indeterminate = view.decisions.find((d) => d.type === "TaskIndeterminate");
     expect(indeterminate?.causeEventIds).toContain("not-found-1");
     expect(view.causes["not-found-1"]).toMatchObject({ type: "TaskNotFoundObserved", observer: "orchestrator" });
     expect(view.violations.map((v) => v.kind)).toContain("DIVERGENT_ARTIFACTS");
-    expect(view.artifacts.map((a) => [a.artifactId, a.mediaTypes])).toEqual([["art-1", ["text/plain"]], ["art-9", ["text/markdown"]]]);
+    expect(view.artifacts.map((a) => [a.artifactId, a.mediaTypes])).toEqual([
+      ["art-1", ["text/plain"]],
+      ["art-9", ["text/markdown"]],
+    ]);
     expect(view.status).toBe("reconciled");
     expect(view.events.items).toHaveLength(view.eventCount);
   });
@@ -62,47 +80,91 @@ describe.each(storeKinds)("views on %s", (kind) => {
     const backward = await newStore(kind);
     await load(forward, inputs);
     const genB = await load(backward, [...inputs].reverse(), 1);
-    const atLoss = inputsFor(story().filter((o) => !["dispatch-2", "state-4", "artifact-2", "state-5"].includes(o.eventId)));
+    const atLoss = inputsFor(
+      story().filter((o) => !["dispatch-2", "state-4", "artifact-2", "state-5"].includes(o.eventId)),
+    );
     const partial = await newStore(kind);
     const genP = await load(partial, atLoss);
-    const statusOf = async (store: Store, gen: number) => (await store.read((r) => lineage(r, tableNames(gen), cursors, "task-42", { limit: 1 })))?.status;
+    const statusOf = async (store: Store, gen: number) =>
+      (await store.read((r) => lineage(r, tableNames(gen), cursors, "task-42", { limit: 1 })))?.status;
     expect(await statusOf(backward, genB)).toBe("reconciled");
     expect(await statusOf(partial, genP)).toBe("re-dispatched");
-    const q = await partial.read((r) => queue(r, tableNames(genP), cursors, Date.parse("2025-06-02T10:20:00Z"), { limit: 10 }));
+    const q = await partial.read((r) =>
+      queue(r, tableNames(genP), cursors, Date.parse("2025-06-02T10:20:00Z"), { limit: 10 }),
+    );
     expect(q.items).toEqual([]);
-    const onlyLoss = inputsFor(story()).map((ti) => ({ ...ti, inputs: ti.inputs.filter((i) => !(i.kind === "decision" && i.record.type === "RedispatchCommanded") && !(i.kind === "observation" && ["dispatch-2", "state-4", "artifact-2", "state-5"].includes(i.record.eventId)) && !(i.kind === "decision" && i.record.type === "TaskReconciled")) }));
+    const onlyLoss = inputsFor(story()).map((ti) => ({
+      ...ti,
+      inputs: ti.inputs.filter(
+        (i) =>
+          !(i.kind === "decision" && i.record.type === "RedispatchCommanded") &&
+          !(
+            i.kind === "observation" && ["dispatch-2", "state-4", "artifact-2", "state-5"].includes(i.record.eventId)
+          ) &&
+          !(i.kind === "decision" && i.record.type === "TaskReconciled"),
+      ),
+    }));
     const lost = await newStore(kind);
     const genL = await load(lost, onlyLoss);
     expect(await statusOf(lost, genL)).toBe("indeterminate");
-    const waiting = await lost.read((r) => queue(r, tableNames(genL), cursors, Date.parse("2025-06-02T10:20:00Z"), { limit: 10 }));
-    expect(waiting.items.map((i) => [i.correlationId, i.status, i.waitedMs])).toEqual([["task-42", "indeterminate", 60 * 60 * 1000]]);
+    const waiting = await lost.read((r) =>
+      queue(r, tableNames(genL), cursors, Date.parse("2025-06-02T10:20:00Z"), { limit: 10 }),
+    );
+    expect(waiting.items.map((i) => [i.correlationId, i.status, i.waitedMs])).toEqual([
+      ["task-42", "indeterminate", 60 * 60 * 1000],
+    ]);
     // What the operator's alert reads (a2a_projector_oldest_waiting_seconds): since when the oldest has waited.
-    expect(await lost.read((r) => waitingByStatus(r, tableNames(genL)))).toEqual({ indeterminate: { count: 1, oldestSince: Date.parse("2025-06-02T09:20:00Z") }, blocked: { count: 0, oldestSince: null } });
-    expect(await partial.read((r) => waitingByStatus(r, tableNames(genP)))).toEqual({ indeterminate: { count: 0, oldestSince: null }, blocked: { count: 0, oldestSince: null } });
+    expect(await lost.read((r) => waitingByStatus(r, tableNames(genL)))).toEqual({
+      indeterminate: { count: 1, oldestSince: Date.parse("2025-06-02T09:20:00Z") },
+      blocked: { count: 0, oldestSince: null },
+    });
+    expect(await partial.read((r) => waitingByStatus(r, tableNames(genP)))).toEqual({
+      indeterminate: { count: 0, oldestSince: null },
+      blocked: { count: 0, oldestSince: null },
+    });
   });
 
   it("links a re-dispatch's target task to the attempt the re-dispatch planned, as the fold does, whatever order the topics are read in", async () => {
     // w-gamma first got a dispatch of its own that never showed a task; the re-dispatch to w-gamma is
     // then seen by its task before its TaskDispatched (the dispatcher's observation comes last).
     const observations = story().flatMap((o): Observation[] => {
-      if (o.eventId === "dispatch-1") return [{ ...o, eventId: "dispatch-0", occurredAt: o.occurredAt - 60_000, workerId: "w-gamma", messageId: "msg-42-0" } as Observation, o];
+      if (o.eventId === "dispatch-1")
+        return [
+          {
+            ...o,
+            eventId: "dispatch-0",
+            occurredAt: o.occurredAt - 60_000,
+            workerId: "w-gamma",
+            messageId: "msg-42-0",
+          } as Observation,
+          o,
+        ];
       return o.eventId === "dispatch-2" ? [] : [o];
     });
     const late = story().find((o) => o.eventId === "dispatch-2") as Observation;
     const inputs = inputsFor([...observations, late]);
-    const redispatch = inputs.flatMap((ti) => ti.inputs).flatMap((i) => (i.kind === "decision" && i.record.type === "RedispatchCommanded" ? [i.record] : []))[0];
+    const redispatch = inputs
+      .flatMap((ti) => ti.inputs)
+      .flatMap((i) => (i.kind === "decision" && i.record.type === "RedispatchCommanded" ? [i.record] : []))[0];
     expect(redispatch).toMatchObject({ targetWorkerId: "w-gamma", attempt: 3 });
-    const view = async (store: Store, gen: number) => store.read((r) => lineage(r, tableNames(gen), cursors, "task-42", { limit: 100 }));
+    const view = async (store: Store, gen: number) =>
+      store.read((r) => lineage(r, tableNames(gen), cursors, "task-42", { limit: 100 }));
     const stores = await Promise.all([0, 1].map(() => newStore(kind)));
     // Every observation stored (and linked) before the decisions are read; then the decisions first.
     const observationsFirst = await view(stores[0] as Store, await load(stores[0] as Store, inputs));
     const decisionsFirst = await view(stores[1] as Store, await load(stores[1] as Store, [...inputs].reverse(), 1));
-    expect(observationsFirst?.attempts.map((a) => [a.attempt, a.workerId, a.serverTasks.map((st) => st.serverTaskId)])).toEqual([
+    expect(
+      observationsFirst?.attempts.map((a) => [a.attempt, a.workerId, a.serverTasks.map((st) => st.serverTaskId)]),
+    ).toEqual([
       [1, "w-gamma", []],
       [2, "w-acme", ["acme-7f3a"]],
       [3, "w-gamma", ["gamma-19c2"]],
     ]);
-    expect(observationsFirst?.events.items.filter((e) => e.serverTaskId === "gamma-19c2" && e.kind === "observation").map((e) => e.attempt)).toEqual([3, 3, 3]);
+    expect(
+      observationsFirst?.events.items
+        .filter((e) => e.serverTaskId === "gamma-19c2" && e.kind === "observation")
+        .map((e) => e.attempt),
+    ).toEqual([3, 3, 3]);
     expect(observationsFirst).toEqual(decisionsFirst);
   });
 
@@ -110,7 +172,11 @@ describe.each(storeKinds)("views on %s", (kind) => {
     const store = await newStore(kind);
     const gen = await load(store, [...inputsFor(story())].reverse(), 1);
     const t = tableNames(gen);
-    const mismatched = await store.read((r) => r.all(`SELECT k.correlation_id FROM ${t.taskKey} k JOIN ${t.task} x ON x.correlation_id = k.correlation_id WHERE k.first_at <> x.first_at`));
+    const mismatched = await store.read((r) =>
+      r.all(
+        `SELECT k.correlation_id FROM ${t.taskKey} k JOIN ${t.task} x ON x.correlation_id = k.correlation_id WHERE k.first_at <> x.first_at`,
+      ),
+    );
     expect(mismatched).toEqual([]);
     const byWorker = await store.read((r) => taskList(r, t, cursors, { workerId: "w-gamma" }, { limit: 10 }));
     expect(byWorker.items.map((i) => [i.correlationId, i.firstAt])).toEqual([["task-42", "2025-06-02T09:10:00.000Z"]]);
@@ -134,10 +200,15 @@ describe.each(storeKinds)("views on %s", (kind) => {
     const gen = (await store.read(activeGeneration)) as number;
     if (observations === undefined) throw new Error("no observations");
     await writeBatch(store, gen, observations.topic, 0, observations.inputs.slice(0, 2), { lowWatermark: 0 });
-    const outcome = await writeBatch(store, gen, observations.topic, 0, observations.inputs.slice(5, 7), { lowWatermark: 0 });
+    const outcome = await writeBatch(store, gen, observations.topic, 0, observations.inputs.slice(5, 7), {
+      lowWatermark: 0,
+    });
     expect(outcome).toEqual({ kind: "gap", next: 2 });
     // Offsets 2–4 were transaction markers or aborted records of a fetch that covered them: not a gap.
-    const covered = await writeBatch(store, gen, observations.topic, 0, observations.inputs.slice(5, 7), { lowWatermark: 0, readFrom: 2 });
+    const covered = await writeBatch(store, gen, observations.topic, 0, observations.inputs.slice(5, 7), {
+      lowWatermark: 0,
+      readFrom: 2,
+    });
     expect(covered).toMatchObject({ kind: "written", next: 7 });
   });
 
@@ -149,18 +220,36 @@ describe.each(storeKinds)("views on %s", (kind) => {
     expect(all.items.map((i) => i.correlationId)).toEqual(["task-42"]);
     expect(all.items[0]?.workers).toEqual(["w-acme", "w-gamma"]);
     for (const q of ["task-42", "gamma-19c2", "acme-7f3a", "ctx-42"]) {
-      expect((await store.read((r) => taskList(r, t, cursors, { q }, { limit: 10 }))).items.map((i) => i.correlationId)).toEqual(["task-42"]);
+      expect(
+        (await store.read((r) => taskList(r, t, cursors, { q }, { limit: 10 }))).items.map((i) => i.correlationId),
+      ).toEqual(["task-42"]);
     }
-    expect((await store.read((r) => taskList(r, t, cursors, { q: "probe-w-acme" }, { limit: 10 }))).items.map((i) => i.correlationId)).toEqual(["probe-w-acme"]);
+    expect(
+      (await store.read((r) => taskList(r, t, cursors, { q: "probe-w-acme" }, { limit: 10 }))).items.map(
+        (i) => i.correlationId,
+      ),
+    ).toEqual(["probe-w-acme"]);
     expect((await store.read((r) => taskList(r, t, cursors, { status: "running" }, { limit: 10 }))).items).toEqual([]);
     expect((await store.read((r) => taskList(r, t, cursors, { workerId: "w-beta" }, { limit: 10 }))).items).toEqual([]);
     expect((await store.read((r) => taskList(r, t, cursors, { q: "x' OR '1'='1" }, { limit: 10 }))).items).toEqual([]);
     const violations = await store.read((r) => violationList(r, t, cursors, {}, { limit: 1 }));
     expect(violations.items).toHaveLength(1);
     expect(violations.nextCursor).not.toBeNull();
-    const next = await store.read((r) => violationList(r, t, cursors, {}, { limit: 100, cursor: violations.nextCursor ?? undefined }));
+    const next = await store.read((r) =>
+      violationList(r, t, cursors, {}, { limit: 100, cursor: violations.nextCursor ?? undefined }),
+    );
     expect(next.items.map((v) => v.decisionId)).not.toContain(violations.items[0]?.decisionId);
-    await expect(store.read((r) => violationList(r, t, cursors, { kind: "DIVERGENT_ARTIFACTS" }, { limit: 1, cursor: violations.nextCursor ?? undefined }))).rejects.toMatchObject({ code: "PROJECTOR_BAD_CURSOR" });
+    await expect(
+      store.read((r) =>
+        violationList(
+          r,
+          t,
+          cursors,
+          { kind: "DIVERGENT_ARTIFACTS" },
+          { limit: 1, cursor: violations.nextCursor ?? undefined },
+        ),
+      ),
+    ).rejects.toMatchObject({ code: "PROJECTOR_BAD_CURSOR" });
   });
 
   it("exports the correlation's observations as NDJSON that parses back into the same observations", async () => {
@@ -171,7 +260,13 @@ describe.each(storeKinds)("views on %s", (kind) => {
     for await (const page of pages ?? []) text += page;
     const lines = text.split("\n").filter((l) => l !== "");
     const original = story().filter((o) => o.correlationId === "task-42");
-    expect(lines.map((l) => { const p = parseObservation(JSON.parse(l)); if (!p.ok) throw new Error(JSON.stringify(p.issues)); return p.observation; })).toEqual(original);
+    expect(
+      lines.map((l) => {
+        const p = parseObservation(JSON.parse(l));
+        if (!p.ok) throw new Error(JSON.stringify(p.issues));
+        return p.observation;
+      }),
+    ).toEqual(original);
   });
 
   it("shows workers: card history, advertised vs verified per skill, and trust or verify with the reason", async () => {
@@ -179,17 +274,40 @@ describe.each(storeKinds)("views on %s", (kind) => {
     const gen = await load(store, inputsFor(story()));
     const t = tableNames(gen);
     const acme = await store.read((r) => workerDetail(r, t, { trustedVendors: ["Gamma"] }, "w-acme"));
-    expect(acme?.skills).toEqual([expect.objectContaining({ skillId: "summarize", advertised: expect.objectContaining({ outputModes: ["text/plain"] }), verified: expect.objectContaining({ outputModes: ["text/plain"] }) })]);
+    expect(acme?.skills).toEqual([
+      expect.objectContaining({
+        skillId: "summarize",
+        advertised: expect.objectContaining({ outputModes: ["text/plain"] }),
+        verified: expect.objectContaining({ outputModes: ["text/plain"] }),
+      }),
+    ]);
     expect(acme?.trust.policy).toBe("verify");
     expect(acme?.cardHistory).toHaveLength(1);
     const gamma = await store.read((r) => workerDetail(r, t, { trustedVendors: ["Gamma"] }, "w-gamma"));
-    expect(gamma?.trust).toEqual({ policy: "trust", policyVersion: null, reasons: [expect.stringContaining("trusted")] });
+    expect(gamma?.trust).toEqual({
+      policy: "trust",
+      policyVersion: null,
+      reasons: [expect.stringContaining("trusted")],
+    });
     // A recorded history: the version in force now decides, and the verdict names it.
-    const versions = [{ version: 1, validFrom: 0, trustedVendors: ["Gamma"] }, { version: 2, validFrom: Date.now() + 3_600_000, trustedVendors: [] }];
+    const versions = [
+      { version: 1, validFrom: 0, trustedVendors: ["Gamma"] },
+      { version: 2, validFrom: Date.now() + 3_600_000, trustedVendors: [] },
+    ];
     const recorded = await store.read((r) => workerDetail(r, t, { versions }, "w-gamma"));
-    expect(recorded?.trust).toEqual({ policy: "trust", policyVersion: 1, reasons: [expect.stringContaining("trusted")] });
-    const later = await store.read((r) => workerDetail(r, t, { versions: [...versions, { version: 3, validFrom: 0, trustedVendors: [] }] }, "w-gamma"));
-    expect(later?.trust).toMatchObject({ policy: "verify", policyVersion: 3, reasons: [expect.stringContaining("not a trusted vendor (trust policy version 3)")] });
+    expect(recorded?.trust).toEqual({
+      policy: "trust",
+      policyVersion: 1,
+      reasons: [expect.stringContaining("trusted")],
+    });
+    const later = await store.read((r) =>
+      workerDetail(r, t, { versions: [...versions, { version: 3, validFrom: 0, trustedVendors: [] }] }, "w-gamma"),
+    );
+    expect(later?.trust).toMatchObject({
+      policy: "verify",
+      policyVersion: 3,
+      reasons: [expect.stringContaining("not a trusted vendor (trust policy version 3)")],
+    });
     expect(await store.read((r) => workerDetail(r, t, { trustedVendors: [] }, "nobody"))).toBeUndefined();
   });
 });
@@ -205,12 +323,16 @@ describe.each(storeKinds)("a task with 10,000 events on %s", (kind) => {
     const firstMs = performance.now() - started;
     expect(first?.eventCount).toBe(observations.length);
     expect(first?.events.items).toHaveLength(200);
-    expect(first?.attempts.map((a) => a.timeline.reduce((n, l) => n + l.spans.length, 0)).reduce((a, b) => a + b, 0)).toBeLessThan(200);
+    expect(
+      first?.attempts.map((a) => a.timeline.reduce((n, l) => n + l.spans.length, 0)).reduce((a, b) => a + b, 0),
+    ).toBeLessThan(200);
     const seen = new Set(first?.events.items.map((e) => e.id));
     let cursor = first?.events.nextCursor ?? null;
     let pages = 1;
     while (cursor !== null && pages < 100) {
-      const page = await store.read((r) => lineage(r, t, cursors, "big-1", { limit: 1_000, cursor: cursor ?? undefined }));
+      const page = await store.read((r) =>
+        lineage(r, t, cursors, "big-1", { limit: 1_000, cursor: cursor ?? undefined }),
+      );
       for (const e of page?.events.items ?? []) {
         expect(seen.has(e.id)).toBe(false);
         seen.add(e.id);
@@ -227,7 +349,11 @@ describe.each(storeKinds)("migrations on %s", (kind) => {
   it("settle on one active generation when several processes open an empty database at once", async () => {
     const location = await storeLocation(kind);
     const script = new URL("../../test/migrate-process.ts", import.meta.url).pathname;
-    const gens = await Promise.all([0, 1, 2].map(async () => (await run(process.execPath, ["--import", "tsx", script, location], { timeout: 60_000 })).stdout.trim()));
+    const gens = await Promise.all(
+      [0, 1, 2].map(async () =>
+        (await run(process.execPath, ["--import", "tsx", script, location], { timeout: 60_000 })).stdout.trim(),
+      ),
+    );
     expect(new Set(gens).size).toBe(1);
     const store = openStoreAt(kind, location);
     try {

@@ -23,7 +23,17 @@ function withProbes(): Observation[] {
   const log = story();
   const at = Math.max(...log.map((o) => o.occurredAt));
   const probes = ["tck-1", "tck-2"].map((id, i) => {
-    const p = parseObservation({ type: "TaskNotFoundObserved", eventId: `tck-ev-${i}`, correlationId: "task-42", occurredAt: at + 1 + i, observer: "tck", workerId: "w-acme", serverTaskId: id, method: "GetTask", errorCode: "-32001" });
+    const p = parseObservation({
+      type: "TaskNotFoundObserved",
+      eventId: `tck-ev-${i}`,
+      correlationId: "task-42",
+      occurredAt: at + 1 + i,
+      observer: "tck",
+      workerId: "w-acme",
+      serverTaskId: id,
+      method: "GetTask",
+      errorCode: "-32001",
+    });
     if (!p.ok) throw new Error(JSON.stringify(p.issues));
     return p.observation;
   });
@@ -33,12 +43,17 @@ function withProbes(): Observation[] {
 async function pages(kind: (typeof storeKinds)[number], ruleSet: RuleSet) {
   const store = await newStore(kind);
   const gen = (await store.read(activeGeneration)) as number;
-  for (const { topic, partition, inputs } of inputsFor(withProbes(), { ruleSet })) await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
+  for (const { topic, partition, inputs } of inputsFor(withProbes(), { ruleSet }))
+    await writeBatch(store, gen, topic, partition, inputs, { lowWatermark: 0 });
   const t = tableNames(gen);
   const detail = await store.read((r) => workerDetail(r, t, { trustedVendors: [] }, "w-acme"));
   const list = await store.read((r) => workerList(r, t, cursors, { trustedVendors: [] }, { limit: 10 }));
   const all = await store.read((r) => violationList(r, t, cursors, { workerId: "w-acme" }, { limit: 100 }));
-  return { detail, listed: list.items.find((w) => w.workerId === "w-acme")?.violations, all: all.items.map((v) => v.kind) };
+  return {
+    detail,
+    listed: list.items.find((w) => w.workerId === "w-acme")?.violations,
+    all: all.items.map((v) => v.kind),
+  };
 }
 
 describe.each(storeKinds)("a worker's violations on %s", (kind) => {

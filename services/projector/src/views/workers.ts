@@ -6,7 +6,15 @@
  * newest capability snapshot, and names that version; a snapshot with durable = false means verify
  * whatever the vendor list says: trust is revoked by evidence.
  */
-import { clientViolationKinds, diffCards, isPolicyHistory, type PolicyConfig, policyAt, type PolicySource, policyOf } from "@a2a-ledger/core";
+import {
+  clientViolationKinds,
+  diffCards,
+  isPolicyHistory,
+  type PolicyConfig,
+  policyAt,
+  type PolicySource,
+  policyOf,
+} from "@a2a-ledger/core";
 import type { CapabilitySnapshot } from "@a2a-ledger/schemas";
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
@@ -30,22 +38,47 @@ export function policyInForce(source: PolicySource, now: number): { config: Poli
   return { config: p, version: p.version };
 }
 
-export function trustOf(source: PolicySource, snapshot: CapabilitySnapshot | null, now: number = Date.now()): TrustVerdict {
+export function trustOf(
+  source: PolicySource,
+  snapshot: CapabilitySnapshot | null,
+  now: number = Date.now(),
+): TrustVerdict {
   const { config, version: policyVersion } = policyInForce(source, now);
-  if (snapshot === null) return { policy: "verify", policyVersion, reasons: ["no capability snapshot yet: the reconciler has not seen a card of this worker"] };
+  if (snapshot === null)
+    return {
+      policy: "verify",
+      policyVersion,
+      reasons: ["no capability snapshot yet: the reconciler has not seen a card of this worker"],
+    };
   if (snapshot.durable === false) {
-    return { policy: "verify", policyVersion, reasons: ["trust revoked by evidence: a probe or a lost parked canary showed that tasks do not survive (durable = false)"] };
+    return {
+      policy: "verify",
+      policyVersion,
+      reasons: [
+        "trust revoked by evidence: a probe or a lost parked canary showed that tasks do not survive (durable = false)",
+      ],
+    };
   }
   const policy = policyOf(config, snapshot);
-  if (policy === "trust") return { policy, policyVersion, reasons: [`vendor ${JSON.stringify(snapshot.vendor)} is trusted and the card claims a durable task store`] };
+  if (policy === "trust")
+    return {
+      policy,
+      policyVersion,
+      reasons: [`vendor ${JSON.stringify(snapshot.vendor)} is trusted and the card claims a durable task store`],
+    };
   const reasons: string[] = [];
   if (snapshot.vendor === null) reasons.push("the card names no provider.organization");
-  else if (!config.trustedVendors.includes(snapshot.vendor)) reasons.push(`vendor ${JSON.stringify(snapshot.vendor)} is not a trusted vendor (${policyVersion === null ? "the vendor list given" : `trust policy version ${policyVersion}`})`);
-  if (snapshot.taskStore !== "durable") reasons.push(`the card claims taskStore ${JSON.stringify(snapshot.taskStore)}, not durable`);
+  else if (!config.trustedVendors.includes(snapshot.vendor))
+    reasons.push(
+      `vendor ${JSON.stringify(snapshot.vendor)} is not a trusted vendor (${policyVersion === null ? "the vendor list given" : `trust policy version ${policyVersion}`})`,
+    );
+  if (snapshot.taskStore !== "durable")
+    reasons.push(`the card claims taskStore ${JSON.stringify(snapshot.taskStore)}, not durable`);
   return { policy, policyVersion, reasons };
 }
 
-const snapshotOf = (w: WorkerRow): CapabilitySnapshot | null => (w.snapshot === null ? null : (JSON.parse(w.snapshot) as CapabilitySnapshot));
+const snapshotOf = (w: WorkerRow): CapabilitySnapshot | null =>
+  w.snapshot === null ? null : (JSON.parse(w.snapshot) as CapabilitySnapshot);
 
 /**
  * Advertised vs verified, one row per skill the card names or a probe verified. A verified snapshot
@@ -53,17 +86,42 @@ const snapshotOf = (w: WorkerRow): CapabilitySnapshot | null => (w.snapshot === 
  */
 export function skillComparison(s: CapabilitySnapshot | null) {
   if (s === null) return [];
-  const ids = [...new Set([...s.advertisedOutputModes.map((m) => m.skillId), ...s.verifiedSkills.map((v) => v.skillId)])];
+  const ids = [
+    ...new Set([...s.advertisedOutputModes.map((m) => m.skillId), ...s.verifiedSkills.map((v) => v.skillId)]),
+  ];
   const perCard = s.verified && s.verifiedSkills.length === 0;
   return ids.map((skillId) => {
     const advertised = s.advertisedOutputModes.find((m) => m.skillId === skillId);
-    const verified = perCard ? { states: s.verifiedStates, outputModes: s.verifiedOutputModes } : s.verifiedSkills.find((v) => v.skillId === skillId);
+    const verified = perCard
+      ? { states: s.verifiedStates, outputModes: s.verifiedOutputModes }
+      : s.verifiedSkills.find((v) => v.skillId === skillId);
     return {
       skillId,
-      advertised: advertised === undefined ? null : { states: s.advertisedStates, outputModes: advertised.outputModes.length > 0 ? advertised.outputModes : s.defaultOutputModes, taskStore: s.taskStore },
-      verified: verified === undefined ? null : { states: verified.states, outputModes: verified.outputModes, durable: s.durable, scope: perCard ? "card" : "skill" },
-      statesNotVerified: verified === undefined ? s.advertisedStates : s.advertisedStates.filter((x) => !verified.states.includes(x)),
-      outputModesNotVerified: advertised === undefined ? [] : verified === undefined ? advertised.outputModes : advertised.outputModes.filter((m) => !verified.outputModes.includes(m)),
+      advertised:
+        advertised === undefined
+          ? null
+          : {
+              states: s.advertisedStates,
+              outputModes: advertised.outputModes.length > 0 ? advertised.outputModes : s.defaultOutputModes,
+              taskStore: s.taskStore,
+            },
+      verified:
+        verified === undefined
+          ? null
+          : {
+              states: verified.states,
+              outputModes: verified.outputModes,
+              durable: s.durable,
+              scope: perCard ? "card" : "skill",
+            },
+      statesNotVerified:
+        verified === undefined ? s.advertisedStates : s.advertisedStates.filter((x) => !verified.states.includes(x)),
+      outputModesNotVerified:
+        advertised === undefined
+          ? []
+          : verified === undefined
+            ? advertised.outputModes
+            : advertised.outputModes.filter((m) => !verified.outputModes.includes(m)),
     };
   });
 }
@@ -92,17 +150,39 @@ const notTheWorkers = JSON.stringify(clientViolationKinds);
 
 async function violationCounts(r: Reader, t: Tables, workerIds: readonly string[]): Promise<Map<string, number>> {
   if (workerIds.length === 0) return new Map();
-  const rows = await r.all(`SELECT worker_id, COUNT(*) AS n FROM ${t.violation} WHERE worker_id${r.inList} AND NOT (kind${r.inList}) GROUP BY worker_id`, [JSON.stringify(workerIds), notTheWorkers]);
+  const rows = await r.all(
+    `SELECT worker_id, COUNT(*) AS n FROM ${t.violation} WHERE worker_id${r.inList} AND NOT (kind${r.inList}) GROUP BY worker_id`,
+    [JSON.stringify(workerIds), notTheWorkers],
+  );
   return new Map(rows.map((row) => [String(row.worker_id), Number(row.n)]));
 }
 
-export async function workerList(r: Reader, t: Tables, cursors: Cursors, config: PolicySource, page: { limit: number; cursor?: string | undefined }) {
-  const after = page.cursor === undefined ? undefined : (cursors.decode("workers", page.cursor, ["string"])[0] as string);
-  const rows = (await r.all(`SELECT * FROM ${t.worker}${after === undefined ? "" : " WHERE worker_id > ?"} ORDER BY worker_id LIMIT ?`, after === undefined ? [page.limit + 1] : [after, page.limit + 1])).map((row) => workerCodec.decode(row));
+export async function workerList(
+  r: Reader,
+  t: Tables,
+  cursors: Cursors,
+  config: PolicySource,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  const after =
+    page.cursor === undefined ? undefined : (cursors.decode("workers", page.cursor, ["string"])[0] as string);
+  const rows = (
+    await r.all(
+      `SELECT * FROM ${t.worker}${after === undefined ? "" : " WHERE worker_id > ?"} ORDER BY worker_id LIMIT ?`,
+      after === undefined ? [page.limit + 1] : [after, page.limit + 1],
+    )
+  ).map((row) => workerCodec.decode(row));
   const shown = rows.slice(0, page.limit);
-  const counts = await violationCounts(r, t, shown.map((w) => w.workerId));
+  const counts = await violationCounts(
+    r,
+    t,
+    shown.map((w) => w.workerId),
+  );
   const last = shown[shown.length - 1];
-  return { items: shown.map((w) => workerSummary(w, config, counts.get(w.workerId) ?? 0)), nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode("workers", [last.workerId]) : null };
+  return {
+    items: shown.map((w) => workerSummary(w, config, counts.get(w.workerId) ?? 0)),
+    nextCursor: rows.length > page.limit && last !== undefined ? cursors.encode("workers", [last.workerId]) : null,
+  };
 }
 
 const detailLimit = 200;
@@ -112,15 +192,41 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicySource, w
   if (rows[0] === undefined) return undefined;
   const worker = workerCodec.decode(rows[0]);
   const snapshot = snapshotOf(worker);
-  const cards = (await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? ORDER BY first_seen, first_event_id`, [workerId])).map((row) => cardCodec.decode(row));
-  const probes = (await r.all(`SELECT * FROM ${t.probe} WHERE worker_id = ? ORDER BY occurred_at DESC, event_id LIMIT ?`, [workerId, detailLimit])).map((row) => probeCodec.decode(row));
-  const violations = (await r.all(`SELECT * FROM ${t.violation} WHERE worker_id = ? AND NOT (kind${r.inList}) ORDER BY decided_at DESC, decision_id DESC LIMIT ?`, [workerId, notTheWorkers, detailLimit])).map((row) => violationCodec.decode(row));
-  const decisions = (await r.all(`SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type IN ('CardChanged', 'CapabilitiesVerified', 'ProbeRequested') ORDER BY occurred_at DESC, id LIMIT ?`, [workerId, detailLimit])).map((row) => eventCodec.decode(row));
-  const parked = probes.flatMap((p) => p.parkedCanaries.map((c) => ({ ...c, probeEventId: p.eventId, parkedAt: p.occurredAt })));
+  const cards = (
+    await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? ORDER BY first_seen, first_event_id`, [workerId])
+  ).map((row) => cardCodec.decode(row));
+  const probes = (
+    await r.all(`SELECT * FROM ${t.probe} WHERE worker_id = ? ORDER BY occurred_at DESC, event_id LIMIT ?`, [
+      workerId,
+      detailLimit,
+    ])
+  ).map((row) => probeCodec.decode(row));
+  const violations = (
+    await r.all(
+      `SELECT * FROM ${t.violation} WHERE worker_id = ? AND NOT (kind${r.inList}) ORDER BY decided_at DESC, decision_id DESC LIMIT ?`,
+      [workerId, notTheWorkers, detailLimit],
+    )
+  ).map((row) => violationCodec.decode(row));
+  const decisions = (
+    await r.all(
+      `SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type IN ('CardChanged', 'CapabilitiesVerified', 'ProbeRequested') ORDER BY occurred_at DESC, id LIMIT ?`,
+      [workerId, detailLimit],
+    )
+  ).map((row) => eventCodec.decode(row));
+  const parked = probes.flatMap((p) =>
+    p.parkedCanaries.map((c) => ({ ...c, probeEventId: p.eventId, parkedAt: p.occurredAt })),
+  );
   const lost = new Map<string, { at: number; eventId: string | null }>();
   if (parked.length > 0) {
-    const lostRows = await r.all(`SELECT server_task_id, lost_at, lost_event_id FROM ${t.serverTask} WHERE worker_id = ? AND server_task_id${r.inList} AND lost_at IS NOT NULL`, [workerId, JSON.stringify(parked.map((c) => c.serverTaskId))]);
-    for (const row of lostRows) lost.set(String(row.server_task_id), { at: Number(row.lost_at), eventId: row.lost_event_id === null ? null : String(row.lost_event_id) });
+    const lostRows = await r.all(
+      `SELECT server_task_id, lost_at, lost_event_id FROM ${t.serverTask} WHERE worker_id = ? AND server_task_id${r.inList} AND lost_at IS NOT NULL`,
+      [workerId, JSON.stringify(parked.map((c) => c.serverTaskId))],
+    );
+    for (const row of lostRows)
+      lost.set(String(row.server_task_id), {
+        at: Number(row.lost_at),
+        eventId: row.lost_event_id === null ? null : String(row.lost_event_id),
+      });
   }
   const counts = await violationCounts(r, t, [workerId]);
   let previous: unknown;
@@ -128,7 +234,18 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicySource, w
     const parsed = JSON.parse(c.card) as unknown;
     const changes = i === 0 ? [] : diffCards(previous, parsed);
     previous = parsed;
-    return { cardHash: c.cardHash, firstSeen: iso(c.firstSeen), lastSeen: iso(c.lastSeen), fetches: c.fetches, cardUrl: c.cardUrl, etag: c.etag, cacheMaxAgeSeconds: c.maxAgeSeconds, eventId: c.firstEventId, card: parsed, changes };
+    return {
+      cardHash: c.cardHash,
+      firstSeen: iso(c.firstSeen),
+      lastSeen: iso(c.lastSeen),
+      fetches: c.fetches,
+      cardUrl: c.cardUrl,
+      etag: c.etag,
+      cacheMaxAgeSeconds: c.maxAgeSeconds,
+      eventId: c.firstEventId,
+      card: parsed,
+      changes,
+    };
   });
   return {
     ...workerSummary(worker, config, counts.get(workerId) ?? 0),
@@ -138,7 +255,14 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicySource, w
     probes: probes.map((p) => ({ ...p, occurredAt: iso(p.occurredAt) })),
     parkedCanaries: parked.map((c) => {
       const l = lost.get(c.serverTaskId);
-      return { serverTaskId: c.serverTaskId, state: c.state, parkedAt: iso(c.parkedAt), probeEventId: c.probeEventId, lostAt: iso(l?.at ?? null), lostEventId: l?.eventId ?? null };
+      return {
+        serverTaskId: c.serverTaskId,
+        state: c.state,
+        parkedAt: iso(c.parkedAt),
+        probeEventId: c.probeEventId,
+        lostAt: iso(l?.at ?? null),
+        lostEventId: l?.eventId ?? null,
+      };
     }),
     violationsRecent: violations.map((v) => ({ ...v, decidedAt: iso(v.decidedAt) })),
     decisions: decisions.map(eventView),
@@ -147,28 +271,55 @@ export async function workerDetail(r: Reader, t: Tables, config: PolicySource, w
 }
 
 /** GET /v1/workers/:id/verified-card: undefined for an unknown worker, "unprobed" when V holds nothing for its card in force. */
-export async function workerVerifiedCard(r: Reader, t: Tables, workerId: string): Promise<VerifiedCardView | "unprobed" | undefined> {
+export async function workerVerifiedCard(
+  r: Reader,
+  t: Tables,
+  workerId: string,
+): Promise<VerifiedCardView | "unprobed" | undefined> {
   const rows = await r.all(`SELECT * FROM ${t.worker} WHERE worker_id = ?`, [workerId]);
   if (rows[0] === undefined) return undefined;
   const snapshot = snapshotOf(workerCodec.decode(rows[0]));
   if (snapshot === null || !probed(snapshot)) return "unprobed";
   let text = snapshot.card;
   if (text === null) {
-    const card = (await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? AND card_hash = ?`, [workerId, snapshot.cardHash])).map((row) => cardCodec.decode(row))[0];
+    const card = (
+      await r.all(`SELECT * FROM ${t.card} WHERE worker_id = ? AND card_hash = ?`, [workerId, snapshot.cardHash])
+    ).map((row) => cardCodec.decode(row))[0];
     text = card?.card ?? null;
   }
   if (text === null) return "unprobed";
-  const probes = (await r.all(`SELECT * FROM ${t.probe} WHERE worker_id = ? AND card_hash = ? ORDER BY occurred_at DESC, event_id LIMIT ?`, [workerId, snapshot.cardHash, detailLimit])).map((row) => probeCodec.decode(row));
+  const probes = (
+    await r.all(
+      `SELECT * FROM ${t.probe} WHERE worker_id = ? AND card_hash = ? ORDER BY occurred_at DESC, event_id LIMIT ?`,
+      [workerId, snapshot.cardHash, detailLimit],
+    )
+  ).map((row) => probeCodec.decode(row));
   const parked = probes.flatMap((p) => p.parkedCanaries.map((c) => ({ ...c, probeEventId: p.eventId })));
   const lost: LostCanary[] = [];
   if (parked.length > 0) {
-    const lostRows = await r.all(`SELECT server_task_id, lost_at, lost_event_id FROM ${t.serverTask} WHERE worker_id = ? AND server_task_id${r.inList} AND lost_at IS NOT NULL`, [workerId, JSON.stringify(parked.map((c) => c.serverTaskId))]);
+    const lostRows = await r.all(
+      `SELECT server_task_id, lost_at, lost_event_id FROM ${t.serverTask} WHERE worker_id = ? AND server_task_id${r.inList} AND lost_at IS NOT NULL`,
+      [workerId, JSON.stringify(parked.map((c) => c.serverTaskId))],
+    );
     for (const row of lostRows) {
       const c = parked.find((p) => p.serverTaskId === String(row.server_task_id));
-      if (c !== undefined) lost.push({ serverTaskId: c.serverTaskId, state: c.state, probeEventId: c.probeEventId, lostAt: Number(row.lost_at), lostEventId: row.lost_event_id === null ? null : String(row.lost_event_id) });
+      if (c !== undefined)
+        lost.push({
+          serverTaskId: c.serverTaskId,
+          state: c.state,
+          probeEventId: c.probeEventId,
+          lostAt: Number(row.lost_at),
+          lostEventId: row.lost_event_id === null ? null : String(row.lost_event_id),
+        });
     }
   }
-  return verifiedCardView(snapshot, JSON.parse(text) as unknown, probes, lost, await lostTasksOfCard(r, t, workerId, snapshot.cardHash));
+  return verifiedCardView(
+    snapshot,
+    JSON.parse(text) as unknown,
+    probes,
+    lost,
+    await lostTasksOfCard(r, t, workerId, snapshot.cardHash),
+  );
 }
 
 /**
@@ -178,20 +329,54 @@ export async function workerVerifiedCard(r: Reader, t: Tables, workerId: string)
  * none, so only what the rules took as evidence is listed.
  */
 async function lostTasksOfCard(r: Reader, t: Tables, workerId: string, cardHash: string): Promise<LostTask[]> {
-  const revocations = (await r.all(`SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type = 'CapabilitiesVerified' ORDER BY occurred_at, id LIMIT ?`, [workerId, detailLimit]))
+  const revocations = (
+    await r.all(
+      `SELECT * FROM ${t.event} WHERE worker_id = ? AND kind = 'decision' AND type = 'CapabilitiesVerified' ORDER BY occurred_at, id LIMIT ?`,
+      [workerId, detailLimit],
+    )
+  )
     .map((row) => eventCodec.decode(row))
     .flatMap((e) => {
-      const d = JSON.parse(e.body) as { decisionId?: unknown; cardHash?: unknown; durable?: unknown; causeEventIds?: unknown };
-      const causes = Array.isArray(d.causeEventIds) ? d.causeEventIds.filter((c): c is string => typeof c === "string") : [];
-      return d.cardHash === cardHash && d.durable === false && causes.length === 2 && typeof d.decisionId === "string" ? [{ decisionId: d.decisionId, correlationId: e.correlationId, lostEventId: causes[0] as string, lastSeenEventId: causes[1] as string }] : [];
+      const d = JSON.parse(e.body) as {
+        decisionId?: unknown;
+        cardHash?: unknown;
+        durable?: unknown;
+        causeEventIds?: unknown;
+      };
+      const causes = Array.isArray(d.causeEventIds)
+        ? d.causeEventIds.filter((c): c is string => typeof c === "string")
+        : [];
+      return d.cardHash === cardHash && d.durable === false && causes.length === 2 && typeof d.decisionId === "string"
+        ? [
+            {
+              decisionId: d.decisionId,
+              correlationId: e.correlationId,
+              lostEventId: causes[0] as string,
+              lastSeenEventId: causes[1] as string,
+            },
+          ]
+        : [];
     });
   const found: LostTask[] = [];
   for (const v of revocations) {
-    const rows = (await r.all(`SELECT * FROM ${t.event} WHERE correlation_id = ? AND event_id${r.inList} AND kind = 'observation'`, [v.correlationId, JSON.stringify([v.lostEventId, v.lastSeenEventId])])).map((row) => eventCodec.decode(row));
+    const rows = (
+      await r.all(
+        `SELECT * FROM ${t.event} WHERE correlation_id = ? AND event_id${r.inList} AND kind = 'observation'`,
+        [v.correlationId, JSON.stringify([v.lostEventId, v.lastSeenEventId])],
+      )
+    ).map((row) => eventCodec.decode(row));
     const notFound = rows.find((e) => e.eventId === v.lostEventId && e.type === "TaskNotFoundObserved");
     const seen = rows.find((e) => e.eventId === v.lastSeenEventId && e.type === "TaskStateObserved");
     if (notFound === undefined || seen === undefined || notFound.serverTaskId === null || seen.state === null) continue;
-    found.push({ correlationId: v.correlationId, serverTaskId: notFound.serverTaskId, state: seen.state, lastSeenEventId: v.lastSeenEventId, lostAt: notFound.occurredAt, lostEventId: v.lostEventId, decisionId: v.decisionId });
+    found.push({
+      correlationId: v.correlationId,
+      serverTaskId: notFound.serverTaskId,
+      state: seen.state,
+      lastSeenEventId: v.lastSeenEventId,
+      lostAt: notFound.occurredAt,
+      lostEventId: v.lostEventId,
+      decisionId: v.decisionId,
+    });
   }
   return found;
 }

@@ -14,12 +14,27 @@ export const authHeaders = () => {
 export function askToken(rejected) {
   if (rejected) sessionStorage.removeItem(tokenKey);
   asking ??= new Promise((resolve) => {
-    const input = h("input", { id: "token-input", type: "password", autocomplete: "current-password", required: true, "aria-label": "Read token" });
-    const form = h("form", { id: "token-form", class: "card" },
+    const input = h("input", {
+      id: "token-input",
+      type: "password",
+      autocomplete: "current-password",
+      required: true,
+      "aria-label": "Read token",
+    });
+    const form = h(
+      "form",
+      { id: "token-form", class: "card" },
       h("h1", {}, "Read token"),
-      h("p", {}, rejected ? "That token was refused. Enter a read token of this projector (A2A_LEDGER_PROJECTOR_TOKENS)." : "This projector needs a read token (A2A_LEDGER_PROJECTOR_TOKENS). It is kept for this tab only."),
+      h(
+        "p",
+        {},
+        rejected
+          ? "That token was refused. Enter a read token of this projector (A2A_LEDGER_PROJECTOR_TOKENS)."
+          : "This projector needs a read token (A2A_LEDGER_PROJECTOR_TOKENS). It is kept for this tab only.",
+      ),
       input,
-      h("button", { type: "submit" }, "Continue"));
+      h("button", { type: "submit" }, "Continue"),
+    );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const token = input.value.trim();
@@ -47,6 +62,10 @@ export async function authorized(path, accept) {
 export async function api(path) {
   const response = await authorized(path, "application/json");
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(body.error || `HTTP ${response.status}`), { code: body.code, status: response.status });
+  if (!response.ok)
+    throw Object.assign(new Error(body.error || `HTTP ${response.status}`), {
+      code: body.code,
+      status: response.status,
+    });
   return body;
 }

@@ -11,7 +11,9 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === "dataset") Object.assign(el.dataset, v);
     else el.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  for (const c of children.flat())
+    if (c !== undefined && c !== null && c !== false)
+      el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return el;
 }
 
@@ -36,8 +38,10 @@ export function failure(error) {
   show(h("p", { class: "err" }, `${error.code ? `${error.code}: ` : ""}${error.message}`));
 }
 
-
-export const pills = (values, missing = []) => (values.length === 0 ? h("span", { class: "muted" }, "none") : values.map((v) => h("span", { class: `pill ${missing.includes(v) ? "missing" : ""}` }, short(v))));
+export const pills = (values, missing = []) =>
+  values.length === 0
+    ? h("span", { class: "muted" }, "none")
+    : values.map((v) => h("span", { class: `pill ${missing.includes(v) ? "missing" : ""}` }, short(v)));
 
 export function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -58,7 +62,27 @@ export function openDetail(title, record, causes) {
     h("h2", {}, title),
     h("pre", {}, JSON.stringify(record, null, 2)),
     causes && causes.length > 0
-      ? [h("h2", {}, "Cause events"), ...causes.map((c) => h("div", { class: "card cause" }, h("div", {}, h("b", {}, c.type ?? "event"), " ", h("code", {}, c.eventId), " ", h("span", { class: "muted" }, time(c.occurredAt), c.observer ? ` · ${c.observer}` : "")), c.record ? h("pre", {}, JSON.stringify(c.record, null, 2)) : h("p", { class: "muted" }, "not in the views (another correlation, not projected yet, or truncated)")))]
+      ? [
+          h("h2", {}, "Cause events"),
+          ...causes.map((c) =>
+            h(
+              "div",
+              { class: "card cause" },
+              h(
+                "div",
+                {},
+                h("b", {}, c.type ?? "event"),
+                " ",
+                h("code", {}, c.eventId),
+                " ",
+                h("span", { class: "muted" }, time(c.occurredAt), c.observer ? ` · ${c.observer}` : ""),
+              ),
+              c.record
+                ? h("pre", {}, JSON.stringify(c.record, null, 2))
+                : h("p", { class: "muted" }, "not in the views (another correlation, not projected yet, or truncated)"),
+            ),
+          ),
+        ]
       : null,
   );
   document.body.append(panel);

@@ -8,23 +8,130 @@ export async function queuePage(refresh) {
   show(
     h("h1", {}, "Queue: indeterminate and blocked, oldest first"),
     h("p", {}, `${body.counts.indeterminate} indeterminate · ${body.counts.blocked} blocked`),
-    body.items.length === 0 ? h("p", { class: "muted", id: "queue-empty" }, "Nothing waits for reconciliation.") : h("table", { id: "queue" }, h("tr", {}, ...["waiting", "since", "correlation", "status", "last state", "workers", "why"].map((c) => h("th", {}, c))), ...body.items.map((t) => h("tr", { class: "clickable", onclick: () => (location.hash = `#/tasks/${encodeURIComponent(t.correlationId)}`) }, h("td", {}, waited(t.waitedMs)), h("td", {}, time(t.waitingSince)), h("td", {}, taskLink(t.correlationId)), h("td", {}, status(t.status)), h("td", {}, short(t.lastState ?? "—")), h("td", {}, t.workers.join(", ")), h("td", {}, t.blockedReason ?? "")))),
+    body.items.length === 0
+      ? h("p", { class: "muted", id: "queue-empty" }, "Nothing waits for reconciliation.")
+      : h(
+          "table",
+          { id: "queue" },
+          h(
+            "tr",
+            {},
+            ...["waiting", "since", "correlation", "status", "last state", "workers", "why"].map((c) => h("th", {}, c)),
+          ),
+          ...body.items.map((t) =>
+            h(
+              "tr",
+              { class: "clickable", onclick: () => (location.hash = `#/tasks/${encodeURIComponent(t.correlationId)}`) },
+              h("td", {}, waited(t.waitedMs)),
+              h("td", {}, time(t.waitingSince)),
+              h("td", {}, taskLink(t.correlationId)),
+              h("td", {}, status(t.status)),
+              h("td", {}, short(t.lastState ?? "—")),
+              h("td", {}, t.workers.join(", ")),
+              h("td", {}, t.blockedReason ?? ""),
+            ),
+          ),
+        ),
   );
   listen("", refresh);
 }
 
 export async function violationsPage(params) {
   const body = await api(`/v1/violations?${new URLSearchParams(params)}`);
-  show(h("h1", {}, "Violations"), h("table", {}, h("tr", {}, ...["decided", "kind", "worker", "task", "observed", "allowed", "detail"].map((c) => h("th", {}, c))), ...body.items.map((v) => h("tr", {}, h("td", {}, time(v.decidedAt)), h("td", {}, v.kind), h("td", {}, v.workerId ? workerLink(v.workerId) : ""), h("td", {}, taskLink(v.correlationId)), h("td", { class: "mono" }, v.observed), h("td", { class: "mono" }, v.allowed.join(", ")), h("td", {}, v.detail)))), body.nextCursor ? h("button", { onclick: () => (location.hash = `#/violations?${new URLSearchParams({ ...params, cursor: body.nextCursor })}`) }, "Next page") : null);
+  show(
+    h("h1", {}, "Violations"),
+    h(
+      "table",
+      {},
+      h("tr", {}, ...["decided", "kind", "worker", "task", "observed", "allowed", "detail"].map((c) => h("th", {}, c))),
+      ...body.items.map((v) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, time(v.decidedAt)),
+          h("td", {}, v.kind),
+          h("td", {}, v.workerId ? workerLink(v.workerId) : ""),
+          h("td", {}, taskLink(v.correlationId)),
+          h("td", { class: "mono" }, v.observed),
+          h("td", { class: "mono" }, v.allowed.join(", ")),
+          h("td", {}, v.detail),
+        ),
+      ),
+    ),
+    body.nextCursor
+      ? h(
+          "button",
+          {
+            onclick: () =>
+              (location.hash = `#/violations?${new URLSearchParams({ ...params, cursor: body.nextCursor })}`),
+          },
+          "Next page",
+        )
+      : null,
+  );
 }
 
 export async function dlqPage(params, refresh) {
   const body = await api(`/v1/dlq?${new URLSearchParams(params)}`);
-  show(h("h1", {}, "Dead letters"), h("table", { id: "dlq" }, h("tr", {}, ...["recorded", "by", "reason", "detail", "source", "key", "bytes"].map((c) => h("th", {}, c))), ...body.items.map((d) => h("tr", { class: "clickable", onclick: () => openDetail(`Dead letter ${d.reason}`, d) }, h("td", {}, time(d.recordedAt)), h("td", {}, d.recordedBy), h("td", { class: "mono" }, d.reason), h("td", {}, d.detail), h("td", { class: "mono" }, d.sourceTopic ? `${d.sourceTopic}/${d.sourcePartition}@${d.sourceOffset}` : "—"), h("td", { class: "mono" }, d.key ?? ""), h("td", {}, d.valueBytes)))), body.nextCursor ? h("button", { onclick: () => (location.hash = `#/dlq?${new URLSearchParams({ ...params, cursor: body.nextCursor })}`) }, "Next page") : null);
+  show(
+    h("h1", {}, "Dead letters"),
+    h(
+      "table",
+      { id: "dlq" },
+      h("tr", {}, ...["recorded", "by", "reason", "detail", "source", "key", "bytes"].map((c) => h("th", {}, c))),
+      ...body.items.map((d) =>
+        h(
+          "tr",
+          { class: "clickable", onclick: () => openDetail(`Dead letter ${d.reason}`, d) },
+          h("td", {}, time(d.recordedAt)),
+          h("td", {}, d.recordedBy),
+          h("td", { class: "mono" }, d.reason),
+          h("td", {}, d.detail),
+          h("td", { class: "mono" }, d.sourceTopic ? `${d.sourceTopic}/${d.sourcePartition}@${d.sourceOffset}` : "—"),
+          h("td", { class: "mono" }, d.key ?? ""),
+          h("td", {}, d.valueBytes),
+        ),
+      ),
+    ),
+    body.nextCursor
+      ? h(
+          "button",
+          { onclick: () => (location.hash = `#/dlq?${new URLSearchParams({ ...params, cursor: body.nextCursor })}`) },
+          "Next page",
+        )
+      : null,
+  );
   listen("", refresh);
 }
 
 export async function stalenessPage() {
   const body = await api("/v1/staleness");
-  show(h("h1", {}, "Staleness: how far the views are behind"), h("table", {}, h("tr", {}, ...["topic", "partition", "projected up to", "end offset", "records behind", "last record"].map((c) => h("th", {}, c))), ...body.topics.flatMap((t) => t.partitions.map((p) => h("tr", {}, h("td", { class: "mono" }, p.topic), h("td", {}, p.partition), h("td", {}, p.projectedOffset), h("td", {}, p.endOffset ?? "?"), h("td", { class: p.lagRecords ? "err" : "" }, p.lagRecords ?? "?"), h("td", {}, time(p.lastRecordAt)))))));
+  show(
+    h("h1", {}, "Staleness: how far the views are behind"),
+    h(
+      "table",
+      {},
+      h(
+        "tr",
+        {},
+        ...["topic", "partition", "projected up to", "end offset", "records behind", "last record"].map((c) =>
+          h("th", {}, c),
+        ),
+      ),
+      ...body.topics.flatMap((t) =>
+        t.partitions.map((p) =>
+          h(
+            "tr",
+            {},
+            h("td", { class: "mono" }, p.topic),
+            h("td", {}, p.partition),
+            h("td", {}, p.projectedOffset),
+            h("td", {}, p.endOffset ?? "?"),
+            h("td", { class: p.lagRecords ? "err" : "" }, p.lagRecords ?? "?"),
+            h("td", {}, time(p.lastRecordAt)),
+          ),
+        ),
+      ),
+    ),
+  );
 }

@@ -34,7 +34,10 @@ export function listen(params, onChange) {
     while (!controller.signal.aborted) {
       try {
         const hadToken = sessionStorage.getItem(tokenKey) !== null;
-        const response = await fetch(`/v1/stream${params ? `?${params}` : ""}`, { headers: { accept: "text/event-stream", ...authHeaders() }, signal: controller.signal });
+        const response = await fetch(`/v1/stream${params ? `?${params}` : ""}`, {
+          headers: { accept: "text/event-stream", ...authHeaders() },
+          signal: controller.signal,
+        });
         if (response.status === 401) {
           state("offline", false);
           await askToken(hadToken);

@@ -11,7 +11,8 @@ function timelineScale(view) {
   const all = [];
   for (const a of view.attempts) {
     if (a.dispatch?.dispatchedAt) all.push(Date.parse(a.dispatch.dispatchedAt));
-    for (const lane of a.timeline) for (const s of lane.spans) all.push(Date.parse(s.from), s.to ? Date.parse(s.to) : NaN);
+    for (const lane of a.timeline)
+      for (const s of lane.spans) all.push(Date.parse(s.from), s.to ? Date.parse(s.to) : NaN);
     for (const st of a.serverTasks) if (st.lostAt) all.push(Date.parse(st.lostAt));
   }
   for (const p of view.indeterminate) all.push(Date.parse(p.from), p.to ? Date.parse(p.to) : NaN);
@@ -49,7 +50,10 @@ function timelineScale(view) {
     at,
     pct,
     width: (a, b) => `${Math.max(0.4, (b ? pct(Date.parse(b)) : left + usable) - pct(Date.parse(a)))}%`,
-    ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => ({ left: `${left + f * usable}%`, label: new Date(timeAt(f * total)).toISOString().slice(11, 19) })),
+    ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => ({
+      left: `${left + f * usable}%`,
+      label: new Date(timeAt(f * total)).toISOString().slice(11, 19),
+    })),
   };
 }
 
@@ -81,20 +85,68 @@ export function renderTimeline(view, filters) {
   const causesOf = (ids) => (ids ?? []).map((id) => view.causes[id] ?? { eventId: id });
   const axis = h("div", { class: "axis" });
   for (const tick of scale.ticks) axis.append(place(h("span", { class: "tick" }, tick.label), tick.left));
-  const root = h("div", { class: "timeline", id: "timeline" }, h("div", { class: "row" }, h("div", { class: "row-label" }, ""), h("div", { class: "track" }, axis)));
+  const root = h(
+    "div",
+    { class: "timeline", id: "timeline" },
+    h("div", { class: "row" }, h("div", { class: "row-label" }, ""), h("div", { class: "track" }, axis)),
+  );
   const violationsOnly = filters.violationsOnly;
   for (const attempt of view.attempts) {
     const ids = attempt.serverTasks.map((s) => s.serverTaskId);
-    const lane = h("section", { class: "lane", dataset: { attempt: String(attempt.attempt) } }, h("div", { class: "lane-title" }, `Attempt ${attempt.attempt} · `, workerLink(attempt.workerId), " · server task ", h("span", { class: "mono server-task-ids" }, ids.length ? ids.join(", ") : "—"), attempt.inferred ? h("span", { class: "muted" }, " (inferred: no dispatch seen)") : attempt.dispatch ? "" : h("span", { class: "muted" }, " (re-dispatch commanded: no dispatch seen yet)"), attempt.dispatch ? h("span", { class: "muted" }, ` · skill ${attempt.dispatch.skillId ?? "—"} · accepts ${attempt.dispatch.acceptedOutputModes.join(", ") || "anything"} · card ${String(attempt.dispatch.cardHash ?? "—").slice(0, 12)}`) : ""));
+    const lane = h(
+      "section",
+      { class: "lane", dataset: { attempt: String(attempt.attempt) } },
+      h(
+        "div",
+        { class: "lane-title" },
+        `Attempt ${attempt.attempt} · `,
+        workerLink(attempt.workerId),
+        " · server task ",
+        h("span", { class: "mono server-task-ids" }, ids.length ? ids.join(", ") : "—"),
+        attempt.inferred
+          ? h("span", { class: "muted" }, " (inferred: no dispatch seen)")
+          : attempt.dispatch
+            ? ""
+            : h("span", { class: "muted" }, " (re-dispatch commanded: no dispatch seen yet)"),
+        attempt.dispatch
+          ? h(
+              "span",
+              { class: "muted" },
+              ` · skill ${attempt.dispatch.skillId ?? "—"} · accepts ${attempt.dispatch.acceptedOutputModes.join(", ") || "anything"} · card ${String(attempt.dispatch.cardHash ?? "—").slice(0, 12)}`,
+            )
+          : "",
+      ),
+    );
     if (!violationsOnly && filters.types.has("TaskStateObserved")) {
       for (const obs of attempt.timeline) {
         if (!filters.observers.has(obs.observer)) continue;
         const track = h("div", { class: "track" });
         for (const s of obs.spans) {
           const state = short(s.state);
-          track.append(place(h("div", { class: `span s-${state}`, title: `${state} by ${obs.observer} from ${time(s.from)} to ${time(s.to)} (${s.sightings} sightings)`, onclick: () => openDetail(`${state} · ${obs.observer}`, s) }, state), scale.at(s.from), scale.width(s.from, s.to)));
+          track.append(
+            place(
+              h(
+                "div",
+                {
+                  class: `span s-${state}`,
+                  title: `${state} by ${obs.observer} from ${time(s.from)} to ${time(s.to)} (${s.sightings} sightings)`,
+                  onclick: () => openDetail(`${state} · ${obs.observer}`, s),
+                },
+                state,
+              ),
+              scale.at(s.from),
+              scale.width(s.from, s.to),
+            ),
+          );
         }
-        lane.append(h("div", { class: "row", dataset: { observer: obs.observer } }, h("div", { class: "row-label" }, obs.observer), track));
+        lane.append(
+          h(
+            "div",
+            { class: "row", dataset: { observer: obs.observer } },
+            h("div", { class: "row-label" }, obs.observer),
+            track,
+          ),
+        );
       }
     }
     const marks = h("div", { class: "track" });
@@ -103,8 +155,26 @@ export function renderTimeline(view, filters) {
     if (periods.length > 0) {
       const band = h("div", { class: "track" });
       for (const p of periods) {
-        band.append(place(h("div", { class: "indeterminate", title: `indeterminate since ${time(p.from)}${p.to ? ` until ${time(p.to)} (${p.endedBy})` : " — still waiting"}` }), scale.at(p.from), scale.width(p.from, p.to)));
-        band.append(place(h("span", { class: "indeterminate-label" }, `indeterminate (${short(p.lastState ?? "?")})${p.to ? `, ended by ${p.endedBy}` : " — waiting"}`), scale.at(p.from)));
+        band.append(
+          place(
+            h("div", {
+              class: "indeterminate",
+              title: `indeterminate since ${time(p.from)}${p.to ? ` until ${time(p.to)} (${p.endedBy})` : " — still waiting"}`,
+            }),
+            scale.at(p.from),
+            scale.width(p.from, p.to),
+          ),
+        );
+        band.append(
+          place(
+            h(
+              "span",
+              { class: "indeterminate-label" },
+              `indeterminate (${short(p.lastState ?? "?")})${p.to ? `, ended by ${p.endedBy}` : " — waiting"}`,
+            ),
+            scale.at(p.from),
+          ),
+        );
       }
       lane.append(h("div", { class: "row" }, h("div", { class: "row-label" }, "reconciliation"), band));
     }
@@ -112,27 +182,73 @@ export function renderTimeline(view, filters) {
       for (const a of view.artifacts.filter((x) => x.attempt === attempt.attempt).slice(0, 500)) {
         if (!a.eventIds.length) continue;
         const label = `◆ ${a.mediaTypes.join(", ") || "no media type"}`;
-        pending.push({ at: a.firstAt, label, el: h("button", { class: "marker artifact", title: `artifact ${a.artifactId}${a.name ? ` (${a.name})` : ""}, ${a.chunks} chunk(s), ${a.sizeBytes} bytes`, dataset: { artifactId: a.artifactId }, onclick: () => openDetail(`Artifact ${a.artifactId}`, a) }, label) });
+        pending.push({
+          at: a.firstAt,
+          label,
+          el: h(
+            "button",
+            {
+              class: "marker artifact",
+              title: `artifact ${a.artifactId}${a.name ? ` (${a.name})` : ""}, ${a.chunks} chunk(s), ${a.sizeBytes} bytes`,
+              dataset: { artifactId: a.artifactId },
+              onclick: () => openDetail(`Artifact ${a.artifactId}`, a),
+            },
+            label,
+          ),
+        });
       }
     }
     if (!violationsOnly && filters.types.has("EmissionRefused")) {
       for (const r of (view.refusedEmissions ?? []).filter((x) => x.attempt === attempt.attempt)) {
         const label = `✕ refused ${short(r.refused)}`;
-        pending.push({ at: r.occurredAt, label, el: h("button", { class: "marker refused", title: `${r.workerId}'s guard refused to emit ${r.refused} (${r.kind}); its card allows ${r.allowed.join(", ")}`, dataset: { eventId: r.eventId }, onclick: () => openDetail(`Refused emission ${r.kind}`, r) }, label) });
+        pending.push({
+          at: r.occurredAt,
+          label,
+          el: h(
+            "button",
+            {
+              class: "marker refused",
+              title: `${r.workerId}'s guard refused to emit ${r.refused} (${r.kind}); its card allows ${r.allowed.join(", ")}`,
+              dataset: { eventId: r.eventId },
+              onclick: () => openDetail(`Refused emission ${r.kind}`, r),
+            },
+            label,
+          ),
+        });
       }
     }
-    for (const d of view.decisions.filter((x) => x.attempt === attempt.attempt || (x.attempt === null && attempt.serverTasks.some((s) => s.serverTaskId === x.serverTaskId)))) {
+    for (const d of view.decisions.filter(
+      (x) =>
+        x.attempt === attempt.attempt ||
+        (x.attempt === null && attempt.serverTasks.some((s) => s.serverTaskId === x.serverTaskId)),
+    )) {
       const isViolation = d.type === "ContractViolation";
       if (violationsOnly && !isViolation) continue;
       if (!violationsOnly && !filters.types.has(d.type)) continue;
       const label = isViolation ? `▲ ${d.record.kind}` : `● ${d.kind === "command" ? "command " : ""}${d.type}`;
-      pending.push({ at: d.occurredAt, label, el: h("button", { class: `marker ${isViolation ? "violation" : d.kind}`, dataset: { type: d.type, kind: d.kind }, title: `${d.type} at ${time(d.occurredAt)}`, onclick: () => openDetail(`${d.kind} ${d.type}`, d.record, causesOf(d.causeEventIds)) }, label) });
+      pending.push({
+        at: d.occurredAt,
+        label,
+        el: h(
+          "button",
+          {
+            class: `marker ${isViolation ? "violation" : d.kind}`,
+            dataset: { type: d.type, kind: d.kind },
+            title: `${d.type} at ${time(d.occurredAt)}`,
+            onclick: () => openDetail(`${d.kind} ${d.type}`, d.record, causesOf(d.causeEventIds)),
+          },
+          label,
+        ),
+      });
     }
     lane.append(h("div", { class: "row markers" }, h("div", { class: "row-label" }, "decisions · artifacts"), marks));
     stackMarkers(marks, pending, scale);
     root.append(lane);
   }
-  const loose = view.decisions.filter((d) => d.attempt === null && !view.attempts.some((a) => a.serverTasks.some((s) => s.serverTaskId === d.serverTaskId)));
+  const loose = view.decisions.filter(
+    (d) =>
+      d.attempt === null && !view.attempts.some((a) => a.serverTasks.some((s) => s.serverTaskId === d.serverTaskId)),
+  );
   if (loose.length > 0) {
     const marks = h("div", { class: "track" });
     const pending = [];
@@ -141,9 +257,29 @@ export function renderTimeline(view, filters) {
       if (violationsOnly && !isViolation) continue;
       if (!violationsOnly && !filters.types.has(d.type)) continue;
       const label = isViolation ? `▲ ${d.record.kind}` : `● ${d.kind === "command" ? "command " : ""}${d.type}`;
-      pending.push({ at: d.occurredAt, label, el: h("button", { class: `marker ${isViolation ? "violation" : d.kind}`, dataset: { type: d.type, kind: d.kind }, title: `${d.type} at ${time(d.occurredAt)}`, onclick: () => openDetail(`${d.kind} ${d.type}`, d.record, causesOf(d.causeEventIds)) }, label) });
+      pending.push({
+        at: d.occurredAt,
+        label,
+        el: h(
+          "button",
+          {
+            class: `marker ${isViolation ? "violation" : d.kind}`,
+            dataset: { type: d.type, kind: d.kind },
+            title: `${d.type} at ${time(d.occurredAt)}`,
+            onclick: () => openDetail(`${d.kind} ${d.type}`, d.record, causesOf(d.causeEventIds)),
+          },
+          label,
+        ),
+      });
     }
-    root.append(h("section", { class: "lane" }, h("div", { class: "lane-title" }, "Correlation"), h("div", { class: "row markers" }, h("div", { class: "row-label" }, "decisions"), marks)));
+    root.append(
+      h(
+        "section",
+        { class: "lane" },
+        h("div", { class: "lane-title" }, "Correlation"),
+        h("div", { class: "row markers" }, h("div", { class: "row-label" }, "decisions"), marks),
+      ),
+    );
     stackMarkers(marks, pending, scale);
   }
   return root;
@@ -155,19 +291,36 @@ export function compareAttempts(view, a, b) {
     if (!attempt) return h("div", {}, "—");
     const arts = view.artifacts.filter((x) => x.attempt === attempt.attempt);
     const lost = attempt.serverTasks.filter((s) => s.lostAt);
-    return h("div", { class: "card" }, h("h2", {}, `Attempt ${attempt.attempt}`), h("table", {}, ...[
-      ["worker", attempt.workerId],
-      ["server task ids", attempt.serverTasks.map((s) => s.serverTaskId).join(", ") || "—"],
-      ["context ids", [...new Set(attempt.serverTasks.map((s) => s.contextId).filter(Boolean))].join(", ") || "—"],
-      ["skill", attempt.dispatch?.skillId ?? "—"],
-      ["accepted output modes", attempt.dispatch?.acceptedOutputModes.join(", ") || "—"],
-      ["card relied on", attempt.dispatch?.cardHash ?? "—"],
-      ["dispatched", time(attempt.dispatch?.dispatchedAt)],
-      ["last states", attempt.serverTasks.map((s) => `${s.serverTaskId}: ${short(s.lastState ?? "—")}`).join("; ") || "—"],
-      ["states seen per observer", attempt.timeline.map((l) => `${l.observer}: ${l.spans.map((s) => short(s.state)).join(" → ")}`).join("; ") || "—"],
-      ["artifacts", arts.map((x) => `${x.name ?? x.artifactId}: ${x.mediaTypes.join(", ")}`).join("; ") || "—"],
-      ["lost", lost.map((s) => `${s.serverTaskId} at ${time(s.lostAt)}`).join("; ") || "no"],
-    ].map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", { class: "mono" }, v)))));
+    return h(
+      "div",
+      { class: "card" },
+      h("h2", {}, `Attempt ${attempt.attempt}`),
+      h(
+        "table",
+        {},
+        ...[
+          ["worker", attempt.workerId],
+          ["server task ids", attempt.serverTasks.map((s) => s.serverTaskId).join(", ") || "—"],
+          ["context ids", [...new Set(attempt.serverTasks.map((s) => s.contextId).filter(Boolean))].join(", ") || "—"],
+          ["skill", attempt.dispatch?.skillId ?? "—"],
+          ["accepted output modes", attempt.dispatch?.acceptedOutputModes.join(", ") || "—"],
+          ["card relied on", attempt.dispatch?.cardHash ?? "—"],
+          ["dispatched", time(attempt.dispatch?.dispatchedAt)],
+          [
+            "last states",
+            attempt.serverTasks.map((s) => `${s.serverTaskId}: ${short(s.lastState ?? "—")}`).join("; ") || "—",
+          ],
+          [
+            "states seen per observer",
+            attempt.timeline
+              .map((l) => `${l.observer}: ${l.spans.map((s) => short(s.state)).join(" → ")}`)
+              .join("; ") || "—",
+          ],
+          ["artifacts", arts.map((x) => `${x.name ?? x.artifactId}: ${x.mediaTypes.join(", ")}`).join("; ") || "—"],
+          ["lost", lost.map((s) => `${s.serverTaskId} at ${time(s.lostAt)}`).join("; ") || "no"],
+        ].map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", { class: "mono" }, v))),
+      ),
+    );
   };
   return h("div", { class: "compare", id: "compare" }, column(of(a)), column(of(b)));
 }

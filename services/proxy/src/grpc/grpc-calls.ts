@@ -26,10 +26,20 @@ export interface GrpcCall {
 
 export type GrpcRequest = Extract<A2ARequest, { kind: "grpc" }>;
 
-const request = (method: A2AMethod, taskId: string | null, dispatch: GrpcRequest["dispatch"] = null): GrpcRequest => ({ kind: "grpc", version: "1.0", method, taskId, dispatch });
+const request = (method: A2AMethod, taskId: string | null, dispatch: GrpcRequest["dispatch"] = null): GrpcRequest => ({
+  kind: "grpc",
+  version: "1.0",
+  method,
+  taskId,
+  dispatch,
+});
 const nonEmpty = (s: string): string | null => (s === "" ? null : s);
 
-function sendCall(method: "SendMessage" | "SendStreamingMessage", decode: (b: Buffer) => SendMessageRequest, readAnswer: (b: Buffer) => Sighting[]): GrpcCall {
+function sendCall(
+  method: "SendMessage" | "SendStreamingMessage",
+  decode: (b: Buffer) => SendMessageRequest,
+  readAnswer: (b: Buffer) => Sighting[],
+): GrpcCall {
   return {
     method,
     serverStreaming: method === "SendStreamingMessage",
@@ -41,7 +51,12 @@ function sendCall(method: "SendMessage" | "SendStreamingMessage", decode: (b: Bu
   };
 }
 
-function taskCall(method: A2AMethod, serverStreaming: boolean, id: (b: Buffer) => string, readAnswer: ((b: Buffer) => Sighting[]) | null): GrpcCall {
+function taskCall(
+  method: A2AMethod,
+  serverStreaming: boolean,
+  id: (b: Buffer) => string,
+  readAnswer: ((b: Buffer) => Sighting[]) | null,
+): GrpcCall {
   return { method, serverStreaming, readRequest: (bytes) => request(method, nonEmpty(id(bytes))), readAnswer };
 }
 
@@ -59,21 +74,63 @@ function otherCall(method: A2AMethod, decode: (b: Buffer) => unknown): GrpcCall 
 }
 
 const service = A2AService;
-const streamAnswer = (b: Buffer): Sighting[] => sightingsOfPayload(StreamResponse.toJSON(service.sendStreamingMessage.responseDeserialize(b)));
+const streamAnswer = (b: Buffer): Sighting[] =>
+  sightingsOfPayload(StreamResponse.toJSON(service.sendStreamingMessage.responseDeserialize(b)));
 const taskAnswer = (b: Buffer): Sighting[] => sightingsOfPayload(Task.toJSON(service.getTask.responseDeserialize(b)));
 
 const calls: ReadonlyMap<string, GrpcCall> = new Map<string, GrpcCall>([
-  [service.sendMessage.path, sendCall("SendMessage", (b) => service.sendMessage.requestDeserialize(b), (b) => sightingsOfPayload(SendMessageResponse.toJSON(service.sendMessage.responseDeserialize(b))))],
-  [service.sendStreamingMessage.path, sendCall("SendStreamingMessage", (b) => service.sendStreamingMessage.requestDeserialize(b), streamAnswer)],
+  [
+    service.sendMessage.path,
+    sendCall(
+      "SendMessage",
+      (b) => service.sendMessage.requestDeserialize(b),
+      (b) => sightingsOfPayload(SendMessageResponse.toJSON(service.sendMessage.responseDeserialize(b))),
+    ),
+  ],
+  [
+    service.sendStreamingMessage.path,
+    sendCall("SendStreamingMessage", (b) => service.sendStreamingMessage.requestDeserialize(b), streamAnswer),
+  ],
   [service.getTask.path, taskCall("GetTask", false, (b) => service.getTask.requestDeserialize(b).id, taskAnswer)],
-  [service.cancelTask.path, taskCall("CancelTask", false, (b) => service.cancelTask.requestDeserialize(b).id, taskAnswer)],
-  [service.subscribeToTask.path, taskCall("SubscribeToTask", true, (b) => service.subscribeToTask.requestDeserialize(b).id, streamAnswer)],
-  [service.listTasks.path, { ...otherCall("ListTasks", (b) => service.listTasks.requestDeserialize(b)), readAnswer: (b) => sightingsOfPayload(ListTasksResponse.toJSON(service.listTasks.responseDeserialize(b))) }],
-  [service.createTaskPushNotificationConfig.path, otherCall("CreateTaskPushNotificationConfig", (b) => service.createTaskPushNotificationConfig.requestDeserialize(b))],
-  [service.getTaskPushNotificationConfig.path, otherCall("GetTaskPushNotificationConfig", (b) => service.getTaskPushNotificationConfig.requestDeserialize(b))],
-  [service.listTaskPushNotificationConfigs.path, otherCall("ListTaskPushNotificationConfigs", (b) => service.listTaskPushNotificationConfigs.requestDeserialize(b))],
-  [service.deleteTaskPushNotificationConfig.path, otherCall("DeleteTaskPushNotificationConfig", (b) => service.deleteTaskPushNotificationConfig.requestDeserialize(b))],
-  [service.getExtendedAgentCard.path, otherCall("GetExtendedAgentCard", (b) => service.getExtendedAgentCard.requestDeserialize(b))],
+  [
+    service.cancelTask.path,
+    taskCall("CancelTask", false, (b) => service.cancelTask.requestDeserialize(b).id, taskAnswer),
+  ],
+  [
+    service.subscribeToTask.path,
+    taskCall("SubscribeToTask", true, (b) => service.subscribeToTask.requestDeserialize(b).id, streamAnswer),
+  ],
+  [
+    service.listTasks.path,
+    {
+      ...otherCall("ListTasks", (b) => service.listTasks.requestDeserialize(b)),
+      readAnswer: (b) => sightingsOfPayload(ListTasksResponse.toJSON(service.listTasks.responseDeserialize(b))),
+    },
+  ],
+  [
+    service.createTaskPushNotificationConfig.path,
+    otherCall("CreateTaskPushNotificationConfig", (b) =>
+      service.createTaskPushNotificationConfig.requestDeserialize(b),
+    ),
+  ],
+  [
+    service.getTaskPushNotificationConfig.path,
+    otherCall("GetTaskPushNotificationConfig", (b) => service.getTaskPushNotificationConfig.requestDeserialize(b)),
+  ],
+  [
+    service.listTaskPushNotificationConfigs.path,
+    otherCall("ListTaskPushNotificationConfigs", (b) => service.listTaskPushNotificationConfigs.requestDeserialize(b)),
+  ],
+  [
+    service.deleteTaskPushNotificationConfig.path,
+    otherCall("DeleteTaskPushNotificationConfig", (b) =>
+      service.deleteTaskPushNotificationConfig.requestDeserialize(b),
+    ),
+  ],
+  [
+    service.getExtendedAgentCard.path,
+    otherCall("GetExtendedAgentCard", (b) => service.getExtendedAgentCard.requestDeserialize(b)),
+  ],
 ]);
 
 /** The A2A call of a request path (`/lf.a2a.v1.A2AService/GetTask`), or null for any other path. */
@@ -98,6 +155,7 @@ export function readWith<T>(read: () => T): ReadResult<T> {
  */
 export function sightingsOfStatus(status: GrpcStatus): Sighting[] {
   if (status.code === null || status.code === grpcCodes.OK) return [];
-  if (status.code === grpcCodes.NOT_FOUND && (status.reasons.length === 0 || status.reasons.includes("TASK_NOT_FOUND"))) return [{ kind: "task-not-found", errorCode: "NOT_FOUND" }];
+  if (status.code === grpcCodes.NOT_FOUND && (status.reasons.length === 0 || status.reasons.includes("TASK_NOT_FOUND")))
+    return [{ kind: "task-not-found", errorCode: "NOT_FOUND" }];
   return [{ kind: "error", errorCode: grpcCodeName(status.code) }];
 }

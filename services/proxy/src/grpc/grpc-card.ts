@@ -10,7 +10,11 @@ import { rewriteGrpcCardUrls } from "./grpc-target.ts";
 /** (the card as the worker sent it, the card as it is about to be relayed) → the card to relay. */
 export type GrpcCardRewrite = (workerCard: string, relayed: string) => string;
 
-export function grpcCardRewrite(upstream: GrpcUpstream, publicTarget: () => string | null, rewrite: boolean): GrpcCardRewrite {
+export function grpcCardRewrite(
+  upstream: GrpcUpstream,
+  publicTarget: () => string | null,
+  rewrite: boolean,
+): GrpcCardRewrite {
   return (workerCard, relayed) => {
     let card: unknown;
     try {

@@ -10,7 +10,11 @@ function reader(max = 1024) {
 
 describe("GrpcMessageReader", () => {
   it("reassembles messages however the stream is cut into chunks", () => {
-    const stream = Buffer.concat([frameMessage(Buffer.from("first")), frameMessage(Buffer.alloc(0)), frameMessage(Buffer.from("third"), true)]);
+    const stream = Buffer.concat([
+      frameMessage(Buffer.from("first")),
+      frameMessage(Buffer.alloc(0)),
+      frameMessage(Buffer.from("third"), true),
+    ]);
     for (let cut = 1; cut <= 7; cut++) {
       const { r, messages, problems } = reader();
       for (let i = 0; i < stream.length; i += cut) r.push(stream.subarray(i, i + cut));

@@ -61,7 +61,8 @@ export class GrpcMessageReader {
   }
 
   private take(n: number): Buffer {
-    const all = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
+    const all =
+      this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
     const head = all.subarray(0, n);
     const rest = all.subarray(n);
     this.pending = rest.length > 0 ? [rest] : [];

@@ -14,7 +14,14 @@
  * The proxy's own answers are trailers-only gRPC errors (grpc-status.ts). The end of an answer (its
  * trailers) waits until the observations it showed are kept, as the last bytes of an HTTP answer do.
  */
-import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from "node:http2";
+import http2, {
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from "node:http2";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import type { Logger } from "@a2a-ledger/logging";
 import { correlationHeader, headerValue, isNewDispatch } from "../a2a-request.ts";
@@ -60,7 +67,11 @@ export interface GrpcRelay {
  * Starts the client's answer; false (the stream reset) when the stream is gone or the headers are ones
  * HTTP/2 refuses to send.
  */
-function respond(stream: ServerHttp2Stream, headers: OutgoingHttpHeaders, options: { endStream?: boolean; waitForTrailers?: boolean }): boolean {
+function respond(
+  stream: ServerHttp2Stream,
+  headers: OutgoingHttpHeaders,
+  options: { endStream?: boolean; waitForTrailers?: boolean },
+): boolean {
   if (stream.destroyed || stream.closed) return false;
   try {
     // sendDate: false — the relay adds no header of its own (Node's typings lack the option).
@@ -75,11 +86,13 @@ function respond(stream: ServerHttp2Stream, headers: OutgoingHttpHeaders, option
 /** Headers of a message without HTTP/2's pseudo-headers (`:path`, `:status`, …). */
 function plainHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (!name.startsWith(":") && value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (!name.startsWith(":") && value !== undefined) out[name] = value;
   return out;
 }
 
-const first = (headers: IncomingHttpHeaders, name: string): string | undefined => headerValue(headers as Record<string, string | string[] | undefined>, name);
+const first = (headers: IncomingHttpHeaders, name: string): string | undefined =>
+  headerValue(headers as Record<string, string | string[] | undefined>, name);
 
 /** A compressed message's bytes for reading; null when the call's encoding is not one the proxy reads. */
 function inflated(message: GrpcMessage, encoding: string | undefined, maxBytes: number): Buffer | null {
@@ -130,13 +143,19 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
   function readRequest(call: GrpcCall, body: Buffer, headers: IncomingHttpHeaders, callId: string): GrpcRequest | null {
     const messages: GrpcMessage[] = [];
     let problem: string | null = null;
-    const reader = new GrpcMessageReader({ message: (m) => messages.push(m), problem: (p) => (problem ??= p) }, config.maxBodyBytes);
+    const reader = new GrpcMessageReader(
+      { message: (m) => messages.push(m), problem: (p) => (problem ??= p) },
+      config.maxBodyBytes,
+    );
     reader.push(body);
     reader.end();
     const only = messages[0];
     if (problem !== null || only === undefined || messages.length !== 1) {
       unrecorded("malformed_grpc");
-      log.warn({ callId, method: call.method, reason: problem ?? `${messages.length} request messages`, bytes: body.length }, "forwarding a malformed gRPC request as it is; nothing recorded");
+      log.warn(
+        { callId, method: call.method, reason: problem ?? `${messages.length} request messages`, bytes: body.length },
+        "forwarding a malformed gRPC request as it is; nothing recorded",
+      );
       return null;
     }
     const bytes = inflated(only, first(headers, "grpc-encoding"), config.maxRecordedBytes);
@@ -147,7 +166,10 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
     const read = readWith(() => call.readRequest(bytes, headers as Record<string, string | string[] | undefined>));
     if (!read.ok) {
       unrecorded("malformed_grpc");
-      log.warn({ callId, method: call.method, reason: read.reason, bytes: body.length }, "forwarding a gRPC request that is not the method's message as it is; nothing recorded");
+      log.warn(
+        { callId, method: call.method, reason: read.reason, bytes: body.length },
+        "forwarding a gRPC request that is not the method's message as it is; nothing recorded",
+      );
       return null;
     }
     return read.value;
@@ -158,14 +180,18 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
     const path = String(headers[":path"] ?? "");
     const call = grpcCallOf(path);
     const method = call?.method ?? "other";
-    if (deps.closing()) return refuse(stream, new ProxyError("PROXY_SHUTTING_DOWN", undefined, config.retryAfterSeconds), method);
+    if (deps.closing())
+      return refuse(stream, new ProxyError("PROXY_SHUTTING_DOWN", undefined, config.retryAfterSeconds), method);
 
     let body: Buffer | null = null;
     let request: GrpcRequest | null = null;
     let release: (() => void) | null = null;
     if (call !== null) {
       // A request that ended with its headers has no body to wait for.
-      const read = (flags & endStreamFlag) !== 0 ? { ok: true as const, body: Buffer.alloc(0) } : await readRequestBody(stream, config.maxBodyBytes);
+      const read =
+        (flags & endStreamFlag) !== 0
+          ? { ok: true as const, body: Buffer.alloc(0) }
+          : await readRequestBody(stream, config.maxBodyBytes);
       if (!read.ok) {
         if (read.reason === "too-large") {
           refuse(stream, new ProxyError("PROXY_BODY_TOO_LARGE"), method);
@@ -180,7 +206,11 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
         release = buffer.reserve(isNewDispatch(request));
         if (release === null) {
           metrics.failClosedRejections.inc();
-          return refuse(stream, new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, config.retryAfterSeconds), method);
+          return refuse(
+            stream,
+            new ProxyError("PROXY_LEDGER_UNAVAILABLE", undefined, config.retryAfterSeconds),
+            method,
+          );
         }
         // The slot is held until the call's stream ends, answered or reset.
         if (stream.closed) release();
@@ -190,14 +220,19 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
       unrecorded("grpc_other");
     }
 
-    const explicit = validCorrelationId(first(headers, correlationHeader)) ?? validCorrelationId(request?.dispatch?.correlationId);
+    const explicit =
+      validCorrelationId(first(headers, correlationHeader)) ?? validCorrelationId(request?.dispatch?.correlationId);
     // The call's first observation takes the place of its reserved slot.
     const held = release;
-    const emitOwn = held === null ? emit : (o: ObservationInput): void => {
-      held();
-      emit(o);
-    };
-    const recorder = request === null ? null : new ExchangeRecorder({ source, memory, emit: emitOwn, now }, request, explicit);
+    const emitOwn =
+      held === null
+        ? emit
+        : (o: ObservationInput): void => {
+            held();
+            emit(o);
+          };
+    const recorder =
+      request === null ? null : new ExchangeRecorder({ source, memory, emit: emitOwn, now }, request, explicit);
     const target = await upstream.resolve();
     if (target === null) {
       recorder?.finish();
@@ -241,7 +276,10 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
     } catch (err) {
       upstream.unreachable(target);
       metrics.upstreamErrors.inc({ code: "PROXY_UPSTREAM_UNREACHABLE" });
-      log.warn({ callId, err: (err as Error).message, target: target.target }, "the worker's gRPC endpoint did not answer");
+      log.warn(
+        { callId, err: (err as Error).message, target: target.target },
+        "the worker's gRPC endpoint did not answer",
+      );
       settle();
       return refuse(stream, new ProxyError("PROXY_UPSTREAM_UNREACHABLE"), method);
     }
@@ -276,7 +314,10 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
         const code = timedOut ? "PROXY_UPSTREAM_TIMEOUT" : "PROXY_UPSTREAM_UNREACHABLE";
         if (!timedOut) upstream.unreachable(target);
         metrics.upstreamErrors.inc({ code });
-        log.warn({ callId, code, rstCode: up.rstCode, target: target.target }, "the worker's gRPC endpoint did not answer");
+        log.warn(
+          { callId, code, rstCode: up.rstCode, target: target.target },
+          "the worker's gRPC endpoint did not answer",
+        );
         return refuse(stream, new ProxyError(code), method);
       }
       // The worker reset the stream in the middle of its answer: the client sees the same reset.
@@ -289,14 +330,18 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
       if (clientGone) return;
       metrics.upstreamSeconds.observe({ kind: "grpc" }, (now() - started) / 1000);
       recorder?.delivered();
-      const relayed: OutgoingHttpHeaders = { ":status": responseHeaders[":status"] ?? 200, ...plainHeaders(responseHeaders) };
+      const relayed: OutgoingHttpHeaders = {
+        ":status": responseHeaders[":status"] ?? 200,
+        ...plainHeaders(responseHeaders),
+      };
       if ((responseFlags & endStreamFlag) !== 0) {
         // Trailers-only: the status is in these headers and the answer ends with them.
         answered = true;
         recorder?.observe(sightingsOfStatus(statusOf(responseHeaders)));
         settle();
         void deps.kept().then(() => {
-          if (respond(stream, relayed, { endStream: true })) count(method, grpcCodeName(Number(first(responseHeaders, "grpc-status") ?? NaN)));
+          if (respond(stream, relayed, { endStream: true }))
+            count(method, grpcCodeName(Number(first(responseHeaders, "grpc-status") ?? NaN)));
         });
         return;
       }
@@ -304,7 +349,10 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
         up.close(NGHTTP2_CANCEL);
         return;
       }
-      const reader = recorder !== null && call?.readAnswer != null ? answerReader(call, recorder, first(responseHeaders, "grpc-encoding")) : null;
+      const reader =
+        recorder !== null && call?.readAnswer != null
+          ? answerReader(call, recorder, first(responseHeaders, "grpc-encoding"))
+          : null;
       let trailers: IncomingHttpHeaders = {};
       up.on("trailers", (t) => {
         trailers = t;
@@ -351,7 +399,9 @@ export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
           else unrecorded("malformed_grpc");
         },
         problem(problem) {
-          unrecorded(problem === "oversized" ? (call.serverStreaming ? "oversized_event" : "body_too_large") : "malformed_grpc");
+          unrecorded(
+            problem === "oversized" ? (call.serverStreaming ? "oversized_event" : "body_too_large") : "malformed_grpc",
+          );
         },
       },
       config.maxRecordedBytes,

@@ -1,11 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { errorCatalogue, errorCodes, ProxyError } from "../errors.ts";
-import { errorInfoReasons, errorTrailers, grpcCodeName, grpcCodes, percentEncoded, statusDetails, statusOf } from "./grpc-status.ts";
+import {
+  errorInfoReasons,
+  errorTrailers,
+  grpcCodeName,
+  grpcCodes,
+  percentEncoded,
+  statusDetails,
+  statusOf,
+} from "./grpc-status.ts";
 
 describe("statusOf", () => {
   it("reads the code, the percent-encoded message and the ErrorInfo reasons of a worker's trailers", () => {
     const details = statusDetails(5, "Task not found", "TASK_NOT_FOUND", "a2a-protocol.org");
-    expect(statusOf({ "grpc-status": "5", "grpc-message": "Task%20t-1%20not%20found", "grpc-status-details-bin": details })).toEqual({
+    expect(
+      statusOf({ "grpc-status": "5", "grpc-message": "Task%20t-1%20not%20found", "grpc-status-details-bin": details }),
+    ).toEqual({
       code: 5,
       message: "Task t-1 not found",
       reasons: ["TASK_NOT_FOUND"],
@@ -20,7 +30,13 @@ describe("statusOf", () => {
   it("reads no code from a missing or non-numeric grpc-status, and no reasons from details that are not a Status", () => {
     expect(statusOf({}).code).toBeNull();
     expect(statusOf({ "grpc-status": "five" }).code).toBeNull();
-    for (const garbage of ["", "!!!!", Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]).toString("base64"), Buffer.from([0x1a, 0x7f, 1, 2]).toString("base64")]) expect(errorInfoReasons(garbage)).toEqual([]);
+    for (const garbage of [
+      "",
+      "!!!!",
+      Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]).toString("base64"),
+      Buffer.from([0x1a, 0x7f, 1, 2]).toString("base64"),
+    ])
+      expect(errorInfoReasons(garbage)).toEqual([]);
     expect(statusOf({ "grpc-status": "13", "grpc-message": "%E0%A4%A" }).message).toBe("%E0%A4%A");
   });
 });
@@ -32,7 +48,11 @@ describe("errorTrailers", () => {
       expect(trailers[":status"]).toBe(200);
       expect(trailers["content-type"]).toBe("application/grpc");
       expect(grpcCodeName(Number(trailers["grpc-status"]))).toBe(errorCatalogue[code].rpcStatus);
-      expect(statusOf(trailers as Record<string, string>)).toEqual({ code: grpcCodes[errorCatalogue[code].rpcStatus], message: `${code}: ${errorCatalogue[code].message}`, reasons: [code] });
+      expect(statusOf(trailers as Record<string, string>)).toEqual({
+        code: grpcCodes[errorCatalogue[code].rpcStatus],
+        message: `${code}: ${errorCatalogue[code].message}`,
+        reasons: [code],
+      });
     }
   });
 

@@ -30,7 +30,9 @@ export const grpcCodes = {
 
 export type GrpcCodeName = keyof typeof grpcCodes;
 
-const namesByCode = new Map<number, GrpcCodeName>(Object.entries(grpcCodes).map(([name, code]) => [code, name as GrpcCodeName]));
+const namesByCode = new Map<number, GrpcCodeName>(
+  Object.entries(grpcCodes).map(([name, code]) => [code, name as GrpcCodeName]),
+);
 
 /** The name of a numeric status (`"NOT_FOUND"` for 5); the number as text when it is not one of gRPC's. */
 export function grpcCodeName(code: number): string {
@@ -70,7 +72,11 @@ export function statusOf(trailers: HeaderBag): GrpcStatus {
   const code = raw !== undefined && /^\d{1,3}$/.test(raw) ? Number(raw) : null;
   const message = first(trailers, "grpc-message");
   const details = first(trailers, "grpc-status-details-bin");
-  return { code, message: message === undefined ? null : percentDecoded(message), reasons: details === undefined ? [] : errorInfoReasons(details) };
+  return {
+    code,
+    message: message === undefined ? null : percentDecoded(message),
+    reasons: details === undefined ? [] : errorInfoReasons(details),
+  };
 }
 
 /** Reasons of the ErrorInfo details of a base64 `google.rpc.Status`; none when it cannot be read. */
@@ -110,15 +116,36 @@ export function errorInfoReasons(base64: string): string[] {
 /** `grpc-message` text: percent-encoded outside printable ASCII, and `%` itself. */
 export function percentEncoded(message: string): string {
   let out = "";
-  for (const byte of Buffer.from(message, "utf8")) out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  for (const byte of Buffer.from(message, "utf8"))
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   return out;
 }
 
 /** A base64 `google.rpc.Status` with one ErrorInfo (reason, domain). */
 export function statusDetails(code: number, message: string, reason: string, domain: string): string {
-  const info = new BinaryWriter().tag(1, WireType.LengthDelimited).string(reason).tag(2, WireType.LengthDelimited).string(domain).finish();
-  const any = new BinaryWriter().tag(1, WireType.LengthDelimited).string(errorInfoType).tag(2, WireType.LengthDelimited).bytes(info).finish();
-  const status = new BinaryWriter().tag(1, WireType.Varint).int32(code).tag(2, WireType.LengthDelimited).string(message).tag(3, WireType.LengthDelimited).bytes(any).finish();
+  const info = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited)
+    .string(reason)
+    .tag(2, WireType.LengthDelimited)
+    .string(domain)
+    .finish();
+  const any = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited)
+    .string(errorInfoType)
+    .tag(2, WireType.LengthDelimited)
+    .bytes(info)
+    .finish();
+  const status = new BinaryWriter()
+    .tag(1, WireType.Varint)
+    .int32(code)
+    .tag(2, WireType.LengthDelimited)
+    .string(message)
+    .tag(3, WireType.LengthDelimited)
+    .bytes(any)
+    .finish();
   return Buffer.from(status).toString("base64");
 }
 

@@ -47,7 +47,11 @@ export function grpcInterfaces(card: unknown): { url: string; protocolVersion: s
     for (const entry of list) {
       if (!isRecord(entry) || typeof entry["url"] !== "string") continue;
       const binding = entry["protocolBinding"] ?? entry["transport"];
-      if (typeof binding === "string" && binding.toUpperCase() === "GRPC") out.push({ url: entry["url"], protocolVersion: typeof entry["protocolVersion"] === "string" ? entry["protocolVersion"] : null });
+      if (typeof binding === "string" && binding.toUpperCase() === "GRPC")
+        out.push({
+          url: entry["url"],
+          protocolVersion: typeof entry["protocolVersion"] === "string" ? entry["protocolVersion"] : null,
+        });
     }
   }
   return out;
@@ -56,7 +60,8 @@ export function grpcInterfaces(card: unknown): { url: string; protocolVersion: s
 /** The v1.0 gRPC endpoint a card names (its first GRPC interface of protocol version 1.x, else its first GRPC interface), or null. */
 export function grpcTargetOfCard(card: unknown): GrpcTarget | null {
   const interfaces = grpcInterfaces(card);
-  const v1 = interfaces.find((i) => i.protocolVersion !== null && /^1(\.\d+)?$/.test(i.protocolVersion)) ?? interfaces[0];
+  const v1 =
+    interfaces.find((i) => i.protocolVersion !== null && /^1(\.\d+)?$/.test(i.protocolVersion)) ?? interfaces[0];
   return v1 === undefined ? null : parseGrpcTarget(v1.url);
 }
 
@@ -74,7 +79,11 @@ export function rewriteGrpcCardUrls(cardText: string, worker: GrpcTarget, proxyT
   } catch {
     return cardText;
   }
-  const urls = new Set(grpcInterfaces(card).map((i) => i.url).filter((url) => parseGrpcTarget(url)?.target === worker.target));
+  const urls = new Set(
+    grpcInterfaces(card)
+      .map((i) => i.url)
+      .filter((url) => parseGrpcTarget(url)?.target === worker.target),
+  );
   let text = cardText;
   for (const url of urls) {
     const member = new RegExp(`("url"\\s*:\\s*)${escapeRegExp(JSON.stringify(url))}`, "g");

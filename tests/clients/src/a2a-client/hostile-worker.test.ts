@@ -32,7 +32,9 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       if (req.url?.startsWith("/.well-known/agent-card.json")) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(AgentCard.toJSON(jsWorkerCard("w1", url))));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(AgentCard.toJSON(jsWorkerCard("w1", url))));
         return;
       }
       // Echo the request id, as a worker must, so only the result is hostile.
@@ -42,7 +44,9 @@ beforeAll(async () => {
       } catch {
         // keep 1
       }
-      res.writeHead(next.status, { "content-type": "application/json" }).end(next.body.replace('"id":1', `"id":${JSON.stringify(id)}`));
+      res
+        .writeHead(next.status, { "content-type": "application/json" })
+        .end(next.body.replace('"id":1', `"id":${JSON.stringify(id)}`));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -58,8 +62,18 @@ describe("a hostile worker's answers", () => {
   it("reads what it can, refuses what it cannot with a stable code, and records only what ingest accepts", async () => {
     const run = randomUUID().slice(0, 8);
     const recorder = ObservationRecorder.toIngest(ingest.url);
-    const client = await LedgerA2AClient.connect({ workerId: `hostile-${run}`, url, observer: "orchestrator:hostile", recorder });
-    const call = (n: string) => ({ correlationId: `h-${n}-${run}`, text: "hi", skillId: "answer", acceptedOutputModes: ["application/json"] });
+    const client = await LedgerA2AClient.connect({
+      workerId: `hostile-${run}`,
+      url,
+      observer: "orchestrator:hostile",
+      recorder,
+    });
+    const call = (n: string) => ({
+      correlationId: `h-${n}-${run}`,
+      text: "hi",
+      skillId: "answer",
+      acceptedOutputModes: ["application/json"],
+    });
 
     // A state outside the spec, and an artifact whose parts are junk.
     next = rpc({
@@ -93,7 +107,10 @@ describe("a hostile worker's answers", () => {
     expect((html as A2AClientError).code).toBe("A2A_CLIENT_MALFORMED_ANSWER");
 
     // TaskNotFound for a task the client never saw: not indeterminate, not failed.
-    next = { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "Task not found" } }) };
+    next = {
+      status: 200,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "Task not found" } }),
+    };
     const gone = await client.getTask({ correlationId: `h-gone-${run}`, taskId: "t-gone" });
     expect(gone.kind).toBe("unknown-task");
 
@@ -101,13 +118,26 @@ describe("a hostile worker's answers", () => {
     expect(stats).toMatchObject({ pending: 0, rejected: 0, dropped: 0 });
     const all = (await topic.observations(stats.recorded)).filter((o) => o.observer === "orchestrator:hostile");
     expect(all).toHaveLength(stats.recorded);
-    const states = all.filter((o): o is Extract<Observation, { type: "TaskStateObserved" }> => o.type === "TaskStateObserved");
-    expect(states.find((s) => s.serverTaskId === `t-odd-${run}`)).toMatchObject({ state: "TASK_STATE_UNSPECIFIED", rawState: "UNRECOGNIZED" });
+    const states = all.filter(
+      (o): o is Extract<Observation, { type: "TaskStateObserved" }> => o.type === "TaskStateObserved",
+    );
+    expect(states.find((s) => s.serverTaskId === `t-odd-${run}`)).toMatchObject({
+      state: "TASK_STATE_UNSPECIFIED",
+      rawState: "UNRECOGNIZED",
+    });
     // The junk parts are recorded as OTHER, the readable one with its media type.
-    const artifact = all.find((o): o is Extract<Observation, { type: "ArtifactEmitted" }> => o.type === "ArtifactEmitted" && o.serverTaskId === `t-odd-${run}`);
+    const artifact = all.find(
+      (o): o is Extract<Observation, { type: "ArtifactEmitted" }> =>
+        o.type === "ArtifactEmitted" && o.serverTaskId === `t-odd-${run}`,
+    );
     expect(artifact?.parts.map((p) => p.mediaType)).toContain("text/evil");
     // Every answer that arrived — readable or not — proves the dispatch reached the worker: four dispatches.
-    expect(all.filter((o) => o.type === "TaskDispatched").map((o) => o.correlationId).sort()).toEqual([`h-html-${run}`, `h-noid-${run}`, `h-nonsense-${run}`, `h-odd-${run}`]);
+    expect(
+      all
+        .filter((o) => o.type === "TaskDispatched")
+        .map((o) => o.correlationId)
+        .sort(),
+    ).toEqual([`h-html-${run}`, `h-noid-${run}`, `h-nonsense-${run}`, `h-odd-${run}`]);
     expect(all.some((o) => o.type === "TaskNotFoundObserved" && o.serverTaskId === "t-gone")).toBe(true);
     // No task without an id was recorded as a state.
     expect(states.every((s) => s.serverTaskId !== "")).toBe(true);

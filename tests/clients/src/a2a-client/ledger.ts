@@ -26,7 +26,10 @@ export interface LedgerTopic {
 
 export async function ledgerTopic(label: string): Promise<LedgerTopic> {
   const endpoints = endpointsFromEnv();
-  const kafka: Kafka = createKafka({ brokers: endpoints.brokers, clientId: `a2a-client-test-${randomUUID().slice(0, 8)}` });
+  const kafka: Kafka = createKafka({
+    brokers: endpoints.brokers,
+    clientId: `a2a-client-test-${randomUUID().slice(0, 8)}`,
+  });
   const admin: Admin = kafka.admin();
   await admin.connect();
   const topic = await createTestTopic(admin, `a2a-client.${label}`, 3);
@@ -34,7 +37,18 @@ export async function ledgerTopic(label: string): Promise<LedgerTopic> {
   return {
     topic,
     async startIngest(port = 0) {
-      const app = createIngestApp({ ...configDefaults, brokers: endpoints.brokers, registryUrl: endpoints.registryUrl, topic, tokens: [], logLevel: "silent", port }, { logger: false });
+      const app = createIngestApp(
+        {
+          ...configDefaults,
+          brokers: endpoints.brokers,
+          registryUrl: endpoints.registryUrl,
+          topic,
+          tokens: [],
+          logLevel: "silent",
+          port,
+        },
+        { logger: false },
+      );
       await app.server.listen({ host: "127.0.0.1", port });
       const address = app.server.server.address() as AddressInfo;
       return { url: `http://127.0.0.1:${address.port}`, stop: () => app.server.close() };

@@ -27,24 +27,42 @@ afterAll(async () => {
 });
 
 type Of<T extends Observation["type"]> = Extract<Observation, { type: T }>;
-const ofType = <T extends Observation["type"]>(all: Observation[], type: T): Of<T>[] => all.filter((o): o is Of<T> => o.type === type);
+const ofType = <T extends Observation["type"]>(all: Observation[], type: T): Of<T>[] =>
+  all.filter((o): o is Of<T> => o.type === type);
 
 describe("an orchestrator's client on W1, recording straight to ingest", () => {
   it("records the card, the dispatch, states, artifacts and TaskNotFound, and answers a lost waiting task as indeterminate", async () => {
     const run = randomUUID().slice(0, 8);
     const recorder = ObservationRecorder.toIngest(ingest.url);
-    const client = await LedgerA2AClient.connect({ workerId: `w1-${run}`, url: w1.url, observer: "orchestrator:test", recorder });
+    const client = await LedgerA2AClient.connect({
+      workerId: `w1-${run}`,
+      url: w1.url,
+      observer: "orchestrator:test",
+      recorder,
+    });
     const lost = `lost-${run}`;
     const done = `done-${run}`;
 
     // A task that waits for input, and one that completes with an artifact.
-    const waiting = await client.dispatch({ correlationId: lost, text: "need-input draft the report", skillId: "answer", acceptedOutputModes: ["application/json"], messageId: `m-lost-${run}` });
+    const waiting = await client.dispatch({
+      correlationId: lost,
+      text: "need-input draft the report",
+      skillId: "answer",
+      acceptedOutputModes: ["application/json"],
+      messageId: `m-lost-${run}`,
+    });
     expect(waiting.kind).toBe("task");
     if (waiting.kind !== "task") return;
     expect(waiting.state).toBe("TASK_STATE_INPUT_REQUIRED");
     // The correlation travelled in the message metadata: W1 keeps the message in the task's history.
     expect(waiting.task.history.some((m) => m.metadata?.[correlationMetadataKey] === lost)).toBe(true);
-    const finished = await client.dispatch({ correlationId: done, text: "what is a ledger?", skillId: "answer", acceptedOutputModes: ["application/json"], attempt: 2 });
+    const finished = await client.dispatch({
+      correlationId: done,
+      text: "what is a ledger?",
+      skillId: "answer",
+      acceptedOutputModes: ["application/json"],
+      attempt: 2,
+    });
     if (finished.kind !== "task") throw new Error(`expected a task, got ${finished.kind}`);
     expect(finished.state).toBe("TASK_STATE_COMPLETED");
     const polled = await client.getTask({ correlationId: lost, taskId: waiting.task.id });
@@ -53,13 +71,24 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     // W1 restarts: its in-memory store is gone.
     await w1.restart();
     const afterRestart = await client.getTask({ correlationId: lost, taskId: waiting.task.id });
-    expect(afterRestart).toEqual({ kind: "indeterminate", correlationId: lost, workerId: `w1-${run}`, serverTaskId: waiting.task.id, lastState: "TASK_STATE_INPUT_REQUIRED", errorCode: "-32001" });
+    expect(afterRestart).toEqual({
+      kind: "indeterminate",
+      correlationId: lost,
+      workerId: `w1-${run}`,
+      serverTaskId: waiting.task.id,
+      lastState: "TASK_STATE_INPUT_REQUIRED",
+      errorCode: "-32001",
+    });
     const purged = await client.getTask({ correlationId: done, taskId: finished.task.id });
     expect(purged).toMatchObject({ kind: "purged", lastState: "TASK_STATE_COMPLETED" });
     const never = await client.getTask({ correlationId: `never-${run}`, taskId: "no-such-task" });
     expect(never.kind).toBe("unknown-task");
     // What a restarted orchestrator remembered counts too.
-    const remembered = await client.getTask({ correlationId: `kept-${run}`, taskId: "kept-task", lastKnownState: "TASK_STATE_WORKING" });
+    const remembered = await client.getTask({
+      correlationId: `kept-${run}`,
+      taskId: "kept-task",
+      lastKnownState: "TASK_STATE_WORKING",
+    });
     expect(remembered).toMatchObject({ kind: "indeterminate", lastState: "TASK_STATE_WORKING" });
 
     const stats = await recorder.close(30_000);
@@ -91,7 +120,12 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     expect(artifacts.length).toBeGreaterThan(0);
     expect(artifacts.flatMap((a) => a.parts.map((p) => p.mediaType))).toContain("application/json");
 
-    const notFound = ofType(all, "TaskNotFoundObserved").map((n) => [n.correlationId, n.serverTaskId, n.method, n.errorCode]);
+    const notFound = ofType(all, "TaskNotFoundObserved").map((n) => [
+      n.correlationId,
+      n.serverTaskId,
+      n.method,
+      n.errorCode,
+    ]);
     expect(notFound).toEqual(
       expect.arrayContaining([
         [lost, waiting.task.id, "GetTask", "-32001"],
@@ -108,10 +142,25 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     const port = Number(new URL(probe.url).port);
     await probe.stop();
     const problems: string[] = [];
-    const recorder = ObservationRecorder.toIngest(`http://127.0.0.1:${port}`, { retryInitialMs: 100, retryMaxMs: 500, ingest: { maxRetries: 0, timeoutMs: 2_000 }, onProblem: (p) => problems.push(p.kind) });
-    const client = await LedgerA2AClient.connect({ workerId: `w1-${run}`, url: w1.url, observer: "orchestrator:outage", recorder });
+    const recorder = ObservationRecorder.toIngest(`http://127.0.0.1:${port}`, {
+      retryInitialMs: 100,
+      retryMaxMs: 500,
+      ingest: { maxRetries: 0, timeoutMs: 2_000 },
+      onProblem: (p) => problems.push(p.kind),
+    });
+    const client = await LedgerA2AClient.connect({
+      workerId: `w1-${run}`,
+      url: w1.url,
+      observer: "orchestrator:outage",
+      recorder,
+    });
     const started = Date.now();
-    const answer = await client.dispatch({ correlationId: `outage-${run}`, text: "what is a ledger?", skillId: "answer", acceptedOutputModes: [] });
+    const answer = await client.dispatch({
+      correlationId: `outage-${run}`,
+      text: "what is a ledger?",
+      skillId: "answer",
+      acceptedOutputModes: [],
+    });
     expect(answer).toMatchObject({ kind: "task", state: "TASK_STATE_COMPLETED" });
     expect(Date.now() - started).toBeLessThan(5_000);
     const during = await recorder.flush(1_500);
@@ -124,7 +173,12 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
       const after = await recorder.close(30_000);
       expect(after).toMatchObject({ pending: 0, rejected: 0, dropped: 0, ingestReachable: true });
       const mine = (await topic.observations(1_000, 5_000)).filter((o) => o.observer === "orchestrator:outage");
-      expect([...new Set(mine.map((o) => o.type))].sort()).toEqual(["AgentCardObserved", "ArtifactEmitted", "TaskDispatched", "TaskStateObserved"]);
+      expect([...new Set(mine.map((o) => o.type))].sort()).toEqual([
+        "AgentCardObserved",
+        "ArtifactEmitted",
+        "TaskDispatched",
+        "TaskStateObserved",
+      ]);
       expect(mine).toHaveLength(after.recorded);
       expect(mine.filter((o) => o.type === "TaskDispatched")).toHaveLength(1);
     } finally {
@@ -136,12 +190,25 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     const run = randomUUID().slice(0, 8);
     const w2 = await startJsAgent({ kind: "w2" });
     const recorder = ObservationRecorder.toIngest(ingest.url);
-    const client = await LedgerA2AClient.connect({ workerId: `w2-${run}`, url: w2.url, observer: "orchestrator:gone", recorder, timeoutMs: 5_000 });
+    const client = await LedgerA2AClient.connect({
+      workerId: `w2-${run}`,
+      url: w2.url,
+      observer: "orchestrator:gone",
+      recorder,
+      timeoutMs: 5_000,
+    });
     await w2.close();
-    const e = await client.dispatch({ correlationId: `gone-${run}`, text: "hello", acceptedOutputModes: [] }).catch((err: unknown) => err);
+    const e = await client
+      .dispatch({ correlationId: `gone-${run}`, text: "hello", acceptedOutputModes: [] })
+      .catch((err: unknown) => err);
     expect(e).toBeInstanceOf(A2AClientError);
     expect((e as A2AClientError).code).toBe("A2A_CLIENT_WORKER_UNREACHABLE");
-    const unreachableCard = await LedgerA2AClient.connect({ workerId: "nobody", url: w2.url, observer: "orchestrator:gone", recorder }).catch((err: unknown) => err);
+    const unreachableCard = await LedgerA2AClient.connect({
+      workerId: "nobody",
+      url: w2.url,
+      observer: "orchestrator:gone",
+      recorder,
+    }).catch((err: unknown) => err);
     expect((unreachableCard as A2AClientError).code).toBe("A2A_CLIENT_CARD_UNAVAILABLE");
     const stats = await recorder.close(30_000);
     expect(stats).toMatchObject({ pending: 0, recorded: 1 });

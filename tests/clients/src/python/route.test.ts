@@ -15,7 +15,16 @@ import { cardHash } from "@a2a-ledger/core";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
 import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
 import { spawnPyAgent, startJsAgent, type AgentProcess, type RunningJsAgent } from "@a2a-ledger/mesh-agents";
-import { buildServer, createLogger as projectorLogger, createMetrics, LiveStream, loadConfig as loadProjectorConfig, migrate, openStore, Projector } from "@a2a-ledger/projector";
+import {
+  buildServer,
+  createLogger as projectorLogger,
+  createMetrics,
+  LiveStream,
+  loadConfig as loadProjectorConfig,
+  migrate,
+  openStore,
+  Projector,
+} from "@a2a-ledger/projector";
 import { loadReconcilerConfig, Reconciler } from "@a2a-ledger/reconciler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -44,17 +53,44 @@ let w1: RunningJsAgent;
 let w3: AgentProcess;
 
 async function post(url: string, observations: Record<string, unknown>[]): Promise<void> {
-  const response = await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(observations) });
+  const response = await fetch(`${url}/v1/observations`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(observations),
+  });
   if (response.status !== 202) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
 }
 
-const cardOf = async (url: string) => cardHash((await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as Record<string, unknown>);
+const cardOf = async (url: string) =>
+  cardHash(
+    (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as Record<
+      string,
+      unknown
+    >,
+  );
 
 /** A probe as the dispatcher records one: what the worker showed for skill `answer` on the card it serves. */
-function probe(workerId: string, hash: string, reobservable: string[], modes: string[], durable: boolean): Record<string, unknown> {
+function probe(
+  workerId: string,
+  hash: string,
+  reobservable: string[],
+  modes: string[],
+  durable: boolean,
+): Record<string, unknown> {
   return {
-    type: "ProbeCompleted", eventId: `probe-${workerId}-${suffix}`, correlationId: `probe:${workerId}`, occurredAt: Date.now(), observer: "dispatcher", workerId,
-    cardHash: hash, skillId: "answer", statesObserved: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], reobservable, emittedModes: modes, durable, parkedCanaries: [],
+    type: "ProbeCompleted",
+    eventId: `probe-${workerId}-${suffix}`,
+    correlationId: `probe:${workerId}`,
+    occurredAt: Date.now(),
+    observer: "dispatcher",
+    workerId,
+    cardHash: hash,
+    skillId: "answer",
+    statesObserved: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"],
+    reobservable,
+    emittedModes: modes,
+    durable,
+    parkedCanaries: [],
   };
 }
 
@@ -71,7 +107,15 @@ async function until<T>(what: string, probeFn: () => Promise<T | undefined>, tim
 beforeAll(async () => {
   await admin.connect();
   await ensureTopics(admin, topicSpecs(topics));
-  const { server: ingest } = createIngestApp(loadIngestConfig({ ...env, A2A_LEDGER_INGEST_TOPIC: topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "silent" }), { logger: false });
+  const { server: ingest } = createIngestApp(
+    loadIngestConfig({
+      ...env,
+      A2A_LEDGER_INGEST_TOPIC: topics.observations,
+      A2A_LEDGER_INGEST_PORT: "0",
+      A2A_LEDGER_INGEST_LOG_LEVEL: "silent",
+    }),
+    { logger: false },
+  );
   const ingestUrl = await ingest.listen({ host: "127.0.0.1", port: 0 });
   stop.push(() => ingest.close());
   const reconciler = new Reconciler(loadReconcilerConfig(env), createLogger());
@@ -98,7 +142,18 @@ beforeAll(async () => {
   w3 = await spawnPyAgent({ db: join(dir, "w3.sqlite") });
   const hashes = { W1: await cardOf(w1.url), W3: await cardOf(w3.url) };
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(`${root}.venv/bin/python`, ["-m", "tests.live_route"], { cwd: root, env: { ...process.env, INGEST_URL: ingestUrl, PROJECTOR_URL: projectorUrl, W1_URL: w1.url, W3_URL: w3.url, PYTHONUNBUFFERED: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(`${root}.venv/bin/python`, ["-m", "tests.live_route"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        INGEST_URL: ingestUrl,
+        PROJECTOR_URL: projectorUrl,
+        W1_URL: w1.url,
+        W3_URL: w3.url,
+        PYTHONUNBUFFERED: "1",
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let text = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -109,18 +164,38 @@ beforeAll(async () => {
           // probes only once the cards the client recorded are folded (both workers known to route),
           // or a probe folded before its card verifies nothing.
           const known = async () => {
-            const body = (await (await fetch(`${projectorUrl}/v1/route?skill=answer`)).json()) as { workers: { workerId: string }[]; ineligible: { workerId: string }[] };
+            const body = (await (await fetch(`${projectorUrl}/v1/route?skill=answer`)).json()) as {
+              workers: { workerId: string }[];
+              ineligible: { workerId: string }[];
+            };
             return body.workers.length + body.ineligible.length;
           };
           await until("the cards the client recorded", async () => ((await known()) === 2 ? true : undefined));
           await post(ingestUrl, [
-            probe("W3", hashes.W3, ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], ["text/plain"], true),
-            probe("W1", hashes.W1, ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], ["application/json"], false),
+            probe(
+              "W3",
+              hashes.W3,
+              ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"],
+              ["text/plain"],
+              true,
+            ),
+            probe(
+              "W1",
+              hashes.W1,
+              ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+              ["application/json"],
+              false,
+            ),
           ]);
           // The reconciler folds the probes into snapshots; the projector has them once route names W3 eligible.
           await until("the projector's snapshots", async () => {
-            const body = (await (await fetch(`${projectorUrl}/v1/route?skill=answer&state=input-required`)).json()) as { workers: { workerId: string }[]; ineligible: { workerId: string }[] };
-            return body.workers.length + body.ineligible.length === 2 && body.workers.some((w) => w.workerId === "W3") ? true : undefined;
+            const body = (await (await fetch(`${projectorUrl}/v1/route?skill=answer&state=input-required`)).json()) as {
+              workers: { workerId: string }[];
+              ineligible: { workerId: string }[];
+            };
+            return body.workers.length + body.ineligible.length === 2 && body.workers.some((w) => w.workerId === "W3")
+              ? true
+              : undefined;
           });
           child.stdin.write("probed\n");
         })().catch((e: unknown) => {
@@ -138,7 +213,14 @@ beforeAll(async () => {
       else reject(new Error(`live_route exited ${code}: ${err.slice(-3000)}\n${text.slice(-2000)}`));
     });
   });
-  cases = Object.fromEntries(out.trim().split("\n").map((l) => JSON.parse(l) as Case).filter((c) => typeof c.case === "string").map((c) => [c.case, c]));
+  cases = Object.fromEntries(
+    out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Case)
+      .filter((c) => typeof c.case === "string")
+      .map((c) => [c.case, c]),
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -156,7 +238,10 @@ function createLogger() {
 
 describe("asking the ledger before dispatching, from Python", () => {
   it("route names the worker that verified the interrupted state first, with the reasons the other fails", () => {
-    expect(cases["route"]).toMatchObject({ resume: true, workers: [["W3", 1, expect.arrayContaining(["TASK_STATE_INPUT_REQUIRED"]), ["text/plain"]]] });
+    expect(cases["route"]).toMatchObject({
+      resume: true,
+      workers: [["W3", 1, expect.arrayContaining(["TASK_STATE_INPUT_REQUIRED"]), ["text/plain"]]],
+    });
     const ineligible = cases["route"]!["ineligible"] as [string, string][];
     expect(ineligible.map(([w]) => w)).toEqual(["W1"]);
     expect(ineligible[0]![1]).toContain("TASK_STATE_INPUT_REQUIRED");
@@ -172,10 +257,20 @@ describe("asking the ledger before dispatching, from Python", () => {
 
   it("answers none eligible, a bad filter, an unknown worker and a projector that is down with stable codes", () => {
     expect(cases["none-eligible"]).toMatchObject({ error: "A2A_CLIENT_NO_ELIGIBLE_WORKER" });
-    const reasons = (cases["none-eligible"]!["detail"] as { ineligible: { worker_id: string; reason: string }[] }).ineligible;
-    expect(reasons.map((w) => [w.worker_id, w.reason])).toEqual([["W1", "the card in force does not offer skill translate"], ["W3", "the card in force does not offer skill translate"]]);
-    expect(cases["bad-filter"]).toMatchObject({ error: "A2A_CLIENT_ROUTE_REFUSED", detail: { code: "PROJECTOR_BAD_FILTER" } });
-    expect(cases["unknown-worker"]).toMatchObject({ error: "A2A_CLIENT_ROUTE_REFUSED", detail: { code: expect.stringMatching(/^PROJECTOR_/) } });
+    const reasons = (cases["none-eligible"]!["detail"] as { ineligible: { worker_id: string; reason: string }[] })
+      .ineligible;
+    expect(reasons.map((w) => [w.worker_id, w.reason])).toEqual([
+      ["W1", "the card in force does not offer skill translate"],
+      ["W3", "the card in force does not offer skill translate"],
+    ]);
+    expect(cases["bad-filter"]).toMatchObject({
+      error: "A2A_CLIENT_ROUTE_REFUSED",
+      detail: { code: "PROJECTOR_BAD_FILTER" },
+    });
+    expect(cases["unknown-worker"]).toMatchObject({
+      error: "A2A_CLIENT_ROUTE_REFUSED",
+      detail: { code: expect.stringMatching(/^PROJECTOR_/) },
+    });
     expect(cases["projector-down"]).toMatchObject({ error: "A2A_CLIENT_ROUTE_UNAVAILABLE" });
     expect(cases["summary"]).toMatchObject({ pending: 0 });
   });

@@ -24,21 +24,36 @@ export function verdict(workerId: string, snap: CapabilitySnapshot | undefined, 
   const no = (reason: string): CandidateVerdict => ({ workerId, eligible: false, reason });
   if (snap === undefined) return no("no card in force");
   if (!snap.verified) return no(`card ${snap.cardHash.slice(0, 12)} not verified by a probe yet`);
-  if (need.skillId !== null && !snap.advertisedOutputModes.some((s) => s.skillId === need.skillId)) return no(`card does not offer skill ${need.skillId}`);
-  if (!snap.verifiedStates.includes(need.state)) return no(`verified states [${snap.verifiedStates.join(", ")}] lack ${need.state}`);
+  if (need.skillId !== null && !snap.advertisedOutputModes.some((s) => s.skillId === need.skillId))
+    return no(`card does not offer skill ${need.skillId}`);
+  if (!snap.verifiedStates.includes(need.state))
+    return no(`verified states [${snap.verifiedStates.join(", ")}] lack ${need.state}`);
   const accepted = need.acceptedOutputModes;
-  const matching = accepted.length === 0 ? snap.verifiedOutputModes : snap.verifiedOutputModes.filter((m) => mediaTypeAllowed(m, accepted));
+  const matching =
+    accepted.length === 0
+      ? snap.verifiedOutputModes
+      : snap.verifiedOutputModes.filter((m) => mediaTypeAllowed(m, accepted));
   if (accepted.length > 0 && matching.length === 0) {
-    return no(`verified output modes [${snap.verifiedOutputModes.join(", ")}] outside accepted [${accepted.join(", ")}]`);
+    return no(
+      `verified output modes [${snap.verifiedOutputModes.join(", ")}] outside accepted [${accepted.join(", ")}]`,
+    );
   }
   return { workerId, eligible: true, reason: `verifies ${need.state}; verified output modes [${matching.join(", ")}]` };
 }
 
 /** Verdicts for every worker in the table, sorted by workerId; `lost` decides the lost worker's fate. */
-export function verdicts(view: CapabilityView, need: Need, lost: "exclude" | "last-resort"): { all: CandidateVerdict[]; chosen: CandidateVerdict | undefined } {
-  const all = view.workers().map((w) =>
-    w === need.lostWorkerId && lost === "exclude" ? { workerId: w, eligible: false, reason: "lost the task in this state" } : verdict(w, view.asOf(w, need.at), need),
-  );
+export function verdicts(
+  view: CapabilityView,
+  need: Need,
+  lost: "exclude" | "last-resort",
+): { all: CandidateVerdict[]; chosen: CandidateVerdict | undefined } {
+  const all = view
+    .workers()
+    .map((w) =>
+      w === need.lostWorkerId && lost === "exclude"
+        ? { workerId: w, eligible: false, reason: "lost the task in this state" }
+        : verdict(w, view.asOf(w, need.at), need),
+    );
   const chosen = all.find((v) => v.eligible && v.workerId !== need.lostWorkerId) ?? all.find((v) => v.eligible);
   return { all, chosen };
 }

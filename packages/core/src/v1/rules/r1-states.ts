@@ -14,12 +14,28 @@ export function r1States(input: RuleInput): readonly DecisionDraft[] {
   if (obs.type !== "TaskStateObserved" || obs.state === "TASK_STATE_UNSPECIFIED") return noDecisions;
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   if (snap === undefined) return noDecisions;
-  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, observed: obs.state, cardHash: snap.cardHash } as const;
+  const base = {
+    type: "ContractViolation",
+    workerId: obs.workerId,
+    serverTaskId: obs.serverTaskId,
+    observed: obs.state,
+    cardHash: snap.cardHash,
+  } as const;
   let violation: ViolationDraft | null = null;
   if (!snap.advertisedStates.includes(obs.state)) {
-    violation = { ...base, kind: "STATE_NOT_ADVERTISED", allowed: snap.advertisedStates, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the card in force does not advertise it` };
+    violation = {
+      ...base,
+      kind: "STATE_NOT_ADVERTISED",
+      allowed: snap.advertisedStates,
+      detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the card in force does not advertise it`,
+    };
   } else if (snap.verified && policyFor(input.policy, snap) === "verify" && !snap.verifiedStates.includes(obs.state)) {
-    violation = { ...base, kind: "STATE_NOT_VERIFIED", allowed: snap.verifiedStates, detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the probe of the card in force did not verify it` };
+    violation = {
+      ...base,
+      kind: "STATE_NOT_VERIFIED",
+      allowed: snap.verifiedStates,
+      detail: `${obs.observer} saw ${obs.rawState} via ${obs.via}; the probe of the card in force did not verify it`,
+    };
   }
   return violation === null ? noDecisions : unreported(input.state, [violation]);
 }

@@ -24,19 +24,42 @@ export function r2Artifacts(input: RuleInput): readonly DecisionDraft[] {
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   const verify = snap !== undefined && snap.verified && policyFor(input.policy, snap) === "verify";
   const out: ViolationDraft[] = [];
-  const base = { type: "ContractViolation", workerId: obs.workerId, serverTaskId: obs.serverTaskId, cardHash: snap?.cardHash ?? null } as const;
+  const base = {
+    type: "ContractViolation",
+    workerId: obs.workerId,
+    serverTaskId: obs.serverTaskId,
+    cardHash: snap?.cardHash ?? null,
+  } as const;
   const what = `artifact ${JSON.stringify(obs.name ?? obs.artifactId)}${skillId === null ? "" : ` of skill ${skillId}`}`;
   for (const mode of modes) {
     if (snap !== undefined) {
       const advertised = outputModesFor(snap, skillId);
       if (!mediaTypeAllowed(mode, advertised)) {
-        out.push({ ...base, kind: "OUTPUT_MODE_NOT_ADVERTISED", observed: mode, allowed: advertised, detail: `${what} is ${mode}; the card in force at emission does not advertise it` });
+        out.push({
+          ...base,
+          kind: "OUTPUT_MODE_NOT_ADVERTISED",
+          observed: mode,
+          allowed: advertised,
+          detail: `${what} is ${mode}; the card in force at emission does not advertise it`,
+        });
       } else if (verify && !mediaTypeAllowed(mode, snap.verifiedOutputModes)) {
-        out.push({ ...base, kind: "OUTPUT_MODE_NOT_VERIFIED", observed: mode, allowed: snap.verifiedOutputModes, detail: `${what} is ${mode}; the probe of the card in force never saw it emitted` });
+        out.push({
+          ...base,
+          kind: "OUTPUT_MODE_NOT_VERIFIED",
+          observed: mode,
+          allowed: snap.verifiedOutputModes,
+          detail: `${what} is ${mode}; the probe of the card in force never saw it emitted`,
+        });
       }
     }
     if (accepted.length > 0 && !mediaTypeAllowed(mode, accepted)) {
-      out.push({ ...base, kind: "OUTPUT_MODE_NOT_NEGOTIATED", observed: mode, allowed: accepted, detail: `${what} is ${mode}; the dispatch accepted only ${accepted.join(", ")}` });
+      out.push({
+        ...base,
+        kind: "OUTPUT_MODE_NOT_NEGOTIATED",
+        observed: mode,
+        allowed: accepted,
+        detail: `${what} is ${mode}; the dispatch accepted only ${accepted.join(", ")}`,
+      });
     }
   }
   return unreported(input.state, out);

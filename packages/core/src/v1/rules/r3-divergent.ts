@@ -10,7 +10,8 @@ import { outputKey } from "../evolve.ts";
 import { noDecisions, type RuleInput } from "./rule.ts";
 import { unreported } from "./violations.ts";
 
-const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function r3Divergent(input: RuleInput): readonly DecisionDraft[] {
   const obs = input.observation;
@@ -19,7 +20,9 @@ export function r3Divergent(input: RuleInput): readonly DecisionDraft[] {
   const attempt = attemptOf(input.state, obs.serverTaskId)?.attempt ?? 0;
   const mine = input.state.outputs.find((o) => o.output === output && o.attempt === attempt);
   if (mine === undefined || mine.mediaTypes.length === 0) return noDecisions;
-  const others = input.state.outputs.filter((o): o is OutputRecord => o.output === output && o.attempt !== attempt && o.mediaTypes.length > 0);
+  const others = input.state.outputs.filter(
+    (o): o is OutputRecord => o.output === output && o.attempt !== attempt && o.mediaTypes.length > 0,
+  );
   const out: ViolationDraft[] = [];
   for (const other of others) {
     if (sameSet(mine.mediaTypes, other.mediaTypes)) continue;

@@ -15,8 +15,10 @@ export function r4r5NotFound(input: RuleInput): readonly DecisionDraft[] {
   const obs = input.observation;
   if (obs.type !== "TaskNotFoundObserved") return noDecisions;
   const s = input.before;
-  if (s.parkedCanaries.some((c) => c.serverTaskId === obs.serverTaskId && c.workerId === obs.workerId)) return noDecisions;
-  if (s.lostTaskIds.includes(obs.serverTaskId) || s.status === "failed" || s.status === "reconciled") return noDecisions;
+  if (s.parkedCanaries.some((c) => c.serverTaskId === obs.serverTaskId && c.workerId === obs.workerId))
+    return noDecisions;
+  if (s.lostTaskIds.includes(obs.serverTaskId) || s.status === "failed" || s.status === "reconciled")
+    return noDecisions;
   // R4: purged after a terminal state (of this task, or of the correlation as a whole).
   if (s.terminalTaskIds.includes(obs.serverTaskId)) return noDecisions;
   const last = s.lastState;
@@ -26,7 +28,10 @@ export function r4r5NotFound(input: RuleInput): readonly DecisionDraft[] {
   if (attempt !== undefined && latest !== undefined && attempt.attempt < latest.attempt) return noDecisions;
 
   const lastState = last?.state ?? "TASK_STATE_UNSPECIFIED";
-  const seen = last === null ? "no state was observed" : `the last observed state ${last.state} (seen by ${last.observer}) is not terminal`;
+  const seen =
+    last === null
+      ? "no state was observed"
+      : `the last observed state ${last.state} (seen by ${last.observer}) is not terminal`;
   const causes = last === null ? [] : [last.eventId];
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   if (policyFor(input.policy, snap) === "trust") {

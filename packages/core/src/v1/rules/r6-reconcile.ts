@@ -27,7 +27,11 @@ function reconcile(input: RuleInput, onNoResume: NoResumePolicy): readonly Decis
     acceptedOutputModes: attempt?.acceptedOutputModes ?? [],
     at: input.observation.occurredAt,
   };
-  const command = (targetWorkerId: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
+  const command = (
+    targetWorkerId: string,
+    resumeState: TaskState | null,
+    candidates: CandidateVerdict[],
+  ): DecisionDraft => ({
     type: "RedispatchCommanded",
     workerId: lostWorkerId,
     targetWorkerId,
@@ -46,16 +50,35 @@ function reconcile(input: RuleInput, onNoResume: NoResumePolicy): readonly Decis
     if (onNoResume === "restart") {
       const restart = verdicts(input.capabilities, restartNeed, "last-resort");
       if (restart.chosen !== undefined) return [command(restart.chosen.workerId, null, restart.all)];
-      return [blocked(lostWorkerId, lost.lastState, `no worker verifies ${lost.lastState}, and none verifies completing the task from scratch`, restart.all)];
+      return [
+        blocked(
+          lostWorkerId,
+          lost.lastState,
+          `no worker verifies ${lost.lastState}, and none verifies completing the task from scratch`,
+          restart.all,
+        ),
+      ];
     }
-    return [blocked(lostWorkerId, lost.lastState, `no worker verifies ${lost.lastState} with output modes the dispatch accepted`, resume.all)];
+    return [
+      blocked(
+        lostWorkerId,
+        lost.lastState,
+        `no worker verifies ${lost.lastState} with output modes the dispatch accepted`,
+        resume.all,
+      ),
+    ];
   }
   const restart = verdicts(input.capabilities, restartNeed, "last-resort");
   if (restart.chosen !== undefined) return [command(restart.chosen.workerId, null, restart.all)];
   return [blocked(lostWorkerId, lost.lastState, "no worker verifies completing the task from scratch", restart.all)];
 }
 
-function blocked(workerId: string, lastState: TaskState, reason: string, candidates: CandidateVerdict[]): DecisionDraft {
+function blocked(
+  workerId: string,
+  lastState: TaskState,
+  reason: string,
+  candidates: CandidateVerdict[],
+): DecisionDraft {
   return { type: "ReconciliationBlocked", workerId, lastState, reason, candidates };
 }
 

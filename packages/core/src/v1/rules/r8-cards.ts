@@ -23,8 +23,19 @@ function cardChanged(input: RuleInput, obs: AgentCardObserved): readonly Decisio
   const before = input.priorCapabilities.card(previous.cardHash);
   const after = parse(obs.card);
   // Without the previous card text (a table rebuilt from snapshots only) the whole card is reported.
-  const changes = before === undefined ? [{ path: "", before: null, after: canonicalize(after) }] : diffCards(parse(before.card), after);
-  return [{ type: "CardChanged", workerId: obs.workerId, previousCardHash: previous.cardHash, cardHash: obs.cardHash, changes }];
+  const changes =
+    before === undefined
+      ? [{ path: "", before: null, after: canonicalize(after) }]
+      : diffCards(parse(before.card), after);
+  return [
+    {
+      type: "CardChanged",
+      workerId: obs.workerId,
+      previousCardHash: previous.cardHash,
+      cardHash: obs.cardHash,
+      changes,
+    },
+  ];
 }
 
 function cardAge(input: RuleInput, obs: TaskDispatched): readonly DecisionDraft[] {

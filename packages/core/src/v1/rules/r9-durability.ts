@@ -12,7 +12,9 @@ import { unreported } from "./violations.ts";
 export function r9Durability(input: RuleInput): PartialOutput {
   const obs = input.observation;
   if (obs.type !== "TaskNotFoundObserved") return {};
-  const canary = input.before.parkedCanaries.find((c) => c.serverTaskId === obs.serverTaskId && c.workerId === obs.workerId);
+  const canary = input.before.parkedCanaries.find(
+    (c) => c.serverTaskId === obs.serverTaskId && c.workerId === obs.workerId,
+  );
   if (canary === undefined) return {};
   const current = input.capabilities.asOf(obs.workerId, obs.occurredAt);
   if (current === undefined) return {};

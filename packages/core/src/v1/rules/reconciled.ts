@@ -11,5 +11,14 @@ export function reconciled(input: RuleInput): readonly DecisionDraft[] {
   if (input.before.status === "reconciled" || input.before.status === "failed") return noDecisions;
   const attempt = attemptOf(input.state, obs.serverTaskId);
   if (attempt === undefined || attempt.attempt <= loss.attempt) return noDecisions;
-  return [{ type: "TaskReconciled", workerId: obs.workerId, serverTaskId: obs.serverTaskId, state: obs.state, attempt: attempt.attempt, causeEventIds: [loss.eventId] }];
+  return [
+    {
+      type: "TaskReconciled",
+      workerId: obs.workerId,
+      serverTaskId: obs.serverTaskId,
+      state: obs.state,
+      attempt: attempt.attempt,
+      causeEventIds: [loss.eventId],
+    },
+  ];
 }

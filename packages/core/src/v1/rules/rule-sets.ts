@@ -43,4 +43,3 @@ export const restartFromScratchRuleSetV1: RuleSetV1 = {
   rulesVersion: "restart-from-scratch/1",
   rules: common({ id: "R6", apply: decisionsOnly(r6Reconcile("restart")) }),
 };
-
