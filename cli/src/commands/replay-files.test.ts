@@ -290,9 +290,7 @@ describe("bad inputs are named by file and line or byte, exit 2, and leave no re
     writeFileSync(path, [...lines.slice(0, 100), card, ...lines.slice(100)].join("\n"));
     await refused(
       ["replay", "--input", path],
-      new RegExp(
-        `^a2a-ledger replay: malformed input: .*deep-card\\.ndjson:101: card\\.skills(\\[0\\]){31}: nested deeper than 32 levels\n$`,
-      ),
+      /^a2a-ledger replay: malformed input: .*deep-card\.ndjson:101: card\.skills(\[0\]){31}: nested deeper than 32 levels\n$/,
     );
   });
 

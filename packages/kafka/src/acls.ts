@@ -147,7 +147,7 @@ function resourceFlags(resource: AclResource): string[] {
 }
 
 const quote = (word: string): string =>
-  /^[A-Za-z0-9._:\/=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+  /^[A-Za-z0-9._:/=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 
 /** The `kafka-acls` commands that grant `rules` to `principal`, one a line, with the reason as a comment. */
 export function kafkaAclsCommands(

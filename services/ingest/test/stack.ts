@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { createKafka, endpointsFromEnv, type Admin, type Kafka } from "@a2a-ledger/kafka";
 import { createTestTopic, readMessages, topicEndOffset } from "@a2a-ledger/kafka/testing";
-import { Serde } from "@a2a-ledger/schemas/serde";
+import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
 import { createIngestApp, type IngestAppOptions } from "../src/app.ts";
