@@ -5,7 +5,8 @@
  * the node arguments that start a sibling module as a process, from source or from the build (node-entry.ts), and the
  * IPC channel over which the demo's orchestrator asks its supervisor to restart or reload a worker (chaos-channel.ts). Tests and benchmarks run
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
- * `@a2a-ledger/env/testing` (testing.ts).
+ * `@a2a-ledger/env/testing` (testing.ts). The HTTP services' per-caller rate limit (@fastify/rate-limit) is its own entry,
+ * `@a2a-ledger/env/rate-limit` (rate-limit.ts), so that a library importing this index loads no web framework.
  */
 export {
   envReader,

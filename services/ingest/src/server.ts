@@ -22,7 +22,7 @@ import type { ObservationSink } from "./kafka-sink.ts";
 import { lingering, type LingerLimits } from "./linger.ts";
 import { createMetrics, type IngestMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
-import { perCallerRateLimit } from "./rate-limit.ts";
+import { perCallerRateLimit } from "@a2a-ledger/env/rate-limit";
 import { validateBatch } from "./validate-batch.ts";
 
 export type ServerConfig = Pick<

@@ -22,7 +22,7 @@ import type { LiveStream, StreamEvent } from "./live-stream.ts";
 import type { Logger } from "./logger.ts";
 import type { ProjectorMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
-import { perCallerRateLimit } from "./rate-limit.ts";
+import { perCallerRateLimit } from "@a2a-ledger/env/rate-limit";
 import { maxIdChars, parsers, pathId, queryParams } from "./query-params.ts";
 import { activeGeneration } from "./store/generations.ts";
 import { type Tables, tableNames } from "./store/schema.ts";

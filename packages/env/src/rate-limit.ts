@@ -1,6 +1,6 @@
 /**
- * The per-caller rate limit: at most `max` requests per `windowMs` for each caller, counted by
- * @fastify/rate-limit (its in-memory store, a fixed window per caller). The caller is the position of
+ * The per-caller rate limit of the HTTP services (ingest, the projector): at most `max` requests per
+ * `windowMs` for each caller, counted by @fastify/rate-limit (its in-memory store, a fixed window per caller). The caller is the position of
  * the bearer token presented (`token:0`, `token:1`, …), or the client address when no tokens are
  * configured, so neither a log line nor a metric ever carries the token. `max` 0 switches the limit off.
  */
