@@ -1,15 +1,10 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CapabilityTable, createDecider, defaultRuleSet, replay } from "@a2a-ledger/core";
-import { parseLines } from "../test/harness.ts";
+import { designSection1Story } from "../test/example-log.ts";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { PoisonRecordError } from "./errors.ts";
 
-const story = parseLines(
-  readFileSync(new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url), "utf8")
-    .split("\n")
-    .filter((l) => l.trim()),
-);
+const { story } = designSection1Story();
 const decider = createDecider(defaultRuleSet);
 const policy = { trustedVendors: [] };
 const items = (from: number, to = story.length): BatchItem[] =>

@@ -4,7 +4,6 @@
  * tasks revokes w-acme's interrupted states) and a conformance probe asking for a task id nobody saw
  * (CLIENT_UNKNOWN_TASK, the enum symbol default/3 added, through the registry's schema).
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSetV3, replay } from "@a2a-ledger/core";
 import {
@@ -12,6 +11,7 @@ import {
   seededPolicy,
   fixture,
   kafkaSuite,
+  designSection1Story,
   parseLines,
   produce,
   readDecisions,
@@ -19,11 +19,7 @@ import {
   waitForGroupAtEnd,
 } from "../test/harness.ts";
 
-const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
-const lines = readFileSync(example, "utf8")
-  .split("\n")
-  .filter((l) => l.trim() !== "");
-const story = parseLines(lines);
+const { story } = designSection1Story();
 const last = Math.max(...story.map((o) => o.occurredAt));
 const probe = parseLines([
   JSON.stringify({

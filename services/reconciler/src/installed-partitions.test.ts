@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureTopics,
@@ -12,7 +11,7 @@ import type { Observation } from "@a2a-ledger/schemas";
 import {
   type Fixture,
   kafkaSuite,
-  parseLines,
+  designSection1Story,
   produce,
   quietLog,
   readAll,
@@ -22,16 +21,7 @@ import {
 import { loadReconcilerConfig } from "./config.ts";
 import { Reconciler } from "./reconciler.ts";
 
-const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
-const story = parseLines(
-  readFileSync(example, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== ""),
-);
-const [capabilityPhase, taskPhase] = [
-  story.filter((o) => o.correlationId.startsWith("probe-")),
-  story.filter((o) => !o.correlationId.startsWith("probe-")),
-];
+const { story, capabilityPhase, taskPhase } = designSection1Story();
 
 /** The task story of DESIGN §1 under another correlation id (and server task ids of its own). */
 function taskStory(correlationId: string): Observation[] {

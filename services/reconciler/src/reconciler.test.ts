@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
 import { sampleDecision } from "@a2a-ledger/schemas/testing";
@@ -9,7 +8,7 @@ import {
   kafka,
   kafkaSuite,
   readAll,
-  parseLines,
+  designSection1Story,
   produce,
   readDecisions,
   serde,
@@ -19,16 +18,7 @@ import {
 import { isCommand } from "./batch.ts";
 import { dlqHeader } from "./poison.ts";
 
-const example = new URL("../../../cli/examples/design-section-1.ndjson", import.meta.url);
-const story = parseLines(
-  readFileSync(example, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== ""),
-);
-const [capabilityPhase, taskPhase] = [
-  story.filter((o) => o.correlationId.startsWith("probe-")),
-  story.filter((o) => !o.correlationId.startsWith("probe-")),
-];
+const { story, capabilityPhase, taskPhase } = designSection1Story();
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 

@@ -4,7 +4,6 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { parseObservationJson } from "@a2a-ledger/core";
 import { type ChildService, readyOnMessage, spawnService } from "@a2a-ledger/env/testing";
 import {
   type Admin,
@@ -98,13 +97,7 @@ export function logLines(output: string, msg: string): Record<string, unknown>[]
   });
 }
 
-export function parseLines(lines: readonly string[]): Observation[] {
-  return lines.map((line, i) => {
-    const result = parseObservationJson(line);
-    if (!result.ok) throw new Error(`line ${i + 1}: ${JSON.stringify(result.issues)}`);
-    return result.observation;
-  });
-}
+export { designSection1Story, parseLines } from "./example-log.ts";
 
 export async function produce(topic: string, observations: readonly Observation[]): Promise<void> {
   await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o) });
