@@ -4,7 +4,16 @@
  * to the in-sync followers; nothing acknowledged is lost.
  */
 import { describe, expect, it } from "vitest";
-import { busiestLeader, eventually, killNode, leaders, nodeById, quietAdmin, quietAdminWithout, restartNode } from "./cluster.ts";
+import {
+  busiestLeader,
+  eventually,
+  killNode,
+  leaders,
+  nodeById,
+  quietAdmin,
+  quietAdminWithout,
+  restartNode,
+} from "./cluster.ts";
 import { expectNothingLost, runScenario } from "./scenario.ts";
 import { clusterSuite, sleep } from "./suite.ts";
 
@@ -29,10 +38,14 @@ describe("scenario 1: the leader of the observation partitions dies", () => {
         const started = Date.now();
         const watcher = quietAdminWithout(cluster, node);
         await watcher.connect();
-        leadersWhileDown = await eventually("leadership of the observation partitions moved off the killed node", async () => {
-          const now = await leaders(watcher, ledger.topics.observations);
-          return now.length > 0 && now.every((l) => l >= 0 && l !== leader) ? now : undefined;
-        }, 14_000).finally(() => watcher.disconnect());
+        leadersWhileDown = await eventually(
+          "leadership of the observation partitions moved off the killed node",
+          async () => {
+            const now = await leaders(watcher, ledger.topics.observations);
+            return now.length > 0 && now.every((l) => l >= 0 && l !== leader) ? now : undefined;
+          },
+          14_000,
+        ).finally(() => watcher.disconnect());
         console.log(`[faults] leaders while node ${leader} is down: ${leadersWhileDown.join(", ")}`);
         await sleep(Math.max(0, 15_000 - (Date.now() - started)));
         await restartNode(cluster, node);

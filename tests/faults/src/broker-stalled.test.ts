@@ -5,7 +5,16 @@
  * back it catches up as a follower; clients that were talking to it time out and go elsewhere.
  */
 import { describe, expect, it } from "vitest";
-import { eventually, javaHashCode, leaders, nodeById, quietAdmin, quietAdminWithout, resumeNode, stallNode } from "./cluster.ts";
+import {
+  eventually,
+  javaHashCode,
+  leaders,
+  nodeById,
+  quietAdmin,
+  quietAdminWithout,
+  resumeNode,
+  stallNode,
+} from "./cluster.ts";
 import { expectNothingLost, runScenario } from "./scenario.ts";
 import { clusterSuite, sleep } from "./suite.ts";
 
@@ -33,10 +42,14 @@ describe("scenario 3: a broker stalls past the session timeout", () => {
         const started = Date.now();
         const watcher = quietAdminWithout(cluster, node);
         await watcher.connect();
-        coordinatorWhileStopped = await eventually("the reconcilers' group coordinator moved off the stopped node", async () => {
-          const now = (await leaders(watcher, "__consumer_offsets"))[offsetsPartition];
-          return now !== undefined && now >= 0 && now !== coordinator ? now : undefined;
-        }, 22_000).finally(() => watcher.disconnect());
+        coordinatorWhileStopped = await eventually(
+          "the reconcilers' group coordinator moved off the stopped node",
+          async () => {
+            const now = (await leaders(watcher, "__consumer_offsets"))[offsetsPartition];
+            return now !== undefined && now >= 0 && now !== coordinator ? now : undefined;
+          },
+          22_000,
+        ).finally(() => watcher.disconnect());
         console.log(`[faults] group coordinator while node ${coordinator} is stopped: ${coordinatorWhileStopped}`);
         await sleep(Math.max(0, 25_000 - (Date.now() - started)));
         expect(resumeNode(node)).toBe(true);

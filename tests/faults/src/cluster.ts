@@ -6,7 +6,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { brokersOf, down, type KafkaNode, kafkaNodes, launchKafkaNode, loadConfig, readStackState, signalKafkaNode, type StackConfig, stopKafkaNode, up, waitForKafkaNode } from "@a2a-ledger/infra";
+import {
+  brokersOf,
+  down,
+  type KafkaNode,
+  kafkaNodes,
+  launchKafkaNode,
+  loadConfig,
+  readStackState,
+  signalKafkaNode,
+  type StackConfig,
+  stopKafkaNode,
+  up,
+  waitForKafkaNode,
+} from "@a2a-ledger/infra";
 import { type Admin, createKafka, logLevel } from "@a2a-ledger/kafka";
 
 export interface ClusterUnderTest {
@@ -19,7 +32,11 @@ export interface ClusterUnderTest {
 }
 
 /** Ports of a private cluster, away from the stack's defaults (19092…, 18081). */
-const privatePorts = { A2A_LEDGER_KAFKA_PORT: "19292", A2A_LEDGER_KAFKA_CONTROLLER_PORT: "19293", A2A_LEDGER_REGISTRY_PORT: "18281" };
+const privatePorts = {
+  A2A_LEDGER_KAFKA_PORT: "19292",
+  A2A_LEDGER_KAFKA_CONTROLLER_PORT: "19293",
+  A2A_LEDGER_REGISTRY_PORT: "18281",
+};
 
 export async function acquireCluster(log: (line: string) => void = () => undefined): Promise<ClusterUnderTest> {
   const env = { ...process.env, KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" };
@@ -29,13 +46,31 @@ export async function acquireCluster(log: (line: string) => void = () => undefin
     const config = { ...shared, kafkaNodes: state.kafkaNodes ?? 3, dataDir: state.dataDir ?? shared.dataDir };
     if (brokersOf(config) === state.brokers) {
       log(`using the running ${config.kafkaNodes}-node cluster ${state.brokers}`);
-      return { brokers: state.brokers, registryUrl: state.registryUrl, config, nodes: kafkaNodes(config), private: false };
+      return {
+        brokers: state.brokers,
+        registryUrl: state.registryUrl,
+        config,
+        nodes: kafkaNodes(config),
+        private: false,
+      };
     }
   }
-  const config = loadConfig({ ...env, ...privatePorts, A2A_LEDGER_STACK: "native", A2A_LEDGER_KAFKA_NODES: "3", A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "fault-cluster-")) });
+  const config = loadConfig({
+    ...env,
+    ...privatePorts,
+    A2A_LEDGER_STACK: "native",
+    A2A_LEDGER_KAFKA_NODES: "3",
+    A2A_LEDGER_DATA_DIR: mkdtempSync(join(tmpdir(), "fault-cluster-")),
+  });
   log(`starting a private 3-node cluster in ${config.dataDir}`);
   const started = await up(config, log);
-  return { brokers: started.brokers, registryUrl: started.registryUrl, config, nodes: kafkaNodes(config), private: true };
+  return {
+    brokers: started.brokers,
+    registryUrl: started.registryUrl,
+    config,
+    nodes: kafkaNodes(config),
+    private: true,
+  };
 }
 
 export async function releaseCluster(cluster: ClusterUnderTest): Promise<void> {
@@ -44,16 +79,27 @@ export async function releaseCluster(cluster: ClusterUnderTest): Promise<void> {
   rmSync(cluster.config.dataDir, { recursive: true, force: true });
 }
 
-export const quietAdmin = (brokers: string): Admin => createKafka({ brokers, clientId: "fault-cluster", logLevel: logLevel.NOTHING, retries: 10 }).admin();
+export const quietAdmin = (brokers: string): Admin =>
+  createKafka({ brokers, clientId: "fault-cluster", logLevel: logLevel.NOTHING, retries: 10 }).admin();
 
 /** An admin of every broker but `node`: it watches the cluster while that node is down or stalled. */
 export const quietAdminWithout = (cluster: ClusterUnderTest, node: KafkaNode): Admin =>
-  quietAdmin(cluster.brokers.split(",").filter((b) => b !== node.address).join(","));
+  quietAdmin(
+    cluster.brokers
+      .split(",")
+      .filter((b) => b !== node.address)
+      .join(","),
+  );
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `check` answers a value; throws naming `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 500): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 120_000,
+  everyMs = 500,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -63,7 +109,10 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last === undefined ? "" : ` (last error: ${last instanceof Error ? last.message : String(last)})`}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms${last === undefined ? "" : ` (last error: ${last instanceof Error ? last.message : String(last)})`}`,
+      );
     await sleep(everyMs);
   }
 }
@@ -92,12 +141,17 @@ export function javaHashCode(s: string): number {
  * The node coordinating each transactional id: the leader of partition
  * `Utils.abs(hashCode(id)) % partitions` of __transaction_state (Kafka's TransactionStateManager).
  */
-export async function transactionCoordinators(admin: Admin, transactionalIds: readonly string[]): Promise<Map<string, number>> {
+export async function transactionCoordinators(
+  admin: Admin,
+  transactionalIds: readonly string[],
+): Promise<Map<string, number>> {
   const metadata = await admin.fetchTopicMetadata({ topics: ["__transaction_state"] });
   const partitions = metadata.topics[0]?.partitions ?? [];
   if (partitions.length === 0) throw new Error("__transaction_state does not exist yet: no transaction has begun");
   const byId = new Map(partitions.map((p) => [p.partitionId, p.leader]));
-  return new Map(transactionalIds.map((id) => [id, byId.get((javaHashCode(id) & 0x7fffffff) % partitions.length) as number]));
+  return new Map(
+    transactionalIds.map((id) => [id, byId.get((javaHashCode(id) & 0x7fffffff) % partitions.length) as number]),
+  );
 }
 
 /** Every partition of `topics` (and of the internal topics) has its full replica set in sync and a leader. */
@@ -132,7 +186,18 @@ export async function bounceNode(cluster: ClusterUnderTest, node: KafkaNode): Pr
 export async function healCluster(cluster: ClusterUnderTest, admin: Admin, topics: readonly string[]): Promise<void> {
   for (const node of cluster.nodes) {
     resumeNode(node);
-    if (!(await waitForKafkaNode(node, 5_000).then(() => true, () => false))) await restartNode(cluster, node);
+    if (
+      !(await waitForKafkaNode(node, 5_000).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await restartNode(cluster, node);
   }
-  await eventually("every partition fully replicated", async () => ((await fullyReplicated(admin, topics)) ? true : undefined), 240_000, 1_000);
+  await eventually(
+    "every partition fully replicated",
+    async () => ((await fullyReplicated(admin, topics)) ? true : undefined),
+    240_000,
+    1_000,
+  );
 }

@@ -44,18 +44,51 @@ function correlationScript(runId: string, i: number, lost: boolean, at: () => nu
   const correlationId = `${runId}-task-${i}`;
   const serverTaskId = `${runId}-lost-task-${i}`;
   let seq = 0;
-  const base = (observer: string) => ({ eventId: `${correlationId}-ev-${++seq}`, correlationId, observer, workerId: "w-lost", occurredAt: at() });
-  const state = (s: string, observer = "proxy") => ({ type: "TaskStateObserved" as const, ...base(observer), serverTaskId, contextId: `ctx-${i}`, state: s, via: "get" });
+  const base = (observer: string) => ({
+    eventId: `${correlationId}-ev-${++seq}`,
+    correlationId,
+    observer,
+    workerId: "w-lost",
+    occurredAt: at(),
+  });
+  const state = (s: string, observer = "proxy") => ({
+    type: "TaskStateObserved" as const,
+    ...base(observer),
+    serverTaskId,
+    contextId: `ctx-${i}`,
+    state: s,
+    via: "get",
+  });
   const steps: ObservationInput[] = [
-    { type: "TaskDispatched", ...base("orchestrator"), skillId, messageId: `${correlationId}-m1`, acceptedOutputModes: ["text/plain"], attempt: 1 } as ObservationInput,
+    {
+      type: "TaskDispatched",
+      ...base("orchestrator"),
+      skillId,
+      messageId: `${correlationId}-m1`,
+      acceptedOutputModes: ["text/plain"],
+      attempt: 1,
+    } as ObservationInput,
     state("TASK_STATE_SUBMITTED") as ObservationInput,
     state("TASK_STATE_WORKING", "orchestrator") as ObservationInput,
   ];
   if (lost) {
     steps.push(state("TASK_STATE_INPUT_REQUIRED") as ObservationInput);
-    steps.push({ type: "TaskNotFoundObserved", ...base("orchestrator"), serverTaskId, method: "GetTask", errorCode: "-32001" } as ObservationInput);
+    steps.push({
+      type: "TaskNotFoundObserved",
+      ...base("orchestrator"),
+      serverTaskId,
+      method: "GetTask",
+      errorCode: "-32001",
+    } as ObservationInput);
   } else {
-    steps.push({ type: "ArtifactEmitted", ...base("proxy"), serverTaskId, artifactId: `${serverTaskId}-a`, name: "result", parts: [{ kind: "TEXT", mediaType: "text/plain", sizeBytes: 42 }] } as ObservationInput);
+    steps.push({
+      type: "ArtifactEmitted",
+      ...base("proxy"),
+      serverTaskId,
+      artifactId: `${serverTaskId}-a`,
+      name: "result",
+      parts: [{ kind: "TEXT", mediaType: "text/plain", sizeBytes: 42 }],
+    } as ObservationInput);
     steps.push(state("TASK_STATE_COMPLETED") as ObservationInput);
   }
   return steps;
@@ -67,14 +100,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Sends the load; `onProgress` is told the share sent so far (0..1) after every request, so a test can
  * inject its fault in the middle of the stream.
  */
-export async function runLoad(ingestUrl: string, runId: string, options: LoadOptions = defaultLoad, onProgress: (share: number) => void = () => undefined): Promise<LoadResult> {
+export async function runLoad(
+  ingestUrl: string,
+  runId: string,
+  options: LoadOptions = defaultLoad,
+  onProgress: (share: number) => void = () => undefined,
+): Promise<LoadResult> {
   const requestsPerEvent = new Map<string, number>();
   const countingFetch: typeof fetch = async (input, init) => {
     const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { eventId: string }[]) : [];
     for (const e of body) requestsPerEvent.set(e.eventId, (requestsPerEvent.get(e.eventId) ?? 0) + 1);
     return fetch(input, init);
   };
-  const client = new IngestClient({ baseUrl: ingestUrl, maxBatchEvents: options.batch, maxRetries: options.maxRetries, initialBackoffMs: 100, maxBackoffMs: 2_000, timeoutMs: 20_000, fetch: countingFetch });
+  const client = new IngestClient({
+    baseUrl: ingestUrl,
+    maxBatchEvents: options.batch,
+    maxRetries: options.maxRetries,
+    initialBackoffMs: 100,
+    maxBackoffMs: 2_000,
+    timeoutMs: 20_000,
+    fetch: countingFetch,
+  });
 
   // Correlations interleave: each request takes the next step of several of them.
   const clock = () => Date.now();
@@ -93,7 +139,7 @@ export async function runLoad(ingestUrl: string, runId: string, options: LoadOpt
   const active: ObservationInput[][] = [];
   let next = 0;
   let seed = 12345;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
   while (next < pending.length || active.length > 0) {
     while (active.length < 30 && next < pending.length) active.push(pending[next++] as ObservationInput[]);
     const k = Math.floor(random() * active.length);

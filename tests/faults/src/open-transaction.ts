@@ -13,13 +13,26 @@ export interface OpenTransaction {
   ageMs: number;
 }
 
-export async function whenTransactionOpen(brokers: string, topics: readonly string[], timeoutMs = 60_000, freshMs = 50): Promise<OpenTransaction> {
-  const consumer = createKafka({ brokers, clientId: "fault-open-tx", logLevel: logLevel.NOTHING }).consumer({ groupId: `fault-open-tx-${randomUUID()}`, readUncommitted: true, maxWaitTimeInMs: 20 });
+export async function whenTransactionOpen(
+  brokers: string,
+  topics: readonly string[],
+  timeoutMs = 60_000,
+  freshMs = 50,
+): Promise<OpenTransaction> {
+  const consumer = createKafka({ brokers, clientId: "fault-open-tx", logLevel: logLevel.NOTHING }).consumer({
+    groupId: `fault-open-tx-${randomUUID()}`,
+    readUncommitted: true,
+    maxWaitTimeInMs: 20,
+  });
   await consumer.connect();
   try {
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: false });
     return await new Promise<OpenTransaction>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no freshly written transactional record on ${topics.join(", ")} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`no freshly written transactional record on ${topics.join(", ")} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       void consumer.run({
         eachBatch: async ({ batch }) => {
           const last = batch.messages[batch.messages.length - 1];

@@ -21,16 +21,37 @@ const killAttempts = 3;
 /** A real correlation state as the reconciler serializes it, written under many other keys. */
 async function prefillChangelog(ledger: Ledger): Promise<void> {
   const decider = createDecider(defaultRuleSet);
-  const observation = parseObservation({ type: "TaskDispatched", eventId: "prefill-e1", correlationId: "prefill", occurredAt: 1_000, observer: "orchestrator", workerId: "w-elsewhere", skillId: "answer", messageId: "m", acceptedOutputModes: ["text/plain"] });
+  const observation = parseObservation({
+    type: "TaskDispatched",
+    eventId: "prefill-e1",
+    correlationId: "prefill",
+    occurredAt: 1_000,
+    observer: "orchestrator",
+    workerId: "w-elsewhere",
+    skillId: "answer",
+    messageId: "m",
+    acceptedOutputModes: ["text/plain"],
+  });
   if (!observation.ok) throw new Error(JSON.stringify(observation.issues));
-  const folded = foldBatch({ decider, policy: { trustedVendors: [] }, capabilities: new CapabilityTable(), stateOf: () => undefined }, [observation.observation as Observation]);
+  const folded = foldBatch(
+    { decider, policy: { trustedVendors: [] }, capabilities: new CapabilityTable(), stateOf: () => undefined },
+    [observation.observation as Observation],
+  );
   const value = Buffer.from(decider.serialize(folded.states.get("prefill") as never));
-  const producer = createKafka({ brokers: ledger.endpoints.brokers, clientId: "fault-prefill", logLevel: logLevel.NOTHING }).producer({ idempotent: true });
+  const producer = createKafka({
+    brokers: ledger.endpoints.brokers,
+    clientId: "fault-prefill",
+    logLevel: logLevel.NOTHING,
+  }).producer({ idempotent: true });
   await producer.connect();
   try {
     for (let p = 0; p < correlationPartitions; p++) {
       for (let i = 0; i < prefillPerPartition; i += 5_000) {
-        const messages = Array.from({ length: Math.min(5_000, prefillPerPartition - i) }, (_, k) => ({ key: `prefill-${p}-${i + k}`, value, partition: p }));
+        const messages = Array.from({ length: Math.min(5_000, prefillPerPartition - i) }, (_, k) => ({
+          key: `prefill-${p}-${i + k}`,
+          value,
+          partition: p,
+        }));
         await producer.send({ topic: ledger.topics.changelog, acks: -1, messages });
       }
     }
@@ -57,17 +78,26 @@ describe("scenario 5: a reconciler killed during its restore, reconcilers scaled
         let victim = { id: "r2", service: r2 };
         for (let attempt = 1; ; attempt++) {
           const output = () => victim.service.output();
-          await eventually(`${victim.id} to begin a restore`, async () => (logged(output(), "restoring state from the changelog") > 0 ? true : undefined), 120_000, 20);
+          await eventually(
+            `${victim.id} to begin a restore`,
+            async () => (logged(output(), "restoring state from the changelog") > 0 ? true : undefined),
+            120_000,
+            20,
+          );
           killedDuringRestore = logged(output(), "state restored from the changelog") === 0;
           await ledger.killReconciler(victim.id);
-          console.log(`[faults] SIGKILL ${victim.id} during its changelog restore (${killedDuringRestore ? "before" : "after"} it finished)`);
+          console.log(
+            `[faults] SIGKILL ${victim.id} during its changelog restore (${killedDuringRestore ? "before" : "after"} it finished)`,
+          );
           if (killedDuringRestore || attempt === killAttempts) break;
           const id = `r2-${attempt + 1}`;
           victim = { id, service: await ledger.startReconciler(id) };
         }
         await sleep(10_000);
         await ledger.stopReconciler("r3");
-        console.log(`[faults] r3 stopped; r1 alone again (r3 restored ${logged(r3.output(), "state restored from the changelog")} time(s))`);
+        console.log(
+          `[faults] r3 stopped; r1 alone again (r3 restored ${logged(r3.output(), "state restored from the changelog")} time(s))`,
+        );
       },
     });
     expect(killedDuringRestore, "the kill landed during the restore").toBe(true);

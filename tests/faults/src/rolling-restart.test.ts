@@ -24,9 +24,16 @@ describe("scenario 4: a rolling restart of every broker", () => {
           for (const node of cluster.nodes) {
             const started = Date.now();
             await bounceNode(cluster, node);
-            await eventually(`every partition in sync after node ${node.id} restarted`, async () => ((await fullyReplicated(admin, Object.values(ledger.topics))) ? true : undefined), 240_000, 1_000);
+            await eventually(
+              `every partition in sync after node ${node.id} restarted`,
+              async () => ((await fullyReplicated(admin, Object.values(ledger.topics))) ? true : undefined),
+              240_000,
+              1_000,
+            );
             bounced.push(node.id);
-            console.log(`[faults] node ${node.id} restarted and back in sync in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+            console.log(
+              `[faults] node ${node.id} restarted and back in sync in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+            );
           }
         } finally {
           await admin.disconnect();

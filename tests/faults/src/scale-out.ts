@@ -18,7 +18,15 @@
  */
 import { readFileSync } from "node:fs";
 import { kafkaNodes, loadConfig, readStackState } from "@a2a-ledger/infra";
-import { type Admin, AssignerProtocol, createKafka, endOffsets, ensureTopics, logLevel, topicSpecs } from "@a2a-ledger/kafka";
+import {
+  type Admin,
+  AssignerProtocol,
+  createKafka,
+  endOffsets,
+  ensureTopics,
+  logLevel,
+  topicSpecs,
+} from "@a2a-ledger/kafka";
 import { type ClusterUnderTest, eventually } from "./cluster.ts";
 import { type LoadOptions, type LoadResult, runLoad } from "./load.ts";
 import { Ledger } from "./mesh/ledger.ts";
@@ -36,7 +44,9 @@ const numberFrom = (name: string, fallback: number): number => {
 const partitions = numberFrom("SCALE_OUT_PARTITIONS", 24);
 const phases = (process.env.SCALE_OUT_PHASES ?? "1,4,8").split(",").map((s) => Number(s.trim()));
 if (phases.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (phases[i - 1] as number)))) {
-  throw new Error(`SCALE_OUT_PHASES=${JSON.stringify(process.env.SCALE_OUT_PHASES)}: expected growing instance counts, e.g. 1,4,8`);
+  throw new Error(
+    `SCALE_OUT_PHASES=${JSON.stringify(process.env.SCALE_OUT_PHASES)}: expected growing instance counts, e.g. 1,4,8`,
+  );
 }
 const load: LoadOptions = {
   correlations: numberFrom("SCALE_OUT_CORRELATIONS", 10_000),
@@ -54,31 +64,45 @@ function runningCluster(): ClusterUnderTest {
   const state = readStackState(config);
   const brokers = process.env.KAFKA_BROKERS?.trim() || state?.brokers;
   const registryUrl = process.env.SCHEMA_REGISTRY_URL?.trim() || state?.registryUrl;
-  if (brokers === undefined || registryUrl === undefined) throw new Error("no running stack: start one (npm run infra:up) or set KAFKA_BROKERS and SCHEMA_REGISTRY_URL");
+  if (brokers === undefined || registryUrl === undefined)
+    throw new Error("no running stack: start one (npm run infra:up) or set KAFKA_BROKERS and SCHEMA_REGISTRY_URL");
   const nodes = state === undefined ? [] : kafkaNodes({ ...config, kafkaNodes: state.kafkaNodes ?? 1 });
   return { brokers, registryUrl, config, nodes, private: false };
 }
 
 /** Each member's partitions of `topic`, by instance id (the reconciler's clientId is `a2a-ledger-reconciler-<id>`). */
-async function assignment(admin: Admin, groupId: string, topic: string): Promise<{ state: string; byInstance: Map<string, number[]> }> {
+async function assignment(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+): Promise<{ state: string; byInstance: Map<string, number[]> }> {
   const [group] = (await admin.describeGroups([groupId])).groups;
   const byInstance = new Map<string, number[]>();
   for (const m of group?.members ?? []) {
     const decoded = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
-    byInstance.set(m.clientId.replace(/^a2a-ledger-reconciler-/, ""), [...(decoded?.assignment[topic] ?? [])].sort((a, b) => a - b));
+    byInstance.set(
+      m.clientId.replace(/^a2a-ledger-reconciler-/, ""),
+      [...(decoded?.assignment[topic] ?? [])].sort((a, b) => a - b),
+    );
   }
   return { state: group?.state ?? "Unknown", byInstance };
 }
 
 /** Why an assignment is not one owner per partition among exactly `ids`; undefined when it is. */
-function assignmentProblem(byInstance: ReadonlyMap<string, number[]>, ids: readonly string[], count: number): string | undefined {
+function assignmentProblem(
+  byInstance: ReadonlyMap<string, number[]>,
+  ids: readonly string[],
+  count: number,
+): string | undefined {
   const members = [...byInstance.keys()].sort();
-  if (JSON.stringify(members) !== JSON.stringify([...ids].sort())) return `members ${members.join(",")} are not ${ids.join(",")}`;
+  if (JSON.stringify(members) !== JSON.stringify([...ids].sort()))
+    return `members ${members.join(",")} are not ${ids.join(",")}`;
   const owners = new Map<number, string[]>();
   for (const [id, ps] of byInstance) for (const p of ps) owners.set(p, [...(owners.get(p) ?? []), id]);
   const twice = [...owners].filter(([, o]) => o.length > 1).map(([p, o]) => `${p}:${o.join("+")}`);
   const uncovered = Array.from({ length: count }, (_, p) => p).filter((p) => !owners.has(p));
-  if (twice.length > 0 || uncovered.length > 0) return `partitions owned twice [${twice.join(" ")}], not owned [${uncovered.join(" ")}]`;
+  if (twice.length > 0 || uncovered.length > 0)
+    return `partitions owned twice [${twice.join(" ")}], not owned [${uncovered.join(" ")}]`;
   return undefined;
 }
 
@@ -86,7 +110,9 @@ function assignmentProblem(byInstance: ReadonlyMap<string, number[]>, ids: reado
 function cpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return 0;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
@@ -97,8 +123,14 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 async function offsets(admin: Admin, ledger: Ledger): Promise<{ written: number; committed: number }> {
   const ends = await endOffsets(admin, ledger.topics.observations);
-  const [committed] = await admin.fetchOffsets({ groupId: ledger.reconcilerGroup, topics: [ledger.topics.observations] });
-  return { written: sum(ends.map((e) => Number(e.high))), committed: sum((committed?.partitions ?? []).map((p) => Math.max(0, Number(p.offset)))) };
+  const [committed] = await admin.fetchOffsets({
+    groupId: ledger.reconcilerGroup,
+    topics: [ledger.topics.observations],
+  });
+  return {
+    written: sum(ends.map((e) => Number(e.high))),
+    committed: sum((committed?.partitions ?? []).map((p) => Math.max(0, Number(p.offset)))),
+  };
 }
 
 interface Phase {
@@ -135,13 +167,17 @@ function peakRate(samples: readonly Sample[], from: number, to: number, spanMs =
 }
 
 function percentile(sorted: readonly number[], q: number): number {
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number);
+  return sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number);
 }
 
 /** Loss (the TaskNotFound observation, stamped as sent) → first re-dispatch received at w-target, in ms, by the phase the loss was sent in. */
 function redispatchLatencies(ledger: Ledger, result: LoadResult, phaseList: readonly Phase[]): number[][] {
   const lostAt = new Map<string, number>();
-  for (const o of result.acknowledged.values()) if (o.type === "TaskNotFoundObserved") lostAt.set(o.correlationId, typeof o.occurredAt === "number" ? o.occurredAt : new Date(o.occurredAt).getTime());
+  for (const o of result.acknowledged.values())
+    if (o.type === "TaskNotFoundObserved")
+      lostAt.set(o.correlationId, typeof o.occurredAt === "number" ? o.occurredAt : new Date(o.occurredAt).getTime());
   const firstAt = new Map<string, number>();
   for (const m of ledger.workers?.target.received ?? []) {
     if (m.correlationId === undefined || m.decisionId?.includes("RedispatchCommanded") !== true) continue;
@@ -160,31 +196,52 @@ function redispatchLatencies(ledger: Ledger, result: LoadResult, phaseList: read
 
 async function main(): Promise<void> {
   const cluster = runningCluster();
-  log(`stack ${cluster.brokers} (${cluster.nodes.length || "?"} node(s)), registry ${cluster.registryUrl}; ${partitions} partitions, reconcilers ${phases.join(" → ")}, load ${JSON.stringify(load)}`);
+  log(
+    `stack ${cluster.brokers} (${cluster.nodes.length || "?"} node(s)), registry ${cluster.registryUrl}; ${partitions} partitions, reconcilers ${phases.join(" → ")}, load ${JSON.stringify(load)}`,
+  );
   const ledger = new Ledger(cluster, { A2A_LEDGER_PARTITIONS: String(partitions) });
   // At info, as an operator runs them: the CPU measured is the reconcilers' work, not their debug lines.
   ledger.reconcilerLogLevel = "info";
-  const admin = createKafka({ brokers: cluster.brokers, clientId: "scale-out", logLevel: logLevel.NOTHING, retries: 10 }).admin();
+  const admin = createKafka({
+    brokers: cluster.brokers,
+    clientId: "scale-out",
+    logLevel: logLevel.NOTHING,
+    retries: 10,
+  }).admin();
   await admin.connect();
   // The topics at the chosen count before the ledger starts: its own ensureTopics then keeps them.
   const created = await ensureTopics(admin, topicSpecs(ledger.topics, partitions));
-  if (created.correlationPartitions !== partitions) throw new Error(`the topics have ${created.correlationPartitions} partitions, not ${partitions}`);
+  if (created.correlationPartitions !== partitions)
+    throw new Error(`the topics have ${created.correlationPartitions} partitions, not ${partitions}`);
 
   const phaseList: Phase[] = [];
   const reconcilerPids = () => [...ledger.reconcilers.values()].map((s) => s.child.pid);
   // Instances are only added, so the sum over the running ones is the CPU the reconcilers spent so far.
-  const snapshot = async () => ({ at: Date.now(), ...(await offsets(admin, ledger)), cpu: sum(reconcilerPids().map(cpuSeconds)) });
+  const snapshot = async () => ({
+    at: Date.now(),
+    ...(await offsets(admin, ledger)),
+    cpu: sum(reconcilerPids().map(cpuSeconds)),
+  });
 
   /** Waits for one owner per partition among the phase's instances, then opens its measuring window. */
   async function stabilise(phase: Phase): Promise<void> {
-    const found = await eventually(`${phase.instances} reconciler(s) sharing ${partitions} partitions, each once`, async () => {
-      const a = await assignment(admin, ledger.reconcilerGroup, ledger.topics.observations);
-      return a.state === "Stable" && assignmentProblem(a.byInstance, phase.ids, partitions) === undefined ? a.byInstance : undefined;
-    }, 180_000, 250);
+    const found = await eventually(
+      `${phase.instances} reconciler(s) sharing ${partitions} partitions, each once`,
+      async () => {
+        const a = await assignment(admin, ledger.reconcilerGroup, ledger.topics.observations);
+        return a.state === "Stable" && assignmentProblem(a.byInstance, phase.ids, partitions) === undefined
+          ? a.byInstance
+          : undefined;
+      },
+      180_000,
+      250,
+    );
     phase.settleMs = Date.now() - phase.launchedAt;
     phase.byInstance = found;
     phase.start = await snapshot();
-    log(`phase ${phase.instances}: group stable ${(phase.settleMs / 1000).toFixed(1)} s after the launch; ${[...found].map(([id, ps]) => `${id}=[${ps.join(",")}]`).join(" ")}`);
+    log(
+      `phase ${phase.instances}: group stable ${(phase.settleMs / 1000).toFixed(1)} s after the launch; ${[...found].map(([id, ps]) => `${id}=[${ps.join(",")}]`).join(" ")}`,
+    );
   }
 
   async function grow(to: number, start: (ids: string[]) => Promise<unknown>): Promise<void> {
@@ -211,7 +268,12 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => {
     if (sampling) return;
     sampling = true;
-    offsets(admin, ledger).then((o) => samples.push({ at: Date.now(), committed: o.committed }), () => undefined).finally(() => (sampling = false));
+    offsets(admin, ledger)
+      .then(
+        (o) => samples.push({ at: Date.now(), committed: o.committed }),
+        () => undefined,
+      )
+      .finally(() => (sampling = false));
   }, 500);
 
   let failed = false;
@@ -239,7 +301,9 @@ async function main(): Promise<void> {
     await growing;
     const last = phaseList.at(-1) as Phase;
     last.end = await snapshot();
-    log(`load sent: ${result.acknowledged.size} observations acknowledged, ${result.lost.length} tasks lost, ${result.retries} retried requests, ${((result.finishedAt - result.startedAt) / 1000).toFixed(1)} s`);
+    log(
+      `load sent: ${result.acknowledged.size} observations acknowledged, ${result.lost.length} tasks lost, ${result.retries} retried requests, ${((result.finishedAt - result.startedAt) / 1000).toFixed(1)} s`,
+    );
 
     await settle(cluster, ledger, result);
     clearInterval(sampler);
@@ -248,7 +312,9 @@ async function main(): Promise<void> {
     const finalProblem = assignmentProblem(final.byInstance, last.ids, partitions);
 
     const latencies = redispatchLatencies(ledger, result, phaseList);
-    console.log("\n| reconcilers | partitions per instance | group stable after launch | window | observations written/s | observations committed/s | peak committed/s (3 s) | lag at end | reconciler CPU s (per instance) | observations per reconciler CPU s | loss → re-dispatch p50 / p99 / max (n) |");
+    console.log(
+      "\n| reconcilers | partitions per instance | group stable after launch | window | observations written/s | observations committed/s | peak committed/s (3 s) | lag at end | reconciler CPU s (per instance) | observations per reconciler CPU s | loss → re-dispatch p50 / p99 / max (n) |",
+    );
     console.log("|---|---|---|---|---|---|---|---|---|---|---|");
     phaseList.forEach((p, k) => {
       const s = p.start as NonNullable<Phase["start"]>;
@@ -258,13 +324,19 @@ async function main(): Promise<void> {
       const cpu = e.cpu - s.cpu;
       const per = [...(p.byInstance ?? new Map<string, number[]>()).values()].map((ps) => ps.length);
       const l = latencies[k] ?? [];
-      console.log(`| ${p.instances} | ${Math.min(...per)}–${Math.max(...per)} | ${((p.settleMs ?? 0) / 1000).toFixed(1)} s | ${secs.toFixed(1)} s | ${((e.written - s.written) / secs).toFixed(0)} | ${(committed / secs).toFixed(0)} | ${peakRate(samples, p.launchedAt, e.at).toFixed(0)} | ${e.written - e.committed} | ${cpu.toFixed(1)} (${(cpu / p.instances).toFixed(1)}) | ${cpu > 0 ? (committed / cpu).toFixed(0) : "-"} | ${percentile(l, 0.5)} / ${percentile(l, 0.99)} / ${l.at(-1) ?? "-"} ms (${l.length}) |`);
+      console.log(
+        `| ${p.instances} | ${Math.min(...per)}–${Math.max(...per)} | ${((p.settleMs ?? 0) / 1000).toFixed(1)} s | ${secs.toFixed(1)} s | ${((e.written - s.written) / secs).toFixed(0)} | ${(committed / secs).toFixed(0)} | ${peakRate(samples, p.launchedAt, e.at).toFixed(0)} | ${e.written - e.committed} | ${cpu.toFixed(1)} (${(cpu / p.instances).toFixed(1)}) | ${cpu > 0 ? (committed / cpu).toFixed(0) : "-"} | ${percentile(l, 0.5)} / ${percentile(l, 0.99)} / ${l.at(-1) ?? "-"} ms (${l.length}) |`,
+      );
     });
-    console.log(`\nafter the load: ${drained.committed} of ${drained.written} observations committed; final assignment ${finalProblem ?? "one owner per partition"}; reconciler CPU over the whole run, their start included: ${drained.cpu.toFixed(1)} s for ${drained.committed} observations\n`);
+    console.log(
+      `\nafter the load: ${drained.committed} of ${drained.written} observations committed; final assignment ${finalProblem ?? "one owner per partition"}; reconciler CPU over the whole run, their start included: ${drained.cpu.toFixed(1)} s for ${drained.committed} observations\n`,
+    );
     if (finalProblem !== undefined) throw new Error(`after the load: ${finalProblem}`);
 
     const findings = await judge(cluster, ledger, result);
-    log(`verdict: ${JSON.stringify({ ...findings, replayDiffers: findings.replayDiffers.length, resighted: findings.resighted.length })}`);
+    log(
+      `verdict: ${JSON.stringify({ ...findings, replayDiffers: findings.replayDiffers.length, resighted: findings.resighted.length })}`,
+    );
     // Stopped before the guarantees are asserted: they drop the processes' logs and the topics when they hold.
     await ledger.stop(true);
     await expectNothingLost({ ledger, load: result, findings });

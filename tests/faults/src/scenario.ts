@@ -35,10 +35,19 @@ export async function firstContact(ledger: Ledger): Promise<void> {
     const response = await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
     expect(response.status).toBe(200);
   }
-  await eventually("both workers probed and w-target verified for INPUT_REQUIRED", async () => {
-    const bodies = await Promise.all(["w-target", "w-lost"].map(async (w) => JSON.stringify(await (await fetch(`${ledger.projectorUrl}/v1/workers/${w}`)).json())));
-    return bodies.every((b) => /"verified":\{"states":\[[^\]]*TASK_STATE_INPUT_REQUIRED/.test(b)) ? true : undefined;
-  }, 180_000, 1_000);
+  await eventually(
+    "both workers probed and w-target verified for INPUT_REQUIRED",
+    async () => {
+      const bodies = await Promise.all(
+        ["w-target", "w-lost"].map(async (w) =>
+          JSON.stringify(await (await fetch(`${ledger.projectorUrl}/v1/workers/${w}`)).json()),
+        ),
+      );
+      return bodies.every((b) => /"verified":\{"states":\[[^\]]*TASK_STATE_INPUT_REQUIRED/.test(b)) ? true : undefined;
+    },
+    180_000,
+    1_000,
+  );
 }
 
 export async function runScenario(cluster: ClusterUnderTest, scenario: Scenario): Promise<ScenarioRun> {
@@ -60,7 +69,9 @@ export async function runScenario(cluster: ClusterUnderTest, scenario: Scenario)
         injected.catch(() => undefined);
       }
     });
-    log(`load sent: ${load.acknowledged.size} observations acknowledged, ${load.lost.length} tasks lost, ${load.retries} retried requests, ${((load.finishedAt - load.startedAt) / 1000).toFixed(1)} s`);
+    log(
+      `load sent: ${load.acknowledged.size} observations acknowledged, ${load.lost.length} tasks lost, ${load.retries} retried requests, ${((load.finishedAt - load.startedAt) / 1000).toFixed(1)} s`,
+    );
     if (injected === undefined) throw new Error("the fault was never injected");
     await injected;
     log("fault over; waiting for the ledger to settle");
@@ -69,7 +80,9 @@ export async function runScenario(cluster: ClusterUnderTest, scenario: Scenario)
     log(`verdict: ${JSON.stringify({ ...findings, replayDiffers: findings.replayDiffers.length })}`);
     return { ledger, load, findings };
   } catch (error) {
-    log(`scenario failed; every process's output is in ${ledger.logDir}; its topics (suffix ${ledger.suffix}) are kept`);
+    log(
+      `scenario failed; every process's output is in ${ledger.logDir}; its topics (suffix ${ledger.suffix}) are kept`,
+    );
     throw error;
   } finally {
     // The topics stay until the verdict holds (expectNothingLost), so a failed one can be looked at.
@@ -92,12 +105,18 @@ export async function expectNothingLost(run: ScenarioRun): Promise<void> {
   // The oracle folded the reconciler's recorded batches, every observation in one (the ledger is at rest).
   expect(findings.replayOrder.batches, "batch records on a2a.reconciler.batches.v1").toBeGreaterThan(0);
   expect(findings.replayOrder.observationsAfterBatches, "observations in no batch record").toBe(0);
-  expect(findings.replayDiffers.slice(0, 3), `${findings.replayDiffers.length} correlations whose committed decisions differ from the replay oracle`).toEqual([]);
+  expect(
+    findings.replayDiffers.slice(0, 3),
+    `${findings.replayDiffers.length} correlations whose committed decisions differ from the replay oracle`,
+  ).toEqual([]);
   expect(findings.decisions).toBe(findings.expectedDecisions);
   expect(findings.redispatches, "re-dispatches commanded").toBeGreaterThan(0);
   expect(findings.deliveries, "re-dispatches that did not reach w-target exactly once").toEqual([]);
   expect(findings.misdirected, "re-dispatches sent to the worker that lost the task").toEqual([]);
-  expect(findings.projectorDecisionsDiffer, "decisions the projector (read_committed, kafkajs) and Java's read_committed reader disagree on").toEqual({ onlyJava: [], onlyProjector: [] });
+  expect(
+    findings.projectorDecisionsDiffer,
+    "decisions the projector (read_committed, kafkajs) and Java's read_committed reader disagree on",
+  ).toEqual({ onlyJava: [], onlyProjector: [] });
   expect(findings.viewsDiffer, "projector tables that differ from a rebuild").toEqual([]);
   run.ledger.dropLogs();
   await run.ledger.deleteTopics();

@@ -15,7 +15,15 @@
 import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import type avsc from "avsc";
-import { BatchOrderFold, createDecider, defaultRuleSet, parseObservation, type PolicyVersion, type RecordedBatch, withPolicyVersion } from "@a2a-ledger/core";
+import {
+  BatchOrderFold,
+  createDecider,
+  defaultRuleSet,
+  parseObservation,
+  type PolicyVersion,
+  type RecordedBatch,
+  withPolicyVersion,
+} from "@a2a-ledger/core";
 import { repoRoot } from "@a2a-ledger/infra";
 import { endOffsets } from "@a2a-ledger/kafka";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
@@ -59,47 +67,68 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * for a while; then the dispatcher and the proxies stop (they would keep recording the parked canaries'
  * polls), and the reconcilers commit every observation, with nothing new arriving for a while.
  */
-export async function settle(cluster: ClusterUnderTest, ledger: Ledger, load: LoadResult, timeoutMs = 480_000): Promise<void> {
+export async function settle(
+  cluster: ClusterUnderTest,
+  ledger: Ledger,
+  load: LoadResult,
+  timeoutMs = 480_000,
+): Promise<void> {
   const target = ledger.workers?.target;
   let last = -1;
   let quietSince = Date.now();
   // Every lost task re-dispatched, or (when the ledger decided otherwise, which the verdict then shows)
   // nothing more arriving at w-target for a minute.
-  await eventually("every lost task re-dispatched to w-target, and nothing more arriving there for 5 s", async () => {
-    const received = target?.received.length ?? 0;
-    if (received !== last) {
-      last = received;
-      quietSince = Date.now();
-    }
-    const delivered = [...(target?.byDecision().keys() ?? [])].filter((id) => id.includes("RedispatchCommanded")).length;
-    const quiet = Date.now() - quietSince;
-    return (delivered >= load.lost.length && quiet > 5_000) || quiet > 60_000 ? true : undefined;
-  }, timeoutMs, 500);
+  await eventually(
+    "every lost task re-dispatched to w-target, and nothing more arriving there for 5 s",
+    async () => {
+      const received = target?.received.length ?? 0;
+      if (received !== last) {
+        last = received;
+        quietSince = Date.now();
+      }
+      const delivered = [...(target?.byDecision().keys() ?? [])].filter((id) =>
+        id.includes("RedispatchCommanded"),
+      ).length;
+      const quiet = Date.now() - quietSince;
+      return (delivered >= load.lost.length && quiet > 5_000) || quiet > 60_000 ? true : undefined;
+    },
+    timeoutMs,
+    500,
+  );
   await ledger.stopSources();
   const admin = quietAdmin(cluster.brokers);
   await admin.connect();
   try {
     let total = -1;
     quietSince = Date.now();
-    await eventually("the reconcilers at the end of the observations, with nothing new for 5 s", async () => {
-      const ends = await endOffsets(admin, ledger.topics.observations);
-      const committed = await admin.fetchOffsets({ groupId: ledger.reconcilerGroup, topics: [ledger.topics.observations] });
-      const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-      const atEnd = ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high));
-      const now = ends.reduce((n, e) => n + Number(e.high), 0);
-      if (now !== total) {
-        total = now;
-        quietSince = Date.now();
-      }
-      return atEnd && Date.now() - quietSince > 5_000 ? true : undefined;
-    }, timeoutMs, 1_000);
+    await eventually(
+      "the reconcilers at the end of the observations, with nothing new for 5 s",
+      async () => {
+        const ends = await endOffsets(admin, ledger.topics.observations);
+        const committed = await admin.fetchOffsets({
+          groupId: ledger.reconcilerGroup,
+          topics: [ledger.topics.observations],
+        });
+        const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+        const atEnd = ends.every((e) => Number(e.high) === 0 || (offsets.get(e.partition) ?? -1) >= Number(e.high));
+        const now = ends.reduce((n, e) => n + Number(e.high), 0);
+        if (now !== total) {
+          total = now;
+          quietSince = Date.now();
+        }
+        return atEnd && Date.now() - quietSince > 5_000 ? true : undefined;
+      },
+      timeoutMs,
+      1_000,
+    );
   } finally {
     await admin.disconnect();
   }
 }
 
 /** A long as the decoder gives it (a number, or a union branch wrapped as {long}). */
-const long = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "object" ? Number((v as { long: unknown }).long) : Number(v));
+const long = (v: unknown): number | null =>
+  v === null || v === undefined ? null : typeof v === "object" ? Number((v as { long: unknown }).long) : Number(v);
 
 /** A ReconcilerBatch record's fields as the fold takes them. */
 function batchOf(f: Record<string, unknown>): RecordedBatch {
@@ -108,19 +137,34 @@ function batchOf(f: Record<string, unknown>): RecordedBatch {
     fromOffset: long(f.fromOffset),
     toOffset: long(f.toOffset),
     recheck: f.recheck === true,
-    capabilityReads: (f.capabilityReads as { partition: unknown; offset: unknown }[]).map((r) => ({ partition: Number(r.partition), offset: Number(r.offset) })),
-    capabilityOwnBatches: ((f.capabilityOwnBatches ?? []) as { partition: unknown; offset: unknown }[]).map((r) => ({ partition: Number(r.partition), offset: Number(r.offset) })),
+    capabilityReads: (f.capabilityReads as { partition: unknown; offset: unknown }[]).map((r) => ({
+      partition: Number(r.partition),
+      offset: Number(r.offset),
+    })),
+    capabilityOwnBatches: ((f.capabilityOwnBatches ?? []) as { partition: unknown; offset: unknown }[]).map((r) => ({
+      partition: Number(r.partition),
+      offset: Number(r.offset),
+    })),
     policyVersions: Number(f.policyVersions),
   };
 }
 
 function decodeAll(decoder: WireDecoder, records: readonly OracleRecord[]) {
-  return Promise.all(records.filter((r) => r.value !== null).map(async (r) => ({ record: r, decoded: await decoder.decode(r.value as Buffer) })));
+  return Promise.all(
+    records
+      .filter((r) => r.value !== null)
+      .map(async (r) => ({ record: r, decoded: await decoder.decode(r.value as Buffer) })),
+  );
 }
 
 /** Records of several partitions merged by record timestamp, each partition in offset order. */
 function mergeByTimestamp<T extends { record: OracleRecord }>(items: readonly T[]): T[] {
-  return [...items].sort((a, b) => a.record.timestamp - b.record.timestamp || a.record.partition - b.record.partition || a.record.offset - b.record.offset);
+  return [...items].sort(
+    (a, b) =>
+      a.record.timestamp - b.record.timestamp ||
+      a.record.partition - b.record.partition ||
+      a.record.offset - b.record.offset,
+  );
 }
 
 const typeOfDecision = new Map<string, avsc.Type>();
@@ -140,7 +184,9 @@ function dumpViews(file: string): Record<string, string[]> {
     const out: Record<string, string[]> = {};
     for (const table of tables) {
       const rows = db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[];
-      out[table.slice(`v${active.gen}_`.length)] = rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v))).sort();
+      out[table.slice(`v${active.gen}_`.length)] = rows
+        .map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)))
+        .sort();
     }
     return out;
   } finally {
@@ -152,17 +198,33 @@ function decisionIdsOfProjector(file: string): Set<string> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const active = db.prepare("SELECT gen FROM projector_active WHERE id = 1").get() as { gen: number };
-    return new Set((db.prepare(`SELECT event_id FROM v${active.gen}_event WHERE kind = 'decision'`).all() as { event_id: string }[]).map((r) => r.event_id));
+    return new Set(
+      (
+        db.prepare(`SELECT event_id FROM v${active.gen}_event WHERE kind = 'decision'`).all() as { event_id: string }[]
+      ).map((r) => r.event_id),
+    );
   } finally {
     db.close();
   }
 }
 
 function runRebuild(ledger: Ledger, cluster: ClusterUnderTest): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "services/projector/src/main.ts"), "rebuild"], {
-    env: { ...process.env, KAFKA_BROKERS: cluster.brokers, SCHEMA_REGISTRY_URL: cluster.registryUrl, A2A_LEDGER_TOPIC_SUFFIX: ledger.suffix, A2A_LEDGER_PROJECTOR_SQLITE_PATH: ledger.projectorDb, A2A_LEDGER_PROJECTOR_GROUP: `projector-${ledger.suffix}`, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(repoRoot, "services/projector/src/main.ts"), "rebuild"],
+    {
+      env: {
+        ...process.env,
+        KAFKA_BROKERS: cluster.brokers,
+        SCHEMA_REGISTRY_URL: cluster.registryUrl,
+        A2A_LEDGER_TOPIC_SUFFIX: ledger.suffix,
+        A2A_LEDGER_PROJECTOR_SQLITE_PATH: ledger.projectorDb,
+        A2A_LEDGER_PROJECTOR_GROUP: `projector-${ledger.suffix}`,
+        A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));
@@ -179,8 +241,21 @@ function runRebuild(ledger: Ledger, cluster: ClusterUnderTest): Promise<string> 
 export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: LoadResult): Promise<Findings> {
   const decoder = new WireDecoder(cluster.registryUrl);
   const t = ledger.topics;
-  const committed = await readWithJava(cluster.brokers, "read_committed", [t.observations, t.decisions, t.commands, t.changelog, t.capabilities, t.policy, t.batches]);
-  const uncommitted = await readWithJava(cluster.brokers, "read_uncommitted", [t.decisions, t.commands, t.changelog, t.capabilities]);
+  const committed = await readWithJava(cluster.brokers, "read_committed", [
+    t.observations,
+    t.decisions,
+    t.commands,
+    t.changelog,
+    t.capabilities,
+    t.policy,
+    t.batches,
+  ]);
+  const uncommitted = await readWithJava(cluster.brokers, "read_uncommitted", [
+    t.decisions,
+    t.commands,
+    t.changelog,
+    t.capabilities,
+  ]);
   const of = (topic: string) => committed.filter((r) => r.topic === topic);
 
   // Observations: acknowledged ones present, copies bounded, one payload per eventId.
@@ -191,15 +266,25 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
     (copies.get(id) ?? copies.set(id, []).get(id))?.push(JSON.stringify({ type: decoded.type, ...decoded.fields }));
   }
   const missing = [...load.acknowledged.keys()].filter((id) => !copies.has(id));
-  const copiesOverBound = [...load.acknowledged.keys()].filter((id) => (copies.get(id)?.length ?? 0) > (load.requestsPerEvent.get(id) ?? 1));
+  const copiesOverBound = [...load.acknowledged.keys()].filter(
+    (id) => (copies.get(id)?.length ?? 0) > (load.requestsPerEvent.get(id) ?? 1),
+  );
   const several = [...copies].filter(([, payloads]) => new Set(payloads).size > 1);
   const twoPayloads = several.filter(([id]) => load.acknowledged.has(id)).map(([id]) => id);
   // Other observers (the proxies, the dispatcher) may record one fact again under its id with another
   // occurredAt (a canary polled twice in one state): the ledger keeps the first. Reported, with the fields that differ.
-  const resighted = several.filter(([id]) => !load.acknowledged.has(id)).map(([id, payloads]) => {
-    const [a, b] = [...new Set(payloads)].map((p) => JSON.parse(p) as Record<string, unknown>) as [Record<string, unknown>, Record<string, unknown>];
-    return { eventId: id, differ: Object.keys({ ...a, ...b }).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])) };
-  });
+  const resighted = several
+    .filter(([id]) => !load.acknowledged.has(id))
+    .map(([id, payloads]) => {
+      const [a, b] = [...new Set(payloads)].map((p) => JSON.parse(p) as Record<string, unknown>) as [
+        Record<string, unknown>,
+        Record<string, unknown>,
+      ];
+      return {
+        eventId: id,
+        differ: Object.keys({ ...a, ...b }).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])),
+      };
+    });
 
   // Decisions and commands: unique ids; commands are decisions.
   const decisions = await decodeAll(decoder, of(t.decisions));
@@ -218,13 +303,22 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
     if (!parsed.ok) throw new Error(`an observation on the topic does not parse: ${JSON.stringify(parsed.issues)}`);
     return parsed.observation;
   };
-  const batches = (await decodeAll(decoder, of(t.batches))).sort((a, b) => a.record.offset - b.record.offset).map(({ decoded }) => batchOf(decoded.fields));
+  const batches = (await decodeAll(decoder, of(t.batches)))
+    .sort((a, b) => a.record.offset - b.record.offset)
+    .map(({ decoded }) => batchOf(decoded.fields));
   const byPartition = new Map<number, typeof observations>();
-  for (const o of observations) (byPartition.get(o.record.partition) ?? byPartition.set(o.record.partition, []).get(o.record.partition))?.push(o);
+  for (const o of observations)
+    (byPartition.get(o.record.partition) ?? byPartition.set(o.record.partition, []).get(o.record.partition))?.push(o);
   for (const list of byPartition.values()) list.sort((a, b) => a.record.offset - b.record.offset);
   const inBatches = new Set<(typeof observations)[number]>();
   const steps: { batch?: RecordedBatch; log: Observation[] }[] = batches.map((batch) => {
-    const held = (byPartition.get(batch.partition) ?? []).filter((o) => batch.fromOffset !== null && batch.toOffset !== null && o.record.offset >= batch.fromOffset && o.record.offset <= batch.toOffset);
+    const held = (byPartition.get(batch.partition) ?? []).filter(
+      (o) =>
+        batch.fromOffset !== null &&
+        batch.toOffset !== null &&
+        o.record.offset >= batch.fromOffset &&
+        o.record.offset <= batch.toOffset,
+    );
     for (const o of held) inBatches.add(o);
     return { batch, log: held.map(parse) };
   });
@@ -233,7 +327,11 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
   for (const { decoded } of await decodeAll(decoder, of(t.policy))) {
     if (decoded.type !== "TrustPolicy") continue;
     const f = decoded.fields as { version: number; validFrom: number; trustedVendors: string[] };
-    versions = withPolicyVersion(versions, { version: Number(f.version), validFrom: Number(f.validFrom), trustedVendors: [...f.trustedVendors] });
+    versions = withPolicyVersion(versions, {
+      version: Number(f.version),
+      validFrom: Number(f.validFrom),
+      trustedVendors: [...f.trustedVendors],
+    });
   }
   const folder = new BatchOrderFold(createDecider(defaultRuleSet), { versions });
   const expected: Decision[] = steps.flatMap((step) => folder.fold(step.log, step.batch).decisions);
@@ -244,12 +342,22 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
     for (const d of list) (out.get(d.correlationId) ?? out.set(d.correlationId, []).get(d.correlationId))?.push(d.json);
     return out;
   };
-  const committedBy = byCorrelation(decisions.map((d) => ({ correlationId: String(d.decoded.fields.correlationId), json: inSchemaOrder(typeOfDecision.get(d.decoded.type) as avsc.Type, d.decoded.type, d.decoded.fields) })));
-  const expectedBy = byCorrelation(expected.map((d) => {
-    const { type, ...fields } = d;
-    const avroType = typeOfDecision.get(type);
-    return { correlationId: d.correlationId, json: avroType === undefined ? JSON.stringify(d) : inSchemaOrder(avroType, type, fields) };
-  }));
+  const committedBy = byCorrelation(
+    decisions.map((d) => ({
+      correlationId: String(d.decoded.fields.correlationId),
+      json: inSchemaOrder(typeOfDecision.get(d.decoded.type) as avsc.Type, d.decoded.type, d.decoded.fields),
+    })),
+  );
+  const expectedBy = byCorrelation(
+    expected.map((d) => {
+      const { type, ...fields } = d;
+      const avroType = typeOfDecision.get(type);
+      return {
+        correlationId: d.correlationId,
+        json: avroType === undefined ? JSON.stringify(d) : inSchemaOrder(avroType, type, fields),
+      };
+    }),
+  );
   const replayDiffers: Findings["replayDiffers"] = [];
   for (const correlationId of new Set([...committedBy.keys(), ...expectedBy.keys()])) {
     const a = committedBy.get(correlationId) ?? [];
@@ -258,24 +366,35 @@ export async function judge(cluster: ClusterUnderTest, ledger: Ledger, load: Loa
   }
 
   // Deliveries at the workers.
-  const redispatchIds = commands.filter((c) => c.decoded.type === "RedispatchCommanded").map((c) => String(c.decoded.fields.decisionId));
+  const redispatchIds = commands
+    .filter((c) => c.decoded.type === "RedispatchCommanded")
+    .map((c) => String(c.decoded.fields.decisionId));
   const atTarget = ledger.workers?.target.byDecision() ?? new Map<string, number>();
   const atLost = ledger.workers?.lost.byDecision() ?? new Map<string, number>();
-  const deliveries = redispatchIds.map((decisionId) => ({ decisionId, received: atTarget.get(decisionId) ?? 0 })).filter((d) => d.received !== 1);
+  const deliveries = redispatchIds
+    .map((decisionId) => ({ decisionId, received: atTarget.get(decisionId) ?? 0 }))
+    .filter((d) => d.received !== 1);
   const misdirected = redispatchIds.filter((id) => atLost.has(id));
 
   // The ledger's read_committed reader (the projector) against Java's, then its views against a rebuild.
   await ledger.stopProjector();
   const projected = decisionIdsOfProjector(ledger.projectorDb);
-  const projectorDecisionsDiffer = { onlyJava: ids.filter((id) => !projected.has(id)), onlyProjector: [...projected].filter((id) => !decided.has(id)) };
+  const projectorDecisionsDiffer = {
+    onlyJava: ids.filter((id) => !projected.has(id)),
+    onlyProjector: [...projected].filter((id) => !decided.has(id)),
+  };
   const live = dumpViews(ledger.projectorDb);
   await runRebuild(ledger, cluster);
   await sleep(100);
   const rebuilt = dumpViews(ledger.projectorDb);
-  const viewsDiffer = [...new Set([...Object.keys(live), ...Object.keys(rebuilt)])].filter((table) => JSON.stringify(live[table]) !== JSON.stringify(rebuilt[table]));
+  const viewsDiffer = [...new Set([...Object.keys(live), ...Object.keys(rebuilt)])].filter(
+    (table) => JSON.stringify(live[table]) !== JSON.stringify(rebuilt[table]),
+  );
 
   const transactional = [t.decisions, t.commands, t.changelog, t.capabilities];
-  const abortedRecords = uncommitted.filter((r) => transactional.includes(r.topic)).length - committed.filter((r) => transactional.includes(r.topic)).length;
+  const abortedRecords =
+    uncommitted.filter((r) => transactional.includes(r.topic)).length -
+    committed.filter((r) => transactional.includes(r.topic)).length;
 
   return {
     observations: observations.length,

@@ -10,7 +10,14 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AGENT_CARD_PATH, type AgentCard, type Message, type Task, TaskState } from "@a2a-js/sdk";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
-import { AgentEvent, type AgentExecutor, DefaultRequestHandler, type ExecutionEventBus, InMemoryTaskStore, type RequestContext } from "@a2a-js/sdk/server";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryTaskStore,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { lifecycleExtensionUri } from "@a2a-ledger/core";
 import express from "express";
@@ -50,13 +57,34 @@ function card(name: string, baseUrl: string, taskStore: "durable" | "ephemeral")
       streaming: true,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [{ uri: lifecycleExtensionUri, description: "", required: false, params: { states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], taskStore } }],
+      extensions: [
+        {
+          uri: lifecycleExtensionUri,
+          description: "",
+          required: false,
+          params: {
+            states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"],
+            taskStore,
+          },
+        },
+      ],
     },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
-    skills: [{ id: skillId, name: "Answer", description: "Answers a question.", tags: [], examples: [], inputModes: ["text/plain"], outputModes: ["text/plain"], securityRequirements: [] }],
+    skills: [
+      {
+        id: skillId,
+        name: "Answer",
+        description: "Answers a question.",
+        tags: [],
+        examples: [],
+        inputModes: ["text/plain"],
+        outputModes: ["text/plain"],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
 }
@@ -76,28 +104,80 @@ class CountingExecutor implements AgentExecutor {
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const message = ctx.userMessage;
     const text = textOf(message);
-    this.received.push({ messageId: message.messageId, decisionId: metadataString(message, "a2a-ledger.decisionId"), correlationId: metadataString(message, "a2a-ledger.correlationId"), text, at: Date.now() });
+    this.received.push({
+      messageId: message.messageId,
+      decisionId: metadataString(message, "a2a-ledger.decisionId"),
+      correlationId: metadataString(message, "a2a-ledger.correlationId"),
+      text,
+      at: Date.now(),
+    });
     const { taskId, contextId } = ctx;
     const resuming = ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
-    const task: Task = ctx.task ?? { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [message], metadata: message.metadata };
+    const task: Task = ctx.task ?? {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [message],
+      metadata: message.metadata,
+    };
     bus.publish(AgentEvent.task(task));
-    const status = (state: TaskState) => bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }));
+    const status = (state: TaskState) =>
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
     status(TaskState.TASK_STATE_WORKING);
     if (!resuming && text.includes("need-input")) {
       status(TaskState.TASK_STATE_INPUT_REQUIRED);
       return;
     }
-    const part = { content: { $case: "text" as const, value: `answered: ${text}` }, metadata: undefined, filename: "", mediaType: "text/plain" };
-    bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: `${taskId}-result`, name: "result", description: "", parts: [part], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
+    const part = {
+      content: { $case: "text" as const, value: `answered: ${text}` },
+      metadata: undefined,
+      filename: "",
+      mediaType: "text/plain",
+    };
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: {
+          artifactId: `${taskId}-result`,
+          name: "result",
+          description: "",
+          parts: [part],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
     status(TaskState.TASK_STATE_COMPLETED);
   };
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: randomUUID(), status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: randomUUID(),
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      }),
+    );
   };
 }
 
-export async function startCountingWorker(name: string, taskStore: "durable" | "ephemeral" = "ephemeral"): Promise<CountingWorker> {
+export async function startCountingWorker(
+  name: string,
+  taskStore: "durable" | "ephemeral" = "ephemeral",
+): Promise<CountingWorker> {
   const received: ReceivedMessage[] = [];
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -105,18 +185,40 @@ export async function startCountingWorker(name: string, taskStore: "durable" | "
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(card(name, url, taskStore), new InMemoryTaskStore(), new CountingExecutor(received));
+  const handler = new DefaultRequestHandler(
+    card(name, url, taskStore),
+    new InMemoryTaskStore(),
+    new CountingExecutor(received),
+  );
   const app = express();
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 3600 }, legacyCompat: { enabled: true } }));
-  app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
-  app.use("/a2a/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use(
+    `/${AGENT_CARD_PATH}`,
+    agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 3600 }, legacyCompat: { enabled: true } }),
+  );
+  app.use(
+    "/a2a/jsonrpc",
+    jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      legacyCompat: { enabled: true },
+    }),
+  );
+  app.use(
+    "/a2a/rest",
+    restHandler({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      legacyCompat: { enabled: true },
+    }),
+  );
   server.on("request", app);
   return {
     url,
     received,
     byDecision() {
       const counts = new Map<string, number>();
-      for (const m of received) if (m.decisionId !== undefined) counts.set(m.decisionId, (counts.get(m.decisionId) ?? 0) + 1);
+      for (const m of received)
+        if (m.decisionId !== undefined) counts.set(m.decisionId, (counts.get(m.decisionId) ?? 0) + 1);
       return counts;
     },
     close: () =>

@@ -23,7 +23,10 @@ const entry = (service: string) => join(repoRoot, "services", service, "src", "m
 const tsx = (file: string, ...args: string[]) => ["--import", "tsx", file, ...args];
 
 /** Ready once `msg` was logged; the URL is taken from whichever line carries one first. */
-function readyWithUrl(msg: string, urlOf: (e: LogEntry) => string | undefined = (e) => (typeof e.url === "string" ? e.url : undefined)) {
+function readyWithUrl(
+  msg: string,
+  urlOf: (e: LogEntry) => string | undefined = (e) => (typeof e.url === "string" ? e.url : undefined),
+) {
   let url: string | undefined;
   return {
     ready: (e: LogEntry) => {
@@ -54,7 +57,10 @@ export class Ledger {
   private readonly proxies: ChildService[] = [];
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(readonly endpoints: LedgerEndpoints, extraEnv: NodeJS.ProcessEnv = {}) {
+  constructor(
+    readonly endpoints: LedgerEndpoints,
+    extraEnv: NodeJS.ProcessEnv = {},
+  ) {
     this.env = {
       ...process.env,
       KAFKA_BROKERS: endpoints.brokers,
@@ -73,25 +79,56 @@ export class Ledger {
     await admin.connect();
     await ensureTopics(admin, topicSpecs(this.topics)).finally(() => admin.disconnect());
 
-    const ingestReady = readyWithUrl("ingest ready for observations", (e) => (typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined));
-    this.ingest = this.track("ingest", await spawnService("ingest", process.execPath, tsx(entry("ingest")), { env: { ...this.env, A2A_LEDGER_INGEST_TOPIC: this.topics.observations, A2A_LEDGER_INGEST_PORT: "0", A2A_LEDGER_INGEST_LOG_LEVEL: "info" }, ready: ingestReady.ready, startTimeoutMs: 90_000 }));
+    const ingestReady = readyWithUrl("ingest ready for observations", (e) =>
+      typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined,
+    );
+    this.ingest = this.track(
+      "ingest",
+      await spawnService("ingest", process.execPath, tsx(entry("ingest")), {
+        env: {
+          ...this.env,
+          A2A_LEDGER_INGEST_TOPIC: this.topics.observations,
+          A2A_LEDGER_INGEST_PORT: "0",
+          A2A_LEDGER_INGEST_LOG_LEVEL: "info",
+        },
+        ready: ingestReady.ready,
+        startTimeoutMs: 90_000,
+      }),
+    );
     this.ingestUrl = ingestReady.url();
 
     for (const id of reconcilerIds) await this.startReconciler(id);
 
     const projectorReady = readyWithUrl("projector ready");
-    this.projector = this.track("projector", await spawnService("projector", process.execPath, tsx(entry("projector"), "serve"), {
-      env: { ...this.env, A2A_LEDGER_PROJECTOR_SQLITE_PATH: this.projectorDb, A2A_LEDGER_PROJECTOR_PORT: "0", A2A_LEDGER_PROJECTOR_GROUP: `projector-${this.suffix}`, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
-      ready: projectorReady.ready,
-      startTimeoutMs: 120_000,
-    }));
+    this.projector = this.track(
+      "projector",
+      await spawnService("projector", process.execPath, tsx(entry("projector"), "serve"), {
+        env: {
+          ...this.env,
+          A2A_LEDGER_PROJECTOR_SQLITE_PATH: this.projectorDb,
+          A2A_LEDGER_PROJECTOR_PORT: "0",
+          A2A_LEDGER_PROJECTOR_GROUP: `projector-${this.suffix}`,
+          A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info",
+        },
+        ready: projectorReady.ready,
+        startTimeoutMs: 120_000,
+      }),
+    );
     this.projectorUrl = projectorReady.url();
 
     this.workers = { lost: await startCountingWorker("w-lost"), target: await startCountingWorker("w-target") };
     for (const [label, worker] of Object.entries(this.workers)) {
       const ready = readyWithUrl("listening");
       const proxy = await spawnService(`proxy-${label}`, process.execPath, tsx(entry("proxy")), {
-        env: { ...this.env, A2A_LEDGER_PROXY_WORKER_ID: `w-${label}`, A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url, A2A_LEDGER_PROXY_PORT: "0", A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true", A2A_LEDGER_PROXY_INGEST_URL: this.ingestUrl, A2A_LEDGER_PROXY_LOG_LEVEL: "info" },
+        env: {
+          ...this.env,
+          A2A_LEDGER_PROXY_WORKER_ID: `w-${label}`,
+          A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url,
+          A2A_LEDGER_PROXY_PORT: "0",
+          A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+          A2A_LEDGER_PROXY_INGEST_URL: this.ingestUrl,
+          A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+        },
         ready: ready.ready,
         startTimeoutMs: 90_000,
       });
@@ -102,17 +139,48 @@ export class Ledger {
     const workersFile = join(this.dir, "workers.json");
     const skills = {
       [skillId]: {
-        redispatch: { message: "{correlationId}: answer again (attempt {attempt})", resume: { TASK_STATE_INPUT_REQUIRED: "need-input {correlationId}: resumed after {fromServerTaskId} was lost (attempt {attempt})" } },
+        redispatch: {
+          message: "{correlationId}: answer again (attempt {attempt})",
+          resume: {
+            TASK_STATE_INPUT_REQUIRED:
+              "need-input {correlationId}: resumed after {fromServerTaskId} was lost (attempt {attempt})",
+          },
+        },
         canaries: [{ message: "probe canary" }, { message: "need-input probe canary", park: true }],
       },
     };
-    writeFileSync(workersFile, JSON.stringify({ workers: Object.fromEntries(Object.entries(this.workers).map(([label, w]) => [`w-${label}`, { url: this.proxyUrls[`w-${label}`], workerUrl: w.url, skills }])) }));
-    const dispatcherReady = readyWithUrl("partitions assigned", (e) => (e.msg === "listening" && typeof e.url === "string" ? e.url : undefined));
-    this.dispatcher = this.track("dispatcher", await spawnService("dispatcher", process.execPath, tsx(entry("dispatcher")), {
-      env: { ...this.env, A2A_LEDGER_DISPATCHER_WORKERS_FILE: workersFile, A2A_LEDGER_DISPATCHER_INGEST_URL: this.ingestUrl, A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(this.dir, "journal.sqlite"), A2A_LEDGER_DISPATCHER_GROUP: `dispatcher-${this.suffix}`, A2A_LEDGER_DISPATCHER_PORT: "0", A2A_LEDGER_DISPATCHER_FROM_BEGINNING: "true", A2A_LEDGER_DISPATCHER_CANARY_POLL_MS: "2000", A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info" },
-      ready: dispatcherReady.ready,
-      startTimeoutMs: 120_000,
-    }));
+    writeFileSync(
+      workersFile,
+      JSON.stringify({
+        workers: Object.fromEntries(
+          Object.entries(this.workers).map(([label, w]) => [
+            `w-${label}`,
+            { url: this.proxyUrls[`w-${label}`], workerUrl: w.url, skills },
+          ]),
+        ),
+      }),
+    );
+    const dispatcherReady = readyWithUrl("partitions assigned", (e) =>
+      e.msg === "listening" && typeof e.url === "string" ? e.url : undefined,
+    );
+    this.dispatcher = this.track(
+      "dispatcher",
+      await spawnService("dispatcher", process.execPath, tsx(entry("dispatcher")), {
+        env: {
+          ...this.env,
+          A2A_LEDGER_DISPATCHER_WORKERS_FILE: workersFile,
+          A2A_LEDGER_DISPATCHER_INGEST_URL: this.ingestUrl,
+          A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(this.dir, "journal.sqlite"),
+          A2A_LEDGER_DISPATCHER_GROUP: `dispatcher-${this.suffix}`,
+          A2A_LEDGER_DISPATCHER_PORT: "0",
+          A2A_LEDGER_DISPATCHER_FROM_BEGINNING: "true",
+          A2A_LEDGER_DISPATCHER_CANARY_POLL_MS: "2000",
+          A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info",
+        },
+        ready: dispatcherReady.ready,
+        startTimeoutMs: 120_000,
+      }),
+    );
   }
 
   /**
@@ -123,7 +191,13 @@ export class Ledger {
 
   async startReconciler(id: string): Promise<ChildService> {
     const service = await spawnService(`reconciler ${id}`, process.execPath, tsx(entry("reconciler")), {
-      env: { ...this.env, A2A_LEDGER_INSTANCE_ID: id, A2A_LEDGER_RECONCILER_GROUP: this.reconcilerGroup, A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "10000", A2A_LEDGER_LOG_LEVEL: this.reconcilerLogLevel },
+      env: {
+        ...this.env,
+        A2A_LEDGER_INSTANCE_ID: id,
+        A2A_LEDGER_RECONCILER_GROUP: this.reconcilerGroup,
+        A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS: "10000",
+        A2A_LEDGER_LOG_LEVEL: this.reconcilerLogLevel,
+      },
       ready: (e) => e.msg === "reconciler started",
       startTimeoutMs: 120_000,
     });
@@ -184,7 +258,13 @@ export class Ledger {
 
   /** Stops every process; the topics are deleted unless `keepTopics` (a failed scenario keeps them to look at). */
   async stop(keepTopics = false): Promise<void> {
-    const children = [this.dispatcher, ...this.proxies, ...this.reconcilers.values(), this.projector, this.ingest].filter((s): s is ChildService => s !== undefined);
+    const children = [
+      this.dispatcher,
+      ...this.proxies,
+      ...this.reconcilers.values(),
+      this.projector,
+      this.ingest,
+    ].filter((s): s is ChildService => s !== undefined);
     await Promise.all(children.map((s) => stopChild(s.child, 20_000)));
     this.reconcilers.clear();
     if (this.workers !== undefined) await Promise.all(Object.values(this.workers).map((w) => w.close()));
@@ -194,7 +274,11 @@ export class Ledger {
 
   async deleteTopics(): Promise<void> {
     const admin = createKafka({ brokers: this.endpoints.brokers, clientId: "fault-teardown" }).admin();
-    await admin.connect().then(() => admin.deleteTopics({ topics: Object.values(this.topics) })).catch(() => undefined).finally(() => admin.disconnect());
+    await admin
+      .connect()
+      .then(() => admin.deleteTopics({ topics: Object.values(this.topics) }))
+      .catch(() => undefined)
+      .finally(() => admin.disconnect());
   }
 
   /** Drops the processes' logs (kept when a scenario fails). */

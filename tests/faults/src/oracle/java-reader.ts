@@ -31,7 +31,8 @@ function toolchain(): { java: string; classpath: string } {
   const libs = kafkaLibs(loadConfig());
   const classes = mkdtempSync(join(tmpdir(), "fault-oracle-"));
   const result = spawnSync(javac, ["-cp", `${libs}/*`, "-d", classes, source], { encoding: "utf8", timeout: 120_000 });
-  if (result.status !== 0 || !existsSync(join(classes, "TopicDump.class"))) throw new Error(`compiling ${source} failed:\n${result.stdout}${result.stderr}${result.error ?? ""}`);
+  if (result.status !== 0 || !existsSync(join(classes, "TopicDump.class")))
+    throw new Error(`compiling ${source} failed:\n${result.stdout}${result.stderr}${result.error ?? ""}`);
   compiled = { java, classpath: `${libs}/*:${classes}` };
   return compiled;
 }
@@ -39,18 +40,49 @@ function toolchain(): { java: string; classpath: string } {
 const fromBase64 = (v: string | null): Buffer | null => (v === null ? null : Buffer.from(v, "base64"));
 
 /** Every record of `topics` up to their end offsets at the start of the read, as the Java client sees them. */
-export function readWithJava(brokers: string, isolation: Isolation, topics: readonly string[]): Promise<OracleRecord[]> {
+export function readWithJava(
+  brokers: string,
+  isolation: Isolation,
+  topics: readonly string[],
+): Promise<OracleRecord[]> {
   const { java, classpath } = toolchain();
   return new Promise((resolve, reject) => {
-    execFile(java, ["-Xmx512m", "-cp", classpath, "TopicDump", brokers, isolation, ...topics], { maxBuffer: 1024 * 1024 * 1024, timeout: 300_000 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`the Java oracle reader failed: ${error.message}\n${stderr.split("\n").filter((l) => !/ INFO | WARN /.test(l)).slice(-20).join("\n")}`));
-      const records: OracleRecord[] = [];
-      for (const line of stdout.split("\n")) {
-        if (!line.startsWith("{")) continue;
-        const raw = JSON.parse(line) as { topic: string; partition: number; offset: number; timestamp: number; key: string | null; value: string | null; headers: Record<string, string | null> };
-        records.push({ ...raw, key: fromBase64(raw.key), value: fromBase64(raw.value), headers: Object.fromEntries(Object.entries(raw.headers).map(([k, v]) => [k, fromBase64(v)])) });
-      }
-      resolve(records);
-    });
+    execFile(
+      java,
+      ["-Xmx512m", "-cp", classpath, "TopicDump", brokers, isolation, ...topics],
+      { maxBuffer: 1024 * 1024 * 1024, timeout: 300_000 },
+      (error, stdout, stderr) => {
+        if (error)
+          return reject(
+            new Error(
+              `the Java oracle reader failed: ${error.message}\n${stderr
+                .split("\n")
+                .filter((l) => !/ INFO | WARN /.test(l))
+                .slice(-20)
+                .join("\n")}`,
+            ),
+          );
+        const records: OracleRecord[] = [];
+        for (const line of stdout.split("\n")) {
+          if (!line.startsWith("{")) continue;
+          const raw = JSON.parse(line) as {
+            topic: string;
+            partition: number;
+            offset: number;
+            timestamp: number;
+            key: string | null;
+            value: string | null;
+            headers: Record<string, string | null>;
+          };
+          records.push({
+            ...raw,
+            key: fromBase64(raw.key),
+            value: fromBase64(raw.value),
+            headers: Object.fromEntries(Object.entries(raw.headers).map(([k, v]) => [k, fromBase64(v)])),
+          });
+        }
+        resolve(records);
+      },
+    );
   });
 }

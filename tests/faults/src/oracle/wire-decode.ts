@@ -38,7 +38,8 @@ export class WireDecoder {
   }
 
   async decode(value: Buffer): Promise<Decoded> {
-    if (value.length < 5 || value[0] !== 0) throw new Error(`not Confluent wire format (first byte ${value[0]}, ${value.length} bytes)`);
+    if (value.length < 5 || value[0] !== 0)
+      throw new Error(`not Confluent wire format (first byte ${value[0]}, ${value.length} bytes)`);
     const schemaId = value.readInt32BE(1);
     const type = await this.typeOf(schemaId);
     const fields = type.fromBuffer(value.subarray(5)) as Record<string, unknown>;
