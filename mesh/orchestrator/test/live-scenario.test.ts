@@ -291,6 +291,13 @@ describe("W2 enforces its card at emission", () => {
       .filter((o) => o.correlationId === correlationId)
       .map((o) => o.state);
     expect(seen).not.toContain("TASK_STATE_INPUT_REQUIRED");
+    // The artifact's observation may be recorded after the final state's (the proxy records what each answer
+    // carries, and a final task can carry its artifact): wait for it, bounded, then check every one seen.
+    await feed.waitFor(
+      isType("ArtifactEmitted", (o) => o.correlationId === correlationId),
+      30_000,
+      "W2's artifact, as its proxy saw it",
+    );
     expect(
       feed
         .ofType("ArtifactEmitted")

@@ -53,6 +53,13 @@ describe("the correlation-keyed topics' partition count is chosen when they are 
     const topics = names();
     const withoutCommands = topicSpecs(topics, 24).filter((s) => s.name !== topics.commands);
     await ensureTopics(admin, withoutCommands);
+    // Every broker's metadata lists them before the next start looks (a three-node cluster answers
+    // listTopics from any broker, which may not have learned of a topic created a moment ago).
+    for (let i = 0; i < 100; i++) {
+      const listed = new Set(await admin.listTopics());
+      if (withoutCommands.every((spec) => listed.has(spec.name))) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     // A start without the setting (6) or with another one (48) works against topics created with 24.
     const again = await ensureTopics(admin, topicSpecs(topics));
     expect(again.created).toEqual([topics.commands]);
