@@ -10,6 +10,7 @@ import {
   brokersOf,
   down,
   type KafkaNode,
+  kafkaNodePid,
   kafkaNodes,
   launchKafkaNode,
   loadConfig,
@@ -176,10 +177,24 @@ export async function restartNode(cluster: ClusterUnderTest, node: KafkaNode): P
   await waitForKafkaNode(node, 180_000);
 }
 
-/** A controlled restart: SIGTERM (the broker hands its leaderships over), then start it again. */
-export async function bounceNode(cluster: ClusterUnderTest, node: KafkaNode): Promise<void> {
-  await stopKafkaNode(node, 120_000);
+/**
+ * A controlled restart: SIGTERM (the broker hands its leaderships over), then start it again. It proves
+ * the fault took place: the node's process ran before, was stopped, and a new process runs after;
+ * otherwise it throws (a bounce that did nothing must not pass for one).
+ */
+export async function bounceNode(
+  cluster: ClusterUnderTest,
+  node: KafkaNode,
+): Promise<{ stoppedPid: number; startedPid: number }> {
+  const stoppedPid = kafkaNodePid(node);
+  if (stoppedPid === undefined || !(await stopKafkaNode(node, 120_000)))
+    throw new Error(`node ${node.id} was not running: there was nothing to bounce`);
+  if (kafkaNodePid(node) !== undefined) throw new Error(`node ${node.id} still runs after its stop`);
   await restartNode(cluster, node);
+  const startedPid = kafkaNodePid(node);
+  if (startedPid === undefined || startedPid === stoppedPid)
+    throw new Error(`node ${node.id} did not come back as a new process (pid ${startedPid ?? "none"})`);
+  return { stoppedPid, startedPid };
 }
 
 /** After a scenario: every node runs (none left stalled) and every partition is fully replicated again. */
