@@ -65,19 +65,50 @@ export function agreedPartitions(counts: readonly TopicPartitionCount[]): number
 /**
  * Each topic's partition count, from the cluster's metadata. A topic that is missing (or has no
  * partitions in the answer) is an error naming it: a reader cannot place a key without its count.
+ * A broker answers from its own view of the cluster, which learns of a topic created a moment ago
+ * (another service's start, `a2a-ledger up`) a little later than the controller: a topic not seen, or
+ * a metadata answer of UNKNOWN_TOPIC_OR_PARTITION or LEADER_NOT_AVAILABLE, is asked again for up to
+ * `settleMs` before it counts as missing.
  */
-export async function partitionCounts(admin: Admin, topics: readonly string[]): Promise<TopicPartitionCount[]> {
+export async function partitionCounts(
+  admin: Admin,
+  topics: readonly string[],
+  settleMs = 15_000,
+): Promise<TopicPartitionCount[]> {
+  const deadline = Date.now() + settleMs;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
+    const counts = await countsOnce(admin, topics).catch((error: unknown) => {
+      if (isUnsettled(error)) return new MissingTopicsError([...topics]);
+      throw error;
+    });
+    if (!(counts instanceof MissingTopicsError)) return counts;
+    if (Date.now() + delay > deadline) throw counts;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+async function countsOnce(
+  admin: Admin,
+  topics: readonly string[],
+): Promise<TopicPartitionCount[] | MissingTopicsError> {
   // kafkajs asks for every topic at once and fails the whole request when one is missing: the listing names which.
   const present = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !present.has(t));
-  if (missing.length > 0) throw new MissingTopicsError(missing);
+  if (missing.length > 0) return new MissingTopicsError(missing);
   const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
-  return topics.map((topic) => {
-    const partitions = metadata.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
-    if (partitions === 0) throw new MissingTopicsError([topic]);
-    return { topic, partitions };
-  });
+  const counts = topics.map((topic) => ({
+    topic,
+    partitions: metadata.topics.find((t) => t.name === topic)?.partitions.length ?? 0,
+  }));
+  const empty = counts.filter((c) => c.partitions === 0).map((c) => c.topic);
+  return empty.length > 0 ? new MissingTopicsError(empty) : counts;
 }
+
+/** A metadata answer from a broker that has not learned of the topic yet. */
+const isUnsettled = (error: unknown): boolean => {
+  const type = (error as { type?: unknown } | null)?.type;
+  return type === "UNKNOWN_TOPIC_OR_PARTITION" || type === "LEADER_NOT_AVAILABLE";
+};
 
 export class MissingTopicsError extends Error {
   override name = "MissingTopicsError";

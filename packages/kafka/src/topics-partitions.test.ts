@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
 import { endpointsFromEnv } from "./index.ts";
-import { installedPartitions, PartitionDisagreementError } from "./partition-count.ts";
+import { installedPartitions, PartitionDisagreementError, partitionCounts } from "./partition-count.ts";
 import {
   correlationKeyedTopics,
   ensureTopics,
@@ -34,8 +34,7 @@ function names(): TopicNames {
 }
 
 async function countsOf(topics: readonly string[]): Promise<Record<string, number>> {
-  const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
-  return Object.fromEntries(metadata.topics.map((t) => [t.name, t.partitions.length]));
+  return Object.fromEntries((await partitionCounts(admin, topics)).map((c) => [c.topic, c.partitions]));
 }
 
 describe("the correlation-keyed topics' partition count is chosen when they are created", () => {
