@@ -179,6 +179,22 @@ export function effectiveConfigs(spec: TopicSpec, brokers: number): Record<strin
 }
 
 /**
+ * The topics the cluster lists, of `wanted`. A broker answers from its own view of the cluster, which
+ * learns of a topic created a moment ago (by another service's start) a little after the controller:
+ * while some of `wanted` are not listed, the listing is asked again for up to `settleMs`, and a topic
+ * any answer listed counts as present (so it is verified, never taken for missing and created anew).
+ */
+async function listedTopics(admin: Admin, wanted: readonly string[], settleMs = 3_000): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const deadline = Date.now() + settleMs;
+  for (let delay = 200; ; delay = Math.min(delay * 2, 1_000)) {
+    for (const topic of await admin.listTopics()) seen.add(topic);
+    if (wanted.every((t) => seen.has(t)) || Date.now() + delay > deadline) return seen;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/**
  * Creates missing topics and verifies existing ones: partitions, configs, and a replication at least
  * as strong as the cluster's size calls for. Throws TopicConflictError before creating anything when
  * one conflicts. The correlation-keyed topics are the exception for partitions: an existing one's
@@ -186,7 +202,10 @@ export function effectiveConfigs(spec: TopicSpec, brokers: number): Record<strin
  * with each other it throws PartitionDisagreementError naming each, before creating anything.
  */
 export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = topics): Promise<EnsureResult> {
-  const present = new Set(await admin.listTopics());
+  const present = await listedTopics(
+    admin,
+    specs.map((s) => s.name),
+  );
   const existing = specs.filter((s) => present.has(s.name));
   const brokers = (await admin.describeCluster()).brokers.length;
   const replication = replicationFor(brokers);
