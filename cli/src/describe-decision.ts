@@ -22,5 +22,7 @@ export function describeDecision(d: Decision): string {
       return `CapabilitiesVerified ${w}: states [${d.states.join(", ")}], durable ${d.durable ?? "unknown"}`;
     case "CardChanged":
       return `CardChanged ${w}: ${d.changes.length} field(s) changed, ${d.previousCardHash.slice(0, 12)} → ${d.cardHash.slice(0, 12)}`;
+    case "CorrelationExpired":
+      return `CorrelationExpired ${w}: ${d.lastStatus}, last event ${new Date(d.lastEventAt).toISOString()}, ${d.reason}`;
   }
 }

@@ -26,6 +26,7 @@ import { rejectionLines, rejectionSummary } from "../replay/rejections.ts";
 import { buildReport, type ReplayReport } from "../replay/replay-report.ts";
 import { runReplay } from "../replay/replay-run.ts";
 import { scopeFromOptions, type ReplayScope } from "../replay/replay-scope.ts";
+import { retentionFromOptions } from "../replay/replay-retention.ts";
 import { shardsFromOption } from "../replay/replay-shard.ts";
 import { type MergedRun, runSharded } from "../replay/sharded-replay.ts";
 import { RulesError, RuleSetRun } from "../replay/rule-set-run.ts";
@@ -37,6 +38,7 @@ const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] 
                          [--baseline NAME|PATH|recorded[:VERSION]] [--candidate NAME|PATH]
                          [--trusted-vendors a,b] [--order recorded|event-time] [--json]
                          [--report FILE.html] [--fail-on-diff] [--shards N]
+                         [--retention DURATION|off] [--stale-after DURATION]
   --input            observations: NDJSON in the ingest JSON shape, or an Avro object container file
                      (as \`a2a-ledger export\` writes; recognised by its magic bytes, or --format ndjson|avro)
   --kafka            read the observations topic instead (all partitions, read_committed, from the
@@ -64,6 +66,13 @@ const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] 
   --shards           fold in N worker processes (1 to 6; default 1), each owning the correlations of
                      whole hash buckets (murmur2 over 6, % N); the output is the same as with 1.
                      Shipped rule sets only
+  --retention        evict as the reconciler does (the architecture's "Retention"): a finished
+                     correlation leaves the state this long after its last event by stream time, so a
+                     later observation opens it anew; \`off\` keeps every correlation. Default: the
+                     reconciler's A2A_LEDGER_RECONCILER_RETENTION, else 7d. Batches recorded on
+                     a2a.reconciler.batches.v1 are replayed with the retention their records name
+  --stale-after      a correlation without an outcome leaves after this long, with CorrelationExpired
+                     (default: A2A_LEDGER_RECONCILER_STALE_AFTER, else 30d)
 exit codes: 0 ok, 1 differences with --fail-on-diff, 2 bad usage, a malformed input or a failing rules
 module (named by file and line or byte offset), 3 Kafka or the registry cannot be reached`;
 
@@ -89,6 +98,8 @@ function options(args: string[]) {
       report: { type: "string" },
       "fail-on-diff": { type: "boolean", default: false },
       shards: { type: "string" },
+      retention: { type: "string" },
+      "stale-after": { type: "string" },
       help: { type: "boolean", default: false },
     },
     usage,
@@ -222,6 +233,7 @@ async function run(args: string[], io: Io): Promise<number> {
     throw new UsageError("--report needs a comparison: --candidate, or --baseline recorded");
   const scope = scopeFromOptions(o);
   const shards = shardsFromOption(o.shards);
+  const retention = retentionFromOptions(o);
   if (o.report !== undefined) checkWritable(resolve(io.cwd, o.report), o.report);
 
   let cluster: Cluster | undefined;
@@ -262,7 +274,7 @@ async function run(args: string[], io: Io): Promise<number> {
       io.stderr(
         `a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`,
       );
-    const single = shards === 1 ? ruleSets.map((r) => new RuleSetRun(r, policy, scope)) : [];
+    const single = shards === 1 ? ruleSets.map((r) => new RuleSetRun(r, policy, scope, undefined, retention)) : [];
     const bar = progressBar(io, "replay", opened.source.unit);
     let counts;
     try {
@@ -275,7 +287,14 @@ async function run(args: string[], io: Io): Promise<number> {
       shards === 1
         ? single
         : await runSharded(
-            { source: sourceOptions, cwd: io.cwd, rulesVersions: ruleSets.map((r) => r.rulesVersion), policy, scope },
+            {
+              source: sourceOptions,
+              cwd: io.cwd,
+              rulesVersions: ruleSets.map((r) => r.rulesVersion),
+              policy,
+              scope,
+              ...(retention === undefined ? {} : { retention }),
+            },
             ruleSets,
             shards,
             counts.shared,

@@ -62,6 +62,7 @@ async function readBatches(
           capabilityReads: b.capabilityReads,
           capabilityOwnBatches: b.capabilityOwnBatches,
           policyVersions: b.policyVersions,
+          retention: b.retentionMs === null ? null : { finishedMs: b.retentionMs, staleMs: b.staleMs ?? b.retentionMs },
         });
       }
     }

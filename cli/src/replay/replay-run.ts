@@ -11,7 +11,7 @@ import type { Observation } from "@a2a-ledger/schemas";
 import type { ObservationSource } from "../sources/observation-source.ts";
 import { observationInScope, type ReplayScope } from "./replay-scope.ts";
 import { ownedBy, type ReplayShard, sharesCapabilities } from "./replay-shard.ts";
-import type { RuleSetRun } from "./rule-set-run.ts";
+import type { ChunkAt, RuleSetRun } from "./rule-set-run.ts";
 
 export interface ReplayProgress {
   /** Progress units of the source consumed. */
@@ -49,6 +49,8 @@ export async function runReplay(
   let read = 0;
   let events = 0;
   let chunkNumber = 0;
+  /** Observations that shape the capability table: a one-shard replay folds them in and out of scope. */
+  const capabilityShapes = new WeakSet<Observation>();
   for await (const chunk of source.chunks()) {
     const folded: Observation[] = [];
     const index: number[] = [];
@@ -56,6 +58,7 @@ export async function runReplay(
     for (let i = 0; i < all.length; i++) {
       const o = all[i] as Observation;
       const shapes = capabilityScope.shapesCapabilities(o);
+      if (shapes) capabilityShapes.add(o);
       const inScope = observationInScope(scope, o);
       if (sharesCapabilities(o)) shared.add(o.correlationId);
       if (inScope) {
@@ -69,10 +72,49 @@ export async function runReplay(
     }
     read += all.length;
     const where = (i: number) => chunk.where(index[i] as number);
-    const at = { chunk: chunkNumber++, position: (i: number) => index[i] as number };
-    for (const run of runs) run.fold(folded, where, chunk.batch, at);
+    const streamTime = folded.length === all.length ? undefined : streamTimes(all, index);
+    const at: ChunkAt = {
+      chunk: chunkNumber++,
+      position: (i: number) => index[i] as number,
+      expiryPosition: (decidedAt) => expiryPosition(all, scope, capabilityShapes, decidedAt),
+    };
+    for (const run of runs) run.fold(folded, where, chunk.batch, at, streamTime);
     onProgress?.({ done: chunk.progress, total: source.total, observations: read });
   }
   const startedBefore = new Set([...before].filter((id) => correlations.has(id)));
   return { read, events, correlations: correlations.size, startedBefore, shared };
+}
+
+/**
+ * The stream time (retention) at each folded observation and after the chunk, counting the observations
+ * left out of the fold: a windowed or sharded replay evicts when the reconciler did.
+ */
+function streamTimes(all: readonly Observation[], index: readonly number[]): { at(i: number): number; end: number } {
+  const running: number[] = [];
+  let max = Number.NEGATIVE_INFINITY;
+  for (const o of all) running.push((max = Math.max(max, o.occurredAt)));
+  return { at: (i) => running[index[i] as number] as number, end: max };
+}
+
+/**
+ * Where a one-shard replay of the chunk lets a correlation expiring at `decidedAt` go: before the first
+ * observation it folds once the stream time has passed that instant, or at the chunk's end (its length).
+ * A shard emits the same decision, maybe at another of its own observations; merged by this position,
+ * the shards' output is the one-shard output.
+ */
+function expiryPosition(
+  all: readonly Observation[],
+  scope: ReplayScope,
+  shapes: WeakSet<Observation>,
+  decidedAt: number,
+): number {
+  let max = Number.NEGATIVE_INFINITY;
+  let passed = false;
+  for (let j = 0; j < all.length; j++) {
+    const o = all[j] as Observation;
+    max = Math.max(max, o.occurredAt);
+    if (max > decidedAt) passed = true;
+    if (passed && (observationInScope(scope, o) || shapes.has(o))) return j;
+  }
+  return all.length;
 }

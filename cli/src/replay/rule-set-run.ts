@@ -14,6 +14,7 @@ import {
   type Decider,
   type PolicySource,
   type RecordedBatch,
+  type RetentionPolicy,
   type RuleSet,
   ruleSetByName,
   RulesFailedError,
@@ -57,12 +58,14 @@ const rulesRejected = rulesRejectedReason;
  * observation's own step) and then, in a sweep, its correlation (the sweep's order). Decisions with
  * the same key are one correlation's, so of one shard, in the order that shard emitted them.
  */
-export type EmissionKey = readonly [chunk: number, position: number, sweep: 0 | 1, correlationId: string];
+export type EmissionKey = readonly [chunk: number, position: number, sweep: -1 | 0 | 1, correlationId: string];
 
 /** Where a chunk's observations are: its number in the source and each one's position in it. */
 export interface ChunkAt {
   chunk: number;
   position(i: number): number;
+  /** Where the one-shard replay emits a CorrelationExpired decided at `decidedAt` (see replay-run.ts). */
+  expiryPosition?(decidedAt: number): number;
 }
 
 export class RuleSetRun {
@@ -84,9 +87,10 @@ export class RuleSetRun {
     policy: PolicySource,
     private readonly scope: ReplayScope,
     private readonly owns?: (correlationId: string) => boolean,
+    retention?: RetentionPolicy,
   ) {
     this.decider = createDecider(ruleSet);
-    this.folder = new BatchOrderFold(this.decider, policy);
+    this.folder = new BatchOrderFold(this.decider, policy, retention);
     this.checkDecisions = ruleSetByName(ruleSet.rulesVersion) !== ruleSet;
   }
 
@@ -100,10 +104,16 @@ export class RuleSetRun {
    * policy versions it read, re-examining its partition's blocked correlations when it did. Chunks
    * without one after such batches (observations the reconciler has not read yet) see every snapshot.
    */
-  fold(observations: readonly Observation[], where: (i: number) => string, batch?: RecordedBatch, at?: ChunkAt): void {
+  fold(
+    observations: readonly Observation[],
+    where: (i: number) => string,
+    batch?: RecordedBatch,
+    at?: ChunkAt,
+    streamTime?: { at(i: number): number; end: number },
+  ): void {
     let outcome: ReturnType<BatchOrderFold["fold"]>;
     try {
-      outcome = this.folder.fold(observations, batch);
+      outcome = this.folder.fold(observations, batch, streamTime);
     } catch (e) {
       // A rule set can also fail outside a step (e.g. a decision of a type the catalogue does not have).
       const error = e instanceof RulesFailedError ? e.cause : (e as Error);
@@ -153,6 +163,10 @@ export class RuleSetRun {
       if (!decisionInScope(this.scope, d)) return;
       const origin = outcome.origins[i] as { index: number; sweep: boolean };
       this.decisions.push(d);
+      if (d.type === "CorrelationExpired" && at.expiryPosition !== undefined) {
+        this.keys.push([at.chunk, at.expiryPosition(d.decidedAt), -1, d.correlationId]);
+        return;
+      }
       this.keys.push([
         at.chunk,
         origin.index === -1 ? -1 : at.position(origin.index),

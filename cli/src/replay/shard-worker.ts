@@ -26,7 +26,7 @@ async function work(task: ShardTask): Promise<ShardAnswer> {
     const ruleSet = ruleSetByName(version) as RuleSet | undefined;
     if (ruleSet === undefined) throw new UsageError(`${version} is not a shipped rule set`);
     // Shared correlations are folded by every shard; each keeps the decisions of its own only.
-    return new RuleSetRun(ruleSet, task.policy, task.scope, (id) => ownedBy(shard, id));
+    return new RuleSetRun(ruleSet, task.policy, task.scope, (id) => ownedBy(shard, id), task.retention);
   });
   const counts = await runReplay(opened.source, runs, task.scope, undefined, shard);
   return {

@@ -9,7 +9,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { PolicySource, RuleSet } from "@a2a-ledger/core";
+import type { PolicySource, RetentionPolicy, RuleSet } from "@a2a-ledger/core";
 import type { Decision } from "@a2a-ledger/schemas";
 import { UnavailableError, UsageError } from "../io.ts";
 import type { SourceOptions } from "../sources/open-source.ts";
@@ -24,6 +24,8 @@ export interface ShardTask {
   rulesVersions: string[];
   policy: PolicySource;
   scope: ReplayScope;
+  /** What chunks without a batch record evict by (replay-retention.ts); none: nothing. */
+  retention?: RetentionPolicy;
   shard: { index: number; count: number; shared: string[] };
 }
 

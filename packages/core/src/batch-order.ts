@@ -14,6 +14,7 @@ import { CapabilityTable, type CardRecord } from "./capabilities.ts";
 import type { Decider, LedgerState } from "./decider.ts";
 import { applyCapabilityUpdates, foldBatch, type FoldOutcome } from "./fold.ts";
 import { isPolicyHistory, type PolicySource } from "./policy-history.ts";
+import { expiresAt, type RetentionPolicy, StreamRetention } from "./retention.ts";
 
 /** Per source partition, one past the last batch offset whose snapshots a table holds (absent: none of them). */
 export type PartitionReads = readonly { readonly partition: number; readonly offset: number }[];
@@ -30,6 +31,8 @@ export interface RecordedBatch {
   capabilityOwnBatches?: PartitionReads;
   /** The highest trust-policy version read (0: none). */
   policyVersions: number;
+  /** The retention the reconciler evicted by (null or absent: it kept every correlation). */
+  retention?: RetentionPolicy | null;
 }
 
 /** Where a derived snapshot or card came from: the partition whose batch derived it, and that batch's last offset. */
@@ -131,12 +134,56 @@ export class BatchOrderFold {
   /** Blocked correlations by observation partition (recorded batches) or all together: what each fold may re-examine. */
   private readonly blocked = new Map<number, Set<string>>();
 
+  /** Stream time and expiries by observation partition (recorded batches) or all together, as `blocked`. */
+  private readonly retention = new Map<number, StreamRetention>();
+
+  /**
+   * `retention`: what chunks without a batch record evict by (none: they keep every correlation); a
+   * recorded batch evicts by the retention its record names, as the reconciler did.
+   */
   constructor(
     private readonly decider: Decider,
     private readonly policy: PolicySource,
+    private readonly byTimeRetention?: RetentionPolicy,
   ) {}
 
-  fold(observations: readonly Observation[], batch?: RecordedBatch): FoldOutcome {
+  /** The partition's retention under `policy`, re-indexed when the policy changed (the reconciler was reconfigured). */
+  private retentionOf(partition: number, policy: RetentionPolicy | undefined): StreamRetention | undefined {
+    const known = this.retention.get(partition);
+    if (known !== undefined && policy !== undefined && sameRetention(known.policy, policy)) return known;
+    if (policy === undefined) {
+      if (known !== undefined) this.retention.delete(partition);
+      return undefined;
+    }
+    const fresh = new StreamRetention(policy);
+    if (known !== undefined) {
+      fresh.advance(known.time);
+      for (const id of known.ids()) this.track(fresh, id);
+    } else if (partition === allPartitions) {
+      // Past the recorded batches: every partition's correlations together, at the latest stream time.
+      for (const r of this.retention.values()) fresh.advance(r.time);
+      for (const id of this.states.keys()) this.track(fresh, id);
+      this.retention.clear();
+    }
+    this.retention.set(partition, fresh);
+    return fresh;
+  }
+
+  private track(retention: StreamRetention, id: string): void {
+    const state = this.states.get(id);
+    const activity = state === undefined ? undefined : this.decider.activity(state);
+    retention.track(id, activity === undefined ? undefined : expiresAt(activity, retention.policy));
+  }
+
+  /**
+   * Folds one chunk; `streamTime` gives the stream time at each of its observations and after the
+   * last, when the caller left observations of the partition out (see FoldInput.streamTimeAt).
+   */
+  fold(
+    observations: readonly Observation[],
+    batch?: RecordedBatch,
+    streamTime?: { at(index: number): number; end: number },
+  ): FoldOutcome {
     if (batch !== undefined) this.recorded = true;
     else if (this.recorded) {
       // Past the recorded batches: every snapshot derived so far, every blocked correlation together.
@@ -149,6 +196,10 @@ export class BatchOrderFold {
     const partition = batch?.partition ?? allPartitions;
     const blocked = this.blocked.get(partition) ?? new Set<string>();
     this.blocked.set(partition, blocked);
+    const retention = this.retentionOf(
+      partition,
+      batch === undefined ? this.byTimeRetention : (batch.retention ?? undefined),
+    );
     const outcome = foldBatch(
       {
         decider: this.decider,
@@ -160,6 +211,8 @@ export class BatchOrderFold {
         inPlace: true,
         blocked,
         ...(batch === undefined ? {} : { recheck: batch.recheck }),
+        ...(retention === undefined ? {} : { retention }),
+        ...(streamTime === undefined ? {} : { streamTimeAt: streamTime.at, streamTimeEnd: streamTime.end }),
       },
       observations,
     );
@@ -170,6 +223,13 @@ export class BatchOrderFold {
       if (this.decider.isBlocked(state)) blocked.add(id);
       else blocked.delete(id);
     }
+    for (const id of outcome.expired) {
+      this.states.delete(id);
+      blocked.delete(id);
+    }
     return outcome;
   }
 }
+
+const sameRetention = (a: RetentionPolicy, b: RetentionPolicy): boolean =>
+  a.finishedMs === b.finishedMs && a.staleMs === b.staleMs;

@@ -16,6 +16,7 @@ import {
 import { CapabilityLayer, type CapabilityView, type CardRecord } from "./capabilities.ts";
 import { correlationModel } from "./correlation/model.ts";
 import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
+import type { Activity } from "./retention.ts";
 import type { RuleSet } from "./rule-set.ts";
 import type { RuleOutput } from "./rules/rule.ts";
 import type { DecideContext, LedgerState, StateModel } from "./state-model.ts";
@@ -69,6 +70,8 @@ export interface Decider {
   reexamine(ctx: DecideContext, state: LedgerState, trigger?: Observation): StepResult;
   /** Whether the correlation waits for a worker to become eligible (what `reexamine` may change). */
   isBlocked(state: LedgerState): boolean;
+  /** What retention reads of the state; undefined when it never expires (no event yet, or a model that keeps all). */
+  activity(state: LedgerState): Activity | undefined;
   /** A copy that later steps on the original do not affect. */
   clone(state: LedgerState): LedgerState;
   serialize(state: LedgerState): Uint8Array;
@@ -146,6 +149,7 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
     serialize: (state) => model.serialize(own(state)),
     deserialize: (bytes) => model.deserialize(bytes),
     isBlocked: (state) => model.isBlocked(own(state)),
+    activity: (state) => model.activity?.(own(state)),
     reexamine(ctx, given, trigger) {
       const state = own(given);
       const found = recover?.(state, ctx.capabilities, trigger);

@@ -10,6 +10,7 @@ import { type CapabilityTable, CapabilityLayer, type CapabilityView, type CardRe
 import type { Decider, LedgerState } from "./decider.ts";
 import type { PolicyConfig } from "./policy.ts";
 import { isPolicyHistory, policyAt, type PolicySource, type PolicyVersion } from "./policy-history.ts";
+import { expiresAt, expiryDecision, type RetentionPolicy, type StreamRetention } from "./retention.ts";
 
 export interface FoldInput {
   decider: Decider;
@@ -31,6 +32,21 @@ export interface FoldInput {
    * copying it first (a replay that keeps only the newest state; never a caller that may have to roll back).
    */
   inPlace?: boolean;
+  /**
+   * Retention on the partition the batch belongs to (retention.ts): its stream time advances with each
+   * observation, and the correlations it has carried past their horizon leave before that observation
+   * is stepped (listed in `expired`; one without an outcome with a CorrelationExpired decision). The
+   * fold updates it as it goes: a caller that may roll back rebuilds it with its states.
+   */
+  retention?: StreamRetention;
+  /**
+   * The stream time the batch's `index`-th observation is folded at, when observations were left out
+   * before it (a windowed or sharded replay): the latest occurredAt of every observation of the
+   * partition up to it. Its own occurredAt otherwise.
+   */
+  streamTimeAt?: (index: number) => number;
+  /** The stream time after the batch, when observations were left out after its last one (as `streamTimeAt`). */
+  streamTimeEnd?: number;
 }
 
 /** An observation the rules threw on: its correlation's state is as it was before it. */
@@ -60,6 +76,8 @@ export interface FoldOutcome {
   cards: CardRecord[];
   /** The state after the batch of every correlation it touched. */
   states: Map<string, LedgerState>;
+  /** Correlations that left the state (retention): not in `states`; the caller forgets them (a changelog tombstone). */
+  expired: Set<string>;
   rejected: RejectedObservation[];
 }
 
@@ -71,6 +89,13 @@ export interface FoldOutcome {
  * after its loss, so the order in which a loss and its rescuing probe are processed does not matter,
  * and after each of its own observations that did not block it anew (the rule set says whether that can lift it).
  */
+/**
+ * At most this many correlations leave in one sweep, so that one transaction stays small when many are
+ * due at once (a first start on a changelog from before retention); the rest leave in the next sweeps,
+ * or the moment an observation or a re-examination reaches them. The same in the reconciler and replay.
+ */
+export const sweepLimit = 5_000;
+
 export function foldBatch(input: FoldInput, observations: Iterable<Observation>): FoldOutcome {
   const { decider } = input;
   const history = isPolicyHistory(input.policy) ? input.policy.versions : undefined;
@@ -92,23 +117,52 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     capabilityUpdates: [],
     cards: [],
     states: new Map(),
+    expired: new Set(),
     rejected: [],
   };
   const blocked = new Set(input.blocked ?? []);
   const working = (id: string): LedgerState => {
     let state = out.states.get(id);
     if (state === undefined) {
-      const before = input.stateOf(id);
+      const before = out.expired.has(id) ? undefined : input.stateOf(id);
       state = before === undefined ? decider.initialState() : input.inPlace === true ? before : decider.clone(before);
     }
     return state;
   };
   let index = -1;
   let sweep = false;
+  const retention = input.retention;
+  /** A state the fold changed: its expiry moves with its last event. */
+  const touched = (id: string, state: LedgerState) => {
+    if (retention === undefined) return;
+    const activity = decider.activity(state);
+    retention.track(id, activity === undefined ? undefined : expiresAt(activity, retention.policy));
+  };
+  /** A correlation the stream time carried past its horizon leaves, with its decision when it had no outcome. */
+  const expire = (id: string, policy: RetentionPolicy) => {
+    retention?.forget(id);
+    const state = out.states.get(id) ?? (out.expired.has(id) ? undefined : input.stateOf(id));
+    const activity = state === undefined ? undefined : decider.activity(state);
+    const decision = activity === undefined ? undefined : expiryDecision(activity, policy, decider.rulesVersion);
+    if (decision !== undefined) {
+      const version = judgeAt(decision.decidedAt);
+      if (version !== undefined) decision.policyVersion = version.version;
+      out.decisions.push(decision);
+      out.origins.push({ index, sweep: true });
+    }
+    out.states.delete(id);
+    out.expired.add(id);
+    blocked.delete(id);
+  };
   const reexamineOne = (id: string, trigger?: Observation) => {
+    if (retention?.isDue(id) === true) {
+      expire(id, retention.policy);
+      return;
+    }
     const result = decider.reexamine(ctx, working(id), trigger);
     if (result.decisions.length === 0) return;
     out.states.set(id, result.state);
+    touched(id, result.state);
     for (const d of result.decisions) {
       // A re-examination reads no policy; its decision names the version in force at its own time.
       const version = judgeAt(d.decidedAt);
@@ -127,6 +181,13 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
   for (const observation of observations) {
     index++;
     const id = observation.correlationId;
+    if (retention !== undefined) {
+      retention.advance(observation.occurredAt);
+      if (input.streamTimeAt !== undefined) retention.advance(input.streamTimeAt(index));
+      for (const gone of retention.due(sweepLimit)) expire(gone, retention.policy);
+      // Past its horizon but beyond this sweep's share: it leaves now, before its observation.
+      if (retention.isDue(id)) expire(id, retention.policy);
+    }
     const known = out.states.get(id);
     const state = known ?? working(id);
     const version = judgeAt(observation.occurredAt);
@@ -135,10 +196,13 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       result = decider.step(ctx, state, observation);
     } catch (error) {
       out.rejected.push({ index, observation, error: error instanceof Error ? error : new Error(String(error)) });
-      if (known === undefined) out.states.set(id, state);
+      // A correlation that just left stays gone: a rejected observation opens nothing.
+      if (known === undefined && !out.expired.has(id)) out.states.set(id, state);
       continue;
     }
     if (result.state !== known) out.states.set(id, result.state);
+    if (out.expired.has(id)) out.expired.delete(id);
+    touched(id, result.state);
     if (result.cards.length > 0 || result.capabilityUpdates.length > 0) {
       for (const c of result.cards) {
         layer.rememberCard(c);
@@ -172,6 +236,11 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       reexamineOne(id, observation);
     }
     if (result.capabilityUpdates.length > 0 && blocked.size > 0) reexamine();
+  }
+  if (retention !== undefined) {
+    // The batch's end: what its last observations carried past the horizon leaves in this batch too.
+    if (input.streamTimeEnd !== undefined) retention.advance(input.streamTimeEnd);
+    for (const gone of retention.due(sweepLimit)) expire(gone, retention.policy);
   }
   return out;
 }

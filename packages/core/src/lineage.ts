@@ -105,6 +105,8 @@ export const statusDecisions = {
   RedispatchCommanded: { status: "redispatched", rank: 2 },
   TaskFailed: { status: "failed", rank: 3 },
   TaskReconciled: { status: "reconciled", rank: 3 },
+  // Retention: no outcome within the stale horizon; decided after the correlation's last event, so it stands.
+  CorrelationExpired: { status: "expired", rank: 3 },
 } as const satisfies Partial<Record<Decision["type"], { status: string; rank: number }>>;
 
 export type StatusDecisionType = keyof typeof statusDecisions;

@@ -5,6 +5,7 @@ import { createDecider, type LedgerState } from "./decider.ts";
 import { applyCapabilityUpdates, foldBatch, type RejectedObservation } from "./fold.ts";
 import { defaultPolicyConfig } from "./policy.ts";
 import type { PolicySource } from "./policy-history.ts";
+import { type RetentionPolicy, StreamRetention } from "./retention.ts";
 import type { RuleSet } from "./rule-set.ts";
 
 export interface ReplayConfig {
@@ -13,6 +14,8 @@ export interface ReplayConfig {
   /** Capability snapshots known before the log starts (e.g. read from a2a.capabilities.v1). */
   capabilities?: Iterable<CapabilitySnapshot>;
   cards?: Iterable<CardRecord>;
+  /** Evict as the reconciler does (retention.ts), the whole log as one stream; none: keep every correlation. */
+  retention?: RetentionPolicy;
 }
 
 export interface ReplayResult {
@@ -53,7 +56,13 @@ export function replayLog(
   const decider = createDecider(ruleSet);
   const table = CapabilityTable.fromSnapshots(config.capabilities ?? [], config.cards ?? []);
   const outcome = foldBatch(
-    { decider, policy: config.policy ?? defaultPolicyConfig, capabilities: table, stateOf: () => undefined },
+    {
+      decider,
+      policy: config.policy ?? defaultPolicyConfig,
+      capabilities: table,
+      stateOf: () => undefined,
+      ...(config.retention === undefined ? {} : { retention: new StreamRetention(config.retention) }),
+    },
     observations,
   );
   applyCapabilityUpdates(table, outcome);

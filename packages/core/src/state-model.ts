@@ -8,6 +8,7 @@ import type { CapabilityView } from "./capabilities.ts";
 import type { CorrelationState } from "./correlation/state.ts";
 import type { DecisionDraft } from "./decisions.ts";
 import type { PolicyConfig } from "./policy.ts";
+import type { Activity } from "./retention.ts";
 import type { CorrelationState as V1CorrelationState } from "./v1/correlation-state.ts";
 
 /**
@@ -51,6 +52,8 @@ export interface StateModel<S extends LedgerState, I extends { capabilities: Cap
    */
   blockExamined?(state: S, asOf: number): S;
   isBlocked(state: S): boolean;
+  /** What retention reads (retention.ts); absent from a model that keeps every correlation (default/1's). */
+  activity?(state: S): Activity | undefined;
   correlationIdOf(state: S): string;
   clone(state: S): S;
   serialize(state: S): Uint8Array;

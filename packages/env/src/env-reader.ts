@@ -64,6 +64,21 @@ export interface EnvReader {
   int(name: string, fallback: number, min: number, max: number): number;
   /** `true` or `false`; the fallback when unset (or invalid, with a problem). */
   bool(name: string, fallback?: boolean): boolean;
+  /**
+   * A duration in milliseconds within [minMs, maxMs], written as an integer with a unit — `ms`, `s`, `m`,
+   * `h` or `d` (`7d`, `90s`) — or as bare milliseconds; the fallback when unset (or invalid, with a problem).
+   */
+  duration(name: string, fallbackMs: number, minMs: number, maxMs: number): number;
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `7d`, `90s`, `1500ms` or `1500` as milliseconds; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text);
+  if (m === null) return undefined;
+  const ms = Number(m[1]) * (durationUnits[m[2] ?? "ms"] as number);
+  return Number.isSafeInteger(ms) ? ms : undefined;
 }
 
 export function envReader(env: NodeJS.ProcessEnv, options: EnvReaderOptions = {}): EnvReader {
@@ -109,6 +124,18 @@ export function envReader(env: NodeJS.ProcessEnv, options: EnvReaderOptions = {}
         return fallback;
       }
       return raw === "true";
+    },
+    duration(name, fallbackMs, minMs, maxMs) {
+      const raw = text(name);
+      if (raw === undefined) return fallbackMs;
+      const ms = parseDuration(raw);
+      if (ms === undefined || ms < minMs || ms > maxMs) {
+        problems.push(
+          `${name}=${JSON.stringify(raw)} must be a duration from ${minMs} ms to ${maxMs} ms, like 7d, 12h, 30m, 90s or 500ms`,
+        );
+        return fallbackMs;
+      }
+      return ms;
     },
   };
 }

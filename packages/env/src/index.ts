@@ -10,6 +10,7 @@
  */
 export {
   envReader,
+  parseDuration,
   sharedSettings,
   warnDeprecatedOnce,
   type DeprecatedName,

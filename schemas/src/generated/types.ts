@@ -301,6 +301,29 @@ export interface ContractViolation {
   policyVersion: null | number;
 }
 
+/** A correlation that never reached an outcome saw no event for the stale horizon (the reconciler's A2A_LEDGER_RECONCILER_STALE_AFTER, 30 days by default) and left the reconciler's state: nothing watches it any more. Decided when the partition's stream time (the latest occurredAt folded on it) passed lastEventAt + idleMs; decidedAt is that instant. */
+export interface CorrelationExpired {
+  /** Deterministic: derived from the cause event and its position, never random. */
+  decisionId: string;
+  correlationId: string;
+  /** The last event the correlation saw. */
+  causeEventIds: string[];
+  rulesVersion: string;
+  /** The last event's occurredAt plus idleMs (rules read no clock). */
+  decidedAt: number;
+  /** The worker of the latest attempt, when there is one. */
+  workerId: null | string;
+  /** Where the correlation stood: open, indeterminate, redispatched or blocked. */
+  lastStatus: string;
+  /** occurredAt of the last event the correlation saw. */
+  lastEventAt: number;
+  /** The stale horizon it was judged by. */
+  idleMs: number;
+  reason: string;
+  /** The version of the trust policy (a2a.policy.v1) in force at decidedAt: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka. */
+  policyVersion: null | number;
+}
+
 /** Probe a worker before trusting its card (R7); also a command on a2a.commands.v1. */
 export interface ProbeRequested {
   /** Deterministic: derived from the cause event and its position, never random. */
@@ -465,6 +488,10 @@ export interface ReconcilerBatch {
   /** The highest trust-policy version the reconciler had read (0: none). */
   policyVersions: number;
   rulesVersion: string;
+  /** How long a finished correlation stayed in the reconciler's state after its last event (A2A_LEDGER_RECONCILER_RETENTION); null: the reconciler kept every correlation (a version before retention). Replay evicts by it. */
+  retentionMs: null | number;
+  /** The stale horizon of a correlation without an outcome (A2A_LEDGER_RECONCILER_STALE_AFTER); null with retentionMs. */
+  staleMs: null | number;
   /** The reconciler's clock when it sent the record (information only; replay never reads it). */
   committedAt: number;
 }
@@ -503,6 +530,7 @@ export interface DefaultedFields {
   CapabilitiesVerified: "workerId" | "durable" | "skills" | "policyVersion";
   CardChanged: "workerId" | "policyVersion";
   ContractViolation: "workerId" | "serverTaskId" | "allowed" | "cardHash" | "skillId" | "output" | "attempts" | "policyVersion";
+  CorrelationExpired: "workerId" | "policyVersion";
   ProbeRequested: "workerId" | "cardUrl" | "policyVersion";
   ReconciliationBlocked: "workerId" | "candidates" | "policyVersion";
   RedispatchCommanded: "workerId" | "fromServerTaskId" | "skillId" | "resumeState" | "acceptedOutputModes" | "candidates" | "policyVersion";
@@ -510,7 +538,7 @@ export interface DefaultedFields {
   TaskIndeterminate: "workerId" | "attempt" | "policyVersion";
   TaskReconciled: "workerId" | "reason" | "policyVersion";
   CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills";
-  ReconcilerBatch: "fromOffset" | "toOffset" | "capabilityOwnBatches";
+  ReconcilerBatch: "fromOffset" | "toOffset" | "capabilityOwnBatches" | "retentionMs" | "staleMs";
   TrustPolicy: "reason";
 }
 
@@ -531,6 +559,7 @@ export type Decision =
   | ({ type: "CapabilitiesVerified" } & CapabilitiesVerified)
   | ({ type: "CardChanged" } & CardChanged)
   | ({ type: "ContractViolation" } & ContractViolation)
+  | ({ type: "CorrelationExpired" } & CorrelationExpired)
   | ({ type: "ProbeRequested" } & ProbeRequested)
   | ({ type: "ReconciliationBlocked" } & ReconciliationBlocked)
   | ({ type: "RedispatchCommanded" } & RedispatchCommanded)
@@ -540,7 +569,7 @@ export type Decision =
 
 export type DecisionType = Decision["type"];
 
-export const decisionTypes = ["CapabilitiesVerified", "CardChanged", "ContractViolation", "ProbeRequested", "ReconciliationBlocked", "RedispatchCommanded", "TaskFailed", "TaskIndeterminate", "TaskReconciled"] as const;
+export const decisionTypes = ["CapabilitiesVerified", "CardChanged", "ContractViolation", "CorrelationExpired", "ProbeRequested", "ReconciliationBlocked", "RedispatchCommanded", "TaskFailed", "TaskIndeterminate", "TaskReconciled"] as const;
 
 export type StateRecord =
   | ({ type: "CapabilitySnapshot" } & CapabilitySnapshot)

@@ -163,6 +163,16 @@ const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {
     reason: "no worker verifies input-required",
     candidates: [{ workerId: "worker-b", eligible: false, reason: "input-required not verified" }],
   },
+  CorrelationExpired: {
+    type: "CorrelationExpired",
+    decisionId: "d-10",
+    ...decided,
+    workerId: "worker-a",
+    lastStatus: "indeterminate",
+    lastEventAt: at - 2_592_000_000,
+    idleMs: 2_592_000_000,
+    reason: "no event for 30 days without an outcome",
+  },
   TaskReconciled: {
     type: "TaskReconciled",
     decisionId: "d-6",
@@ -243,6 +253,8 @@ const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
     capabilityOwnBatches: [{ partition: 2, offset: 125 }],
     policyVersions: 1,
     rulesVersion: "default/3",
+    retentionMs: 604_800_000,
+    staleMs: 2_592_000_000,
     committedAt: at + 5,
   },
 };

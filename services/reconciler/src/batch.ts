@@ -10,6 +10,7 @@ import {
   foldBatch,
   type LedgerState,
   type PolicySource,
+  type StreamRetention,
 } from "@a2a-ledger/core";
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { PoisonRecordError } from "./errors.ts";
@@ -24,6 +25,8 @@ export interface BatchOutcome {
   cards: CardRecord[];
   /** New state of every correlation the batch touched, with its changelog value. */
   states: Map<string, { state: LedgerState; serialized: Uint8Array }>;
+  /** Correlations that left the state by retention (a changelog tombstone each). */
+  expired: Set<string>;
   /** Offsets of the items that go to the dead-letter topic, with why. */
   poison: { offset: string; error: PoisonRecordError }[];
 }
@@ -39,6 +42,8 @@ export function processBatch(
     stateOf: (correlationId: string) => LedgerState | undefined;
     blocked?: Iterable<string>;
     recheck?: boolean;
+    /** The partition's retention; the fold advances it (rebuild it with the states if the batch is not committed). */
+    retention?: StreamRetention;
   },
 ): BatchOutcome {
   const observations: Observation[] = [];
@@ -59,6 +64,7 @@ export function processBatch(
       stateOf: deps.stateOf,
       blocked: deps.blocked,
       recheck: deps.recheck,
+      ...(deps.retention === undefined ? {} : { retention: deps.retention }),
     },
     observations,
   );
@@ -81,6 +87,7 @@ export function processBatch(
     capabilityUpdates: folded.capabilityUpdates,
     cards: folded.cards,
     states,
+    expired: folded.expired,
     poison,
   };
 }

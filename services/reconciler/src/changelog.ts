@@ -11,6 +11,13 @@ import { type Admin, type Kafka, type PartitionProgress, TopicReader } from "@a2
 
 export type PartitionStates = Map<number, Map<string, LedgerState>>;
 
+/**
+ * The changelog key of a partition's stream time (retention: the latest occurredAt folded on it), beside
+ * its correlations' states: written, with the partition given explicitly, by every transaction that moved
+ * it, so a restore resumes eviction exactly where the last commit left it. No correlation id starts with NUL.
+ */
+export const streamTimeKey = "\u0000stream-time";
+
 /** What the restore of one partition read and kept. */
 export interface PartitionRestored {
   partition: number;
@@ -35,6 +42,8 @@ export interface RestoreWatch {
 
 export interface Restored {
   states: PartitionStates;
+  /** Each partition's stream time as last committed (absent: never written, a changelog from before retention). */
+  streamTimes: Map<number, number>;
   /** The offset each partition was read up to (its last stable offset when the restore began). */
   upTo: Record<number, string>;
 }
@@ -50,6 +59,7 @@ export async function restoreChangelog(
 ): Promise<Restored> {
   const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
   const records = new Map([...partitions].map((p) => [p, 0]));
+  const streamTimes = new Map<number, number>();
   const reader = new TopicReader(
     kafka,
     admin,
@@ -59,6 +69,11 @@ export async function restoreChangelog(
       if (forPartition === undefined || message.key === null) return;
       records.set(partition, (records.get(partition) ?? 0) + 1);
       const correlationId = message.key.toString("utf8");
+      if (correlationId === streamTimeKey) {
+        const time = message.value === null ? Number.NaN : Number(message.value.toString("utf8"));
+        if (Number.isSafeInteger(time)) streamTimes.set(partition, time);
+        return;
+      }
       if (message.value === null) forPartition.delete(correlationId);
       else forPartition.set(correlationId, decider.deserialize(message.value));
     },
@@ -87,5 +102,5 @@ export async function restoreChangelog(
   } finally {
     await reader.stop();
   }
-  return { states, upTo };
+  return { states, streamTimes, upTo };
 }

@@ -4,7 +4,14 @@
  * `A2A_LEDGER_RECONCILER_*`; the others are shared by every process (sharedSettings in @a2a-ledger/env).
  */
 import { hostname } from "node:os";
-import { ruleSetByName, ruleSetNames, type PolicyConfig, type RuleSet } from "@a2a-ledger/core";
+import {
+  defaultRetention,
+  type PolicyConfig,
+  type RetentionPolicy,
+  type RuleSet,
+  ruleSetByName,
+  ruleSetNames,
+} from "@a2a-ledger/core";
 import { envReader } from "@a2a-ledger/env";
 import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
 import { defaultMaxCorrelations } from "./correlation-budget.ts";
@@ -34,11 +41,19 @@ export interface ReconcilerConfig {
   recheckMs: number;
   /** Live correlations this instance may hold in memory, every partition together (correlation-budget.ts). */
   maxCorrelations: number;
+  /**
+   * When a correlation leaves the state (core retention.ts): `A2A_LEDGER_RECONCILER_RETENTION` after an
+   * outcome (7 days), `A2A_LEDGER_RECONCILER_STALE_AFTER` without one (30 days, with CorrelationExpired).
+   */
+  retention: RetentionPolicy;
 }
+
+/** Ten years: a horizon beyond it keeps every correlation for the ledger's life. */
+const maxRetentionMs = 3_650 * 86_400_000;
 
 export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): ReconcilerConfig {
   const reader = envReader(env);
-  const { problems, text, int } = reader;
+  const { problems, text, int, duration } = reader;
   const endpoints = endpointsFromEnv(env);
   problems.push(...endpointProblems(endpoints));
   const rulesName = text("A2A_LEDGER_RULES") ?? "default";
@@ -77,6 +92,10 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
         : int("A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 1, 64),
     recheckMs: int("A2A_LEDGER_RECONCILER_RECHECK_MS", 500, 50, 600_000),
     maxCorrelations: int("A2A_LEDGER_RECONCILER_MAX_CORRELATIONS", defaultMaxCorrelations(), 1, 1_000_000_000),
+    retention: {
+      finishedMs: duration("A2A_LEDGER_RECONCILER_RETENTION", defaultRetention.finishedMs, 1_000, maxRetentionMs),
+      staleMs: duration("A2A_LEDGER_RECONCILER_STALE_AFTER", defaultRetention.staleMs, 1_000, maxRetentionMs),
+    },
   };
   if (problems.length > 0 || ruleSet === undefined) throw new ReconcilerConfigError(problems);
   return { ...config, ruleSet };

@@ -32,6 +32,12 @@ export class ReconcilerMetrics {
     labelNames: ["reason"],
     registers: [this.registry],
   });
+  readonly evicted = new client.Counter({
+    name: "a2a_reconciler_correlations_evicted_total",
+    help: "Correlations that left the state by retention: finished (silently) or stale (with CorrelationExpired)",
+    labelNames: ["outcome"],
+    registers: [this.registry],
+  });
   readonly commits = new client.Counter({
     name: "a2a_reconciler_transaction_commits_total",
     help: "Committed transactions",

@@ -4,7 +4,7 @@
  * partition kept across a rebalance keeps its state, unless the changelog moved past what this
  * instance last wrote to it (another owner committed in between): then it is restored again.
  */
-import type { Decider, LedgerState } from "@a2a-ledger/core";
+import { type Decider, expiresAt, type LedgerState, StreamRetention } from "@a2a-ledger/core";
 import { type Admin, endOffsets, type Kafka } from "@a2a-ledger/kafka";
 import type { Logger } from "@a2a-ledger/logging";
 import { type PartitionStates, restoreChangelog } from "./changelog.ts";
@@ -44,6 +44,8 @@ export class PartitionStore {
   readonly blocked = new Map<number, Set<string>>();
   /** The capability table version each partition's blocked correlations were last re-examined at. */
   readonly recheckedAt = new Map<number, number>();
+  /** Each partition's stream time and its correlations' expiries (retention), rebuilt with its state. */
+  readonly retention = new Map<number, StreamRetention>();
 
   constructor(
     private readonly kafka: Kafka,
@@ -152,7 +154,7 @@ export class PartitionStore {
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all(partitions.map((p) => this.group.producerFor(p)));
     const remaining = this.metrics.restoreRemaining;
-    const { states: restored, upTo } = await restoreChangelog(
+    const { states: restored, streamTimes, upTo } = await restoreChangelog(
       this.kafka,
       this.admin,
       this.config.topics.changelog,
@@ -176,6 +178,7 @@ export class PartitionStore {
       this.unverified.delete(p);
       this.reflects.set(p, BigInt(upTo[p] ?? "0"));
       this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
+      this.retention.set(p, this.indexed(states, streamTimes.get(p)));
       // Restored blocked correlations are re-examined against the table as it is now.
       this.recheckedAt.delete(p);
     }
@@ -186,7 +189,24 @@ export class PartitionStore {
     );
   }
 
+  /**
+   * A partition's retention over its restored states, at the stream time its last commit recorded; a
+   * changelog from before retention recorded none: the latest last event among its states stands for it.
+   */
+  private indexed(states: Map<string, LedgerState>, streamTime: number | undefined): StreamRetention {
+    const retention = new StreamRetention(this.config.retention);
+    if (streamTime !== undefined) retention.advance(streamTime);
+    for (const [id, state] of states) {
+      const activity = this.decider.activity(state);
+      if (activity === undefined) continue;
+      retention.track(id, expiresAt(activity, retention.policy));
+      if (streamTime === undefined) retention.advance(activity.lastEventAt);
+    }
+    return retention;
+  }
+
   dropState(partition: number): void {
+    this.retention.delete(partition);
     this.states.delete(partition);
     this.reflects.delete(partition);
     this.unverified.delete(partition);

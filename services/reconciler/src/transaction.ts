@@ -11,6 +11,7 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
 import type { KafkaMessage } from "kafkajs";
 import { type BatchItem, processBatch } from "./batch.ts";
+import { streamTimeKey } from "./changelog.ts";
 import { type CapabilityFollower, sourceHeaders } from "./capability-follower.ts";
 import type { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
@@ -120,6 +121,8 @@ export class PartitionTransactions {
     const policyVersions = policies.highestVersion;
     const blocked = store.blocked.get(partition) ?? new Set<string>();
     const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
+    const retention = store.retention.get(partition);
+    const streamTimeBefore = retention?.time;
     const outcome = processBatch(items, {
       decider,
       policy: policies.history,
@@ -127,6 +130,7 @@ export class PartitionTransactions {
       stateOf: (id) => states.get(id),
       blocked,
       recheck,
+      ...(retention === undefined ? {} : { retention }),
     });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
     const last = messages[messages.length - 1];
@@ -157,13 +161,21 @@ export class PartitionTransactions {
       capabilityOwnBatches: [...ownBatches],
       policyVersions,
       rulesVersion: decider.ruleSet.rulesVersion,
+      retentionMs: config.retention.finishedMs,
+      staleMs: config.retention.staleMs,
       committedAt: Date.now(),
     });
-    const changelog = [...outcome.states].map(([correlationId, { serialized }]) => ({
-      key: correlationId,
-      value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength),
-      partition,
-    }));
+    const changelog: { key: string; value: Buffer | null; partition: number }[] = [...outcome.states].map(
+      ([correlationId, { serialized }]) => ({
+        key: correlationId,
+        value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength),
+        partition,
+      }),
+    );
+    // Correlations that left: a tombstone each, so compaction forgets them too.
+    for (const correlationId of outcome.expired) changelog.push({ key: correlationId, value: null, partition });
+    if (retention !== undefined && retention.time !== streamTimeBefore && Number.isFinite(retention.time))
+      changelog.push({ key: streamTimeKey, value: Buffer.from(String(retention.time)), partition });
     const dead = outcome.poison.map(({ offset, error }) =>
       deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error),
     );
@@ -239,6 +251,10 @@ export class PartitionTransactions {
       if (decider.isBlocked(state)) blocked.add(correlationId);
       else blocked.delete(correlationId);
     }
+    for (const correlationId of outcome.expired) {
+      states.delete(correlationId);
+      blocked.delete(correlationId);
+    }
     // A state dropped or restored anew meanwhile (the partition was revoked) is left as it is.
     if (store.committed(partition, states, changelogEnd)) {
       store.blocked.set(partition, blocked);
@@ -263,5 +279,8 @@ export class PartitionTransactions {
     for (const d of outcome.decisions)
       metrics.decisions.inc({ kind: d.type === "ContractViolation" ? `ContractViolation:${d.kind}` : d.type });
     for (const p of outcome.poison) metrics.deadLetters.inc({ reason: p.error.reason });
+    const stale = outcome.decisions.filter((d) => d.type === "CorrelationExpired").length;
+    if (stale > 0) metrics.evicted.inc({ outcome: "stale" }, stale);
+    if (outcome.expired.size > stale) metrics.evicted.inc({ outcome: "finished" }, outcome.expired.size - stale);
   }
 }

@@ -14,7 +14,9 @@ export class StateFormatError extends Error {
   override name = "StateFormatError";
 }
 
-const formatVersion = 2;
+/** 3: format 2 and the last event (lastEventAt, lastEventId) that retention measures idleness from. */
+const formatVersion = 3;
+const formatWithoutLastEvent = 2;
 const state: avro.Schema = { type: "enum", name: "TaskState", symbols: [...TaskStateSymbols] };
 const nullableString: avro.Schema = ["null", "string"];
 
@@ -147,9 +149,35 @@ const schema: avro.Schema = {
     },
     { name: "blockedAt", type: ["null", "long"] },
     { name: "reported", type: { type: "array", items: "string" } },
+    { name: "lastEventAt", type: ["null", "long"], default: null },
+    { name: "lastEventId", type: nullableString, default: null },
   ],
 };
 const stateType = avro.Type.forSchema(schema);
+const formatTwo = avro.Type.forSchema({
+  ...(schema as { fields: { name: string }[] }),
+  fields: (schema as { fields: { name: string }[] }).fields.filter(
+    (f) => f.name !== "lastEventAt" && f.name !== "lastEventId",
+  ),
+} as avro.Schema);
+const fromFormatTwo = stateType.createResolver(formatTwo);
+
+/**
+ * A format-2 state kept no last event: the latest time it holds (a task's last sighting, a dispatch, a
+ * parked canary, a block) stands for it, so a state written before retention existed is judged idle from
+ * its last recorded activity, never from the epoch.
+ */
+function lastEventOf(e: Pick<CorrelationState, "attempts" | "tasks" | "canaries" | "blockedAt">): number | null {
+  let at: number | null = null;
+  const see = (t: number | null) => {
+    if (t !== null && (at === null || t > at)) at = t;
+  };
+  for (const a of e.attempts) see(a.dispatchedAt);
+  for (const t of e.tasks) see(t.last?.occurredAt ?? null);
+  for (const c of e.canaries) see(c.parkedAt);
+  see(e.blockedAt);
+  return at;
+}
 
 type Encoded = Omit<CorrelationState, "model" | "recentHead" | "recentSet" | "reported"> & { reported: string[] };
 
@@ -187,6 +215,8 @@ export function encodeState(s: CorrelationState): Uint8Array {
     loss: s.loss,
     blockedAt: s.blockedAt,
     reported: [...s.reported],
+    lastEventAt: s.lastEventAt,
+    lastEventId: s.lastEventId,
   };
   let body = stateType.toBuffer(record);
   if (body.length + 1 > maxStateBytes) body = stateType.toBuffer(essentials(record));
@@ -205,16 +235,20 @@ export function decodeState(bytes: Uint8Array): CorrelationState {
     } catch (error) {
       throw new StateFormatError(`not a correlation state: ${(error as Error).message}`);
     }
-    return fromV1(v1);
+    const migrated = fromV1(v1);
+    migrated.lastEventAt = lastEventOf(migrated);
+    return migrated;
   }
-  if (bytes[0] !== formatVersion)
+  if (bytes[0] !== formatVersion && bytes[0] !== formatWithoutLastEvent)
     throw new StateFormatError(`not a correlation state: format byte ${bytes[0] ?? "(none)"}`);
   let e: Encoded;
   try {
-    e = stateType.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1)) as Encoded;
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1);
+    e = (bytes[0] === formatVersion ? stateType.fromBuffer(body) : stateType.fromBuffer(body, fromFormatTwo)) as Encoded;
   } catch (error) {
     throw new StateFormatError(`not a correlation/2 state: ${(error as Error).message}`);
   }
+  if (e.lastEventAt === null) e.lastEventAt = lastEventOf(e);
   return {
     model: 2,
     ...e,

@@ -205,6 +205,10 @@ function artifact(s: CorrelationState, obs: ArtifactEmitted): void {
 
 export function evolveObservation(s: CorrelationState, obs: Observation): void {
   if (s.correlationId === null) s.correlationId = obs.correlationId;
+  if (s.lastEventAt === null || obs.occurredAt >= s.lastEventAt) {
+    s.lastEventAt = obs.occurredAt;
+    s.lastEventId = obs.eventId;
+  }
   remember(s, obs.eventId);
   fold(s, obs);
   trim(s);
@@ -277,6 +281,7 @@ function lossOf(
 }
 
 export function evolveDecision(s: CorrelationState, d: Decision): void {
+  if (s.lastEventAt === null || d.decidedAt > s.lastEventAt) s.lastEventAt = d.decidedAt;
   decisionFolded(s, d);
   trim(s);
 }

@@ -4,7 +4,7 @@ import type { StateModel } from "../state-model.ts";
 import type { RuleInput } from "../rules/rule.ts";
 import { decodeState, encodeState } from "./codec.ts";
 import { evolve, evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";
-import { type CorrelationState, cloneState, initialState } from "./state.ts";
+import { type CorrelationState, cloneState, initialState, latestAttempt } from "./state.ts";
 
 export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   owns: (state): state is CorrelationState => "model" in state && state.model === 2,
@@ -40,6 +40,22 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   evolve,
   blockExamined: (state, asOf) => evolve(state, { type: "BlockExamined", asOf }),
   isBlocked: (state) => state.status === "blocked",
+  activity: (state) =>
+    state.lastEventAt === null
+      ? undefined
+      : {
+          correlationId: state.correlationId ?? "",
+          lastEventAt: state.lastEventAt,
+          lastEventId: state.lastEventId,
+          // An outcome, or nothing ever dispatched (a card fetch's or a probe's own correlation): no work to watch.
+          finished:
+            state.status === "terminal" ||
+            state.status === "failed" ||
+            state.status === "reconciled" ||
+            state.attempts.length === 0,
+          status: state.status,
+          workerId: latestAttempt(state)?.workerId ?? null,
+        },
   correlationIdOf: (state) => state.correlationId ?? "",
   clone: cloneState,
   serialize: encodeState,

@@ -105,6 +105,13 @@ export interface CorrelationState {
   blockedAt: number | null;
   /** Keys of decisions already taken that must not repeat (violations; see `reportKey`). */
   reported: Set<string>;
+  /**
+   * The latest occurredAt of the events folded into the state (observations, and the decisionAt of
+   * decisions taken on it); null before the first. Retention (retention.ts) measures idleness from it.
+   */
+  lastEventAt: number | null;
+  /** The eventId of the observation that set lastEventAt last: the cause an expiry names. */
+  lastEventId: string | null;
 }
 
 /** How many recent eventIds each correlation remembers exactly. */
@@ -153,6 +160,8 @@ export function initialState(): CorrelationState {
     loss: null,
     blockedAt: null,
     reported: new Set(),
+    lastEventAt: null,
+    lastEventId: null,
   };
 }
 
@@ -176,6 +185,8 @@ export function cloneState(s: CorrelationState): CorrelationState {
     loss: s.loss === null ? null : { ...s.loss },
     blockedAt: s.blockedAt,
     reported: new Set(s.reported),
+    lastEventAt: s.lastEventAt,
+    lastEventId: s.lastEventId,
   };
 }
 
