@@ -186,7 +186,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
 describe("StreamRetention", () => {
   it("finds exactly the correlations whose expiry the stream time has passed, in id order", () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const r = new StreamRetention({ finishedMs: 160, staleMs: 400 });
     const expiry = new Map<string, number>();
     for (let step = 0; step < 5_000; step++) {

@@ -47,10 +47,17 @@ function spell(ms: number): string {
 }
 
 /** The decision a correlation without an outcome leaves with; none for one with an outcome. */
-export function expiryDecision(activity: Activity, policy: RetentionPolicy, rulesVersion: string): Decision | undefined {
+export function expiryDecision(
+  activity: Activity,
+  policy: RetentionPolicy,
+  rulesVersion: string,
+): Decision | undefined {
   if (activity.finished) return undefined;
   const at = expiresAt(activity, policy);
-  const draft: Omit<CorrelationExpired, "decisionId" | "correlationId" | "causeEventIds" | "rulesVersion" | "decidedAt" | "policyVersion"> & {
+  const draft: Omit<
+    CorrelationExpired,
+    "decisionId" | "correlationId" | "causeEventIds" | "rulesVersion" | "decidedAt" | "policyVersion"
+  > & {
     type: "CorrelationExpired";
   } = {
     type: "CorrelationExpired",
@@ -61,7 +68,11 @@ export function expiryDecision(activity: Activity, policy: RetentionPolicy, rule
     reason: `no event for ${spell(policy.staleMs)} while ${activity.status}: the reconciler stopped watching it`,
   };
   const cause = activity.lastEventId ?? `${activity.correlationId}@${activity.lastEventAt}`;
-  return finalizeDecisions({ eventId: cause, correlationId: activity.correlationId, occurredAt: at }, [draft], rulesVersion)[0];
+  return finalizeDecisions(
+    { eventId: cause, correlationId: activity.correlationId, occurredAt: at },
+    [draft],
+    rulesVersion,
+  )[0];
 }
 
 /**

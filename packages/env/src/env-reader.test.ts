@@ -27,13 +27,26 @@ describe("reading configuration from the environment", () => {
   });
 
   it("reads durations with a unit, or bare milliseconds, within bounds", () => {
-    const r = envReader({ D: "7d", H: "12h", M: "30m", S: "90s", MS: "500ms", BARE: "250", NEG: "-1s", FRACTION: "1.5h", WORD: "week", LOW: "0s" });
+    const r = envReader({
+      D: "7d",
+      H: "12h",
+      M: "30m",
+      S: "90s",
+      MS: "500ms",
+      BARE: "250",
+      NEG: "-1s",
+      FRACTION: "1.5h",
+      WORD: "week",
+      LOW: "0s",
+    });
     expect(["D", "H", "M", "S", "MS", "BARE"].map((n) => r.duration(n, 1, 1, 30 * 86_400_000))).toEqual([
       604_800_000, 43_200_000, 1_800_000, 90_000, 500, 250,
     ]);
-    expect(["NEG", "FRACTION", "WORD", "LOW", "UNSET"].map((n) => r.duration(n, 42, 1, 1_000))).toEqual([42, 42, 42, 42, 42]);
+    expect(["NEG", "FRACTION", "WORD", "LOW", "UNSET"].map((n) => r.duration(n, 42, 1, 1_000))).toEqual([
+      42, 42, 42, 42, 42,
+    ]);
     expect(r.problems).toEqual(
-      ["NEG=\"-1s\"", "FRACTION=\"1.5h\"", "WORD=\"week\"", "LOW=\"0s\""].map(
+      ['NEG="-1s"', 'FRACTION="1.5h"', 'WORD="week"', 'LOW="0s"'].map(
         (v) => `${v} must be a duration from 1 ms to 1000 ms, like 7d, 12h, 30m, 90s or 500ms`,
       ),
     );

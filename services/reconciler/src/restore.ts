@@ -154,7 +154,11 @@ export class PartitionStore {
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all(partitions.map((p) => this.group.producerFor(p)));
     const remaining = this.metrics.restoreRemaining;
-    const { states: restored, streamTimes, upTo } = await restoreChangelog(
+    const {
+      states: restored,
+      streamTimes,
+      upTo,
+    } = await restoreChangelog(
       this.kafka,
       this.admin,
       this.config.topics.changelog,

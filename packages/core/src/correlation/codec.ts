@@ -244,7 +244,9 @@ export function decodeState(bytes: Uint8Array): CorrelationState {
   let e: Encoded;
   try {
     const body = Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1);
-    e = (bytes[0] === formatVersion ? stateType.fromBuffer(body) : stateType.fromBuffer(body, fromFormatTwo)) as Encoded;
+    e = (
+      bytes[0] === formatVersion ? stateType.fromBuffer(body) : stateType.fromBuffer(body, fromFormatTwo)
+    ) as Encoded;
   } catch (error) {
     throw new StateFormatError(`not a correlation/2 state: ${(error as Error).message}`);
   }
