@@ -108,6 +108,39 @@ describe("ensureTopics on the project's broker", () => {
     }
   });
 
+  it("creates a topic with its tuning, and takes an operator's later change of it for no conflict", async () => {
+    const name = `tuned-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+    const spec: TopicSpec = {
+      name,
+      partitions: 1,
+      configs: { "cleanup.policy": "compact" },
+      tuning: { "segment.ms": "3600000" },
+      purpose: "test",
+    };
+    const segmentMs = async () =>
+      (
+        await admin.describeConfigs({
+          includeSynonyms: false,
+          resources: [{ type: 2, name, configNames: ["segment.ms"] }],
+        })
+      ).resources[0]?.configEntries.find((e) => e.configName === "segment.ms")?.configValue;
+    try {
+      expect((await ensureTopics(admin, [spec])).created).toEqual([name]);
+      expect(await segmentMs()).toBe("3600000");
+      // kafkajs's alterConfigs replaces a topic's whole config: the required ones are given again.
+      const brokers = (await admin.describeCluster()).brokers.length;
+      const required = Object.entries(effectiveConfigs(spec, brokers)).map(([n, value]) => ({ name: n, value }));
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [{ type: 2, name, configEntries: [...required, { name: "segment.ms", value: "600000" }] }],
+      });
+      expect((await ensureTopics(admin, [spec])).existing).toEqual([name]);
+      expect(await segmentMs()).toBe("600000");
+    } finally {
+      await admin.deleteTopics({ topics: [name] });
+    }
+  });
+
   it("reports an existing topic that may elect an unclean leader, and changes nothing", async () => {
     const name = await createTestTopic(admin, "unclean", 1, { "unclean.leader.election.enable": "true" });
     try {

@@ -18,6 +18,8 @@ export interface TopicSpec {
   correlationKeyed?: boolean;
   /** Topic-level configs that must hold; compared against an existing topic. */
   configs: Record<string, string>;
+  /** Configs a new topic is created with, which an operator may tune later (never compared). */
+  tuning?: Record<string, string>;
   purpose: string;
 }
 
@@ -96,6 +98,9 @@ export function topicSpecs(names: TopicNames = topicNames, partitions: number = 
       partitions,
       correlationKeyed: true,
       configs: { "cleanup.policy": "compact", "max.message.bytes": changelogMaxMessageBytes },
+      // Compaction never touches the active segment: an hourly roll lets tombstones and overwritten states
+      // leave within hours, so a restore reads about the live correlations, not a week of writes.
+      tuning: { "segment.ms": String(60 * 60 * 1000) },
       purpose: "reconciler state per correlation, restored on assignment",
     },
     // Keyed by the version (decimal): compaction keeps every version, so history replays across each change.
@@ -260,7 +265,10 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[] = t
         topic: s.name,
         numPartitions: partitionsOf(s),
         replicationFactor: replication.factor,
-        configEntries: Object.entries(effectiveConfigs(s, brokers)).map(([name, value]) => ({ name, value })),
+        configEntries: Object.entries({ ...s.tuning, ...effectiveConfigs(s, brokers) }).map(([name, value]) => ({
+          name,
+          value,
+        })),
       })),
     );
   }
