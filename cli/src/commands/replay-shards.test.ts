@@ -135,6 +135,26 @@ describe("replay --shards N from a file", () => {
     }, 300_000);
   }
 
+  it("evicts as one shard does: the same CorrelationExpired decisions at the same places, also in a window", async () => {
+    const retention = ["--retention", "1s", "--stale-after", "4s"];
+    const results = await byShards(["--input", input, "--rules", "default/2", "--json", ...retention]);
+    expectSame(results);
+    const decisions = decisionsOf(results[0]?.stdout ?? "");
+    const expired = decisions.filter((d) => d.type === "CorrelationExpired");
+    expect(expired.length).toBeGreaterThan(10);
+    for (const n of [2, 3])
+      expect(new Set(expired.map((d) => shardOf(d.correlationId, n))).size, `${n} shards`).toBe(n);
+    // Without retention the same log expires nothing: the flags are what evicts.
+    const kept = await run(["replay", "--input", input, "--rules", "default/2", "--json", "--retention", "off"]);
+    expect(decisionsOf(kept.stdout).some((d) => d.type === "CorrelationExpired")).toBe(false);
+    const times = parseLines(lines).map((o) => o.occurredAt);
+    const since = String(Math.min(...times) + 9_000);
+    expectSame(
+      await byShards(["--input", input, "--rules", "default/2", "--json", "--since", since, ...retention]),
+      100,
+    );
+  }, 300_000);
+
   it("cuts a window and one correlation as one shard does", async () => {
     const times = parseLines(lines)
       .map((o) => o.occurredAt)
