@@ -50,6 +50,18 @@ describe("card interpretation", () => {
     expect(a).toMatchObject({ vendor: null, states: ["TASK_STATE_WORKING"], skills: [], taskStore: "unknown" });
   });
 
+  it("hashes the card without its signatures: a card signed again is the same card", () => {
+    const card = { name: "w1", version: "1.0", skills: [{ id: "s", outputModes: ["text/plain"] }] };
+    const signed = (signature: string) => ({ ...card, signatures: [{ protected: "eyJhbGciOiJFUzI1NiJ9", signature }] });
+    // sha256sum of the canonical text {"name":"w1","skills":[{"id":"s","outputModes":["text/plain"]}],"version":"1.0"}
+    const unsigned = "de3d9935785dec117ca8559b6db62b68069d47ae2a062f1639d755ca49115bd1";
+    expect([cardHash(card), cardHash(signed("a")), cardHash(signed("b"))]).toEqual([unsigned, unsigned, unsigned]);
+    // Only the top-level field is the card's signatures: a skill's field of that name is content.
+    expect(cardHash({ ...card, skills: [{ id: "s", signatures: [] }] })).not.toBe(
+      cardHash({ ...card, skills: [{ id: "s" }] }),
+    );
+  });
+
   it("hashes the canonical form, so key order and whitespace do not change the hash", () => {
     const h1 = cardHash(JSON.parse('{"b":1,"a":[1,2]}'));
     const h2 = cardHash(JSON.parse('{ "a": [1, 2],\n "b": 1.0 }'));

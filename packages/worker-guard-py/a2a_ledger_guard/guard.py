@@ -103,8 +103,10 @@ def emissions_of(event: Any) -> list[Emission]:
 
 
 def card_hash(card: dict[str, Any]) -> str:
-    """sha256 of the card's canonical JSON (RFC 8785 for cards of strings, integers and booleans)."""
-    canonical = json.dumps(card, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """sha256 of the card's canonical JSON (RFC 8785 for cards of strings, integers and booleans), without its
+    top-level signatures: A2A signs the card without them, so a card signed again is the same card."""
+    unsigned = {k: v for k, v in card.items() if k != "signatures"}
+    canonical = json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

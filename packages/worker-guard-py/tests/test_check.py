@@ -3,6 +3,7 @@
 import unittest
 
 from a2a_ledger_guard.check import Emission, PartSummary, check_emission
+from a2a_ledger_guard.guard import card_hash
 
 CARD = {
     "capabilities": {"extensions": [{"uri": "urn:a2a-ledger:ext:task-lifecycle:v1", "params": {"states": ["TASK_STATE_SUBMITTED", "working", "TASK_STATE_COMPLETED"]}}]},
@@ -62,3 +63,12 @@ class Artifacts(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CardHash(unittest.TestCase):
+    def test_a_card_signed_again_is_the_same_card_as_the_core_hashes_it(self):
+        card = {"name": "w1", "version": "1.0", "skills": [{"id": "s", "outputModes": ["text/plain"]}]}
+        signed = [dict(card, signatures=[{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": s}]) for s in ("a", "b")]
+        # sha256sum of the canonical text; the core's cardHash gives the same (packages/core/src/card.test.ts).
+        unsigned = "de3d9935785dec117ca8559b6db62b68069d47ae2a062f1639d755ca49115bd1"
+        self.assertEqual([card_hash(c) for c in [card, *signed]], [unsigned] * 3)

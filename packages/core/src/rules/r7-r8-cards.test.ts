@@ -35,6 +35,18 @@ describe("R7 probes", () => {
       .thenNothing();
   });
 
+  it("does nothing when the card is signed again (only its signatures changed), fetch after fetch", () => {
+    const e = events();
+    const signed = (n: number) => ({
+      ...durable,
+      signatures: [{ protected: "eyJhbGciOiJFUzI1NiJ9", signature: `sig-${n}` }],
+    });
+    const fetches = Array.from({ length: 50 }, (_, i) => e.card("w1", signed(i), { at: 2 + i, corr: `c-${i}` }));
+    given([e.card("w1", signed(-1), { at: 1 }), ...fetches])
+      .when(e.card("w1", signed(99), { at: 500, corr: "other" }))
+      .thenNothing();
+  });
+
   it("probes every card change, even of a trusted worker, and reports the changed fields", () => {
     const e = events();
     const v2 = agentCard({ org: "Acme", states: ["working", "completed", "input-required"], taskStore: "durable" });
