@@ -136,7 +136,7 @@ describe("replay --shards N from a file", () => {
   }
 
   it("evicts as one shard does: the same CorrelationExpired decisions at the same places, also in a window", async () => {
-    const retention = ["--retention", "1s", "--stale-after", "4s"];
+    const retention = ["--retention", "1s", "--stale-after", "2s"];
     const results = await byShards(["--input", input, "--rules", "default/2", "--json", ...retention]);
     expectSame(results);
     const decisions = decisionsOf(results[0]?.stdout ?? "");

@@ -146,6 +146,11 @@ function batchOf(f: Record<string, unknown>): RecordedBatch {
       offset: Number(r.offset),
     })),
     policyVersions: Number(f.policyVersions),
+    // The retention the reconciler evicted by: the oracle evicts alike (null: it kept every correlation).
+    retention:
+      long(f.retentionMs) === null
+        ? null
+        : { finishedMs: long(f.retentionMs) as number, staleMs: long(f.staleMs) ?? (long(f.retentionMs) as number) },
   };
 }
 

@@ -1,0 +1,357 @@
+/**
+ * The soak: the ledger on three brokers (the fault suite's cluster and `Ledger`) under a steady load
+ * through ingest for a set time, retention shortened to seconds, a fault injected every few minutes in
+ * rotation, state sampled as it goes; then the fault oracle's verdict (`settle`, `judge`).
+ *
+ * Faults, in rotation: `kill -9` of a reconciler (restarted at once; its restore time is read from its
+ * log), a broker killed and restarted, a broker stalled (SIGSTOP for 15 s), a rolling restart of every
+ * broker. The other services (projector, ingest, dispatcher, proxies) are not killed here: the `Ledger`
+ * harness cannot restart them yet.
+ *
+ * Each sample: the reconcilers' resident memory, the live correlations (the changelog's keys whose
+ * latest value is a state, read to its end), the changelog's records read and its bytes on the brokers'
+ * disks, the reconcilers' lag, and the observations acknowledged so far.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type Admin,
+  createKafka,
+  effectiveConfigs,
+  endOffsets,
+  logLevel,
+  TopicReader,
+  topicNames,
+  topicSpecs,
+} from "@a2a-ledger/kafka";
+import {
+  bounceNode,
+  type ClusterUnderTest,
+  eventually,
+  killNode,
+  quietAdmin,
+  restartNode,
+  resumeNode,
+  stallNode,
+} from "./cluster.ts";
+import { type LoadOptions, type LoadResult, runLoad } from "./load.ts";
+import { Ledger } from "./mesh/ledger.ts";
+import { firstContact } from "./scenario.ts";
+import { type Findings, judge, settle } from "./verdict.ts";
+
+export type SoakFault = "reconciler-kill" | "broker-kill" | "broker-stall" | "rolling-restart";
+export const soakFaults: readonly SoakFault[] = ["reconciler-kill", "broker-kill", "broker-stall", "rolling-restart"];
+
+export interface SoakOptions {
+  minutes: number;
+  /** A2A_LEDGER_RECONCILER_RETENTION and _STALE_AFTER of the reconcilers (durations: `10s`). */
+  retention: string;
+  staleAfter: string;
+  /** The load: correlations per round (rounds follow each other for the whole run), per request, pause. */
+  load: Pick<LoadOptions, "correlations" | "batch" | "pauseMs" | "lostShare">;
+  faultEverySeconds: number;
+  faults: readonly SoakFault[];
+  reconcilers: readonly string[];
+  sampleEverySeconds: number;
+}
+
+export interface SoakSample {
+  atS: number;
+  /** Resident memory per reconciler, MiB. */
+  rssMiB: Record<string, number>;
+  liveCorrelations: number;
+  changelogRecords: number;
+  changelogBytes: number;
+  lag: number;
+  acknowledged: number;
+}
+
+export interface SoakEvent {
+  atS: number;
+  fault: SoakFault;
+  detail: string;
+}
+
+export interface SoakResult {
+  samples: SoakSample[];
+  events: SoakEvent[];
+  load: LoadResult;
+  findings: Findings;
+  ledger: Ledger;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function rssMiB(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"));
+    return line === undefined ? 0 : Math.round(Number(line.replace(/\D+/g, "")) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** Bytes of the topic's partition directories under the brokers' data directory. */
+function bytesOnDisk(root: string, topic: string): number {
+  let total = 0;
+  const walk = (dir: string, depth: number) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of entries) {
+      const path = join(dir, name);
+      let isDir = false;
+      try {
+        isDir = statSync(path).isDirectory();
+      } catch {
+        continue;
+      }
+      if (!isDir) continue;
+      if (name.startsWith(`${topic}-`) && /-\d+$/.test(name)) {
+        for (const f of readdirSync(path)) {
+          try {
+            total += statSync(join(path, f)).size;
+          } catch {
+            // a segment deleted by the cleaner meanwhile
+          }
+        }
+      } else if (depth < 4) walk(path, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return total;
+}
+
+/** The changelog read to its end: records, and keys whose latest value is a state (not a tombstone, not the stream time). */
+async function readChangelog(brokers: string, admin: Admin, topic: string): Promise<{ records: number; live: number }> {
+  const kafka = createKafka({ brokers, clientId: "soak-changelog", logLevel: logLevel.NOTHING });
+  const latest = new Map<string, boolean>();
+  let records = 0;
+  const reader = new TopicReader(
+    kafka,
+    admin,
+    topic,
+    (_partition, m) => {
+      records++;
+      const key = m.key?.toString("utf8") ?? "";
+      if (!key.startsWith("\u0000")) latest.set(key, m.value !== null);
+    },
+    "soak-changelog",
+  );
+  await reader.start();
+  try {
+    await reader.caughtUp({ stallMs: 60_000 });
+  } finally {
+    await reader.stop();
+  }
+  return { records, live: [...latest.values()].filter(Boolean).length };
+}
+
+/**
+ * The changelog compacted within seconds, as the horizons are: its segments roll every 10 s and the
+ * cleaner takes them at once, tombstones kept 10 s (kafkajs's alterConfigs replaces a topic's whole
+ * config, so the required ones are given again).
+ */
+async function compactSoon(admin: Admin, topic: string): Promise<void> {
+  const brokers = (await admin.describeCluster()).brokers.length;
+  const spec = topicSpecs(topicNames).find((t) => t.name === topicNames.changelog);
+  if (spec === undefined) throw new Error("no changelog spec");
+  const configs = {
+    ...effectiveConfigs(spec, brokers),
+    "segment.ms": "10000",
+    "delete.retention.ms": "10000",
+    "min.cleanable.dirty.ratio": "0.01",
+    "min.compaction.lag.ms": "0",
+  };
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      { type: 2, name: topic, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) },
+    ],
+  });
+}
+
+async function lagOf(admin: Admin, ledger: Ledger): Promise<number> {
+  const ends = await endOffsets(admin, ledger.topics.observations);
+  const committed = await admin.fetchOffsets({ groupId: ledger.reconcilerGroup, topics: [ledger.topics.observations] });
+  const offsets = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+  return ends.reduce((n, e) => n + Math.max(0, Number(e.high) - Math.max(0, offsets.get(e.partition) ?? 0)), 0);
+}
+
+/** The longest per-partition restore its log reports since `from` (characters of its output), in ms. */
+function restoreMs(output: string): number | undefined {
+  let longest: number | undefined;
+  for (const line of output.split("\n")) {
+    if (!line.includes("partition restored from the changelog")) continue;
+    try {
+      const ms = Number((JSON.parse(line) as { ms?: unknown }).ms);
+      if (Number.isFinite(ms)) longest = Math.max(longest ?? 0, ms);
+    } catch {
+      // not a JSON line
+    }
+  }
+  return longest;
+}
+
+function merge(into: LoadResult | undefined, round: LoadResult): LoadResult {
+  if (into === undefined) return round;
+  for (const [k, v] of round.acknowledged) into.acknowledged.set(k, v);
+  for (const [k, v] of round.requestsPerEvent) into.requestsPerEvent.set(k, v);
+  into.lost.push(...round.lost);
+  into.retries += round.retries;
+  into.finishedAt = round.finishedAt;
+  return into;
+}
+
+export async function runSoak(
+  cluster: ClusterUnderTest,
+  options: SoakOptions,
+  log: (line: string) => void,
+): Promise<SoakResult> {
+  const ledger = new Ledger(cluster, {
+    A2A_LEDGER_RECONCILER_RETENTION: options.retention,
+    A2A_LEDGER_RECONCILER_STALE_AFTER: options.staleAfter,
+  });
+  ledger.reconcilerLogLevel = "info";
+  await ledger.start(options.reconcilers);
+  await firstContact(ledger);
+  const admin = quietAdmin(cluster.brokers);
+  await admin.connect();
+  await compactSoon(admin, ledger.topics.changelog);
+  const started = Date.now();
+  const atS = () => Math.round((Date.now() - started) / 1000);
+  const endAt = started + options.minutes * 60_000;
+  const samples: SoakSample[] = [];
+  const events: SoakEvent[] = [];
+  let load: LoadResult | undefined;
+  let acknowledged = 0;
+
+  const sample = async () => {
+    const changelog = await readChangelog(cluster.brokers, admin, ledger.topics.changelog);
+    const s: SoakSample = {
+      atS: atS(),
+      rssMiB: Object.fromEntries([...ledger.reconcilers].map(([id, r]) => [id, rssMiB(r.child.pid)])),
+      liveCorrelations: changelog.live,
+      changelogRecords: changelog.records,
+      changelogBytes: bytesOnDisk(cluster.config.dataDir, ledger.topics.changelog),
+      lag: await lagOf(admin, ledger),
+      acknowledged,
+    };
+    samples.push(s);
+    log(
+      `t=${s.atS}s rss=${JSON.stringify(s.rssMiB)}MiB live=${s.liveCorrelations} changelog=${s.changelogRecords} records/${(s.changelogBytes / 1024).toFixed(0)} KiB lag=${s.lag} acknowledged=${s.acknowledged}`,
+    );
+  };
+
+  const inject = async (fault: SoakFault) => {
+    const node = cluster.nodes[events.length % cluster.nodes.length];
+    let detail = "";
+    switch (fault) {
+      case "reconciler-kill": {
+        const id = options.reconcilers[events.length % options.reconcilers.length] as string;
+        await ledger.killReconciler(id);
+        const restarted = await ledger.startReconciler(id);
+        const ms = await eventually(
+          `${id} restored its partitions`,
+          async () => restoreMs(restarted.output()),
+          180_000,
+          500,
+        );
+        detail = `kill -9 ${id}, restarted; longest partition restore ${ms} ms`;
+        break;
+      }
+      case "broker-kill":
+        if (node === undefined) return;
+        killNode(node);
+        await sleep(10_000);
+        await restartNode(cluster, node);
+        detail = `node ${node.id} killed, restarted after 10 s`;
+        break;
+      case "broker-stall":
+        if (node === undefined) return;
+        stallNode(node);
+        await sleep(15_000);
+        resumeNode(node);
+        detail = `node ${node.id} stalled 15 s`;
+        break;
+      case "rolling-restart":
+        for (const n of cluster.nodes) await bounceNode(cluster, n);
+        detail = `nodes ${cluster.nodes.map((n) => n.id).join(", ")} bounced in turn`;
+        break;
+    }
+    events.push({ atS: atS(), fault, detail });
+    log(`fault at t=${atS()}s: ${detail}`);
+  };
+
+  let sampling: Promise<void> = Promise.resolve();
+  const sampler = setInterval(() => {
+    sampling = sampling.then(sample).catch((e: unknown) => log(`sample failed: ${String(e)}`));
+  }, options.sampleEverySeconds * 1_000);
+  let faulting: Promise<void> = Promise.resolve();
+  let nextFault = 0;
+  const faulter =
+    options.faults.length === 0
+      ? undefined
+      : setInterval(() => {
+          const fault = options.faults[nextFault++ % options.faults.length] as SoakFault;
+          faulting = faulting
+            .then(() => inject(fault))
+            .catch((e: unknown) => log(`fault ${fault} failed: ${String(e)}`));
+        }, options.faultEverySeconds * 1_000);
+  try {
+    for (let round = 0; Date.now() < endAt; round++) {
+      const result = await runLoad(ledger.ingestUrl, `soak${round}`, { ...options.load, maxRetries: 80 });
+      load = merge(load, result);
+      acknowledged = load.acknowledged.size;
+    }
+  } finally {
+    clearInterval(sampler);
+    if (faulter !== undefined) clearInterval(faulter);
+  }
+  await faulting;
+  await sampling;
+  await sample();
+  const total = load as LoadResult;
+  await settle(cluster, ledger, total);
+  await sample();
+  await admin.disconnect();
+  const findings = await judge(cluster, ledger, total);
+  return { samples, events, load: total, findings, ledger };
+}
+
+/**
+ * Whether state stayed flat: after the warm-up (the first `warmupS` seconds: the horizons filling), the
+ * peak of the last third of the samples is at most `factor` times the peak of the middle third, for the
+ * live correlations, the changelog's records and every reconciler's resident memory.
+ */
+export function flatness(
+  samples: readonly SoakSample[],
+  warmupS: number,
+  factor = 1.5,
+): { flat: boolean; detail: Record<string, { middle: number; last: number }> } {
+  const steady = samples.filter((s) => s.atS >= warmupS);
+  const third = Math.floor(steady.length / 3);
+  const middle = steady.slice(third, 2 * third);
+  const last = steady.slice(2 * third);
+  const peak = (list: readonly SoakSample[], of: (s: SoakSample) => number) => Math.max(0, ...list.map(of));
+  const measures: Record<string, (s: SoakSample) => number> = {
+    liveCorrelations: (s) => s.liveCorrelations,
+    changelogRecords: (s) => s.changelogRecords,
+    reconcilerRssMiB: (s) => Math.max(0, ...Object.values(s.rssMiB)),
+  };
+  const detail: Record<string, { middle: number; last: number }> = {};
+  let flat = middle.length > 0 && last.length > 0;
+  for (const [name, of] of Object.entries(measures)) {
+    const m = peak(middle, of);
+    const l = peak(last, of);
+    detail[name] = { middle: m, last: l };
+    if (l > factor * Math.max(m, 1)) flat = false;
+  }
+  return { flat, detail };
+}
