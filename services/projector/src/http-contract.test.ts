@@ -5,6 +5,7 @@ import { createMetrics } from "./metrics.ts";
 import { buildServer } from "./server.ts";
 import { activeGeneration } from "./store/generations.ts";
 import type { Store } from "./store/store.ts";
+import { taskStatuses } from "./views/rows.ts";
 import { writeBatch } from "./views/writer.ts";
 import { newStore, useStores } from "../test/stores.ts";
 import { inputsFor, story } from "../test/story.ts";
@@ -160,6 +161,23 @@ describe("bad requests get a 4xx with a stable code and reach no SQL unparameter
       components: { schemas: { Error: { properties: { code: { enum: string[] } } } } };
     };
     expect(openapi.components.schemas.Error.properties.code.enum).toEqual(errorCodes);
+  });
+
+  it("documents every task status in its OpenAPI document, takes each as a filter, and reports the queue per status", async () => {
+    const openapi = (await server.inject({ method: "GET", url: "/openapi.json" })).json() as {
+      paths: { "/v1/tasks": { get: { parameters: { name: string; schema: { enum?: string[] } }[] } } };
+    };
+    const status = openapi.paths["/v1/tasks"].get.parameters.find((p) => p.name === "status");
+    expect(status?.schema.enum).toEqual([...taskStatuses]);
+    expect(taskStatuses).toContain("expired");
+    for (const s of taskStatuses) expect((await get(`/v1/tasks?status=${s}`)).status, s).toBe(200);
+    const queue = await get("/v1/queue");
+    expect(queue.body.counts).toEqual({ indeterminate: 0, blocked: 0, expired: 0 });
+    const metrics = (await server.inject({ method: "GET", url: "/metrics" })).body;
+    for (const s of ["indeterminate", "blocked", "expired"]) {
+      expect(metrics).toContain(`a2a_projector_waiting_tasks{status="${s}"} 0`);
+      expect(metrics).toContain(`a2a_projector_oldest_waiting_seconds{status="${s}"} 0`);
+    }
   });
 
   it("limits live streams per instance", async () => {

@@ -78,7 +78,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     waiting: new client.Gauge({
       name: "a2a_projector_waiting_tasks",
-      help: "Correlations waiting in the queue, by status (indeterminate: lost, not yet reconciled; blocked: no eligible worker)",
+      help: "Correlations waiting in the queue, by status (indeterminate: lost, not yet reconciled; blocked: no eligible worker; expired: no outcome, no longer watched by the reconciler)",
       labelNames: ["status"],
       registers: [registry],
     }),

@@ -122,7 +122,7 @@ function baseDocument(): Json {
       title: "a2a-ledger projector",
       version: "1",
       description:
-        "Read-only views of the ledger: task lineage, workers, violations, the indeterminate/blocked queue, dead letters, staleness; a live stream of changes. Times are ISO-8601 UTC.",
+        "Read-only views of the ledger: task lineage, workers, violations, the indeterminate/blocked/expired queue, dead letters, staleness; a live stream of changes. Times are ISO-8601 UTC.",
     },
     paths: {
       "/v1/tasks": get(
@@ -240,9 +240,12 @@ function baseDocument(): Json {
         { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") },
       ),
       "/v1/queue": get(
-        "Indeterminate and blocked correlations, the longest waiting first, with waitedMs",
+        "Correlations that need an operator: indeterminate, blocked and expired (no outcome, no longer watched by the reconciler), the longest waiting first, with waitedMs (and an expired one's expiry)",
         [cursor, limit(500, 100)],
-        { ...ok("{counts, items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") },
+        {
+          ...ok("{counts: {indeterminate, blocked, expired}, items, nextCursor}"),
+          ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR"),
+        },
       ),
       "/v1/staleness": get(
         "How far the views are behind each topic partition",

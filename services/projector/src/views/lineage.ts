@@ -114,6 +114,41 @@ export async function workersOf(
   return out;
 }
 
+/** What an expired task's CorrelationExpired says: where it stood, its last event, the horizon and the reason. */
+export interface ExpiryView {
+  lastStatus: string;
+  lastEventAt: string | null;
+  idleMs: number;
+  reason: string;
+}
+
+/** The expiry in force of each expired task among `tasks`, read from its stored decision (one indexed read). */
+export async function expiriesOf(r: Reader, t: Tables, tasks: readonly TaskRow[]): Promise<Map<string, ExpiryView>> {
+  const out = new Map<string, ExpiryView>();
+  const expired = tasks.filter((task) => task.status === "expired" && task.decisionId !== null);
+  if (expired.length === 0) return out;
+  const rows = await r.all(
+    `SELECT * FROM ${t.event} WHERE correlation_id${r.inList} AND id${r.inList} AND kind = 'decision'`,
+    [
+      JSON.stringify(expired.map((task) => task.correlationId)),
+      JSON.stringify(expired.map((task) => `d:${task.decisionId}`)),
+    ],
+  );
+  const wanted = new Map(expired.map((task) => [task.correlationId, task.decisionId]));
+  for (const row of rows) {
+    const e = eventCodec.decode(row);
+    if (e.type !== "CorrelationExpired" || wanted.get(e.correlationId) !== e.eventId) continue;
+    const d = JSON.parse(e.body) as { lastStatus: string; lastEventAt: number; idleMs: number; reason: string };
+    out.set(e.correlationId, {
+      lastStatus: d.lastStatus,
+      lastEventAt: iso(d.lastEventAt),
+      idleMs: d.idleMs,
+      reason: d.reason,
+    });
+  }
+  return out;
+}
+
 /** The whole lineage, or undefined when the correlation is unknown. */
 export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlationId: string, page: EventPage) {
   const taskRows = await r.all(`SELECT * FROM ${t.task} WHERE correlation_id = ?`, [correlationId]);
@@ -221,6 +256,7 @@ export async function lineage(r: Reader, t: Tables, cursors: Cursors, correlatio
 
   return {
     ...taskSummary(task, (await workersOf(r, t, [correlationId])).get(correlationId) ?? workers),
+    expiry: (await expiriesOf(r, t, [task])).get(correlationId) ?? null,
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       workerId: a.workerId,

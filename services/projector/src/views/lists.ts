@@ -1,12 +1,12 @@
 /**
  * The paged lists: tasks (by status, worker, time and any id), violations, dead letters, and the
- * queue of indeterminate and blocked correlations, oldest first. Every filter value is a bound
- * parameter; cursors are opaque and bound to their filters.
+ * queue of the correlations that need an operator (indeterminate, blocked, expired), oldest first.
+ * Every filter value is a bound parameter; cursors are opaque and bound to their filters.
  */
 import type { Cursors } from "../cursor.ts";
 import type { Tables } from "../store/schema.ts";
 import type { Reader, SqlValue } from "../store/store.ts";
-import { iso, taskSummary, workersOf } from "./lineage.ts";
+import { expiriesOf, iso, taskSummary, workersOf } from "./lineage.ts";
 import { dlqCodec, taskCodec, type TaskStatus, violationCodec } from "./rows.ts";
 
 export interface TaskFilter {
@@ -168,7 +168,18 @@ export async function deadLetterList(
   };
 }
 
-/** Indeterminate and blocked correlations, the longest waiting first, with how long each has waited. */
+/**
+ * The statuses on the queue: a lost task not reconciled yet (indeterminate), one no worker can take
+ * (blocked), and one the reconciler stopped watching without an outcome (expired).
+ */
+export const queueStatuses = ["indeterminate", "blocked", "expired"] as const satisfies readonly TaskStatus[];
+export type QueueStatus = (typeof queueStatuses)[number];
+const onQueue = `status IN (${queueStatuses.map((s) => `'${s}'`).join(", ")})`;
+
+/**
+ * The correlations that need an operator — indeterminate, blocked and expired — the longest waiting
+ * first, with how long each has waited (an expired one with its expiry).
+ */
 export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number, page: Page) {
   const scope = "queue";
   const params: SqlValue[] = [];
@@ -180,7 +191,7 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
   }
   const rows = (
     await r.all(
-      `SELECT * FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') AND waiting_since IS NOT NULL${after} ORDER BY waiting_since, correlation_id LIMIT ?`,
+      `SELECT * FROM ${t.task} WHERE ${onQueue} AND waiting_since IS NOT NULL${after} ORDER BY waiting_since, correlation_id LIMIT ?`,
       [...params, page.limit + 1],
     )
   ).map((row) => taskCodec.decode(row));
@@ -190,17 +201,17 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
     t,
     shown.map((task) => task.correlationId),
   );
+  const expiries = await expiriesOf(r, t, shown);
   const last = shown[shown.length - 1];
-  const counts = await r.all(
-    `SELECT status, COUNT(*) AS n FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`,
-  );
+  const counts = await r.all(`SELECT status, COUNT(*) AS n FROM ${t.task} WHERE ${onQueue} GROUP BY status`);
   return {
     counts: Object.fromEntries(
-      ["indeterminate", "blocked"].map((s) => [s, Number(counts.find((c) => c.status === s)?.n ?? 0)]),
-    ),
+      queueStatuses.map((s) => [s, Number(counts.find((c) => c.status === s)?.n ?? 0)]),
+    ) as Record<QueueStatus, number>,
     items: shown.map((task) => ({
       ...taskSummary(task, workers.get(task.correlationId) ?? []),
       waitedMs: Math.max(0, now - (task.waitingSince ?? now)),
+      expiry: expiries.get(task.correlationId) ?? null,
     })),
     nextCursor:
       rows.length > page.limit && last !== undefined && last.waitingSince !== null
@@ -213,9 +224,9 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
 export async function waitingByStatus(
   r: Reader,
   t: Tables,
-): Promise<Record<"indeterminate" | "blocked", { count: number; oldestSince: number | null }>> {
+): Promise<Record<QueueStatus, { count: number; oldestSince: number | null }>> {
   const rows = await r.all(
-    `SELECT status, COUNT(*) AS n, MIN(waiting_since) AS oldest FROM ${t.task} WHERE status IN ('indeterminate', 'blocked') GROUP BY status`,
+    `SELECT status, COUNT(*) AS n, MIN(waiting_since) AS oldest FROM ${t.task} WHERE ${onQueue} GROUP BY status`,
   );
   const of = (status: string) => {
     const row = rows.find((x) => x.status === status);
@@ -224,7 +235,10 @@ export async function waitingByStatus(
       oldestSince: row?.oldest === undefined || row.oldest === null ? null : Number(row.oldest),
     };
   };
-  return { indeterminate: of("indeterminate"), blocked: of("blocked") };
+  return Object.fromEntries(queueStatuses.map((s) => [s, of(s)])) as Record<
+    QueueStatus,
+    { count: number; oldestSince: number | null }
+  >;
 }
 
 export interface PartitionEnd {

@@ -24,7 +24,15 @@ import type {
   WorkerRow,
 } from "./rows.ts";
 import { dispatchTarget, nextAttemptNumber, openAttemptOf, plannedAttempt, replacesLastState } from "@a2a-ledger/core";
-import { isTerminalState, later, statusDecision, statusOf, supersedes, waitingSince } from "./status.ts";
+import {
+  expiryWaitingSince,
+  isTerminalState,
+  later,
+  statusDecision,
+  statusOf,
+  supersedes,
+  waitingSince,
+} from "./status.ts";
 
 const sep = "\u0000";
 export const serverTaskKey = (correlationId: string, workerId: string, serverTaskId: string) =>
@@ -185,6 +193,7 @@ const taskDecisions = new Set([
   "RedispatchCommanded",
   "TaskFailed",
   "TaskReconciled",
+  "CorrelationExpired",
 ]);
 
 export class BatchProjection {
@@ -659,6 +668,8 @@ export class BatchProjection {
     if (taskDecisions.has(d.type)) task.hasTask = true;
     const status = statusDecision(d.type);
     if (status !== undefined && supersedes(task, d.decidedAt, status.rank, d.decisionId)) {
+      // An expiry keeps the time the task had waited on the queue before it (read before it applies).
+      if (d.type === "CorrelationExpired") task.waitingSince = expiryWaitingSince(task, d.decidedAt);
       task.decisionType = d.type;
       task.decisionAt = d.decidedAt;
       task.decisionRank = status.rank;

@@ -55,6 +55,7 @@ export const taskStatuses = [
   "blocked",
   "re-dispatched",
   "reconciled",
+  "expired",
   "completed",
   "failed",
   "canceled",

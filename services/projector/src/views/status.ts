@@ -5,6 +5,11 @@
  * anyone is the status (completed, failed, canceled, rejected); otherwise the task is running. Which
  * decisions set a status, their rank and which states are terminal are the core's (@a2a-ledger/core
  * lineage.ts, task-state.ts): the reconciler's fold and this view read them from one place.
+ *
+ * An expiry (CorrelationExpired) is the reconciler letting go of a correlation without an outcome: it
+ * stands while nothing happens after it. An event after it (the fold opens such a correlation anew, as
+ * if never seen) ends it: the status is then read as for a task without a status decision, until the
+ * reconciler decides again.
  */
 import {
   type DecidedStatus,
@@ -23,6 +28,7 @@ const viewStatus: Readonly<Record<DecidedStatus, TaskStatus>> = {
   redispatched: "re-dispatched",
   failed: "failed",
   reconciled: "reconciled",
+  expired: "expired",
 };
 
 /** The status a decision type sets and its rank, from the core's table; undefined for decisions that set none. */
@@ -58,15 +64,40 @@ export function later(at: number, eventId: string, currentAt: number | null, cur
   return at !== currentAt ? at > currentAt : eventId > (currentEvent ?? "");
 }
 
-export function statusOf(task: Pick<TaskRow, "decisionType" | "terminalState">): TaskStatus {
-  const decided = task.decisionType === null ? undefined : statusDecision(task.decisionType);
+/** Whether the task's status decision is an expiry that an event after it (the correlation seen again) ended. */
+const revived = (task: Pick<TaskRow, "decisionType" | "decisionAt" | "lastAt">): boolean =>
+  task.decisionType === "CorrelationExpired" && task.decisionAt !== null && task.lastAt > task.decisionAt;
+
+export function statusOf(task: Pick<TaskRow, "decisionType" | "decisionAt" | "lastAt" | "terminalState">): TaskStatus {
+  const decided = task.decisionType === null || revived(task) ? undefined : statusDecision(task.decisionType);
   if (decided !== undefined) return decided.status;
   if (task.terminalState !== null && isTerminalState(task.terminalState)) return terminalStatus(task.terminalState);
   return "running";
 }
 
-/** Since when an indeterminate or blocked task has waited for reconciliation; null for the others. */
-export function waitingSince(task: Pick<TaskRow, "status" | "indeterminateAt" | "decisionAt">): number | null {
+/**
+ * Since when a task on the queue has waited: an indeterminate or blocked one since its loss (else its
+ * status decision); an expired one since it waited before its expiry (kept in `waitingSince` when the
+ * expiry was applied, see `expiryWaitingSince`), else since the expiry. Null for the others.
+ */
+export function waitingSince(
+  task: Pick<TaskRow, "status" | "indeterminateAt" | "decisionAt" | "waitingSince">,
+): number | null {
+  if (task.status === "expired") return task.waitingSince ?? task.decisionAt;
   if (task.status !== "indeterminate" && task.status !== "blocked") return null;
   return task.indeterminateAt ?? task.decisionAt;
+}
+
+/**
+ * The waiting time an expiry decided at `decidedAt` keeps, from the task as it stood before the
+ * expiry applied: since when it waited on the queue then (indeterminate or blocked), else `decidedAt`.
+ */
+export function expiryWaitingSince(
+  before: Pick<
+    TaskRow,
+    "decisionType" | "decisionAt" | "lastAt" | "terminalState" | "indeterminateAt" | "waitingSince"
+  >,
+  decidedAt: number,
+): number {
+  return waitingSince({ ...before, status: statusOf(before) }) ?? decidedAt;
 }

@@ -4,7 +4,7 @@
  * Repeated sightings of the same state extend a span instead of starting one, so a task with
  * thousands of polls still draws as a handful of spans. Indeterminate periods come from the
  * reconciler's decisions: from the TaskIndeterminate to the next attempt's dispatch, a
- * reconciliation or a failure.
+ * reconciliation, a failure, or the expiry that ended the reconciler's watch.
  */
 
 export interface StateSighting {
@@ -80,9 +80,12 @@ export interface IndeterminatePeriod {
   /** null while the task still waits. */
   to: number | null;
   decisionId: string;
-  /** What ended it: a later attempt's dispatch, TaskReconciled or TaskFailed. */
+  /** What ended it: a later attempt's dispatch, TaskReconciled, TaskFailed or CorrelationExpired. */
   endedBy: string | null;
 }
+
+/** Decisions that end an indeterminate period: an outcome, or the reconciler letting go of the correlation. */
+const periodEnds = new Set(["TaskReconciled", "TaskFailed", "CorrelationExpired"]);
 
 export function indeterminatePeriods(
   decisions: readonly DecisionMark[],
@@ -95,8 +98,7 @@ export function indeterminatePeriods(
     for (const a of dispatches)
       if (a.at !== null && a.at >= d.at && (d.attempt === null || a.attempt > d.attempt))
         ends.push({ at: a.at, by: `attempt ${a.attempt} dispatched` });
-    for (const e of decisions)
-      if ((e.type === "TaskReconciled" || e.type === "TaskFailed") && e.at >= d.at) ends.push({ at: e.at, by: e.type });
+    for (const e of decisions) if (periodEnds.has(e.type) && e.at >= d.at) ends.push({ at: e.at, by: e.type });
     ends.sort((a, b) => a.at - b.at);
     const end = ends[0];
     periods.push({

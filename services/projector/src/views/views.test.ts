@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { parseObservation } from "@a2a-ledger/core";
-import type { Observation } from "@a2a-ledger/schemas";
+import { defaultRetention, defaultRuleSet, parseObservation, replayLog } from "@a2a-ledger/core";
+import { topicNames } from "@a2a-ledger/kafka";
+import type { Decision, Observation } from "@a2a-ledger/schemas";
+import type { ProjectorInput } from "../inputs.ts";
 import { Cursors } from "../cursor.ts";
 import { activeGeneration } from "../store/generations.ts";
 import { tableNames } from "../store/schema.ts";
@@ -18,6 +20,35 @@ import { writeBatch } from "./writer.ts";
 useStores();
 const run = promisify(execFile);
 const cursors = new Cursors("test-secret");
+
+/**
+ * The records the topics would hold for `observations` decided by the core's fold with the reconciler's
+ * default retention (30 days without an outcome: CorrelationExpired), as a reconciler would write them.
+ */
+function retainedInputs(observations: readonly Observation[]): TopicInputs[] {
+  const { decisions } = replayLog(observations, defaultRuleSet, {
+    policy: { trustedVendors: [] },
+    retention: defaultRetention,
+  });
+  const source = (topic: string, offset: number) => ({ topic, partition: 0, offset, timestamp: 1_750_000_000_000 });
+  const commands = decisions.filter((d) => d.type === "RedispatchCommanded" || d.type === "ProbeRequested");
+  const of = (kind: "decision" | "command", topic: string, list: Decision[]): TopicInputs => ({
+    topic,
+    partition: 0,
+    inputs: list.map((record, i): ProjectorInput => ({ kind, source: source(topic, i), record })),
+  });
+  return [
+    {
+      topic: topicNames.observations,
+      partition: 0,
+      inputs: observations.map(
+        (record, i): ProjectorInput => ({ kind: "observation", source: source(topicNames.observations, i), record }),
+      ),
+    },
+    of("decision", topicNames.decisions, decisions),
+    of("command", topicNames.commands, commands),
+  ];
+}
 
 async function load(store: Store, topicInputs: readonly TopicInputs[], batch = 3): Promise<number> {
   const gen = (await store.read(activeGeneration)) as number;
@@ -117,10 +148,12 @@ describe.each(storeKinds)("views on %s", (kind) => {
     expect(await lost.read((r) => waitingByStatus(r, tableNames(genL)))).toEqual({
       indeterminate: { count: 1, oldestSince: Date.parse("2025-06-02T09:20:00Z") },
       blocked: { count: 0, oldestSince: null },
+      expired: { count: 0, oldestSince: null },
     });
     expect(await partial.read((r) => waitingByStatus(r, tableNames(genP)))).toEqual({
       indeterminate: { count: 0, oldestSince: null },
       blocked: { count: 0, oldestSince: null },
+      expired: { count: 0, oldestSince: null },
     });
   });
 
@@ -166,6 +199,114 @@ describe.each(storeKinds)("views on %s", (kind) => {
         .map((e) => e.attempt),
     ).toEqual([3, 3, 3]);
     expect(observationsFirst).toEqual(decisionsFirst);
+  });
+
+  it("puts a correlation the reconciler let go of without an outcome on the queue as expired, with its expiry", async () => {
+    // task-42 lost and blocked (w-beta and w-gamma never probed); task-43, the same 40 days later, carries
+    // the stream past task-42's horizon: task-42 expires 30 days after its loss, task-43 waits blocked.
+    const day = 86_400_000;
+    const lostAt = Date.parse("2025-06-02T09:20:00Z");
+    const base = story().filter(
+      (o) =>
+        !["dispatch-2", "state-4", "artifact-2", "state-5", "probe-done-w-beta", "probe-done-w-gamma"].includes(
+          o.eventId,
+        ),
+    );
+    const later = base
+      .filter((o) => o.correlationId === "task-42")
+      .map((o) => ({
+        ...o,
+        correlationId: "task-43",
+        eventId: `${o.eventId}-43`,
+        occurredAt: o.occurredAt + 40 * day,
+      }));
+    const inputs = retainedInputs([...base, ...later]);
+    const expiry = inputs
+      .flatMap((ti) => ti.inputs)
+      .flatMap((i) => (i.kind === "decision" && i.record.type === "CorrelationExpired" ? [i.record] : []));
+    expect(expiry).toMatchObject([
+      { correlationId: "task-42", lastStatus: "blocked", lastEventAt: lostAt, decidedAt: lostAt + 30 * day },
+    ]);
+    const forward = await newStore(kind);
+    const backward = await newStore(kind);
+    const gen = await load(forward, inputs);
+    const genB = await load(backward, [...inputs].reverse(), 1);
+    const t = tableNames(gen);
+
+    const view = await forward.read((r) => lineage(r, t, cursors, "task-42", { limit: 100 }));
+    expect(view).toMatchObject({
+      status: "expired",
+      waitingSince: "2025-06-02T09:20:00.000Z",
+      statusDecision: { type: "CorrelationExpired", decidedAt: "2025-07-02T09:20:00.000Z" },
+      blockedReason: null,
+      expiry: {
+        lastStatus: "blocked",
+        lastEventAt: "2025-06-02T09:20:00.000Z",
+        idleMs: 30 * day,
+        reason: "no event for 30 days while blocked: the reconciler stopped watching it",
+      },
+    });
+    // The decision is in the lineage like any other, with its cause (the correlation's last event).
+    const decision = view?.decisions.find((d) => d.type === "CorrelationExpired");
+    expect(decision).toMatchObject({ kind: "decision", workerId: "w-acme", causeEventIds: ["not-found-1"] });
+    expect(decision?.record).toMatchObject({ lastStatus: "blocked", reason: expect.stringContaining("30 days") });
+    expect(view?.causes["not-found-1"]).toMatchObject({ type: "TaskNotFoundObserved" });
+    expect(view?.events.items.map((e) => e.type)).toContain("CorrelationExpired");
+    // The loss no longer waits for the reconciler: the expiry ended its indeterminate period.
+    expect(view?.indeterminate).toEqual([
+      expect.objectContaining({
+        from: "2025-06-02T09:20:00.000Z",
+        to: "2025-07-02T09:20:00.000Z",
+        endedBy: "CorrelationExpired",
+      }),
+    ]);
+    expect(await backward.read((r) => lineage(r, tableNames(genB), cursors, "task-42", { limit: 100 }))).toEqual(view);
+
+    // The queue: both, the longest waiting first; the expired one counted apart, with its expiry.
+    const now = lostAt + 50 * day;
+    const q = await forward.read((r) => queue(r, t, cursors, now, { limit: 10 }));
+    expect(q.counts).toEqual({ indeterminate: 0, blocked: 1, expired: 1 });
+    expect(q.items.map((i) => [i.correlationId, i.status, i.waitedMs])).toEqual([
+      ["task-42", "expired", 50 * day],
+      ["task-43", "blocked", 10 * day],
+    ]);
+    expect(q.items.map((i) => i.expiry?.lastStatus ?? null)).toEqual(["blocked", null]);
+    expect(q.items[1]?.blockedReason).toMatch(/^no worker verifies/);
+    const first = await forward.read((r) => queue(r, t, cursors, now, { limit: 1 }));
+    const second = await forward.read((r) =>
+      queue(r, t, cursors, now, { limit: 1, cursor: first.nextCursor ?? undefined }),
+    );
+    expect([...first.items, ...second.items].map((i) => i.correlationId)).toEqual(["task-42", "task-43"]);
+    expect(second.nextCursor).toBeNull();
+    expect(await forward.read((r) => waitingByStatus(r, t))).toEqual({
+      indeterminate: { count: 0, oldestSince: null },
+      blocked: { count: 1, oldestSince: lostAt + 40 * day },
+      expired: { count: 1, oldestSince: lostAt },
+    });
+    expect(await backward.read((r) => waitingByStatus(r, tableNames(genB)))).toEqual(
+      await forward.read((r) => waitingByStatus(r, t)),
+    );
+    const listed = await forward.read((r) => taskList(r, t, cursors, { status: "expired" }, { limit: 10 }));
+    expect(listed.items.map((i) => [i.correlationId, i.status])).toEqual([["task-42", "expired"]]);
+
+    // Seen again after the expiry (the reconciler opens it anew) and completed: off the queue.
+    const done = story().find((o) => o.eventId === "state-5") as Extract<Observation, { type: "TaskStateObserved" }>;
+    const again: Observation = {
+      ...done,
+      eventId: "state-late",
+      workerId: "w-acme",
+      serverTaskId: "acme-7f3a",
+      occurredAt: lostAt + 45 * day,
+    };
+    const revived = await newStore(kind);
+    const genR = await load(revived, retainedInputs([...base, ...later, again]));
+    const tr = tableNames(genR);
+    expect((await revived.read((r) => lineage(r, tr, cursors, "task-42", { limit: 1 })))?.status).toBe("completed");
+    expect((await revived.read((r) => queue(r, tr, cursors, now, { limit: 10 }))).counts).toEqual({
+      indeterminate: 0,
+      blocked: 1,
+      expired: 0,
+    });
   });
 
   it("keeps each task's keys at the task's first event even when earlier events arrive later", async () => {

@@ -1,4 +1,4 @@
-// The queue, violations, dead letters and staleness pages.
+// The queue (indeterminate, blocked and expired correlations), violations, dead letters and staleness pages.
 import { api } from "./api.js";
 import { h, openDetail, show, short, status, taskLink, time, waited, workerLink } from "./dom.js";
 import { listen } from "./live-stream.js";
@@ -6,10 +6,14 @@ import { listen } from "./live-stream.js";
 export async function queuePage(refresh) {
   const body = await api("/v1/queue");
   show(
-    h("h1", {}, "Queue: indeterminate and blocked, oldest first"),
-    h("p", {}, `${body.counts.indeterminate} indeterminate · ${body.counts.blocked} blocked`),
+    h("h1", {}, "Queue: indeterminate, blocked and expired, oldest first"),
+    h(
+      "p",
+      {},
+      `${body.counts.indeterminate} indeterminate · ${body.counts.blocked} blocked · ${body.counts.expired} expired`,
+    ),
     body.items.length === 0
-      ? h("p", { class: "muted", id: "queue-empty" }, "Nothing waits for reconciliation.")
+      ? h("p", { class: "muted", id: "queue-empty" }, "Nothing waits for reconciliation or an operator.")
       : h(
           "table",
           { id: "queue" },
@@ -28,7 +32,7 @@ export async function queuePage(refresh) {
               h("td", {}, status(t.status)),
               h("td", {}, short(t.lastState ?? "—")),
               h("td", {}, t.workers.join(", ")),
-              h("td", {}, t.blockedReason ?? ""),
+              h("td", {}, t.blockedReason ?? t.expiry?.reason ?? ""),
             ),
           ),
         ),

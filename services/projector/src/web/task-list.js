@@ -16,6 +16,7 @@ export async function tasksPage(params, refresh) {
       "blocked",
       "re-dispatched",
       "reconciled",
+      "expired",
       "completed",
       "failed",
       "canceled",

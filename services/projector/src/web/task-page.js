@@ -161,6 +161,7 @@ export async function taskPage(id) {
         ["violations", view.violationCount],
       ].map(([k, v]) => h("div", {}, h("span", {}, k), v)),
       view.blockedReason ? h("div", {}, h("span", {}, "blocked because"), view.blockedReason) : null,
+      view.expiry ? h("div", {}, h("span", {}, "expired because"), view.expiry.reason) : null,
     ),
     h(
       "div",
