@@ -116,7 +116,8 @@ function bytesOnDisk(root: string, topic: string): number {
       if (name.startsWith(`${topic}-`) && /-\d+$/.test(name)) {
         for (const f of readdirSync(path)) {
           try {
-            total += statSync(join(path, f)).size;
+            // Blocks in use: a segment's index files are preallocated sparse files (10 MiB apparent each).
+            total += statSync(join(path, f)).blocks * 512;
           } catch {
             // a segment deleted by the cleaner meanwhile
           }
