@@ -59,7 +59,7 @@ export interface Decider {
   evolve(state: LedgerState, event: Observation | Decision): LedgerState;
   /**
    * decide, then evolve by the observation and by each decision taken on it, in that order: no decisions
-   * and no change for an eventId the correlation already saw.
+   * for an eventId the correlation already saw, and no change but its last event's time (retention).
    */
   step(ctx: DecideContext, state: LedgerState, observation: Observation): StepResult;
   /**
@@ -179,7 +179,12 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
     step(ctx, given, observation) {
       const state = own(given);
       if (model.isDuplicate(state, observation.eventId))
-        return { decisions: none, capabilityUpdates: none, cards: none, state };
+        return {
+          decisions: none,
+          capabilityUpdates: none,
+          cards: none,
+          state: model.seenAgain === undefined ? state : model.seenAgain(state, observation),
+        };
       const { decisions, capabilityUpdates, cards, input } = decideOn(ctx, state, observation);
       return { decisions, capabilityUpdates, cards, state: model.commit(state, input, observation, decisions) };
     },

@@ -72,7 +72,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     expect(expired).toEqual([
       {
         type: "CorrelationExpired",
-        decisionId: `${working.eventId}:CorrelationExpired:0`,
+        decisionId: `${working.eventId}:CorrelationExpired:6100`,
         correlationId: "stale",
         causeEventIds: [working.eventId],
         rulesVersion: "default/2",
@@ -120,7 +120,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     );
   });
 
-  it("a duplicate observation still advances the stream time, and changes nothing else", () => {
+  it("a duplicate observation advances the stream time, and counts as its correlation seen again (nothing decided)", () => {
     const e = events();
     const bSeen = e.state("b", "w1", "t2", "working", { at: 1_600 });
     const log = [
@@ -131,9 +131,26 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       { ...bSeen, occurredAt: 2_500 },
     ];
     const result = replayLog(log, defaultRuleSet, { policy, retention });
-    // b's duplicate is not folded into b (same eventId), but its time carried the stream past a's horizon.
+    // b's duplicate decides nothing, but b was seen at 2 500 and its time carried the stream past a's horizon.
     expect([...result.correlations.keys()]).toEqual(["b"]);
-    expect(decider.activity(result.correlations.get("b") as LedgerState)?.lastEventAt).toBe(1_600);
+    expect(decider.activity(result.correlations.get("b") as LedgerState)?.lastEventAt).toBe(2_500);
+    expect(result.decisions).toEqual(replayLog(log.slice(0, 4), defaultRuleSet, { policy }).decisions);
+  });
+
+  it("a correlation re-sighted under the same eventId stays; one that expires twice gets two decision ids", () => {
+    const e = events();
+    const polled = e.state("canary", "w1", "t1", "input-required", { at: 1_000 });
+    const dispatched = e.dispatch("canary", "w1", { at: 900 });
+    // Polled every 2 s (the same sighting, the same eventId): seen, so it does not go stale.
+    const polls = Array.from({ length: 10 }, (_, i) => ({ ...polled, occurredAt: 3_000 + 2_000 * i }));
+    const alive = replayLog([dispatched, polled, ...polls], defaultRuleSet, { policy, retention });
+    expect(alive.decisions.some((d) => d.type === "CorrelationExpired")).toBe(false);
+    // Polled again only after it went stale: it expires, opens anew at the poll, and expires again.
+    const late = [{ ...polled, occurredAt: 9_000 }, e.dispatch("other", "w2", { at: 20_000 })];
+    const twice = replayLog([dispatched, polled, ...late], defaultRuleSet, { policy, retention });
+    const expired = twice.decisions.filter((d) => d.type === "CorrelationExpired");
+    expect(expired.map((d) => d.decidedAt)).toEqual([6_000, 14_000]);
+    expect(new Set(expired.map((d) => d.decisionId)).size).toBe(2);
   });
 
   it("evicts the same correlations with the same decisions whatever the batch boundaries", () => {

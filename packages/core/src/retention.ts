@@ -68,10 +68,12 @@ export function expiryDecision(
     reason: `no event for ${spell(policy.staleMs)} while ${activity.status}: the reconciler stopped watching it`,
   };
   const cause = activity.lastEventId ?? `${activity.correlationId}@${activity.lastEventAt}`;
+  // Named by its instant too: a correlation opened anew by its last event seen again can expire again.
   return finalizeDecisions(
     { eventId: cause, correlationId: activity.correlationId, occurredAt: at },
     [draft],
     rulesVersion,
+    () => String(at),
   )[0];
 }
 

@@ -52,6 +52,11 @@ export interface StateModel<S extends LedgerState, I extends { capabilities: Cap
    */
   blockExamined?(state: S, asOf: number): S;
   isBlocked(state: S): boolean;
+  /**
+   * An observation the correlation already saw, seen again: nothing is decided, but it was seen, so its
+   * last event moves (retention measures idleness from it). Absent from a model without retention.
+   */
+  seenAgain?(state: S, observation: Observation): S;
   /** What retention reads (retention.ts); absent from a model that keeps every correlation (default/1's). */
   activity?(state: S): Activity | undefined;
   correlationIdOf(state: S): string;

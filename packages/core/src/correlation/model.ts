@@ -40,6 +40,13 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   evolve,
   blockExamined: (state, asOf) => evolve(state, { type: "BlockExamined", asOf }),
   isBlocked: (state) => state.status === "blocked",
+  seenAgain(state, observation) {
+    if (state.lastEventAt === null || observation.occurredAt > state.lastEventAt) {
+      state.lastEventAt = observation.occurredAt;
+      state.lastEventId = observation.eventId;
+    }
+    return state;
+  },
   activity: (state) =>
     state.lastEventAt === null
       ? undefined
