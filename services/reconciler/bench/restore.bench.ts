@@ -20,52 +20,13 @@ import { type Admin, ensureTopics, suffixedTopicNames, topicSpecs, TopicReader }
 import { kafka } from "../test/harness.ts";
 import { correlationValues, decider } from "../test/correlation-states.ts";
 import { restoreChangelog } from "../src/changelog.ts";
-
-function envInt(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
-  return value;
-}
+import { envInt, fmt, median, timed, writeChangelog } from "./changelog-bench.ts";
 
 const correlations = envInt("CORRELATIONS", 100_000, 1_000, 10_000_000);
 const partitionCount = envInt("PARTITIONS", 6, 1, 64);
 const rounds = envInt("ROUNDS", 3, 1, 10);
 const restored = 0;
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const stall = { stallMs: 60_000 };
-
-/** The changelog of `correlations` states, produced in order with acks from every in-sync replica. */
-async function writeChangelog(topic: string): Promise<{ records: number; bytes: number }> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  let batch: { key: string; value: Buffer }[] = [];
-  let records = 0;
-  let bytes = 0;
-  const inFlight: Promise<unknown>[] = [];
-  const flush = async () => {
-    const messages = batch;
-    batch = [];
-    inFlight.push(producer.send({ topic, acks: -1, messages }));
-    if (inFlight.length >= 4) await inFlight.shift();
-  };
-  try {
-    for (const [key, value] of correlationValues("bench", correlations)) {
-      batch.push({ key, value });
-      records++;
-      bytes += value.length;
-      if (batch.length === 2_000) await flush();
-    }
-    if (batch.length > 0) await flush();
-    await Promise.all(inFlight);
-  } finally {
-    await producer.disconnect();
-  }
-  return { records, bytes };
-}
 
 /** The restore before the per-partition read: every partition of the changelog is fetched, the restored one's records kept. */
 async function previousRestore(admin: Admin, topic: string, partitions: ReadonlySet<number>): Promise<number> {
@@ -97,12 +58,6 @@ async function todaysRestore(admin: Admin, topic: string, partitions: ReadonlySe
   return states.get(restored)?.size ?? 0;
 }
 
-async function timed(run: () => Promise<number>): Promise<{ ms: number; correlations: number }> {
-  const started = performance.now();
-  const correlations = await run();
-  return { ms: performance.now() - started, correlations };
-}
-
 const admin = kafka.admin();
 await admin.connect();
 const topic = suffixedTopicNames(`restore-bench-${randomUUID().slice(0, 8)}`).changelog;
@@ -118,7 +73,7 @@ try {
       .join(" ")} before the run`,
   );
   const writeStarted = performance.now();
-  const written = await writeChangelog(topic);
+  const written = await writeChangelog(topic, correlationValues("bench", correlations));
   console.log(
     `changelog: ${fmt(written.records)} correlation states over ${partitionCount} partitions, ${fmt(written.bytes / written.records)} B per value, written in ${fmt((performance.now() - writeStarted) / 1000, 1)} s`,
   );
@@ -136,13 +91,6 @@ try {
       );
     }
   }
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-      ? (sorted[mid] as number)
-      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  };
   const today = median(results.today);
   const previous = median(results.previous);
   console.log(
