@@ -338,6 +338,47 @@ describe("the ledger on a secured cluster, each service as its own principal", (
     );
   }, 180_000);
 
+  it("lets only ingest write the observations topic: every other service's principal is refused, and nothing lands", async () => {
+    const observations = defaultAclNames.topics.observations;
+    const offsetsOf = async () => {
+      const client = createKafka({
+        brokers: stack.brokers,
+        clientId: "offsets",
+        client: admin,
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      await client.connect();
+      try {
+        return (await client.fetchTopicOffsets(observations)).map((p) => `${p.partition}:${p.high}`).join(",");
+      } finally {
+        await client.disconnect();
+      }
+    };
+    const before = await offsetsOf();
+    for (const service of ledgerServices.filter((s) => s !== "ingest")) {
+      const producer = createKafka({
+        brokers: stack.brokers,
+        clientId: `around-ingest-${service}`,
+        client: principalClient(stack, service),
+        logLevel: logLevel.NOTHING,
+        retries: 0,
+      }).producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      try {
+        const sent = await producer
+          .send({ topic: observations, acks: -1, messages: [{ key: "forged", value: Buffer.from("forged") }] })
+          .then(
+            () => "written",
+            (e: unknown) => String((e as { type?: string }).type ?? (e as Error).message),
+          );
+        expect(sent, `${service} writing around ingest`).toMatch(/TOPIC_AUTHORIZATION_FAILED|not authorized/i);
+      } finally {
+        await producer.disconnect();
+      }
+    }
+    expect(await offsetsOf()).toBe(before);
+  }, 120_000);
+
   it("fails each service with a clear error naming the resource when one of its ACLs is removed", async () => {
     const ingestUrl = /Server listening at (\S+)/.exec(String(ingest.readyEntry.msg))?.[1] as string;
     const observations = defaultAclNames.topics.observations;
