@@ -260,6 +260,7 @@ describe("when the log is not what the record claims", () => {
     const tampered: Observation = {
       type: "TaskNotFoundObserved",
       eventId: "tampered-1",
+      principal: null,
       correlationId: lost.correlationId,
       occurredAt: (log.at(-1) as Observation).occurredAt + 1,
       observer: "orchestrator",

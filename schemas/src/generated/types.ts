@@ -88,6 +88,8 @@ export interface AgentCardObserved {
   /** Cache-Control max-age the server sent. */
   cacheMaxAgeSeconds: null | number;
   etag: null | string;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** An artifact arrived from a worker. */
@@ -111,6 +113,8 @@ export interface ArtifactEmitted {
   append: boolean;
   /** false for a streamed chunk with more to come, true for the last one; null when the artifact arrived whole. */
   lastChunk: null | boolean;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** A worker's own guard refused to emit a task state or an artifact that the card in force at that moment does not advertise; nothing was emitted. */
@@ -144,6 +148,8 @@ export interface EmissionRefused {
   allowed: string[];
   /** sha256 (RFC 8785) of the card in force when the guard refused. */
   cardHash: null | string;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** A capability probe of a worker ended. */
@@ -168,6 +174,8 @@ export interface ProbeCompleted {
   /** Whether tasks survived a worker restart; null when unknown. */
   durable: null | boolean;
   parkedCanaries: ParkedCanary[];
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** An orchestrator sent a task to a worker. */
@@ -191,6 +199,8 @@ export interface TaskDispatched {
   /** When the orchestrator fetched the card it relied on. */
   cardFetchedAt: null | number;
   attempt: number;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** A worker answered TaskNotFound (-32001, HTTP 404, gRPC NOT_FOUND). */
@@ -210,6 +220,8 @@ export interface TaskNotFoundObserved {
   method: string;
   /** -32001, 404 or NOT_FOUND, as it arrived. */
   errorCode: string;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** A task state was seen. */
@@ -230,6 +242,8 @@ export interface TaskStateObserved {
   /** The state exactly as it arrived (v0.3 or v1.0 spelling). */
   rawState: string;
   via: ObservationChannel;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
 }
 
 /** A probe established what a worker verifiably does. */
@@ -520,13 +534,13 @@ export interface DefaultedFields {
   PartitionOffset: never;
   SkillOutputModes: never;
   VerifiedSkill: "skillId";
-  AgentCardObserved: "cacheMaxAgeSeconds" | "etag";
-  ArtifactEmitted: "name" | "append" | "lastChunk";
-  EmissionRefused: "contextId" | "skillId" | "state" | "rawState" | "artifactId" | "parts" | "allowed" | "cardHash";
-  ProbeCompleted: "skillId" | "durable" | "parkedCanaries";
-  TaskDispatched: "skillId" | "acceptedOutputModes" | "cardHash" | "cardFetchedAt" | "attempt";
-  TaskNotFoundObserved: never;
-  TaskStateObserved: "contextId";
+  AgentCardObserved: "cacheMaxAgeSeconds" | "etag" | "principal";
+  ArtifactEmitted: "name" | "append" | "lastChunk" | "principal";
+  EmissionRefused: "contextId" | "skillId" | "state" | "rawState" | "artifactId" | "parts" | "allowed" | "cardHash" | "principal";
+  ProbeCompleted: "skillId" | "durable" | "parkedCanaries" | "principal";
+  TaskDispatched: "skillId" | "acceptedOutputModes" | "cardHash" | "cardFetchedAt" | "attempt" | "principal";
+  TaskNotFoundObserved: "principal";
+  TaskStateObserved: "contextId" | "principal";
   CapabilitiesVerified: "workerId" | "durable" | "skills" | "policyVersion";
   CardChanged: "workerId" | "policyVersion";
   ContractViolation: "workerId" | "serverTaskId" | "allowed" | "cardHash" | "skillId" | "output" | "attempts" | "policyVersion";

@@ -11,7 +11,13 @@ import type {
 } from "../generated/types.ts";
 
 const at = Date.UTC(2026, 10, 30, 12, 0, 0);
-const observed = { correlationId: "corr-1", occurredAt: at, observer: "orchestrator-1", workerId: "worker-a" };
+const observed = {
+  correlationId: "corr-1",
+  occurredAt: at,
+  observer: "orchestrator-1",
+  workerId: "worker-a",
+  principal: "orchestrator-1#5e0c1a2b",
+};
 const decided = {
   correlationId: "corr-1",
   causeEventIds: ["ev-9"],

@@ -302,6 +302,7 @@ describe("re-dispatch, once per decision", () => {
     const kept: Of<"TaskDispatched"> = {
       type: "TaskDispatched",
       eventId: `dispatcher:${command.decisionId}:dispatch`,
+      principal: null,
       correlationId: command.correlationId,
       occurredAt: Date.now(),
       observer: "dispatcher",

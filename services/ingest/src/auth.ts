@@ -3,6 +3,7 @@
  * and the observation kinds it may post. The tokens are checked the way every service checks them
  * (@a2a-ledger/env bearerTokens: constant time, never logged).
  */
+import { createHash } from "node:crypto";
 import { bearerTokens, type BearerTokens } from "@a2a-ledger/env";
 import { observationTypes, type ObservationType } from "@a2a-ledger/schemas";
 
@@ -28,6 +29,20 @@ export interface IngestToken {
   workers?: readonly string[];
   /** The kinds it may post; undefined: every kind, but the prober's kinds only if it may write as `dispatcher`. */
   kinds?: readonly ObservationKind[];
+  /** The name stamped on its observations (`;principal=`); undefined: `principalOf` derives one. */
+  principal?: string;
+}
+
+/**
+ * The principal an entry's observations carry: its `;principal=` name, else its observer patterns and
+ * the first 8 hex digits of the token's SHA-256 (`proxy:W1-*#3fa2c1d0`): stable, telling two tokens of
+ * one pattern apart, and never the token.
+ */
+export function principalOf(entry: IngestToken): string {
+  return (
+    entry.principal ??
+    `${entry.observers.join("|")}#${createHash("sha256").update(entry.token).digest("hex").slice(0, 8)}`
+  );
 }
 
 /** What one event of a batch claims, as far as a token's scope is concerned. */
@@ -48,6 +63,8 @@ export interface ScopeRefusal {
 export interface ObserverGrant {
   /** The patterns, for messages (never the token). */
   readonly observers: readonly string[];
+  /** Who the token is, stamped on every observation it posts; null when no token is configured. */
+  readonly principal: string | null;
   mayClaim(observer: string): boolean;
   /** Undefined when the event is inside the token's scope; else why not (observer first, then kind, then worker). */
   refusal(event: ScopedEvent): ScopeRefusal | undefined;
@@ -115,6 +132,7 @@ function grantOf(entry: IngestToken): ObserverGrant {
   const mayClaim = (observer: string) => observers.some((o) => o.claims(observer));
   return {
     observers: entry.observers,
+    principal: principalOf(entry),
     mayClaim,
     refusal(event) {
       const claimed = observers.filter((o) => o.claims(event.observer));
@@ -149,7 +167,12 @@ function grantOf(entry: IngestToken): ObserverGrant {
 }
 
 /** The grant when no token is configured: anything. */
-export const anyObserver: ObserverGrant = { observers: ["*"], mayClaim: () => true, refusal: () => undefined };
+export const anyObserver: ObserverGrant = {
+  observers: ["*"],
+  principal: null,
+  mayClaim: () => true,
+  refusal: () => undefined,
+};
 
 export function tokenCheck(tokens: readonly (IngestToken | string)[]): TokenCheck {
   const entries = tokens.map((t) => (typeof t === "string" ? { token: t, observers: ["*"] } : t));
@@ -173,7 +196,7 @@ const patternProblem = (p: string): boolean => p === "" || p.length > 256 || /[\
 /**
  * Token entries of A2A_LEDGER_INGEST_TOKENS (comma-separated) or of a tokens file (one a line, `#` comments):
  * `TOKEN` (may claim any observer, speak about any worker and post any kind, as tokens always could) or
- * `TOKEN=OBSERVERS[;workers=WORKERS][;kinds=KINDS]`, each list `|`-separated, patterns with `*` (e.g.
+ * `TOKEN=OBSERVERS[;workers=WORKERS][;kinds=KINDS][;principal=NAME]`, each list `|`-separated, patterns with `*` (e.g.
  * `TOKEN=proxy:W1-*`, `TOKEN=orchestrator:*;workers=acme-*;kinds=TaskDispatched|TaskStateObserved`).
  * Left out, `workers` and `kinds` mean what scopeOf says. Problems name the entry by position, never by its token.
  */
@@ -183,9 +206,10 @@ export function parseTokenEntries(entries: readonly string[], where: string, pro
     const at = entry.indexOf("=");
     const token = (at < 0 ? entry : entry.slice(0, at)).trim();
     // `;workers=` and `;kinds=` start the named parts; anything else stays in the observer list (and is refused there).
-    const [observerList = "", ...named] = at < 0 ? ["*"] : entry.slice(at + 1).split(/;(?=\s*(?:workers|kinds)\s*=)/);
+    const [observerList = "", ...named] =
+      at < 0 ? ["*"] : entry.slice(at + 1).split(/;(?=\s*(?:workers|kinds|principal)\s*=)/);
     const patterns = observerList.split("|").map((p) => p.trim());
-    const scope: { workers?: string[]; kinds?: ObservationKind[] } = {};
+    const scope: { workers?: string[]; kinds?: ObservationKind[]; principal?: string } = {};
     const problem = (text: string) => problems.push(`${where} entry ${i + 1}: ${text}`);
     if (token.length < 16 || /\s/.test(token))
       return problem("a token must be at least 16 characters without whitespace (value not shown)");
@@ -195,13 +219,18 @@ export function parseTokenEntries(entries: readonly string[], where: string, pro
       );
     for (const part of named) {
       const eq = part.indexOf("=");
-      const name = part.slice(0, eq).trim() as "workers" | "kinds";
+      const name = part.slice(0, eq).trim() as "workers" | "kinds" | "principal";
       const values = part
         .slice(eq + 1)
         .split("|")
         .map((v) => v.trim());
       if (scope[name] !== undefined) return problem(`${name}= is given twice`);
-      if (name === "workers") {
+      if (name === "principal") {
+        const principal = part.slice(eq + 1).trim();
+        if (!/^[A-Za-z0-9._:@*|#-]{1,200}$/.test(principal))
+          return problem("principal= is a name of letters, digits and . _ : @ * | # - (e.g. ;principal=acme-proxy-w1)");
+        scope.principal = principal;
+      } else if (name === "workers") {
         if (values.some(patternProblem))
           return problem(
             "worker patterns are non-empty, without whitespace, ',' or '=', separated by '|' (e.g. ;workers=W1-*|W3-*)",

@@ -242,6 +242,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         return refusal === undefined ? [] : [{ index, ...refusal }];
       });
       if (outside.length > 0) throw scopeError(outside);
+      // Who said it: the authenticated principal, over whatever the client put there (null without tokens).
+      for (const o of observations) o.principal = grant.principal;
       const records = await encodeBatch(encoder, observations, config.maxRecordBytes, config.retryAfterSeconds);
       const stopTimer = metrics.produceSeconds.startTimer();
       try {

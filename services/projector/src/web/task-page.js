@@ -77,7 +77,8 @@ export async function taskPage(id) {
             h("td", {}, time(e.occurredAt)),
             h("td", {}, e.kind),
             h("td", {}, e.type),
-            h("td", {}, e.observer ?? ""),
+            // Who said it, as ingest authenticated it (the record's principal; null without ingest tokens).
+            h("td", e.record?.principal ? { title: `principal ${e.record.principal}` } : {}, e.observer ?? ""),
             h("td", {}, e.workerId ?? ""),
             h("td", { class: "mono" }, e.serverTaskId ?? ""),
             h("td", {}, e.attempt ?? ""),
