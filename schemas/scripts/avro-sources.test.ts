@@ -8,7 +8,7 @@ const commonDecision = ["decisionId", "correlationId", "causeEventIds", "rulesVe
 describe("the Avro catalogue", () => {
   const events = resolveEvents();
 
-  it("holds every observation and decision of DESIGN §3, and the guards' EmissionRefused (§10)", () => {
+  it("holds every observation and decision of DESIGN §3, the guards' EmissionRefused (§10) and retention's CorrelationExpired", () => {
     expect(
       events
         .filter((e) => e.group === "observations")
@@ -32,6 +32,7 @@ describe("the Avro catalogue", () => {
       "CapabilitiesVerified",
       "CardChanged",
       "ContractViolation",
+      "CorrelationExpired",
       "ProbeRequested",
       "ReconciliationBlocked",
       "RedispatchCommanded",

@@ -16,8 +16,9 @@ const observed = {
   occurredAt: at,
   observer: "orchestrator-1",
   workerId: "worker-a",
-  principal: "orchestrator-1#5e0c1a2b",
 };
+/** Who posted the samples, as ingest stamps it (the last field of every observation). */
+const principal = "orchestrator-1#5e0c1a2b";
 const decided = {
   correlationId: "corr-1",
   causeEventIds: ["ev-9"],
@@ -43,6 +44,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     cardHash: "a".repeat(64),
     cacheMaxAgeSeconds: 3600,
     etag: 'W/"1"',
+    principal,
   },
   TaskDispatched: {
     type: "TaskDispatched",
@@ -54,6 +56,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     cardHash: "a".repeat(64),
     cardFetchedAt: at - 1000,
     attempt: 1,
+    principal,
   },
   TaskStateObserved: {
     type: "TaskStateObserved",
@@ -64,6 +67,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     state: "TASK_STATE_INPUT_REQUIRED",
     rawState: "input-required",
     via: "GET",
+    principal,
   },
   TaskNotFoundObserved: {
     type: "TaskNotFoundObserved",
@@ -72,6 +76,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     serverTaskId: "task-1",
     method: "GetTask",
     errorCode: "-32001",
+    principal,
   },
   ArtifactEmitted: {
     type: "ArtifactEmitted",
@@ -83,6 +88,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     parts: [{ kind: "TEXT", mediaType: "text/html", sizeBytes: 120 }],
     append: true,
     lastChunk: true,
+    principal,
   },
   ProbeCompleted: {
     type: "ProbeCompleted",
@@ -95,6 +101,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     emittedModes: ["text/markdown"],
     durable: false,
     parkedCanaries: [{ serverTaskId: "canary-1", state: "TASK_STATE_INPUT_REQUIRED" }],
+    principal,
   },
   EmissionRefused: {
     type: "EmissionRefused",
@@ -112,6 +119,7 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     parts: [{ kind: "TEXT", mediaType: "text/html", sizeBytes: 120 }],
     allowed: ["text/markdown"],
     cardHash: "a".repeat(64),
+    principal,
   },
 };
 
