@@ -184,6 +184,25 @@ export function effectiveConfigs(spec: TopicSpec, brokers: number): Record<strin
 }
 
 /**
+ * Sets tuning configs of an existing topic (segment roll, cleaner delays): kafkajs's alterConfigs replaces
+ * a topic's whole config, so the configs the code requires are given again with them.
+ */
+export async function tuneTopic(admin: Admin, spec: TopicSpec, tuning: Record<string, string>): Promise<void> {
+  const brokers = (await admin.describeCluster()).brokers.length;
+  const configs = { ...effectiveConfigs(spec, brokers), ...tuning };
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      {
+        type: CONFIG_RESOURCE_TOPIC,
+        name: spec.name,
+        configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
+      },
+    ],
+  });
+}
+
+/**
  * The topics the cluster lists, of `wanted`. A broker answers from its own view of the cluster, which
  * learns of a topic created a moment ago (by another service's start) a little after the controller:
  * while some of `wanted` are not listed, the listing is asked again for up to `settleMs`, and a topic

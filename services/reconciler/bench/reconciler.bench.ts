@@ -26,15 +26,7 @@ import { deleteTopics, fixture, kafka, parseLines, quietLog, serde } from "../te
 import type { ReconcilerConfig } from "../src/config.ts";
 import { Reconciler, transactionalProducerRetry } from "../src/reconciler.ts";
 import { endOffsets } from "@a2a-ledger/kafka";
-
-function envInt(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
-  return value;
-}
+import { envInt } from "./changelog-bench.ts";
 
 const observationCount = envInt("OBSERVATIONS", 20_000, 1_000, 1_000_000);
 const rounds = envInt("ROUNDS", 2, 1, 10);

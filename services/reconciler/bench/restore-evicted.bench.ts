@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { type Admin, effectiveConfigs, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
+import { type Admin, ensureTopics, suffixedTopicNames, topicSpecs, tuneTopic } from "@a2a-ledger/kafka";
 import { restoreChangelog, streamTimeKey } from "../src/changelog.ts";
 import { correlationValues, decider } from "../test/correlation-states.ts";
 import { kafka } from "../test/harness.ts";
@@ -65,21 +65,13 @@ try {
   );
   await ensureTopics(admin, specs);
   // The evicted changelog compacts within seconds (the ledger creates it rolling hourly).
-  const brokers = (await admin.describeCluster()).brokers.length;
   const evictedSpec = specs.find((s) => s.name === evicted);
   if (evictedSpec === undefined) throw new Error("no spec");
-  const quick = {
-    ...effectiveConfigs(evictedSpec, brokers),
+  await tuneTopic(admin, evictedSpec, {
     "segment.ms": "5000",
     "delete.retention.ms": "1000",
     "min.cleanable.dirty.ratio": "0.01",
     "min.compaction.lag.ms": "0",
-  };
-  await admin.alterConfigs({
-    validateOnly: false,
-    resources: [
-      { type: 2, name: evicted, configEntries: Object.entries(quick).map(([name, value]) => ({ name, value })) },
-    ],
   });
   console.log(
     `machine: ${os.cpus().length} cores, load average ${os

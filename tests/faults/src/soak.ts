@@ -17,12 +17,12 @@ import { join } from "node:path";
 import {
   type Admin,
   createKafka,
-  effectiveConfigs,
   endOffsets,
   logLevel,
   TopicReader,
   topicNames,
   topicSpecs,
+  tuneTopic,
 } from "@a2a-ledger/kafka";
 import {
   bounceNode,
@@ -154,28 +154,20 @@ async function readChangelog(brokers: string, admin: Admin, topic: string): Prom
   return { records, live: [...latest.values()].filter(Boolean).length };
 }
 
-/**
- * The changelog compacted within seconds, as the horizons are: its segments roll every 10 s and the
- * cleaner takes them at once, tombstones kept 10 s (kafkajs's alterConfigs replaces a topic's whole
- * config, so the required ones are given again).
- */
+/** The changelog compacted within seconds, as the horizons are: 10 s segments, the cleaner at once, tombstones kept 10 s. */
 async function compactSoon(admin: Admin, topic: string): Promise<void> {
-  const brokers = (await admin.describeCluster()).brokers.length;
   const spec = topicSpecs(topicNames).find((t) => t.name === topicNames.changelog);
   if (spec === undefined) throw new Error("no changelog spec");
-  const configs = {
-    ...effectiveConfigs(spec, brokers),
-    "segment.ms": "10000",
-    "delete.retention.ms": "10000",
-    "min.cleanable.dirty.ratio": "0.01",
-    "min.compaction.lag.ms": "0",
-  };
-  await admin.alterConfigs({
-    validateOnly: false,
-    resources: [
-      { type: 2, name: topic, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) },
-    ],
-  });
+  await tuneTopic(
+    admin,
+    { ...spec, name: topic },
+    {
+      "segment.ms": "10000",
+      "delete.retention.ms": "10000",
+      "min.cleanable.dirty.ratio": "0.01",
+      "min.compaction.lag.ms": "0",
+    },
+  );
 }
 
 async function lagOf(admin: Admin, ledger: Ledger): Promise<number> {
