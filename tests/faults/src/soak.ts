@@ -282,8 +282,15 @@ export async function runSoak(
     log(`fault at t=${atS()}s: ${detail}`);
   };
 
-  // A sample that cannot be taken (a read of the changelog cut short by a fault) is said and skipped.
-  const trySample = () => sample().catch((e: unknown) => log(`sample failed: ${String(e)}`));
+  // A sample that cannot be taken within 90 s (a read of the changelog held up by a fault) is said and
+  // skipped, so one stuck read never holds up the samples after it.
+  const trySample = () =>
+    Promise.race([
+      sample(),
+      sleep(90_000).then(() => {
+        throw new Error("not taken within 90 s");
+      }),
+    ]).catch((e: unknown) => log(`sample failed: ${String(e)}`));
   let sampling: Promise<void> = Promise.resolve();
   const sampler = setInterval(() => {
     sampling = sampling.then(trySample);
