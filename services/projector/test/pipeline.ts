@@ -60,6 +60,10 @@ export async function fixture(admin: Admin, label: string, extraEnv: NodeJS.Proc
     A2A_LEDGER_PROJECTOR_GROUP: `projector-${suffix}`,
     A2A_LEDGER_PROJECTOR_SESSION_TIMEOUT_MS: "6000",
     A2A_LEDGER_PROJECTOR_LOG_LEVEL: "warn",
+    // The views are tested over logs that span months of event time: the reconciler keeps every
+    // correlation here (retention is tested in the core and the reconciler).
+    A2A_LEDGER_RECONCILER_RETENTION: "3650d",
+    A2A_LEDGER_RECONCILER_STALE_AFTER: "3650d",
     ...extraEnv,
   };
   return { suffix, topics, env };
