@@ -291,9 +291,15 @@ export async function runSoak(
         throw new Error("not taken within 90 s");
       }),
     ]).catch((e: unknown) => log(`sample failed: ${String(e)}`));
+  // One sample at a time: a tick that finds the last one still running is skipped, never queued.
   let sampling: Promise<void> = Promise.resolve();
+  let sampleRunning = false;
   const sampler = setInterval(() => {
-    sampling = sampling.then(trySample);
+    if (sampleRunning) return;
+    sampleRunning = true;
+    sampling = trySample().finally(() => {
+      sampleRunning = false;
+    });
   }, options.sampleEverySeconds * 1_000);
   let faulting: Promise<void> = Promise.resolve();
   let nextFault = 0;
