@@ -43,13 +43,13 @@ describe("the principal on every observation", () => {
   it("stamps the token's principal, over a principal the client sent, on the records that land", async () => {
     const digest = createHash("sha256").update(proxyToken).digest("hex").slice(0, 8);
     // The proxy's events claim to come from someone else: ingest writes who really said it.
-    const fromProxy = [0, 1, 2].map((i) => ({
+    const fromProxy: Record<string, unknown>[] = [0, 1, 2].map((i) => ({
       ...observation(run, i, `c-${run}-${i}`),
       observer: "proxy:W1-a",
       workerId: "W1-a",
       principal: "dispatcher#00000000",
     }));
-    const fromOrchestrator = [3, 4].map((i) => ({
+    const fromOrchestrator: Record<string, unknown>[] = [3, 4].map((i) => ({
       ...observation(run, 10 + i, `c-${run}-o${i}`),
       observer: "orchestrator:acme",
       workerId: "W2-b",
