@@ -25,7 +25,9 @@ async function prefillChangelog(ledger: Ledger): Promise<void> {
     type: "TaskDispatched",
     eventId: "prefill-e1",
     correlationId: "prefill",
-    occurredAt: 1_000,
+    // Now, as the load's events are: a state from the epoch would be past every retention horizon, and the
+    // first batches would sweep the whole prefill out (with a CorrelationExpired the replay oracle cannot know).
+    occurredAt: Date.now(),
     observer: "orchestrator",
     workerId: "w-elsewhere",
     skillId: "answer",
