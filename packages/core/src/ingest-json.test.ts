@@ -38,6 +38,7 @@ describe("ingest JSON → Observation", () => {
         state: "TASK_STATE_INPUT_REQUIRED",
         rawState: "input-required",
         via: "STREAM",
+        principal: null,
       },
     });
   });
