@@ -5,6 +5,8 @@
 import "./read-committed.ts";
 // Also before kafkajs: a refusal by the broker (TLS, an ACL on a group) surfaces once, not as a retry loop.
 import "./final-refusals.ts";
+// Also before kafkajs: a batch the log cleaner emptied is read past, not fetched forever (see emptied-batches.ts).
+import "./emptied-batches.ts";
 import kafkajs from "kafkajs";
 import net from "node:net";
 import tls from "node:tls";

@@ -141,6 +141,52 @@ describe("TopicReader", () => {
     }
   });
 
+  it("reads past a batch the cleaner emptied at the end of a segment (kafkajs 2.2.4 alone fetched it forever)", async () => {
+    // P1's batch (offset 0) is overwritten by P2's (offset 1, in the next segment). The cleaner keeps
+    // P1's batch, emptied, as P1's last one, and, P2's batch filling a segment of its own, in a segment
+    // of its own. A fetch reads within one segment, so a fetch from 0 returns that batch alone: no
+    // record, and kafkajs 2.2.4 fetched offset 0 again and again.
+    const topic = await topicOf("emptied", 1, {
+      "cleanup.policy": "compact",
+      "segment.ms": "100",
+      "segment.bytes": String(1024 * 1024),
+      "max.message.bytes": String(4 * 1024 * 1024),
+      "min.cleanable.dirty.ratio": "0.01",
+      "min.compaction.lag.ms": "0",
+    });
+    const send = async (key: string, value: string) => {
+      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      try {
+        await producer.send({ topic, acks: -1, messages: [{ partition: 0, key, value }] });
+      } finally {
+        await producer.disconnect();
+      }
+      // The next append rolls the segment (segment.ms 100), so this batch becomes cleanable.
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    await send("a", "first");
+    // P2's batch just under a segment: with P1's beside it, more than the cleaner merges into one.
+    await send("a", "x".repeat(1024 * 1024 - 120));
+    await send("b", "last");
+    const deadline = Date.now() + 90_000;
+    let seen: string[] = [];
+    // Until the cleaner ran (every 15 s by default): offset 0's record is gone, its batch kept.
+    while (Date.now() < deadline) {
+      const { seen: now, reader } = collecting(topic);
+      await reader.start();
+      try {
+        await reader.caughtUp({ stallMs: 10_000 });
+      } finally {
+        await reader.stop();
+      }
+      seen = now.map((line) => line.slice(0, line.indexOf("=")));
+      if (!seen.includes("0:0 a")) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    expect(seen).toEqual(["0:1 a", "0:2 b"]);
+  }, 120_000);
+
   it("keeps reading while the end moves, and caughtUp waits for the end it saw when called", async () => {
     const topic = await topicOf("moving", 3);
     const producer = kafka.producer({ idempotent: true });
