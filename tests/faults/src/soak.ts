@@ -75,6 +75,8 @@ export interface SoakEvent {
 export interface SoakResult {
   samples: SoakSample[];
   events: SoakEvent[];
+  /** Samples that could not be taken, with why (a read of the changelog that stopped, a timeout). */
+  sampleFailures: string[];
   load: LoadResult;
   findings: Findings;
   ledger: Ledger;
@@ -222,6 +224,7 @@ export async function runSoak(
   const endAt = started + options.minutes * 60_000;
   const samples: SoakSample[] = [];
   const events: SoakEvent[] = [];
+  const sampleFailures: string[] = [];
   let load: LoadResult | undefined;
   let acknowledged = 0;
 
@@ -290,7 +293,10 @@ export async function runSoak(
       sleep(90_000).then(() => {
         throw new Error("not taken within 90 s");
       }),
-    ]).catch((e: unknown) => log(`sample failed: ${String(e)}`));
+    ]).catch((e: unknown) => {
+      sampleFailures.push(`at t=${atS()}s: ${String(e)}`);
+      log(`sample failed: ${String(e)}`);
+    });
   // One sample at a time: a tick that finds the last one still running is skipped, never queued.
   let sampling: Promise<void> = Promise.resolve();
   let sampleRunning = false;
@@ -330,7 +336,7 @@ export async function runSoak(
   await trySample();
   await admin.disconnect();
   const findings = await judge(cluster, ledger, total);
-  return { samples, events, load: total, findings, ledger };
+  return { samples, events, sampleFailures, load: total, findings, ledger };
 }
 
 /**
