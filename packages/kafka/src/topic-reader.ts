@@ -36,6 +36,11 @@ export interface TopicReaderOptions {
   onProgress?: () => void;
   /** Reads only these partitions (every partition by default); the others are never assigned nor fetched. */
   partitions?: readonly number[];
+  /**
+   * Where to start, per partition (the others start as `from` says): a read that resumes where a
+   * snapshot of the partition left off. An offset below the partition's start reads from its start.
+   */
+  startAt?: ReadonlyMap<number, bigint>;
 }
 
 /** How `caughtUp` waits when it is not given a total time: for as long as the read moves. */
@@ -144,8 +149,17 @@ export class TopicReader {
   }
 
   async start(): Promise<void> {
-    const starts = this.options.from === "end" ? await this.ends(Date.now() + 30_000) : [];
-    for (const s of starts) this.positions.set(s.partition, BigInt(s.high));
+    const starts = (this.options.from === "end" ? await this.ends(Date.now() + 30_000) : []).map((s) => ({
+      partition: s.partition,
+      offset: BigInt(s.high),
+    }));
+    for (const [partition, offset] of this.options.startAt ?? []) {
+      if (this.only !== undefined && !this.only.has(partition)) continue;
+      const at = starts.findIndex((s) => s.partition === partition);
+      if (at >= 0) starts.splice(at, 1);
+      starts.push({ partition, offset });
+    }
+    for (const s of starts) this.positions.set(s.partition, s.offset);
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
     this.consumer.on(this.consumer.events.END_BATCH_PROCESS, ({ payload }) => {
@@ -174,7 +188,8 @@ export class TopicReader {
         }
       },
     });
-    for (const s of starts) this.consumer.seek({ topic: this.topic, partition: s.partition, offset: s.high });
+    for (const s of starts)
+      this.consumer.seek({ topic: this.topic, partition: s.partition, offset: s.offset.toString() });
   }
 
   private advance(partition: number, next: bigint): void {

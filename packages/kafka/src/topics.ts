@@ -183,6 +183,15 @@ export function effectiveConfigs(spec: TopicSpec, brokers: number): Record<strin
   return { ...replicationFor(brokers).configs, ...spec.configs };
 }
 
+/** A topic's value of one config as the brokers hold it now (their default included), undefined if none. */
+export async function topicConfig(admin: Admin, topic: string, name: string): Promise<string | undefined> {
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: CONFIG_RESOURCE_TOPIC, name: topic, configNames: [name] }],
+  });
+  return described.resources[0]?.configEntries.find((e) => e.configName === name)?.configValue ?? undefined;
+}
+
 /**
  * Sets tuning configs of an existing topic (segment roll, cleaner delays): kafkajs's alterConfigs replaces
  * a topic's whole config, so the configs the code requires are given again with them.

@@ -3,7 +3,8 @@
  * partition number as its observations (written there explicitly), encoded by the rule set's model
  * (`decider.serialize`: a format byte and Avro binary since default/2, see core's correlation/codec.ts;
  * the frozen default/1 writes JSON text). A restore reads only the changelog partitions it restores, up
- * to their end, and decodes each value with `decider.deserialize`. It takes as long as they are large:
+ * to their end — from the beginning, or from a local snapshot's offset (`RestoreSeed`, state-snapshot.ts) —
+ * and decodes each value with `decider.deserialize`. It takes as long as they are large:
  * there is no total time limit, only a stall guard (no progress for `stallMs` fails it).
  */
 import type { Decider, LedgerState } from "@a2a-ledger/core";
@@ -48,6 +49,13 @@ export interface Restored {
   upTo: Record<number, string>;
 }
 
+/** A partition's state as of a changelog offset (a local snapshot): the restore reads on from there. */
+export interface RestoreSeed {
+  offset: bigint;
+  states: Map<string, LedgerState>;
+  streamTime: number | null;
+}
+
 export async function restoreChangelog(
   kafka: Kafka,
   admin: Admin,
@@ -56,10 +64,14 @@ export async function restoreChangelog(
   groupPrefix: string,
   decider: Decider,
   watch: RestoreWatch,
+  seeds: ReadonlyMap<number, RestoreSeed> = new Map(),
 ): Promise<Restored> {
-  const states: PartitionStates = new Map([...partitions].map((p) => [p, new Map<string, LedgerState>()]));
+  const states: PartitionStates = new Map(
+    [...partitions].map((p) => [p, seeds.get(p)?.states ?? new Map<string, LedgerState>()]),
+  );
   const records = new Map([...partitions].map((p) => [p, 0]));
   const streamTimes = new Map<number, number>();
+  for (const [p, seed] of seeds) if (partitions.has(p) && seed.streamTime !== null) streamTimes.set(p, seed.streamTime);
   const reader = new TopicReader(
     kafka,
     admin,
@@ -78,7 +90,10 @@ export async function restoreChangelog(
       else forPartition.set(correlationId, decider.deserialize(message.value));
     },
     `${groupPrefix}-restore`,
-    { partitions: [...partitions] },
+    {
+      partitions: [...partitions],
+      startAt: new Map([...seeds].filter(([p]) => partitions.has(p)).map(([p, seed]) => [p, seed.offset])),
+    },
   );
   const started = Date.now();
   await reader.start();

@@ -46,6 +46,11 @@ export interface ReconcilerConfig {
    * outcome (7 days), `A2A_LEDGER_RECONCILER_STALE_AFTER` without one (30 days, with CorrelationExpired).
    */
   retention: RetentionPolicy;
+  /**
+   * `A2A_LEDGER_RECONCILER_STATE_DIR`: where a clean stop leaves each partition's state, so the next
+   * restore reads only the changelog after it (state-snapshot.ts); undefined: every restore reads it whole.
+   */
+  stateDir: string | undefined;
 }
 
 /** Ten years: a horizon beyond it keeps every correlation for the ledger's life. */
@@ -96,6 +101,7 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
       finishedMs: duration("A2A_LEDGER_RECONCILER_RETENTION", defaultRetention.finishedMs, 1_000, maxRetentionMs),
       staleMs: duration("A2A_LEDGER_RECONCILER_STALE_AFTER", defaultRetention.staleMs, 1_000, maxRetentionMs),
     },
+    stateDir: text("A2A_LEDGER_RECONCILER_STATE_DIR"),
   };
   if (problems.length > 0 || ruleSet === undefined) throw new ReconcilerConfigError(problems);
   return { ...config, ruleSet };

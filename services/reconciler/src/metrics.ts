@@ -82,6 +82,18 @@ export class ReconcilerMetrics {
     labelNames: ["partition"],
     registers: [this.registry],
   });
+  readonly restoreRecords = new client.Counter({
+    name: "a2a_reconciler_restore_records_total",
+    help: "Changelog records read by restores (a local snapshot's partition reads only those after it), by partition",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
+  readonly snapshotRestores = new client.Counter({
+    name: "a2a_reconciler_snapshot_restores_total",
+    help: "Partitions restored from a local state snapshot and the changelog after it, by partition",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
   readonly statesKept = new client.Counter({
     name: "a2a_reconciler_states_kept_total",
     help: "Partitions kept across a rebalance whose state was kept (not restored again), by partition",

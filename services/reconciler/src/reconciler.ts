@@ -260,6 +260,15 @@ export class Reconciler {
     clearInterval(this.recheckTimer);
     await this.consumer.disconnect().catch(() => undefined);
     await this.group.stop();
+    // Every batch in hand committed or aborted (an abort dropped its partition's state): what is left
+    // is the changelog as committed, and a local snapshot lets the next restore read only what follows.
+    try {
+      const written = this.store?.writeSnapshots() ?? [];
+      if (written.length > 0)
+        this.log.info({ partitions: written, dir: this.config.stateDir }, "local state snapshots written");
+    } catch (error) {
+      this.log.warn({ err: error }, "local state snapshots not written: the next restore reads the changelog whole");
+    }
     await this.capabilities.stop().catch(() => undefined);
     await this.policies?.stop().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);

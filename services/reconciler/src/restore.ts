@@ -5,9 +5,10 @@
  * instance last wrote to it (another owner committed in between): then it is restored again.
  */
 import { type Decider, expiresAt, type LedgerState, StreamRetention } from "@a2a-ledger/core";
-import { type Admin, endOffsets, type Kafka } from "@a2a-ledger/kafka";
+import { type Admin, endOffsets, type Kafka, topicConfig } from "@a2a-ledger/kafka";
 import type { Logger } from "@a2a-ledger/logging";
-import { type PartitionStates, restoreChangelog } from "./changelog.ts";
+import { type PartitionStates, type RestoreSeed, restoreChangelog } from "./changelog.ts";
+import { takeSnapshot, unusable, writeSnapshot } from "./state-snapshot.ts";
 import type { ReconcilerConfig } from "./config.ts";
 import type { GroupMembership } from "./group-membership.ts";
 import type { ReconcilerMetrics } from "./metrics.ts";
@@ -153,6 +154,7 @@ export class PartitionStore {
     this.log.info({ partitions }, "restoring state from the changelog");
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all(partitions.map((p) => this.group.producerFor(p)));
+    const seeds = await this.snapshotsOf(partitions);
     const remaining = this.metrics.restoreRemaining;
     const {
       states: restored,
@@ -173,9 +175,16 @@ export class PartitionStore {
         restored: ({ partition: p, records, correlations, offset, ms }) => {
           remaining.set({ partition: String(p) }, 0);
           this.metrics.partitionRestores.inc({ partition: String(p) });
-          this.log.info({ partition: p, records, correlations, offset, ms }, "partition restored from the changelog");
+          this.metrics.restoreRecords.inc({ partition: String(p) }, records);
+          const from = seeds.get(p)?.offset.toString();
+          if (from !== undefined) this.metrics.snapshotRestores.inc({ partition: String(p) });
+          this.log.info(
+            { partition: p, records, correlations, offset, ms, ...(from === undefined ? {} : { fromSnapshot: from }) },
+            "partition restored from the changelog",
+          );
         },
       },
+      seeds,
     );
     for (const [p, states] of restored) {
       this.states.set(p, states);
@@ -191,6 +200,75 @@ export class PartitionStore {
       { partitions, correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo },
       "state restored from the changelog",
     );
+  }
+
+  /**
+   * The local snapshots (`stateDir`) of the partitions about to be restored that still stand for their
+   * changelog's prefix: each is taken (removed from disk) whether it is used or not.
+   */
+  private async snapshotsOf(partitions: readonly number[]): Promise<Map<number, RestoreSeed>> {
+    const seeds = new Map<number, RestoreSeed>();
+    const dir = this.config.stateDir;
+    if (dir === undefined) return seeds;
+    const topic = this.config.topics.changelog;
+    const found = partitions.flatMap((partition) => {
+      const snapshot = takeSnapshot(dir, topic, partition, (reason) =>
+        this.log.warn({ partition, reason }, "local state snapshot not used"),
+      );
+      return snapshot === undefined ? [] : [{ partition, snapshot }];
+    });
+    if (found.length === 0) return seeds;
+    const bounds = await endOffsets(this.admin, topic);
+    const deleteRetentionMs = Number((await topicConfig(this.admin, topic, "delete.retention.ms")) ?? 86_400_000);
+    for (const { partition, snapshot } of found) {
+      const offsets = bounds.find((b) => b.partition === partition);
+      const why =
+        offsets === undefined
+          ? "the changelog has no such partition"
+          : unusable(
+              snapshot.header,
+              { topic, partition },
+              { low: BigInt(offsets.low), high: BigInt(offsets.high), deleteRetentionMs, now: Date.now() },
+            );
+      if (why !== undefined) {
+        this.log.warn({ partition, reason: why }, "local state snapshot not used");
+        continue;
+      }
+      const states = new Map<string, LedgerState>();
+      for (const [id, bytes] of snapshot.states) states.set(id, this.decider.deserialize(bytes));
+      seeds.set(partition, { offset: BigInt(snapshot.header.offset), states, streamTime: snapshot.header.streamTime });
+    }
+    return seeds;
+  }
+
+  /**
+   * At a clean stop, after the last commit: each partition's state as of the changelog offset it
+   * reflects goes to `stateDir`, for the next restore of that partition to read on from there. A
+   * partition whose state is not known to match the changelog (kept across a rebalance, unchecked) is
+   * left out. Returns the partitions written.
+   */
+  writeSnapshots(): number[] {
+    const dir = this.config.stateDir;
+    if (dir === undefined) return [];
+    const written: number[] = [];
+    for (const [partition, states] of this.states) {
+      const offset = this.reflects.get(partition);
+      if (offset === undefined || this.unverified.has(partition)) continue;
+      const time = this.retention.get(partition)?.time;
+      const serialized = new Map([...states].map(([id, state]) => [id, this.decider.serialize(state)]));
+      writeSnapshot(
+        dir,
+        {
+          topic: this.config.topics.changelog,
+          partition,
+          offset: offset.toString(),
+          streamTime: time === undefined || !Number.isFinite(time) ? null : time,
+        },
+        serialized,
+      );
+      written.push(partition);
+    }
+    return written;
   }
 
   /**
