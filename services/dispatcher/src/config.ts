@@ -45,9 +45,10 @@ export interface DispatcherConfig {
   dispatchTimeoutMs: number;
   logLevel: LogLevel;
   /**
-   * For the fault tests only: the process announces the point in a log line and waits there until it is
-   * killed. Unset in any real deployment.
+   * How long a command whose worker could not be reached before anything was sent (its card not fetched:
+   * the proxy restarting, a 5xx) is tried again, with backoff, before it fails (0: never).
    */
+  unavailableRetryMs: number;
 }
 
 export const configDefaults = {
@@ -63,6 +64,7 @@ export const configDefaults = {
   journalRetentionMs: 14 * 24 * 3_600_000,
   probeTimeoutMs: 30_000,
   dispatchTimeoutMs: 60_000,
+  unavailableRetryMs: 120_000,
 } as const;
 
 /** The journal's file: A2A_LEDGER_DISPATCHER_JOURNAL_PATH, else `dispatcher[.<suffix>].sqlite` in A2A_LEDGER_DATA_DIR (what `npm run retry` opens too). */
@@ -152,6 +154,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
       configDefaults.dispatchTimeoutMs,
       1_000,
       600_000,
+    ),
+    unavailableRetryMs: int(
+      "A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS",
+      configDefaults.unavailableRetryMs,
+      0,
+      3_600_000,
     ),
     logLevel: logLevel as LogLevel,
   };

@@ -278,10 +278,9 @@ export class Dispatcher {
           "DISPATCHER_WORKER_NOT_CONFIGURED",
           `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (A2A_LEDGER_DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`,
         );
-      const { observations, serverTaskIds } =
-        command.type === "RedispatchCommanded"
-          ? await this.redispatch(command, worker)
-          : await this.probe(command, worker);
+      const { observations, serverTaskIds } = await this.whileUnreachable(command, () =>
+        command.type === "RedispatchCommanded" ? this.redispatch(command, worker) : this.probe(command, worker),
+      );
       await this.holdForTest("after-send", command);
       this.journal.mark(command.decisionId, "dispatched", { observations, serverTaskIds });
       await this.holdForTest("after-dispatched", command);
@@ -299,6 +298,32 @@ export class Dispatcher {
       if (command.type === "ProbeRequested") this.metrics.probes.inc({ worker: workerId ?? "", outcome: status });
     } finally {
       stopTimer();
+    }
+  }
+
+  /**
+   * Runs `attempt` again, with backoff up to 5 s, while it fails before anything was sent for a cause that
+   * may pass (a `transient` alert: the worker's proxy restarting, a 5xx), for at most `unavailableRetryMs`.
+   * At-most-once holds: nothing reached the worker. A stop meanwhile leaves the command unfinished in the
+   * journal (not failed), so the next start carries it out.
+   */
+  private async whileUnreachable<T>(command: Command, attempt: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.config.unavailableRetryMs;
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof DispatchAlert) || !error.transient || Date.now() >= deadline) throw error;
+        if (this.stopping)
+          throw new Error(`stopping while ${command.decisionId} waits for its worker: ${error.message}`);
+        const waitMs = Math.min(5_000, 250 * 2 ** Math.min(tries - 1, 5), Math.max(0, deadline - Date.now()));
+        this.log.warn(
+          { decisionId: command.decisionId, code: error.code, detail: error.message, tries, waitMs },
+          "the worker could not be reached before anything was sent: trying again",
+        );
+        this.metrics.unreachableRetries.inc({ kind: command.type });
+        await new Promise((r) => setTimeout(r, waitMs));
+      }
     }
   }
 

@@ -143,6 +143,8 @@ export class DispatchAlert extends Error {
   constructor(
     readonly code: AlertCode,
     detail: string,
+    /** Nothing was sent and the cause may pass (the worker's proxy unreachable, 5xx, 429): worth trying again. */
+    readonly transient = false,
   ) {
     super(detail);
   }

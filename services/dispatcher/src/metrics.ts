@@ -19,6 +19,7 @@ export interface DispatcherMetrics {
   recordingFailures: client.Counter<string>;
   httpRequests: client.Counter<"route" | "status">;
   lag: client.Gauge<"partition">;
+  unreachableRetries: client.Counter<"kind">;
   consumerRestarts: client.Counter<string>;
 }
 
@@ -38,6 +39,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Dispa
       name: "a2a_dispatcher_alerts_total",
       help: "Commands not carried out (or with an unknown outcome), by stable alert code",
       labelNames: ["code"],
+      registers,
+    }),
+    unreachableRetries: new client.Counter({
+      name: "a2a_dispatcher_unreachable_retries_total",
+      help: "Commands tried again because their worker could not be reached before anything was sent, by kind",
+      labelNames: ["kind"],
       registers,
     }),
     poison: new client.Counter({

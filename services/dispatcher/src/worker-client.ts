@@ -137,6 +137,7 @@ export async function fetchCard(
     throw new DispatchAlert(
       "DISPATCHER_CARD_UNAVAILABLE",
       `card of ${proxyUrl} could not be fetched: ${e instanceof Error ? e.message : String(e)}`,
+      true,
     );
   }
   const text = await response.text();
@@ -144,6 +145,7 @@ export async function fetchCard(
     throw new DispatchAlert(
       "DISPATCHER_CARD_UNAVAILABLE",
       `card of ${proxyUrl} answered ${response.status}: ${text.slice(0, 200)}`,
+      response.status >= 500 || response.status === 429,
     );
   let served: unknown;
   try {

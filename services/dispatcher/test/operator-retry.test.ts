@@ -162,4 +162,74 @@ describe("the operator's retry", () => {
     });
     await second.stop();
   });
+
+  it("tries a command again while its worker's proxy cannot be reached, and sends it once the proxy is back; fails it at once with no retry time", async () => {
+    ingestStatus = 202;
+    // The proxy (here the worker itself) is down: its port answers nothing, then it starts again there.
+    const down = await startJsAgent({ kind: "w1" });
+    const port = Number(new URL(down.url).port);
+    await down.close();
+    const file = workersFile({
+      W1: {
+        url: down.url,
+        skills: { answer: { redispatch: { message: "{correlationId}: again (attempt {attempt})" } } },
+      },
+    });
+    const metrics = createMetrics();
+    const patient = new Dispatcher(
+      loadConfig({
+        A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
+        A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "patient.sqlite"),
+        A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+        A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS: "30000",
+        A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent",
+      }),
+      createLogger("dispatcher", "silent"),
+      metrics,
+    );
+    const later = { ...command, decisionId: "lost-later:RedispatchCommanded:0", correlationId: "task-later" };
+    const before = received.length;
+    let back: RunningJsAgent | undefined;
+    const restart = new Promise((r) => setTimeout(r, 1_500)).then(async () => {
+      back = await startJsAgent({ kind: "w1", port });
+    });
+    try {
+      await patient.execute(later, { topic: "a2a.commands.v1", partition: 0, offset: "8" });
+      await restart;
+      expect(patient.journal.get(later.decisionId)?.status).toBe("done");
+      const tries = (await metrics.unreachableRetries.get()).values.find(
+        (v) => v.labels.kind === "RedispatchCommanded",
+      );
+      expect(tries?.value ?? 0, "tried again while the proxy was down").toBeGreaterThan(0);
+      const sent = received.slice(before).flat();
+      expect(
+        sent.filter((o) => o.type === "TaskDispatched"),
+        "sent once",
+      ).toHaveLength(1);
+      await patient.stop();
+
+      // No retry time: the same outage fails the command at once, nothing sent.
+      await back?.close();
+      const hasty = new Dispatcher(
+        loadConfig({
+          A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
+          A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "hasty.sqlite"),
+          A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+          A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS: "0",
+          A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent",
+        }),
+        createLogger("dispatcher", "silent"),
+        createMetrics(),
+      );
+      await hasty.execute(later, { topic: "a2a.commands.v1", partition: 0, offset: "8" });
+      expect(hasty.journal.get(later.decisionId)).toMatchObject({
+        status: "failed",
+        detail: expect.stringMatching(/^DISPATCHER_CARD_UNAVAILABLE: card of .* could not be fetched/),
+      });
+      await hasty.stop();
+    } finally {
+      await restart.catch(() => undefined);
+      await back?.close().catch(() => undefined);
+    }
+  }, 60_000);
 });
