@@ -5,7 +5,7 @@
  * state did not stay flat or a guarantee of the fault oracle failed.
  *
  *   SOAK_MINUTES (30), SOAK_RETENTION (20s), SOAK_STALE_AFTER (60s), SOAK_ROUND (400 correlations),
- *   SOAK_BATCH (20), SOAK_PAUSE_MS (50), SOAK_FAULT_EVERY_S (180), SOAK_FAULTS (all four, comma-separated),
+ *   SOAK_BATCH (20), SOAK_PAUSE_MS (50), SOAK_FAULT_EVERY_S (180), SOAK_FAULTS (all eight, comma-separated),
  *   SOAK_RECONCILERS (r1,r2), SOAK_SAMPLE_S (30)
  */
 import { acquireCluster, releaseCluster } from "./cluster.ts";

@@ -5,8 +5,8 @@
  *
  * Faults, in rotation: `kill -9` of a reconciler (restarted at once; its restore time is read from its
  * log), a broker killed and restarted, a broker stalled (SIGSTOP for 15 s), a rolling restart of every
- * broker. The other services (projector, ingest, dispatcher, proxies) are not killed here: the `Ledger`
- * harness cannot restart them yet.
+ * broker, and `kill -9` of ingest, the projector, the dispatcher and a proxy, each started again at once
+ * on its port (a new process: its id is checked, and it must say it is ready again).
  *
  * Each sample: the reconcilers' resident memory, the live correlations (the changelog's keys whose
  * latest value is a state, read to its end), the changelog's records read and its bytes on the brokers'
@@ -35,12 +35,29 @@ import {
   stallNode,
 } from "./cluster.ts";
 import { type LoadOptions, type LoadResult, runLoad } from "./load.ts";
-import { Ledger } from "./mesh/ledger.ts";
+import { Ledger, type LedgerService } from "./mesh/ledger.ts";
 import { firstContact } from "./scenario.ts";
 import { type Findings, judge, settle } from "./verdict.ts";
 
-export type SoakFault = "reconciler-kill" | "broker-kill" | "broker-stall" | "rolling-restart";
-export const soakFaults: readonly SoakFault[] = ["reconciler-kill", "broker-kill", "broker-stall", "rolling-restart"];
+export type SoakFault =
+  | "reconciler-kill"
+  | "broker-kill"
+  | "broker-stall"
+  | "rolling-restart"
+  | "ingest-kill"
+  | "projector-kill"
+  | "dispatcher-kill"
+  | "proxy-kill";
+export const soakFaults: readonly SoakFault[] = [
+  "reconciler-kill",
+  "broker-kill",
+  "ingest-kill",
+  "broker-stall",
+  "projector-kill",
+  "rolling-restart",
+  "dispatcher-kill",
+  "proxy-kill",
+];
 
 export interface SoakOptions {
   minutes: number;
@@ -280,6 +297,21 @@ export async function runSoak(
         for (const n of cluster.nodes) await bounceNode(cluster, n);
         detail = `nodes ${cluster.nodes.map((n) => n.id).join(", ")} bounced in turn`;
         break;
+      case "ingest-kill":
+      case "projector-kill":
+      case "dispatcher-kill":
+      case "proxy-kill": {
+        const service: LedgerService =
+          fault === "proxy-kill"
+            ? events.length % 2 === 0
+              ? "proxy-lost"
+              : "proxy-target"
+            : (fault.slice(0, -"-kill".length) as LedgerService);
+        const { killed, started, ms } = await ledger.killAndRestart(service);
+        if (started === killed || started < 0) throw new Error(`${service} was not started again as a new process`);
+        detail = `kill -9 ${service} (pid ${killed}), ready again as pid ${started} after ${ms} ms`;
+        break;
+      }
     }
     events.push({ atS: atS(), fault, detail });
     log(`fault at t=${atS()}s: ${detail}`);

@@ -14,6 +14,16 @@ import { repoRoot } from "@a2a-ledger/infra";
 import { createKafka, ensureTopics, suffixedTopicNames, topicSpecs, type TopicNames } from "@a2a-ledger/kafka";
 import { type CountingWorker, skillId, startCountingWorker } from "./counting-worker.ts";
 
+/** The services a `Ledger` runs besides its reconcilers (each can be killed and started again). */
+export type LedgerService = "ingest" | "projector" | "dispatcher" | "proxy-lost" | "proxy-target";
+export const ledgerServices: readonly LedgerService[] = [
+  "ingest",
+  "projector",
+  "dispatcher",
+  "proxy-lost",
+  "proxy-target",
+];
+
 export interface LedgerEndpoints {
   brokers: string;
   registryUrl: string;
@@ -37,6 +47,7 @@ function readyWithUrl(
       if (url === undefined) throw new Error(`no URL was logged before "${msg}"`);
       return url.replace(/\/+$/, "");
     },
+    urlIfAny: () => url?.replace(/\/+$/, ""),
   };
 }
 
@@ -49,12 +60,13 @@ export class Ledger {
   readonly reconcilers = new Map<string, ChildService>();
   ingestUrl = "";
   projectorUrl = "";
+  dispatcherUrl = "";
   workers: Record<"lost" | "target", CountingWorker> | undefined;
   readonly proxyUrls: Record<string, string> = {};
-  private ingest: ChildService | undefined;
-  private projector: ChildService | undefined;
-  private dispatcher: ChildService | undefined;
-  private readonly proxies: ChildService[] = [];
+  /** The services other than the reconcilers, running, by name. */
+  private readonly running = new Map<LedgerService, ChildService>();
+  /** How each service is started again, on the port it first took (so every URL that names it still holds). */
+  private readonly launchers = new Map<LedgerService, (port: string) => Promise<ChildService>>();
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(
@@ -79,61 +91,60 @@ export class Ledger {
     await admin.connect();
     await ensureTopics(admin, topicSpecs(this.topics)).finally(() => admin.disconnect());
 
-    const ingestReady = readyWithUrl("ingest ready for observations", (e) =>
-      typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined,
-    );
-    this.ingest = this.track(
-      "ingest",
-      await spawnService("ingest", process.execPath, tsx(entry("ingest")), {
+    this.ingestUrl = await this.launch("ingest", async (port) => {
+      const ready = readyWithUrl("ingest ready for observations", (e) =>
+        typeof e.msg === "string" ? /^Server listening at (\S+)$/.exec(e.msg)?.[1] : undefined,
+      );
+      const service = await spawnService("ingest", process.execPath, tsx(entry("ingest")), {
         env: {
           ...this.env,
           A2A_LEDGER_INGEST_TOPIC: this.topics.observations,
-          A2A_LEDGER_INGEST_PORT: "0",
+          A2A_LEDGER_INGEST_PORT: port,
           A2A_LEDGER_INGEST_LOG_LEVEL: "info",
-        },
-        ready: ingestReady.ready,
-        startTimeoutMs: 90_000,
-      }),
-    );
-    this.ingestUrl = ingestReady.url();
-
-    for (const id of reconcilerIds) await this.startReconciler(id);
-
-    const projectorReady = readyWithUrl("projector ready");
-    this.projector = this.track(
-      "projector",
-      await spawnService("projector", process.execPath, tsx(entry("projector"), "serve"), {
-        env: {
-          ...this.env,
-          A2A_LEDGER_PROJECTOR_SQLITE_PATH: this.projectorDb,
-          A2A_LEDGER_PROJECTOR_PORT: "0",
-          A2A_LEDGER_PROJECTOR_GROUP: `projector-${this.suffix}`,
-          A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info",
-        },
-        ready: projectorReady.ready,
-        startTimeoutMs: 120_000,
-      }),
-    );
-    this.projectorUrl = projectorReady.url();
-
-    this.workers = { lost: await startCountingWorker("w-lost"), target: await startCountingWorker("w-target") };
-    for (const [label, worker] of Object.entries(this.workers)) {
-      const ready = readyWithUrl("listening");
-      const proxy = await spawnService(`proxy-${label}`, process.execPath, tsx(entry("proxy")), {
-        env: {
-          ...this.env,
-          A2A_LEDGER_PROXY_WORKER_ID: `w-${label}`,
-          A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url,
-          A2A_LEDGER_PROXY_PORT: "0",
-          A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
-          A2A_LEDGER_PROXY_INGEST_URL: this.ingestUrl,
-          A2A_LEDGER_PROXY_LOG_LEVEL: "info",
         },
         ready: ready.ready,
         startTimeoutMs: 90_000,
       });
-      this.proxies.push(this.track(`proxy-${label}`, proxy));
-      this.proxyUrls[`w-${label}`] = ready.url();
+      return { service, url: ready.url() };
+    });
+
+    for (const id of reconcilerIds) await this.startReconciler(id);
+
+    this.projectorUrl = await this.launch("projector", async (port) => {
+      const ready = readyWithUrl("projector ready");
+      const service = await spawnService("projector", process.execPath, tsx(entry("projector"), "serve"), {
+        env: {
+          ...this.env,
+          A2A_LEDGER_PROJECTOR_SQLITE_PATH: this.projectorDb,
+          A2A_LEDGER_PROJECTOR_PORT: port,
+          A2A_LEDGER_PROJECTOR_GROUP: `projector-${this.suffix}`,
+          A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info",
+        },
+        ready: ready.ready,
+        startTimeoutMs: 120_000,
+      });
+      return { service, url: ready.url() };
+    });
+
+    this.workers = { lost: await startCountingWorker("w-lost"), target: await startCountingWorker("w-target") };
+    for (const [label, worker] of Object.entries(this.workers)) {
+      this.proxyUrls[`w-${label}`] = await this.launch(`proxy-${label}` as LedgerService, async (port) => {
+        const ready = readyWithUrl("listening");
+        const service = await spawnService(`proxy-${label}`, process.execPath, tsx(entry("proxy")), {
+          env: {
+            ...this.env,
+            A2A_LEDGER_PROXY_WORKER_ID: `w-${label}`,
+            A2A_LEDGER_PROXY_UPSTREAM_URL: worker.url,
+            A2A_LEDGER_PROXY_PORT: port,
+            A2A_LEDGER_PROXY_REWRITE_CARD_URLS: "true",
+            A2A_LEDGER_PROXY_INGEST_URL: this.ingestUrl,
+            A2A_LEDGER_PROXY_LOG_LEVEL: "info",
+          },
+          ready: ready.ready,
+          startTimeoutMs: 90_000,
+        });
+        return { service, url: ready.url() };
+      });
     }
 
     const workersFile = join(this.dir, "workers.json");
@@ -160,27 +171,72 @@ export class Ledger {
         ),
       }),
     );
-    const dispatcherReady = readyWithUrl("partitions assigned", (e) =>
-      e.msg === "listening" && typeof e.url === "string" ? e.url : undefined,
-    );
-    this.dispatcher = this.track(
-      "dispatcher",
-      await spawnService("dispatcher", process.execPath, tsx(entry("dispatcher")), {
+    this.dispatcherUrl = await this.launch("dispatcher", async (port) => {
+      const ready = readyWithUrl("partitions assigned", (e) =>
+        e.msg === "listening" && typeof e.url === "string" ? e.url : undefined,
+      );
+      const service = await spawnService("dispatcher", process.execPath, tsx(entry("dispatcher")), {
         env: {
           ...this.env,
           A2A_LEDGER_DISPATCHER_WORKERS_FILE: workersFile,
           A2A_LEDGER_DISPATCHER_INGEST_URL: this.ingestUrl,
           A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(this.dir, "journal.sqlite"),
           A2A_LEDGER_DISPATCHER_GROUP: `dispatcher-${this.suffix}`,
-          A2A_LEDGER_DISPATCHER_PORT: "0",
+          A2A_LEDGER_DISPATCHER_PORT: port,
           A2A_LEDGER_DISPATCHER_FROM_BEGINNING: "true",
           A2A_LEDGER_DISPATCHER_CANARY_POLL_MS: "2000",
           A2A_LEDGER_DISPATCHER_LOG_LEVEL: "info",
         },
-        ready: dispatcherReady.ready,
+        ready: ready.ready,
         startTimeoutMs: 120_000,
-      }),
-    );
+      });
+      // Ready once its partitions are assigned, which it may say before it listens: nothing here calls it.
+      return { service, url: ready.urlIfAny() ?? "" };
+    });
+  }
+
+  /** Starts a service on port 0 and keeps how to start it again on the port it took; returns its URL. */
+  private async launch(
+    name: LedgerService,
+    start: (port: string) => Promise<{ service: ChildService; url: string }>,
+  ): Promise<string> {
+    const first = await start("0");
+    this.running.set(name, this.track(name, first.service));
+    this.launchers.set(name, async (port) => (await start(port)).service);
+    return first.url;
+  }
+
+  /**
+   * `kill -9` of a service (not a reconciler: `killReconciler`), then a start of it again from its entry
+   * point, with the same settings and files, on the port it had: the URLs that name it still hold. Resolves
+   * once the new process said it is ready, with the old and the new process ids and the time it took.
+   */
+  async killAndRestart(name: LedgerService): Promise<{ killed: number; started: number; ms: number }> {
+    const service = this.running.get(name);
+    const launcher = this.launchers.get(name);
+    if (service === undefined || launcher === undefined) throw new Error(`no ${name} running`);
+    const killed = service.child.pid ?? -1;
+    const port = this.portOf(name);
+    await killHard(service.child);
+    this.running.delete(name);
+    const startedAt = Date.now();
+    const again = this.track(name, await launcher(port));
+    this.running.set(name, again);
+    return { killed, started: again.child.pid ?? -1, ms: Date.now() - startedAt };
+  }
+
+  private portOf(name: LedgerService): string {
+    const url =
+      name === "ingest"
+        ? this.ingestUrl
+        : name === "projector"
+          ? this.projectorUrl
+          : name === "dispatcher"
+            ? this.dispatcherUrl || "http://127.0.0.1:0"
+            : this.proxyUrls[`w-${name.slice("proxy-".length)}`];
+    const port = url === undefined ? "" : new URL(url).port;
+    if (port === "") throw new Error(`${name} has no port to start again on`);
+    return port;
   }
 
   /**
@@ -225,16 +281,19 @@ export class Ledger {
    * this the observations topic never stops growing.
    */
   async stopSources(): Promise<void> {
-    if (this.dispatcher !== undefined) await stopChild(this.dispatcher.child, 30_000);
-    this.dispatcher = undefined;
-    await Promise.all(this.proxies.map((p) => stopChild(p.child, 30_000)));
-    this.proxies.length = 0;
+    await this.stopService("dispatcher");
+    await Promise.all((["proxy-lost", "proxy-target"] as const).map((name) => this.stopService(name)));
+  }
+
+  private async stopService(name: LedgerService): Promise<void> {
+    const service = this.running.get(name);
+    if (service !== undefined) await stopChild(service.child, 30_000);
+    this.running.delete(name);
   }
 
   /** Stops the projector (SIGTERM): its database file is then read and rebuilt by the verdict. */
   async stopProjector(): Promise<void> {
-    if (this.projector !== undefined) await stopChild(this.projector.child, 30_000);
-    this.projector = undefined;
+    await this.stopService("projector");
   }
 
   /** Every process this ledger ran, by name, the stopped and killed ones included. */
@@ -258,14 +317,9 @@ export class Ledger {
 
   /** Stops every process; the topics are deleted unless `keepTopics` (a failed scenario keeps them to look at). */
   async stop(keepTopics = false): Promise<void> {
-    const children = [
-      this.dispatcher,
-      ...this.proxies,
-      ...this.reconcilers.values(),
-      this.projector,
-      this.ingest,
-    ].filter((s): s is ChildService => s !== undefined);
+    const children = [...this.running.values(), ...this.reconcilers.values()];
     await Promise.all(children.map((s) => stopChild(s.child, 20_000)));
+    this.running.clear();
     this.reconcilers.clear();
     if (this.workers !== undefined) await Promise.all(Object.values(this.workers).map((w) => w.close()));
     if (!keepTopics) await this.deleteTopics();
