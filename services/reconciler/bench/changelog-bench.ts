@@ -1,8 +1,26 @@
 /**
- * What the restore benchmarks share: writing a changelog (values and tombstones, in order, acknowledged
- * by every in-sync replica), timing a restore, medians and number formatting.
+ * What the restore benchmarks share: a private changelog topic, writing it (values and tombstones, in
+ * order, acknowledged by every in-sync replica), the machine's load, timing a restore, medians and number
+ * formatting.
  */
+import os from "node:os";
+import { type Admin, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
 import { kafka } from "../test/harness.ts";
+
+/** Creates `topic` as the ledger creates its changelog, with `partitions` partitions. */
+export async function createChangelogTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
+  await ensureTopics(
+    admin,
+    topicSpecs({ ...suffixedTopicNames("unused"), changelog: topic }, partitions).filter((s) => s.name === topic),
+  );
+}
+
+/** "2 cores, load average 1.20 0.90 0.80": printed before and after a run (these machines are shared). */
+export const machineLoad = () =>
+  `${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
 
 export function envInt(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name]?.trim();

@@ -15,12 +15,11 @@
  * goes first; it prints the times, their medians and the ratio. PARTITIONS (default 6).
  */
 import { randomUUID } from "node:crypto";
-import os from "node:os";
 import { type Admin, ensureTopics, suffixedTopicNames, topicSpecs, tuneTopic } from "@a2a-ledger/kafka";
 import { restoreChangelog, streamTimeKey } from "../src/changelog.ts";
 import { correlationValues, decider } from "../test/correlation-states.ts";
 import { kafka } from "../test/harness.ts";
-import { envInt, fmt, median, timed, writeChangelog } from "./changelog-bench.ts";
+import { envInt, fmt, machineLoad, median, timed, writeChangelog } from "./changelog-bench.ts";
 
 const history = envInt("HISTORY", 1_000_000, 1_000, 10_000_000);
 const livePerMille = envInt("LIVE_PER_MILLE", 10, 1, 1_000);
@@ -73,12 +72,7 @@ try {
     "min.cleanable.dirty.ratio": "0.01",
     "min.compaction.lag.ms": "0",
   });
-  console.log(
-    `machine: ${os.cpus().length} cores, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")} before the run`,
-  );
+  console.log(`machine: ${machineLoad()} before the run`);
   let started = performance.now();
   const a = await writeChangelog(kept, correlationValues("bench", history));
   console.log(
@@ -141,12 +135,7 @@ try {
   console.log(
     `restore of one partition of ${partitionCount}, history ${fmt(history)} correlations (${fmt(live)} live), medians: without retention ${fmt(withoutMs / 1000, 2)} s, with retention ${fmt(withMs / 1000, 2)} s, ratio without/with ${fmt(withoutMs / withMs, 1)}`,
   );
-  console.log(
-    `load average after the run: ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
-  );
+  console.log(`after the run: ${machineLoad()}`);
 } finally {
   await admin.deleteTopics({ topics: [kept, evicted] }).catch(() => undefined);
   await admin.disconnect();

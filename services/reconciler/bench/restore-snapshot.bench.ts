@@ -19,12 +19,12 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type { LedgerState } from "@a2a-ledger/core";
-import { endOffsets, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
+import { endOffsets, suffixedTopicNames } from "@a2a-ledger/kafka";
 import { type RestoreSeed, restoreChangelog } from "../src/changelog.ts";
 import { takeSnapshot, writeSnapshot } from "../src/state-snapshot.ts";
 import { correlationValues, decider } from "../test/correlation-states.ts";
 import { kafka } from "../test/harness.ts";
-import { envInt, fmt, median, timed, writeChangelog } from "./changelog-bench.ts";
+import { createChangelogTopic, envInt, fmt, machineLoad, median, timed, writeChangelog } from "./changelog-bench.ts";
 
 const correlations = envInt("CORRELATIONS", 100_000, 1_000, 10_000_000);
 const partitionCount = envInt("PARTITIONS", 6, 1, 64);
@@ -40,16 +40,8 @@ const topic = suffixedTopicNames(`snapshot-bench-${randomUUID().slice(0, 8)}`).c
 const dir = mkdtempSync(join(os.tmpdir(), "snapshot-bench-"));
 const kept = join(dir, "kept");
 try {
-  await ensureTopics(
-    admin,
-    topicSpecs({ ...suffixedTopicNames("unused"), changelog: topic }, partitionCount).filter((s) => s.name === topic),
-  );
-  console.log(
-    `machine: ${os.cpus().length} cores, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")} before the run`,
-  );
+  await createChangelogTopic(admin, topic, partitionCount);
+  console.log(`machine: ${machineLoad()} before the run`);
   let written = { records: 0, bytes: 0 };
   for (let v = 0; v < versions; v++) {
     const round = await writeChangelog(topic, correlationValues("bench", correlations));

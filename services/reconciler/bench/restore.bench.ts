@@ -14,13 +14,12 @@
  * short; a time over 120 s is reported as what it then was: a failed restore.
  */
 import { randomUUID } from "node:crypto";
-import os from "node:os";
 import type { LedgerState } from "@a2a-ledger/core";
-import { type Admin, ensureTopics, suffixedTopicNames, topicSpecs, TopicReader } from "@a2a-ledger/kafka";
+import { type Admin, suffixedTopicNames, TopicReader } from "@a2a-ledger/kafka";
 import { kafka } from "../test/harness.ts";
 import { correlationValues, decider } from "../test/correlation-states.ts";
 import { restoreChangelog } from "../src/changelog.ts";
-import { envInt, fmt, median, timed, writeChangelog } from "./changelog-bench.ts";
+import { createChangelogTopic, envInt, fmt, machineLoad, median, timed, writeChangelog } from "./changelog-bench.ts";
 
 const correlations = envInt("CORRELATIONS", 100_000, 1_000, 10_000_000);
 const partitionCount = envInt("PARTITIONS", 6, 1, 64);
@@ -62,16 +61,8 @@ const admin = kafka.admin();
 await admin.connect();
 const topic = suffixedTopicNames(`restore-bench-${randomUUID().slice(0, 8)}`).changelog;
 try {
-  await ensureTopics(
-    admin,
-    topicSpecs({ ...suffixedTopicNames("unused"), changelog: topic }, partitionCount).filter((s) => s.name === topic),
-  );
-  console.log(
-    `machine: ${os.cpus().length} cores, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")} before the run`,
-  );
+  await createChangelogTopic(admin, topic, partitionCount);
+  console.log(`machine: ${machineLoad()} before the run`);
   const writeStarted = performance.now();
   const written = await writeChangelog(topic, correlationValues("bench", correlations));
   console.log(
@@ -96,12 +87,7 @@ try {
   console.log(
     `restore of one partition of ${partitionCount} (${fmt(correlations)} correlations in all), medians: today ${fmt(today / 1000, 2)} s, previous ${fmt(previous / 1000, 2)} s, ratio previous/today ${fmt(previous / today, 2)}`,
   );
-  console.log(
-    `load average after the run: ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
-  );
+  console.log(`after the run: ${machineLoad()}`);
 } finally {
   await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
   await admin.disconnect();
