@@ -79,6 +79,13 @@ export interface FoldOutcome {
   /** Correlations that left the state (retention): not in `states`; the caller forgets them (a changelog tombstone). */
   expired: Set<string>;
   rejected: RejectedObservation[];
+  /**
+   * Observations too late to fold (retention): for a correlation not in state, older than the shorter
+   * horizon at the partition's stream time — a copy of an event of a correlation that already left (it
+   * would open it anew only to leave again under the same decision ids), or an event that arrived later
+   * than a horizon. Not folded; the reconciler dead-letters them (RECONCILER_OBSERVATION_TOO_LATE).
+   */
+  late: { index: number; observation: Observation }[];
 }
 
 /**
@@ -119,6 +126,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     states: new Map(),
     expired: new Set(),
     rejected: [],
+    late: [],
   };
   const blocked = new Set(input.blocked ?? []);
   const working = (id: string): LedgerState => {
@@ -187,6 +195,10 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       for (const gone of retention.due(sweepLimit)) expire(gone, retention.policy);
       // Past its horizon but beyond this sweep's share: it leaves now, before its observation.
       if (retention.isDue(id)) expire(id, retention.policy);
+      if (isTooLate(observation, retention) && !out.states.has(id) && (out.expired.has(id) || !input.stateOf(id))) {
+        out.late.push({ index, observation });
+        continue;
+      }
     }
     const known = out.states.get(id);
     const state = known ?? working(id);
@@ -243,6 +255,16 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     for (const gone of retention.due(sweepLimit)) expire(gone, retention.policy);
   }
   return out;
+}
+
+/**
+ * Whether an observation arrives too late to open a correlation: older than the shorter horizon at the
+ * stream time. Every copy of an event of a correlation that left is (its last event was at least that old
+ * when it left), so a redelivery after an eviction never decides again.
+ */
+function isTooLate(observation: Observation, retention: StreamRetention): boolean {
+  const { finishedMs, staleMs } = retention.policy;
+  return observation.occurredAt + Math.min(finishedMs, staleMs) < retention.time;
 }
 
 /** Applies what a fold derived to the table later folds read (after publishing it). */

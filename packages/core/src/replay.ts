@@ -27,6 +27,8 @@ export interface ReplayResult {
    * (RECONCILER_RULES_REJECTED) and goes on. Each left its correlation as it was; the rest was decided.
    */
   rejected: RejectedObservation[];
+  /** Observations too late to fold under `retention` (fold.ts `late`), in log order: what the reconciler dead-letters too. */
+  late: Observation[];
 }
 
 /** The rules threw on an observation: replay never presents a partial result as complete. */
@@ -71,6 +73,7 @@ export function replayLog(
     capabilities: table,
     correlations: outcome.states,
     rejected: outcome.rejected,
+    late: outcome.late.map((l) => l.observation),
   };
 }
 

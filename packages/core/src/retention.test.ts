@@ -120,6 +120,45 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     );
   });
 
+  it("a copy of an event of a correlation that left is too late to fold: it decides nothing again, and is listed as late", () => {
+    const e = events();
+    const dispatched = e.dispatch("gone", "w1", { at: 1_000 });
+    const lost = e.notFound("gone", "w1", "t1", { at: 1_100 });
+    const first = [dispatched, e.state("gone", "w1", "t1", "input-required", { at: 1_050 }), lost];
+    // "gone" goes stale (5 s) with CorrelationExpired; then copies of its events arrive, as sent again
+    // by a producer's retry: the same eventIds and occurredAt.
+    const log = [...first, e.dispatch("other", "w2", { at: 7_000 }), lost, dispatched];
+    const result = replayLog(log, defaultRuleSet, { policy, retention });
+    const ids = result.decisions.map((d) => d.decisionId);
+    expect(new Set(ids).size, "no decision id twice").toBe(ids.length);
+    expect(result.decisions.filter((d) => d.correlationId === "gone").map((d) => d.type)).toEqual(
+      replayLog([...first, e.dispatch("other", "w2", { at: 7_000 })], defaultRuleSet, { policy, retention })
+        .decisions.filter((d) => d.correlationId === "gone")
+        .map((d) => d.type),
+    );
+    expect(result.decisions.filter((d) => d.type === "CorrelationExpired")).toHaveLength(1);
+    expect(result.late.map((o) => o.eventId)).toEqual([lost.eventId, dispatched.eventId]);
+    expect([...result.correlations.keys()]).toEqual(["other"]);
+    // Within the shorter horizon, a copy still opens the correlation anew (it is not late).
+    const soon = replayLog([dispatched, e.dispatch("other", "w2", { at: 1_500 }), { ...dispatched }], defaultRuleSet, {
+      policy,
+      retention,
+    });
+    expect(soon.late).toEqual([]);
+    // Batch by batch, as the reconciler folds, the same observations are late.
+    const folded = foldBatch(
+      {
+        decider,
+        policy,
+        capabilities: new CapabilityTable(),
+        stateOf: () => undefined,
+        retention: new StreamRetention(retention),
+      },
+      log,
+    );
+    expect(folded.late.map((l) => l.index)).toEqual([4, 5]);
+  });
+
   it("a duplicate observation advances the stream time, and counts as its correlation seen again (nothing decided)", () => {
     const e = events();
     const bSeen = e.state("b", "w1", "t2", "working", { at: 1_600 });

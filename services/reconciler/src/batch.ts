@@ -73,8 +73,16 @@ export function processBatch(
       offset: offsets[r.index] as string,
       error: new PoisonRecordError("RECONCILER_RULES_REJECTED", r.error.message),
     });
-  // A correlation whose every observation in this batch was rejected keeps its stored state.
-  const rejected = new Set(folded.rejected.map((r) => r.index));
+  for (const l of folded.late)
+    poison.push({
+      offset: offsets[l.index] as string,
+      error: new PoisonRecordError(
+        "RECONCILER_OBSERVATION_TOO_LATE",
+        `occurredAt ${new Date(l.observation.occurredAt).toISOString()}, correlation ${l.observation.correlationId}`,
+      ),
+    });
+  // A correlation whose every observation in this batch was rejected (or too late) keeps its stored state.
+  const rejected = new Set([...folded.rejected, ...folded.late].map((r) => r.index));
   const advanced = new Set(observations.filter((_, i) => !rejected.has(i)).map((o) => o.correlationId));
   for (const d of folded.decisions) advanced.add(d.correlationId);
   const states: BatchOutcome["states"] = new Map();

@@ -16,6 +16,15 @@ export const deadLetterReasons = defineErrorCatalogue("RECONCILER", {
   RECONCILER_KEY_MISMATCH: { status: null, message: "the record key is not the observation's correlationId" },
   /** The rules threw on the observation. */
   RECONCILER_RULES_REJECTED: { status: null, message: "the rules could not process the observation" },
+  /**
+   * Retention: an observation for a correlation not in state, older than the shorter horizon at its
+   * partition's stream time (a copy of an event of a correlation that left, or an event that late).
+   */
+  RECONCILER_OBSERVATION_TOO_LATE: {
+    status: null,
+    message:
+      "the observation is older than the retention horizon at its partition's stream time and its correlation is not held: it was not folded",
+  },
 });
 
 /** The codes of the reconciler's own errors: why it refused to start, and what a transaction step reports. */

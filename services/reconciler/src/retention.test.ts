@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRuleSet, replay } from "@a2a-ledger/core";
-import { correlationPartitions, partitionOf } from "@a2a-ledger/kafka";
+import { correlationPartitions, dlqHeader, partitionOf } from "@a2a-ledger/kafka";
 import type { Observation, ReconcilerBatch } from "@a2a-ledger/schemas";
 import {
   byCorrelation,
@@ -115,15 +115,24 @@ describe("retention on Kafka", () => {
     running.splice(running.indexOf(a), 1);
     const b = await startInProcess(f);
     running.push(b);
-    // Finished at 16 500, behind the recorded stream time (20 000) by more than the 2 s horizon: it leaves at
-    // once. A restart that took the stream time from the states (open's 18 000) would have kept it.
+    // Events of 16 000 and 16 500 for a correlation not held, behind the recorded stream time (20 000) by
+    // more than the 2 s horizon: too late to fold, dead-lettered. A restart that took the stream time from
+    // the states (open's 18 000) would have folded and kept them (16 500 + 2 000 is past 18 000).
     const second = parseLines([dispatch(late, 16_000), seen(late, "completed", 16_500)]);
     await produce(f.topics.observations, second);
     await waitForGroupAtEnd(admin, f);
     expect(
-      (await changelogOf(f.topics.changelog, partition)).get(late),
-      "evicted at the restored stream time",
-    ).toBeNull();
+      (await changelogOf(f.topics.changelog, partition)).has(late),
+      "too late at the restored stream time: never held",
+    ).toBe(false);
+    const dead = (await readAll(f.topics.dlq)).map((r) => ({
+      key: r.key,
+      reason: r.headers?.[dlqHeader.reason]?.toString(),
+    }));
+    expect(dead).toEqual([
+      { key: late, reason: "RECONCILER_OBSERVATION_TOO_LATE" },
+      { key: late, reason: "RECONCILER_OBSERVATION_TOO_LATE" },
+    ]);
 
     const decisions = await readDecisions(f.topics.decisions);
     const expired = decisions.filter((d) => d.type === "CorrelationExpired");
