@@ -46,7 +46,8 @@ export interface DispatcherConfig {
   logLevel: LogLevel;
   /**
    * How long a command whose worker could not be reached before anything was sent (its card not fetched:
-   * the proxy restarting, a 5xx) is tried again, with backoff, before it fails (0: never).
+   * the proxy restarting, a 5xx) is tried again, with backoff, before it fails (0: never; at most 50 s,
+   * below the consumer group's rebalance timeout).
    */
   unavailableRetryMs: number;
 }
@@ -64,7 +65,7 @@ export const configDefaults = {
   journalRetentionMs: 14 * 24 * 3_600_000,
   probeTimeoutMs: 30_000,
   dispatchTimeoutMs: 60_000,
-  unavailableRetryMs: 120_000,
+  unavailableRetryMs: 30_000,
 } as const;
 
 /** The journal's file: A2A_LEDGER_DISPATCHER_JOURNAL_PATH, else `dispatcher[.<suffix>].sqlite` in A2A_LEDGER_DATA_DIR (what `npm run retry` opens too). */
@@ -155,12 +156,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConf
       1_000,
       600_000,
     ),
-    unavailableRetryMs: int(
-      "A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS",
-      configDefaults.unavailableRetryMs,
-      0,
-      3_600_000,
-    ),
+    // Below the group's rebalance timeout (kafkajs: 60 s): a member busy longer during a rebalance is
+    // dropped from the group, and another instance would be handed the command while this one still tries.
+    unavailableRetryMs: int("A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS", configDefaults.unavailableRetryMs, 0, 50_000),
     logLevel: logLevel as LogLevel,
   };
   if (problems.length > 0) throw new DispatcherConfigError(problems);

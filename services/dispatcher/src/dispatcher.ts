@@ -323,6 +323,8 @@ export class Dispatcher {
         );
         this.metrics.unreachableRetries.inc({ kind: command.type });
         await new Promise((r) => setTimeout(r, waitMs));
+        if (this.stopping)
+          throw new Error(`stopping while ${command.decisionId} waits for its worker: ${error.message}`);
       }
     }
   }

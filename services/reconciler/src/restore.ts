@@ -37,6 +37,12 @@ export class PartitionStore {
    * last record's offset + 2: the record, then the commit marker).
    */
   private readonly reflects = new Map<number, bigint>();
+  /**
+   * When each partition's state was last known to be the changelog's as of `reflects`: its restore, its
+   * last commit (which no other owner had fenced), or its check after a rebalance. A local snapshot counts
+   * its age from here: another owner's tombstones after `reflects` are at most this old.
+   */
+  private readonly reflectedAt = new Map<number, number>();
   /** Partitions kept across an assignment whose state is not yet checked against the changelog's end. */
   private readonly unverified = new Set<number>();
   /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
@@ -116,6 +122,7 @@ export class PartitionStore {
   committed(partition: number, states: Map<string, LedgerState>, changelogEnd: bigint | undefined): boolean {
     if (this.states.get(partition) !== states) return false;
     if (changelogEnd !== undefined) this.reflects.set(partition, changelogEnd);
+    this.reflectedAt.set(partition, Date.now());
     return true;
   }
 
@@ -135,6 +142,7 @@ export class PartitionStore {
     this.unverified.delete(partition);
     const reflects = this.reflects.get(partition);
     if (end !== undefined && reflects !== undefined && BigInt(end) === reflects) {
+      this.reflectedAt.set(partition, Date.now());
       this.metrics.statesKept.inc({ partition: String(partition) });
       this.log.info({ partition, offset: end, correlations: states.size }, "state kept across the rebalance");
       return;
@@ -190,6 +198,7 @@ export class PartitionStore {
       this.states.set(p, states);
       this.unverified.delete(p);
       this.reflects.set(p, BigInt(upTo[p] ?? "0"));
+      this.reflectedAt.set(p, Date.now());
       this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
       this.retention.set(p, this.indexed(states, streamTimes.get(p)));
       // Restored blocked correlations are re-examined against the table as it is now.
@@ -243,9 +252,10 @@ export class PartitionStore {
 
   /**
    * At a clean stop, after the last commit: each partition's state as of the changelog offset it
-   * reflects goes to `stateDir`, for the next restore of that partition to read on from there. A
-   * partition whose state is not known to match the changelog (kept across a rebalance, unchecked) is
-   * left out. Returns the partitions written.
+   * reflects goes to `stateDir`, dated when it was last known to match the changelog, for the next
+   * restore of that partition to read on from there. A partition not in the last assignment, or whose
+   * state is not known to match the changelog (kept across a rebalance, unchecked), is left out. Returns
+   * the partitions written.
    */
   writeSnapshots(): number[] {
     const dir = this.config.stateDir;
@@ -253,7 +263,9 @@ export class PartitionStore {
     const written: number[] = [];
     for (const [partition, states] of this.states) {
       const offset = this.reflects.get(partition);
-      if (offset === undefined || this.unverified.has(partition)) continue;
+      const asOf = this.reflectedAt.get(partition);
+      if (offset === undefined || asOf === undefined || this.unverified.has(partition)) continue;
+      if (!this.group.assigned.has(partition)) continue;
       const time = this.retention.get(partition)?.time;
       const serialized = new Map([...states].map(([id, state]) => [id, this.decider.serialize(state)]));
       writeSnapshot(
@@ -265,6 +277,7 @@ export class PartitionStore {
           streamTime: time === undefined || !Number.isFinite(time) ? null : time,
         },
         serialized,
+        asOf,
       );
       written.push(partition);
     }
@@ -291,6 +304,7 @@ export class PartitionStore {
     this.retention.delete(partition);
     this.states.delete(partition);
     this.reflects.delete(partition);
+    this.reflectedAt.delete(partition);
     this.unverified.delete(partition);
     this.blocked.delete(partition);
     this.recheckedAt.delete(partition);

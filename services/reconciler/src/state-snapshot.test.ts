@@ -52,7 +52,7 @@ describe("a local state snapshot file", () => {
       partition: 2,
       offset: "41",
       streamTime: 7,
-      writtenAt: 1_000,
+      asOf: 1_000,
       correlations: 2,
     });
     expect([...(taken?.states ?? [])].map(([k, v]) => [k, [...v]])).toEqual([
@@ -94,7 +94,7 @@ describe("a local state snapshot file", () => {
       partition: 1,
       offset: "100",
       streamTime: null,
-      writtenAt: 10_000,
+      asOf: 10_000,
       correlations: 0,
     };
     const bounds = { low: 0n, high: 150n, deleteRetentionMs: 60_000, now: 20_000 };

@@ -9,8 +9,9 @@
  * that ended before it (written after the last commit, never ahead of one), and the stream time. It is
  * taken once: opened, then removed. It is not used when it cannot stand for the changelog's prefix any
  * more: written for another topic or partition, beyond the changelog's end (the topic was created
- * again), below its start, or older than the changelog's `delete.retention.ms` (the cleaner may since
- * have removed a tombstone written after it, and its state would come back).
+ * again), below its start, or older than the changelog's `delete.retention.ms`, counted from when its
+ * state was last known to match the changelog (the cleaner may since have removed a tombstone written
+ * after it, and its state would come back).
  *
  * File: `<dir>/<topic>-<partition>.snapshot`, written to a temporary name and renamed. A header line
  * of JSON, then per correlation: key length (uint32 BE), key (UTF-8), value length, value (the bytes
@@ -27,8 +28,12 @@ export interface SnapshotHeader {
   offset: string;
   /** The partition's stream time (retention), if it had one. */
   streamTime: number | null;
-  /** Wall clock when written (ms). */
-  writtenAt: number;
+  /**
+   * Wall clock (ms) when the state was last known to be the changelog's as of `offset` (its restore, its
+   * last commit): the snapshot's age counts from here, since another owner's tombstones after `offset`
+   * are at most this old.
+   */
+  asOf: number;
   correlations: number;
 }
 
@@ -41,11 +46,11 @@ const fileOf = (dir: string, topic: string, partition: number) => join(dir, `${t
 
 export function writeSnapshot(
   dir: string,
-  snapshot: Omit<SnapshotHeader, "version" | "writtenAt" | "correlations">,
+  snapshot: Omit<SnapshotHeader, "version" | "asOf" | "correlations">,
   states: ReadonlyMap<string, Uint8Array>,
-  now = Date.now(),
+  asOf = Date.now(),
 ): string {
-  const header: SnapshotHeader = { version: 1, ...snapshot, writtenAt: now, correlations: states.size };
+  const header: SnapshotHeader = { version: 1, ...snapshot, asOf, correlations: states.size };
   const chunks: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`, "utf8")];
   for (const [key, value] of states) {
     const k = Buffer.from(key, "utf8");
@@ -75,7 +80,7 @@ export function unusable(
   const offset = BigInt(header.offset);
   if (offset > bounds.high) return `its offset ${offset} is beyond the changelog's end ${bounds.high}`;
   if (offset < bounds.low) return `its offset ${offset} is below the changelog's start ${bounds.low}`;
-  const age = bounds.now - header.writtenAt;
+  const age = bounds.now - header.asOf;
   if (age < 0 || age >= bounds.deleteRetentionMs)
     return `it is ${age} ms old, not within the changelog's delete.retention.ms (${bounds.deleteRetentionMs})`;
   return undefined;

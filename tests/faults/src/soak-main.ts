@@ -60,6 +60,8 @@ try {
   for (const e of result.events) console.log(`- t=${e.atS}s ${e.fault}: ${e.detail}`);
   console.log(`\nsamples not taken: ${result.sampleFailures.length}`);
   for (const f of result.sampleFailures) console.log(`- ${f}`);
+  console.log(`faults that failed: ${result.faultFailures.length}`);
+  for (const f of result.faultFailures) console.log(`- ${f}`);
   const warmup = 3 * Number.parseInt(options.staleAfter, 10);
   const flat = flatness(result.samples, warmup);
   console.log(
@@ -73,6 +75,7 @@ try {
   await expectNothingLost({ ledger: result.ledger, load: result.load, findings: result.findings });
   if (!flat.flat) throw new Error("state did not stay flat");
   if (result.sampleFailures.length > 0) throw new Error("samples were not taken: a read of the changelog stopped");
+  if (result.faultFailures.length > 0) throw new Error("faults failed to be injected or to take effect");
   log("state flat, and every guarantee of the fault oracle holds");
 } catch (error) {
   failed = true;

@@ -41,6 +41,7 @@ describe("soak, three minutes", () => {
     expect(result.events.map((e) => e.fault)).toEqual(expect.arrayContaining(["reconciler-kill", "broker-stall"]));
     // Every sample read the changelog to its end: one that stopped is a reader stuck in the log (a restore would be too).
     expect(result.sampleFailures).toEqual([]);
+    expect(result.faultFailures, "every fault injected, its effect seen").toEqual([]);
     expect(result.samples.at(-1)?.liveCorrelations, "the load left live correlations to measure").toBeGreaterThan(0);
     // Eviction happened: far fewer correlations live at the end than the load sent.
     const sent = new Set([...result.load.acknowledged.values()].map((o) => o.correlationId)).size;

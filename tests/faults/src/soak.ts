@@ -94,6 +94,8 @@ export interface SoakResult {
   events: SoakEvent[];
   /** Samples that could not be taken, with why (a read of the changelog that stopped, a timeout). */
   sampleFailures: string[];
+  /** Faults that could not be injected or whose effect was not seen (a service not started again), with why. */
+  faultFailures: string[];
   load: LoadResult;
   findings: Findings;
   ledger: Ledger;
@@ -242,6 +244,7 @@ export async function runSoak(
   const samples: SoakSample[] = [];
   const events: SoakEvent[] = [];
   const sampleFailures: string[] = [];
+  const faultFailures: string[] = [];
   let load: LoadResult | undefined;
   let acknowledged = 0;
 
@@ -262,12 +265,17 @@ export async function runSoak(
     );
   };
 
+  const injected = new Map<SoakFault, number>();
   const inject = async (fault: SoakFault) => {
-    const node = cluster.nodes[events.length % cluster.nodes.length];
+    // Each kind of fault takes its victims in turn (a count of its own: the rotation's length would
+    // otherwise always land on the same reconciler, node or proxy).
+    const turn = injected.get(fault) ?? 0;
+    injected.set(fault, turn + 1);
+    const node = cluster.nodes[turn % cluster.nodes.length];
     let detail = "";
     switch (fault) {
       case "reconciler-kill": {
-        const id = options.reconcilers[events.length % options.reconcilers.length] as string;
+        const id = options.reconcilers[turn % options.reconcilers.length] as string;
         await ledger.killReconciler(id);
         const restarted = await ledger.startReconciler(id);
         const ms = await eventually(
@@ -303,7 +311,7 @@ export async function runSoak(
       case "proxy-kill": {
         const service: LedgerService =
           fault === "proxy-kill"
-            ? events.length % 2 === 0
+            ? turn % 2 === 0
               ? "proxy-lost"
               : "proxy-target"
             : (fault.slice(0, -"-kill".length) as LedgerService);
@@ -348,7 +356,10 @@ export async function runSoak(
           const fault = options.faults[nextFault++ % options.faults.length] as SoakFault;
           faulting = faulting
             .then(() => inject(fault))
-            .catch((e: unknown) => log(`fault ${fault} failed: ${String(e)}`));
+            .catch((e: unknown) => {
+              faultFailures.push(`${fault} at t=${atS()}s: ${String(e)}`);
+              log(`fault ${fault} failed: ${String(e)}`);
+            });
         }, options.faultEverySeconds * 1_000);
   try {
     for (let round = 0; Date.now() < endAt; round++) {
@@ -368,7 +379,7 @@ export async function runSoak(
   await trySample();
   await admin.disconnect();
   const findings = await judge(cluster, ledger, total);
-  return { samples, events, sampleFailures, load: total, findings, ledger };
+  return { samples, events, sampleFailures, faultFailures, load: total, findings, ledger };
 }
 
 /**
