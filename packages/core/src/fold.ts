@@ -260,9 +260,12 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
 /**
  * Whether an observation arrives too late to open a correlation: older than the shorter horizon at the
  * stream time. Every copy of an event of a correlation that left is (its last event was at least that old
- * when it left), so a redelivery after an eviction never decides again.
+ * when it left), so a redelivery after an eviction never decides again. Cards and probe results are
+ * never too late: they teach the capability table (which orders them by their own time), not their
+ * correlation, whose state holds no task.
  */
 function isTooLate(observation: Observation, retention: StreamRetention): boolean {
+  if (observation.type === "AgentCardObserved" || observation.type === "ProbeCompleted") return false;
   const { finishedMs, staleMs } = retention.policy;
   return observation.occurredAt + Math.min(finishedMs, staleMs) < retention.time;
 }

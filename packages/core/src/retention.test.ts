@@ -157,6 +157,19 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       log,
     );
     expect(folded.late.map((l) => l.index)).toEqual([4, 5]);
+    // A card and a probe result as old are folded all the same: they teach the capability table.
+    const card = { name: "w3", version: "1", skills: [{ id: "summarize" }] };
+    const capability = replayLog(
+      [
+        e.dispatch("other", "w2", { at: 7_000 }),
+        e.card("w3", card, { at: 10 }),
+        e.probe("w3", "h", { at: 11, states: [], modes: [] }),
+      ],
+      defaultRuleSet,
+      { policy, retention },
+    );
+    expect(capability.late).toEqual([]);
+    expect(capability.capabilities.knows("w3"), "the old card reached the capability table").toBe(true);
   });
 
   it("a duplicate observation advances the stream time, and counts as its correlation seen again (nothing decided)", () => {
