@@ -8,6 +8,7 @@ import type { Admin, KafkaMessage } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AssignerProtocol, createKafka } from "./client.ts";
 import { endpointsFromEnv } from "@a2a-ledger/client-config";
+import { endOffsets } from "./end-offsets.ts";
 import { createTestTopic } from "./testing.ts";
 import { type PartitionProgress, TopicReader } from "./topic-reader.ts";
 
@@ -132,6 +133,11 @@ describe("TopicReader", () => {
     );
     await reader.start();
     try {
+      // On three nodes the last commit marker reaches the high watermark a moment after commit returns.
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        if ((await endOffsets(admin, topic)).every((p) => p.high === "9")) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       const ends = await reader.caughtUp(30_000);
       // Per partition: 3 transactions of 2 records and a commit marker each.
       expect(ends).toEqual({ 0: "9", 1: "9" });
