@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -37,7 +36,7 @@ from google.protobuf import json_format
 from .errors import LedgerClientError
 from .metadata import ATTEMPT_KEY, CORRELATION_ID_KEY, SKILL_ID_KEY
 from .not_found_verdict import not_found_verdict
-from .observations import Channel, Recording, max_age_of
+from .observations import Channel, RecentMap, Recording, max_age_of
 from .raw_states import RawStates
 from .recorder import ObservationRecorder
 from .results import GetTaskOutcome, MessageAnswer, Refused, SendOutcome, TaskAnswer
@@ -95,14 +94,10 @@ class TaskMemory:
     the oldest task is forgotten first."""
 
     def __init__(self, capacity: int = 100_000) -> None:
-        self._states: OrderedDict[str, str] = OrderedDict()
-        self._capacity = capacity
+        self._states = RecentMap(capacity)
 
     def remember(self, server_task_id: str, state: str) -> None:
-        self._states.pop(server_task_id, None)
-        self._states[server_task_id] = state
-        if len(self._states) > self._capacity:
-            self._states.popitem(last=False)
+        self._states.set(server_task_id, state)
 
     def last_state(self, server_task_id: str) -> str | None:
         return self._states.get(server_task_id)

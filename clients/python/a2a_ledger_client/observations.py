@@ -7,7 +7,9 @@ so the same fact seen twice by the same observer is one event in the ledger:
 - a dispatch: its messageId (a retry of the same message is the same dispatch);
 - a state: the task, the raw state, the worker's status timestamp and the channel;
 - an artifact or a streamed chunk: the task, artifactId, append/lastChunk and a digest of its parts;
-- a TaskNotFound: the task, the method and the error code;
+- a TaskNotFound: the task, the method, the error code and the last state sighting of that task this
+  ``Recording`` built (when it remembers one): a loss after the task was seen again is a new loss, a
+  TaskNotFound built again with no sighting in between is the same one;
 
 each together with the correlation id, the observer and the worker. A state without a timestamp and every
 card fetch get a random id. Hostile values are recorded, never dropped: a state outside the spec is
@@ -21,6 +23,7 @@ import hashlib
 import json
 import re
 import uuid
+from collections import OrderedDict
 from typing import Any, Literal
 
 from .states import normalize_state
@@ -85,12 +88,39 @@ def summarize_part(part: Any) -> dict[str, Any]:
     return {"kind": "OTHER", "mediaType": media_type, "sizeBytes": 0}
 
 
+class RecentMap:
+    """A dict bounded by count: setting a key makes it the most recent; beyond the capacity the least recent leaves."""
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be a positive integer")
+        self._entries: OrderedDict[str, Any] = OrderedDict()
+        self._capacity = capacity
+
+    def set(self, key: str, value: Any) -> None:
+        self._entries.pop(key, None)
+        self._entries[key] = value
+        if len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)
+
+    def get(self, key: str) -> Any:
+        return self._entries.get(key)
+
+    def pop(self, key: str) -> Any:
+        return self._entries.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 class Recording:
     """Builds the observations of one observer about one worker."""
 
-    def __init__(self, observer: str, worker_id: str) -> None:
+    def __init__(self, observer: str, worker_id: str, sightings_capacity: int = 100_000) -> None:
         self.observer = observer
         self.worker_id = worker_id
+        # The eventId of the last state built per task (in the process only).
+        self._sightings = RecentMap(sightings_capacity)
 
     def _head(self, kind: str, correlation_id: str, at_ms: int) -> Observation:
         return {"type": kind, "correlationId": correlation_id, "occurredAt": at_ms, "observer": self.observer, "workerId": self.worker_id}
@@ -110,6 +140,7 @@ class Recording:
 
     def state(self, correlation_id: str, task_id: str, context_id: str | None, raw_state: str, timestamp: str | None, via: Channel, at_ms: int) -> Observation:
         eid = f"state-{uuid.uuid4()}" if timestamp is None else event_id("state", correlation_id, self.observer, self.worker_id, task_id, raw_state, timestamp, via)
+        self._sightings.set(task_id, eid)
         return {
             **self._head("TaskStateObserved", correlation_id, at_ms),
             "eventId": eid,
@@ -141,9 +172,11 @@ class Recording:
         }
 
     def task_not_found(self, correlation_id: str, task_id: str, method: str, error_code: str, at_ms: int) -> Observation:
+        last = self._sightings.get(task_id)
+        after = () if last is None else (last,)
         return {
             **self._head("TaskNotFoundObserved", correlation_id, at_ms),
-            "eventId": event_id("not-found", correlation_id, self.observer, self.worker_id, task_id, method, error_code),
+            "eventId": event_id("not-found", correlation_id, self.observer, self.worker_id, task_id, method, error_code, *after),
             "serverTaskId": task_id,
             "method": method,
             "errorCode": error_code,

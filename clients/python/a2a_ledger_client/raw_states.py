@@ -7,11 +7,12 @@ spelling per task id until the client asks for it."""
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+
+from .observations import RecentMap
 
 
 def raw_states_of(body: Any) -> Iterator[tuple[str, str]]:
@@ -27,8 +28,7 @@ def raw_states_of(body: Any) -> Iterator[tuple[str, str]]:
 
 class RawStates:
     def __init__(self, capacity: int = 10_000) -> None:
-        self._by_task: OrderedDict[str, str] = OrderedDict()
-        self._capacity = capacity
+        self._by_task = RecentMap(capacity)
 
     async def on_response(self, response: httpx.Response) -> None:
         content_type = response.headers.get("content-type", "")
@@ -40,11 +40,8 @@ class RawStates:
         except Exception:  # noqa: BLE001 - a body the SDK will judge itself
             return
         for task_id, raw in raw_states_of(body):
-            self._by_task.pop(task_id, None)
-            self._by_task[task_id] = raw
-            if len(self._by_task) > self._capacity:
-                self._by_task.popitem(last=False)
+            self._by_task.set(task_id, raw)
 
     def take(self, task_id: str) -> str | None:
         """The raw state last read for the task, forgotten once taken."""
-        return self._by_task.pop(task_id, None)
+        return self._by_task.pop(task_id)

@@ -28,7 +28,19 @@ class EventIds(unittest.TestCase):
         self.assertEqual((whole["append"], whole["lastChunk"]), (False, None))
 
     def test_given_a_task_not_found_when_built_then_its_id_is_the_proxys(self):
-        self.assertEqual(rec.task_not_found("corr-1", "t-1", "GetTask", "-32001", 1000)["eventId"], "not-found-aa3a0eb07b91a3c1c68c5f6f0d5019d3ab69b3a7")
+        fresh = Recording("orchestrator:py", "W1")
+        self.assertEqual(fresh.task_not_found("corr-1", "t-1", "GetTask", "-32001", 1000)["eventId"], "not-found-aa3a0eb07b91a3c1c68c5f6f0d5019d3ab69b3a7")
+
+    def test_given_a_task_lost_seen_again_and_lost_again_when_built_then_two_losses_with_the_proxys_ids(self):
+        r = Recording("orchestrator:py", "W1")
+        r.state("corr-1", "t-1", "c-1", "TASK_STATE_WORKING", "2026-12-02T00:00:00Z", "GET", 900)
+        first = r.task_not_found("corr-1", "t-1", "GetTask", "-32001", 1000)["eventId"]
+        self.assertEqual(first, "not-found-81f916363b8c04c2503554a77b5ca7a91828428a")
+        self.assertEqual(r.task_not_found("corr-1", "t-1", "GetTask", "-32001", 1001)["eventId"], first)
+        r.state("corr-1", "t-1", "c-1", "TASK_STATE_INPUT_REQUIRED", "2026-12-02T00:01:00Z", "GET", 1100)
+        second = r.task_not_found("corr-1", "t-1", "GetTask", "-32001", 1200)["eventId"]
+        self.assertNotEqual(second, first)
+        self.assertEqual(r.task_not_found("corr-1", "t-1", "GetTask", "-32001", 1300)["eventId"], second)
 
     def test_given_no_timestamp_or_no_message_id_when_built_then_each_gets_an_id_of_its_own(self):
         a, b = (rec.state("c", "t", None, "TASK_STATE_WORKING", None, "GET", 1) for _ in range(2))

@@ -32,6 +32,7 @@ import {
   sightingsOfPayload,
   skillHeaderName,
   skillMetadataKey,
+  TaskSightings,
   taskNotFoundObservation,
   type ObservationInput,
   type ObservationSource,
@@ -172,7 +173,7 @@ export class LedgerA2AClient {
     /** The card the client was built from. */
     readonly card: FetchedCard,
   ) {
-    this.source = { workerId: options.workerId, observer: options.observer };
+    this.source = { workerId: options.workerId, observer: options.observer, sightings: new TaskSightings() };
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }

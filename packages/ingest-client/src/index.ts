@@ -31,6 +31,8 @@ export {
   type DispatchSeen,
   type ObservationSource,
 } from "./observations.ts";
+export { RecentMap } from "./recent-map.ts";
+export { TaskSightings } from "./task-sightings.ts";
 export {
   attemptHeaderName,
   attemptMetadataKey,

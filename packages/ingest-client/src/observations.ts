@@ -7,7 +7,9 @@
  * - a state: the task, the raw state, the worker's status timestamp and the channel (polling a task
  *   that stays in a state records it once per channel);
  * - an artifact or a streamed chunk: the task, artifactId, append/lastChunk and a digest of its parts;
- * - a TaskNotFound: the task, the method and the error code;
+ * - a TaskNotFound: the task, the method, the error code and, when the observer remembers one, the last
+ *   state sighting of that task it recorded (task-sightings.ts): a loss after the task was seen again is
+ *   a new loss, a TaskNotFound re-derived with no sighting in between is the same one;
  *
  * each together with the correlation id, the observer and the worker. A state without a timestamp and
  * every card fetch get a random id (each fetch is its own fact; a card that changes and changes back
@@ -18,10 +20,17 @@ import { normalizeTaskState } from "@a2a-ledger/core";
 import type { ObservationChannel } from "@a2a-ledger/schemas";
 import type { ArtifactSighting, Sighting } from "./a2a-response.ts";
 import type { ObservationInput } from "./observation-input.ts";
+import type { TaskSightings } from "./task-sightings.ts";
 
 export interface ObservationSource {
   workerId: string;
   observer: string;
+  /**
+   * The observer's memory of the last state it recorded per task: state observations built here are
+   * remembered in it, and a TaskNotFound's id names the sighting it follows. Without it a TaskNotFound's
+   * id is the same for every loss of the task.
+   */
+  sightings?: TaskSightings;
 }
 
 /** What a new dispatch names: its message, skill, the output modes it accepts and its attempt. */
@@ -75,12 +84,14 @@ export function stateObservation(
   via: ObservationChannel,
   at: number,
 ): ObservationInput {
+  const id =
+    seen.timestamp === null
+      ? `state-${randomUUID()}`
+      : eventId("state", correlationId, src.observer, src.workerId, seen.taskId, seen.state, seen.timestamp, via);
+  src.sightings?.saw(src.workerId, seen.taskId, id);
   return {
     type: "TaskStateObserved",
-    eventId:
-      seen.timestamp === null
-        ? `state-${randomUUID()}`
-        : eventId("state", correlationId, src.observer, src.workerId, seen.taskId, seen.state, seen.timestamp, via),
+    eventId: id,
     correlationId,
     occurredAt: at,
     observer: src.observer,
@@ -131,6 +142,22 @@ export function artifactObservation(
   };
 }
 
+/**
+ * A TaskNotFound's id: the task, the method and the error code, and the last sighting of the task the
+ * observer remembers (none: the id every producer derived before sightings were remembered).
+ */
+function notFoundEventId(
+  src: ObservationSource,
+  correlationId: string,
+  taskId: string,
+  method: string,
+  errorCode: string,
+): string {
+  const after = src.sightings?.lastOf(src.workerId, taskId) ?? null;
+  const parts = [correlationId, src.observer, src.workerId, taskId, method, errorCode];
+  return after === null ? eventId("not-found", ...parts) : eventId("not-found", ...parts, after);
+}
+
 export function taskNotFoundObservation(
   src: ObservationSource,
   correlationId: string,
@@ -141,7 +168,7 @@ export function taskNotFoundObservation(
 ): ObservationInput {
   return {
     type: "TaskNotFoundObserved",
-    eventId: eventId("not-found", correlationId, src.observer, src.workerId, taskId, method, errorCode),
+    eventId: notFoundEventId(src, correlationId, taskId, method, errorCode),
     correlationId,
     occurredAt: at,
     observer: src.observer,

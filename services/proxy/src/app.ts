@@ -7,7 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { IngestClient } from "@a2a-ledger/ingest-client";
+import { IngestClient, TaskSightings } from "@a2a-ledger/ingest-client";
 import type { ProxyConfig } from "./config.ts";
 import { CorrelationMemory } from "./correlation.ts";
 import { SqliteCorrelationStore } from "./correlation-store.ts";
@@ -96,6 +96,8 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     onSize: (size) => metrics.correlationsRemembered.set(size),
     maxAgeMs: config.correlationMaxAgeMs,
   });
+  // In the process only: after a restart a TaskNotFound's id names no sighting until the task is seen again.
+  const sightings = new TaskSightings(config.correlationMemory);
   let closing = false;
   let grpcPublic: string | null = null;
   const grpcUpstream =
@@ -124,6 +126,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     config,
     buffer,
     memory,
+    sightings,
     metrics,
     log,
     ...(grpcCard === undefined ? {} : { grpcCard }),
@@ -136,6 +139,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
           config,
           buffer,
           memory,
+          sightings,
           metrics,
           log,
           upstream: grpcUpstream,

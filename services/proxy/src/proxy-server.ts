@@ -20,7 +20,7 @@ import { createForwarder, type Exchange } from "./forwarding.ts";
 import type { Logger } from "@a2a-ledger/logging";
 import type { ProxyMetrics } from "./metrics.ts";
 import type { ObservationBuffer } from "./observation-buffer.ts";
-import type { ObservationSource } from "@a2a-ledger/ingest-client";
+import { type ObservationSource, TaskSightings } from "@a2a-ledger/ingest-client";
 import { serveOwnEndpoint } from "./own-endpoints.ts";
 import { readRequestBody } from "./request-body.ts";
 import type { VerifiedCardSource } from "./verified-card-source.ts";
@@ -29,6 +29,8 @@ export interface ProxyServerDeps {
   config: ProxyConfig;
   buffer: ObservationBuffer;
   memory: CorrelationMemory;
+  /** The last state recorded per task, shared by every channel of the proxy (a TaskNotFound names the sighting it follows). */
+  sightings?: TaskSightings;
   metrics: ProxyMetrics;
   log: Logger;
   now?: () => number;
@@ -56,7 +58,11 @@ export interface ProxyServer {
 export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
   const { config, buffer, memory, metrics, log } = deps;
   const now = deps.now ?? Date.now;
-  const source: ObservationSource = { workerId: config.workerId, observer: config.observer };
+  const source: ObservationSource = {
+    workerId: config.workerId,
+    observer: config.observer,
+    sightings: deps.sightings ?? new TaskSightings(config.correlationMemory),
+  };
   let publicUrl = config.publicUrl ?? "";
   let requests = 0;
   let closing = false;

@@ -136,6 +136,46 @@ describe("recording through the real ingest service onto Kafka", () => {
     ).toEqual([[null, [["DATA", null]]]]);
   });
 
+  it("records a task lost, seen again and lost again as two losses, and the same loss polled twice as one", async () => {
+    const client = await clientFor(proxy.url);
+    const sent = await client.sendMessage({
+      tenant: "",
+      message: userMessage("need-input draft", {
+        messageId: "msg-L",
+        metadata: { "a2a-ledger.correlationId": "corr-L" },
+      }),
+      configuration: {
+        acceptedOutputModes: ["application/json"],
+        taskPushNotificationConfig: undefined,
+        historyLength: undefined,
+        returnImmediately: false,
+      },
+      metadata: undefined,
+    });
+    const task = "id" in sent ? sent.id : "";
+    const getTask = () =>
+      rawRequest(`${proxy.url}/a2a/jsonrpc`, { headers: v1, body: jsonRpc("GetTask", { id: task }) });
+    // The worker loses the task, is asked twice, then a replica that kept it answers, then it is lost again.
+    agent.restart();
+    await getTask();
+    await getTask();
+    agent.recover();
+    expect((await getTask()).body.toString()).toContain("TASK_STATE_INPUT_REQUIRED");
+    agent.restart();
+    await getTask();
+
+    await drained(proxy.app, 30_000);
+    const records = await ledger.records(await metric(proxy.url, "a2a_proxy_observations_sent_total"));
+    const lost = records
+      .map((r) => r.observation)
+      .filter((o) => o.type === "TaskNotFoundObserved" && o.correlationId === "corr-L")
+      .map((o) => o.eventId);
+    expect(lost).toHaveLength(3);
+    const [first, again, second] = lost;
+    expect(again).toBe(first);
+    expect(second).not.toBe(first);
+  });
+
   it("records the A2A TCK's invalid dispatches (a message without messageId) under a correlation of their own, none refused by the ledger", async () => {
     const sentBefore = await metric(proxy.url, "a2a_proxy_observations_sent_total");
     // The TCK's requests, byte for byte in shape: v0.3 message/send with a message missing every required

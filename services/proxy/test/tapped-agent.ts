@@ -26,6 +26,8 @@ export interface TappedAgent {
   setConfig(config: WorkerConfig): void;
   /** Forget every task: a new app with a new InMemoryTaskStore on the same port. */
   restart(): void;
+  /** The app before the last restart answers again, with the tasks it held (a replica that kept them took over). */
+  recover(): void;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startTappedAgent(kind: JsWorkerKind): Promise<TappedAgent>
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const build = () => createJsAgentApp(kind, url, () => config);
   let app = build();
+  let previous = app;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     tap(req, res, exchanges, abandoned);
     app(req, res);
@@ -94,7 +97,11 @@ export async function startTappedAgent(kind: JsWorkerKind): Promise<TappedAgent>
       config = next;
     },
     restart() {
+      previous = app;
       app = build();
+    },
+    recover() {
+      app = previous;
     },
     close: () =>
       new Promise<void>((resolve) => {

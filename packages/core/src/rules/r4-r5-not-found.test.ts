@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentCard, events } from "../../test/builders.ts";
-import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { given as givenUnder, givenEach as given, givenV1 } from "../../test/given.ts";
+import { defaultRuleSet, defaultRuleSetV3 } from "./rule-sets.ts";
 import { cardHash } from "../card-hash.ts";
 
 const durableAcme = agentCard({
@@ -86,6 +87,29 @@ describe("R5 lost non-terminal task", () => {
     ])
       .when(e.notFound("t", "w1", "s1", { at: 91, observer: "orchestrator" }))
       .thenNothing();
+  });
+
+  it("decides a loss after the task was seen again as a new loss, under the new id its producer derives", () => {
+    // Producers name the last sighting in a TaskNotFound's id (ingest-client task-sightings.ts): the second
+    // loss arrives with an id of its own, and the task, no longer standing lost once seen again, is lost again.
+    for (const ruleSet of [defaultRuleSet, defaultRuleSetV3]) {
+      const e = events();
+      givenUnder(
+        [
+          e.dispatch("t", "w1", { at: 10 }),
+          e.state("t", "w1", "s1", "working", { at: 11 }),
+          e.notFound("t", "w1", "s1", { at: 20 }),
+          e.state("t", "w1", "s1", "input-required", { at: 30 }),
+        ],
+        { ruleSet },
+      )
+        .when(e.notFound("t", "w1", "s1", { at: 40 }))
+        .then([
+          { type: "TaskIndeterminate", workerId: "w1", serverTaskId: "s1", lastState: "TASK_STATE_INPUT_REQUIRED" },
+          // No other worker to take it: blocked, as after the first loss.
+          { type: "ReconciliationBlocked" },
+        ]);
+    }
   });
 
   // default/2 never drops a loss: it is indeterminate, without a re-dispatch (default-2.test.ts).

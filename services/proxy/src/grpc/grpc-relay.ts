@@ -33,7 +33,7 @@ import { ProxyError } from "../errors.ts";
 import { ExchangeRecorder } from "../exchange-recorder.ts";
 import type { ProxyMetrics, UnrecordedReason } from "../metrics.ts";
 import type { ObservationBuffer } from "../observation-buffer.ts";
-import type { ObservationSource } from "@a2a-ledger/ingest-client";
+import { type ObservationSource, TaskSightings } from "@a2a-ledger/ingest-client";
 import { grpcCallOf, readWith, sightingsOfStatus, type GrpcCall, type GrpcRequest } from "./grpc-calls.ts";
 import { GrpcMessageReader, type GrpcMessage } from "./grpc-frames.ts";
 import { errorTrailers, grpcCodeName, statusOf } from "./grpc-status.ts";
@@ -47,6 +47,8 @@ export interface GrpcRelayDeps {
   config: ProxyConfig;
   buffer: Pick<ObservationBuffer, "reserve" | "offer">;
   memory: CorrelationMemory;
+  /** The last state recorded per task, shared by every channel of the proxy (a TaskNotFound names the sighting it follows). */
+  sightings?: TaskSightings;
   metrics: ProxyMetrics;
   log: Logger;
   upstream: GrpcUpstream;
@@ -106,7 +108,11 @@ function inflated(message: GrpcMessage, encoding: string | undefined, maxBytes: 
 export function createGrpcRelay(deps: GrpcRelayDeps): GrpcRelay {
   const { config, buffer, memory, metrics, log, upstream } = deps;
   const now = deps.now ?? Date.now;
-  const source: ObservationSource = { workerId: config.workerId, observer: config.observer };
+  const source: ObservationSource = {
+    workerId: config.workerId,
+    observer: config.observer,
+    sightings: deps.sightings ?? new TaskSightings(config.correlationMemory),
+  };
   const emit = (o: ObservationInput): void => void buffer.offer(o);
   const unrecorded = (reason: UnrecordedReason): void => metrics.unrecorded.inc({ reason });
   const count = (method: string, status: string): void => metrics.requests.inc({ kind: "grpc", method, status });
