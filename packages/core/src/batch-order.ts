@@ -12,9 +12,10 @@
 import type { CapabilitySnapshot, Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
 import type { Decider, LedgerState } from "./decider.ts";
-import { applyCapabilityUpdates, foldBatch, type FoldOutcome } from "./fold.ts";
+import { applyCapabilityUpdates, type FoldOutcome } from "./fold.ts";
 import { isPolicyHistory, type PolicySource } from "./policy-history.ts";
-import { expiresAt, type RetentionPolicy, StreamRetention } from "./retention.ts";
+import { PartitionLedger } from "./partition-ledger.ts";
+import type { RetentionPolicy } from "./retention.ts";
 
 /** Per source partition, one past the last batch offset whose snapshots a table holds (absent: none of them). */
 export type PartitionReads = readonly { readonly partition: number; readonly offset: number }[];
@@ -116,7 +117,7 @@ export function policyRead(policy: PolicySource, versions: number): PolicySource
   return { versions: policy.versions.filter((v) => v.version <= versions) };
 }
 
-/** The blocked set of a fold by time: every blocked correlation, whatever its partition. */
+/** The ledger of a fold by time: every correlation, whatever its partition. */
 const allPartitions = -1;
 
 /**
@@ -124,18 +125,15 @@ const allPartitions = -1;
  * that batch, judged against the snapshots and policy versions its transaction read, re-examining its
  * partition's blocked correlations when it did; a chunk without one is folded by time against every
  * snapshot derived so far (a log without batch records, or what follows the recorded batches).
- * Correlation states are kept across chunks and updated in place.
+ * Each observation partition of the recorded batches has its own `PartitionLedger`, as each has in the
+ * reconciler; past them, one ledger holds every correlation. States are updated in place.
  */
 export class BatchOrderFold {
-  readonly states = new Map<string, LedgerState>();
   private table = new CapabilityTable();
   private readonly sourced = new SourcedCapabilities();
   private recorded = false;
-  /** Blocked correlations by observation partition (recorded batches) or all together: what each fold may re-examine. */
-  private readonly blocked = new Map<number, Set<string>>();
-
-  /** Stream time and expiries by observation partition (recorded batches) or all together, as `blocked`. */
-  private readonly retention = new Map<number, StreamRetention>();
+  /** By observation partition (recorded batches), or `allPartitions` (by time). */
+  private readonly ledgers = new Map<number, PartitionLedger>();
 
   /**
    * `retention`: what chunks without a batch record evict by (none: they keep every correlation); a
@@ -147,32 +145,9 @@ export class BatchOrderFold {
     private readonly byTimeRetention?: RetentionPolicy,
   ) {}
 
-  /** The partition's retention under `policy`, re-indexed when the policy changed (the reconciler was reconfigured). */
-  private retentionOf(partition: number, policy: RetentionPolicy | undefined): StreamRetention | undefined {
-    const known = this.retention.get(partition);
-    if (known !== undefined && policy !== undefined && sameRetention(known.policy, policy)) return known;
-    if (policy === undefined) {
-      if (known !== undefined) this.retention.delete(partition);
-      return undefined;
-    }
-    const fresh = new StreamRetention(policy);
-    if (known !== undefined) {
-      fresh.advance(known.time);
-      for (const id of known.ids()) this.track(fresh, id);
-    } else if (partition === allPartitions) {
-      // Past the recorded batches: every partition's correlations together, at the latest stream time.
-      for (const r of this.retention.values()) fresh.advance(r.time);
-      for (const id of this.states.keys()) this.track(fresh, id);
-      this.retention.clear();
-    }
-    this.retention.set(partition, fresh);
-    return fresh;
-  }
-
-  private track(retention: StreamRetention, id: string): void {
-    const state = this.states.get(id);
-    const activity = state === undefined ? undefined : this.decider.activity(state);
-    retention.track(id, activity === undefined ? undefined : expiresAt(activity, retention.policy));
+  /** Every correlation's newest state, all ledgers together. */
+  get states(): ReadonlyMap<string, LedgerState> {
+    return new Map([...this.ledgers.values()].flatMap((l) => [...l.entries()]));
   }
 
   /**
@@ -186,50 +161,36 @@ export class BatchOrderFold {
   ): FoldOutcome {
     if (batch !== undefined) this.recorded = true;
     else if (this.recorded) {
-      // Past the recorded batches: every snapshot derived so far, every blocked correlation together.
+      // Past the recorded batches: every snapshot derived so far, every correlation in one ledger.
       this.recorded = false;
       this.table = this.sourced.all();
-      const all = new Set([...this.blocked.values()].flatMap((ids) => [...ids]));
-      this.blocked.clear();
-      this.blocked.set(allPartitions, all);
+      const merged = PartitionLedger.merged(this.decider, this.ledgers.values(), this.byTimeRetention);
+      this.ledgers.clear();
+      this.ledgers.set(allPartitions, merged);
     }
     const partition = batch?.partition ?? allPartitions;
-    const blocked = this.blocked.get(partition) ?? new Set<string>();
-    this.blocked.set(partition, blocked);
-    const retention = this.retentionOf(
-      partition,
-      batch === undefined ? this.byTimeRetention : (batch.retention ?? undefined),
-    );
-    const outcome = foldBatch(
+    const retention = batch === undefined ? this.byTimeRetention : (batch.retention ?? undefined);
+    let ledger = this.ledgers.get(partition);
+    if (ledger === undefined) {
+      ledger = new PartitionLedger(this.decider, retention === undefined ? {} : { retention, streamTime: null });
+      this.ledgers.set(partition, ledger);
+    } else ledger.retainBy(retention);
+    // A log whose chunks by time came first: their ledger holds what a recorded batch may continue.
+    const byTime = partition === allPartitions ? undefined : this.ledgers.get(allPartitions);
+    const outcome = ledger.fold(
       {
-        decider: this.decider,
         policy: batch === undefined ? this.policy : policyRead(this.policy, batch.policyVersions),
         capabilities:
           batch === undefined ? this.table : this.sourced.viewFor(batch.capabilityReads, batch.capabilityOwnBatches),
-        stateOf: (id) => this.states.get(id),
-        // Only the newest state of each correlation is kept: the fold may update them in place.
-        inPlace: true,
-        blocked,
         ...(batch === undefined ? {} : { recheck: batch.recheck }),
-        ...(retention === undefined ? {} : { retention }),
-        ...(streamTime === undefined ? {} : { streamTimeAt: streamTime.at, streamTimeEnd: streamTime.end }),
+        ...(streamTime === undefined ? {} : { streamTime }),
+        ...(byTime === undefined ? {} : { elsewhere: (id: string) => byTime.stateOf(id) }),
       },
       observations,
     );
+    byTime?.release([...outcome.states.keys(), ...outcome.expired]);
     if (batch === undefined) applyCapabilityUpdates(this.table, outcome);
     else this.sourced.add(outcome, { partition: batch.partition, offset: batch.toOffset ?? -1 });
-    for (const [id, state] of outcome.states) {
-      this.states.set(id, state);
-      if (this.decider.isBlocked(state)) blocked.add(id);
-      else blocked.delete(id);
-    }
-    for (const id of outcome.expired) {
-      this.states.delete(id);
-      blocked.delete(id);
-    }
     return outcome;
   }
 }
-
-const sameRetention = (a: RetentionPolicy, b: RetentionPolicy): boolean =>
-  a.finishedMs === b.finishedMs && a.staleMs === b.staleMs;

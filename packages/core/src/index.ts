@@ -59,6 +59,7 @@ export {
   type RecordedBatch,
   type SnapshotSource,
 } from "./batch-order.ts";
+export { PartitionLedger, type LedgerFold, type LedgerFoldInput } from "./partition-ledger.ts";
 export {
   foldBatch,
   applyCapabilityUpdates,

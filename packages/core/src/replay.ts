@@ -2,10 +2,11 @@
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
 import { createDecider, type LedgerState } from "./decider.ts";
-import { applyCapabilityUpdates, foldBatch, type RejectedObservation } from "./fold.ts";
+import { applyCapabilityUpdates, type RejectedObservation } from "./fold.ts";
+import { PartitionLedger } from "./partition-ledger.ts";
 import { defaultPolicyConfig } from "./policy.ts";
 import type { PolicySource } from "./policy-history.ts";
-import { type RetentionPolicy, StreamRetention } from "./retention.ts";
+import type { RetentionPolicy } from "./retention.ts";
 import type { RuleSet } from "./rule-set.ts";
 
 export interface ReplayConfig {
@@ -57,21 +58,16 @@ export function replayLog(
 ): ReplayResult {
   const decider = createDecider(ruleSet);
   const table = CapabilityTable.fromSnapshots(config.capabilities ?? [], config.cards ?? []);
-  const outcome = foldBatch(
-    {
-      decider,
-      policy: config.policy ?? defaultPolicyConfig,
-      capabilities: table,
-      stateOf: () => undefined,
-      ...(config.retention === undefined ? {} : { retention: new StreamRetention(config.retention) }),
-    },
-    observations,
+  const ledger = new PartitionLedger(
+    decider,
+    config.retention === undefined ? {} : { retention: config.retention, streamTime: null },
   );
+  const outcome = ledger.fold({ policy: config.policy ?? defaultPolicyConfig, capabilities: table }, observations);
   applyCapabilityUpdates(table, outcome);
   return {
     decisions: outcome.decisions,
     capabilities: table,
-    correlations: outcome.states,
+    correlations: new Map(ledger.entries()),
     rejected: outcome.rejected,
     late: outcome.late.map((l) => l.observation),
   };
