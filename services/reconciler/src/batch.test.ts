@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CapabilityTable, createDecider, defaultRuleSet, replay } from "@a2a-ledger/core";
+import { CapabilityTable, createDecider, defaultRuleSet, PartitionLedger, replay } from "@a2a-ledger/core";
 import { designSection1Story } from "../test/example-log.ts";
 import { type BatchItem, processBatch } from "./batch.ts";
 import { PoisonRecordError } from "./errors.ts";
@@ -16,7 +16,7 @@ describe("processBatch", () => {
       decider,
       policy,
       capabilities: new CapabilityTable(),
-      stateOf: () => undefined,
+      ledger: new PartitionLedger(decider),
     });
     const expected = replay(story, defaultRuleSet);
     expect(out.decisions).toEqual(expected);
@@ -30,7 +30,7 @@ describe("processBatch", () => {
       decider,
       policy,
       capabilities: new CapabilityTable(),
-      stateOf: () => undefined,
+      ledger: new PartitionLedger(decider),
     });
     expect(out.capabilityUpdates.length).toBeGreaterThan(0);
     expect(out.decisions.some((d) => d.type === "RedispatchCommanded" && d.targetWorkerId === "w-gamma")).toBe(true);
@@ -41,7 +41,7 @@ describe("processBatch", () => {
       decider,
       policy,
       capabilities: new CapabilityTable(),
-      stateOf: () => undefined,
+      ledger: new PartitionLedger(decider),
     });
     expect([...out.states.keys()].sort()).toEqual(["probe-w-acme", "probe-w-beta", "probe-w-gamma", "task-42"]);
     const task = out.states.get("task-42");
@@ -54,7 +54,7 @@ describe("processBatch", () => {
       decider,
       policy,
       capabilities: new CapabilityTable(),
-      stateOf: () => undefined,
+      ledger: new PartitionLedger(decider),
     });
     expect(out.poison).toEqual([{ offset: "7", error: poison }]);
     expect(out.decisions).toEqual(replay(story, defaultRuleSet));
@@ -66,14 +66,14 @@ describe("processBatch", () => {
       decider,
       policy,
       capabilities: new CapabilityTable(),
-      stateOf: () => undefined,
+      ledger: new PartitionLedger(decider),
     });
     const table = CapabilityTable.fromSnapshots(first.capabilityUpdates, first.cards);
     const second = processBatch(items(split), {
       decider,
       policy,
       capabilities: table,
-      stateOf: (id) => first.states.get(id)?.state,
+      ledger: new PartitionLedger(decider, { states: [...first.states].map(([id, s]) => [id, s.state] as const) }),
     });
     expect([...first.decisions, ...second.decisions]).toEqual(replay(story, defaultRuleSet));
   });
@@ -89,7 +89,7 @@ describe("processBatch", () => {
       decider: throwing,
       policy,
       capabilities: new CapabilityTable(),
-      stateOf: () => undefined,
+      ledger: new PartitionLedger(throwing),
     });
     expect(out.poison[0]?.error.reason).toBe("RECONCILER_RULES_REJECTED");
     expect(out.states.size).toBe(0);

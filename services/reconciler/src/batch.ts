@@ -1,16 +1,17 @@
 /**
- * One transaction's worth of work for one input partition, without I/O: the core's one fold
- * (`foldBatch`) over the decodable observations, poison passed through. State changes are returned,
- * not applied, so an aborted transaction leaves the partition's state as it was.
+ * One transaction's worth of work for one input partition, without I/O: the partition ledger's fold
+ * (`PartitionLedger.foldPending` of the core) over the decodable observations, poison passed through.
+ * State changes are returned, not applied: the caller commits them to the ledger (`folded`) once its
+ * transaction committed, or drops the ledger.
  */
 import {
   type CapabilityView,
   type CardRecord,
   type Decider,
-  foldBatch,
+  type LedgerFold,
   type LedgerState,
+  type PartitionLedger,
   type PolicySource,
-  type StreamRetention,
 } from "@a2a-ledger/core";
 import type { CapabilitySnapshot, Decision, Observation } from "@a2a-ledger/schemas";
 import { PoisonRecordError } from "./errors.ts";
@@ -29,6 +30,8 @@ export interface BatchOutcome {
   expired: Set<string>;
   /** Offsets of the items that go to the dead-letter topic, with why. */
   poison: { offset: string; error: PoisonRecordError }[];
+  /** The ledger's pending fold: `ledger.commit(folded)` after the transaction committed. */
+  folded: LedgerFold;
 }
 
 export const isCommand = (d: Decision) => d.type === "RedispatchCommanded" || d.type === "ProbeRequested";
@@ -37,13 +40,12 @@ export function processBatch(
   items: readonly BatchItem[],
   deps: {
     decider: Decider;
+    /** The partition's ledger: its states, blocked correlations and retention. */
+    ledger: PartitionLedger;
     policy: PolicySource;
     capabilities: CapabilityView;
-    stateOf: (correlationId: string) => LedgerState | undefined;
-    blocked?: Iterable<string>;
+    /** Re-examine the partition's blocked correlations first (`ledger.recheckDue`). */
     recheck?: boolean;
-    /** The partition's retention; the fold advances it (rebuild it with the states if the batch is not committed). */
-    retention?: StreamRetention;
   },
 ): BatchOutcome {
   const observations: Observation[] = [];
@@ -56,16 +58,8 @@ export function processBatch(
       offsets.push(item.offset);
     }
   }
-  const folded = foldBatch(
-    {
-      decider: deps.decider,
-      policy: deps.policy,
-      capabilities: deps.capabilities,
-      stateOf: deps.stateOf,
-      blocked: deps.blocked,
-      recheck: deps.recheck,
-      ...(deps.retention === undefined ? {} : { retention: deps.retention }),
-    },
+  const folded = deps.ledger.foldPending(
+    { policy: deps.policy, capabilities: deps.capabilities, recheck: deps.recheck === true },
     observations,
   );
   for (const r of folded.rejected)
@@ -81,13 +75,10 @@ export function processBatch(
         `occurredAt ${new Date(l.observation.occurredAt).toISOString()}, correlation ${l.observation.correlationId}`,
       ),
     });
-  // A correlation whose every observation in this batch was rejected (or too late) keeps its stored state.
-  const rejected = new Set([...folded.rejected, ...folded.late].map((r) => r.index));
-  const advanced = new Set(observations.filter((_, i) => !rejected.has(i)).map((o) => o.correlationId));
-  for (const d of folded.decisions) advanced.add(d.correlationId);
+  // The ledger's fold holds only the correlations the batch advanced (see LedgerFold).
   const states: BatchOutcome["states"] = new Map();
   for (const [correlationId, state] of folded.states)
-    if (advanced.has(correlationId)) states.set(correlationId, { state, serialized: deps.decider.serialize(state) });
+    states.set(correlationId, { state, serialized: deps.decider.serialize(state) });
   poison.sort((a, b) => (BigInt(a.offset) < BigInt(b.offset) ? -1 : 1));
   return {
     decisions: folded.decisions,
@@ -97,5 +88,6 @@ export function processBatch(
     states,
     expired: folded.expired,
     poison,
+    folded,
   };
 }

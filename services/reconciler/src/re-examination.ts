@@ -60,13 +60,13 @@ export async function recheckIdle({
       // failure makes kafkajs rejoin, an idle one's asks for the rejoin below): the restore waits for it.
       if (!group.mayInitialise) continue;
       try {
-        await store.statesOf(partition);
+        await store.ledgerOf(partition);
       } catch (error) {
         if (failed(error, partition, "restore")) return;
         continue;
       }
     }
-    if ((store.blocked.get(partition)?.size ?? 0) === 0 || store.recheckedAt.get(partition) === version) continue;
+    if (store.heldLedger(partition)?.recheckDue(version) !== true) continue;
     const outcome = await group
       .exclusive(partition, async () => {
         // Only the owner produces: the partition may have moved while this waited for the lock.

@@ -1,13 +1,13 @@
 /**
- * The state of each partition this instance holds, restored from the changelog the first time it is
- * needed after an assignment, with the blocked correlations the re-examination looks at again. A
- * partition kept across a rebalance keeps its state, unless the changelog moved past what this
- * instance last wrote to it (another owner committed in between): then it is restored again.
+ * The ledger of each partition this instance holds (the core's `PartitionLedger`: its states, blocked
+ * correlations and retention), restored from the changelog the first time it is needed after an
+ * assignment. A partition kept across a rebalance keeps its ledger, unless the changelog moved past what
+ * this instance last wrote to it (another owner committed in between): then it is restored again.
  */
-import { type Decider, expiresAt, type LedgerState, StreamRetention } from "@a2a-ledger/core";
+import { type Decider, type LedgerState, PartitionLedger } from "@a2a-ledger/core";
 import { type Admin, endOffsets, type Kafka, topicConfig } from "@a2a-ledger/kafka";
 import type { Logger } from "@a2a-ledger/logging";
-import { type PartitionStates, type RestoreSeed, restoreChangelog } from "./changelog.ts";
+import { type RestoreSeed, restoreChangelog } from "./changelog.ts";
 import { takeSnapshot, unusable, writeSnapshot } from "./state-snapshot.ts";
 import type { ReconcilerConfig } from "./config.ts";
 import type { GroupMembership } from "./group-membership.ts";
@@ -30,7 +30,7 @@ export async function whileBeating<T>(work: Promise<T>, heartbeat: () => Promise
 export const restoreStallMs = 60_000;
 
 export class PartitionStore {
-  private readonly states: PartitionStates = new Map();
+  private readonly ledgers = new Map<number, PartitionLedger>();
   /**
    * The changelog offset each partition's state reflects: the end a restore read it to, then, after each
    * transaction of this instance that wrote the partition's changelog, the end that commit left (its
@@ -47,12 +47,6 @@ export class PartitionStore {
   private readonly unverified = new Set<number>();
   /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
   private restoring: Promise<void> | undefined;
-  /** Blocked correlations per partition: re-examined whenever the capability table changes. */
-  readonly blocked = new Map<number, Set<string>>();
-  /** The capability table version each partition's blocked correlations were last re-examined at. */
-  readonly recheckedAt = new Map<number, number>();
-  /** Each partition's stream time and its correlations' expiries (retention), rebuilt with its state. */
-  readonly retention = new Map<number, StreamRetention>();
 
   constructor(
     private readonly kafka: Kafka,
@@ -65,16 +59,13 @@ export class PartitionStore {
   ) {}
 
   /**
-   * State of a partition, restored from the changelog the first time after an assignment. A restore
+   * The ledger of a partition, restored from the changelog the first time after an assignment. A restore
    * takes as long as the changelog is large: `heartbeat` (the batch's) keeps the group membership
    * while it reads, so a large restore does not cost the partitions it is restoring.
    */
-  async statesOf(
-    partition: number,
-    heartbeat: () => Promise<void> = async () => undefined,
-  ): Promise<Map<string, LedgerState>> {
+  async ledgerOf(partition: number, heartbeat: () => Promise<void> = async () => undefined): Promise<PartitionLedger> {
     for (;;) {
-      const known = this.states.get(partition);
+      const known = this.ledgers.get(partition);
       if (known !== undefined && !this.unverified.has(partition)) return known;
       if (known !== undefined) {
         await whileBeating(this.verify(partition, known), heartbeat, this.config.heartbeatMs);
@@ -89,19 +80,24 @@ export class PartitionStore {
 
   /** Live correlations held per partition: the memory budget and its gauge count these. */
   liveByPartition(): Map<number, number> {
-    return new Map([...this.states].map(([partition, states]) => [partition, states.size]));
+    return new Map([...this.ledgers].map(([partition, ledger]) => [partition, ledger.size]));
   }
 
   /** Live correlations held, every partition together. */
   liveCorrelations(): number {
     let n = 0;
-    for (const states of this.states.values()) n += states.size;
+    for (const ledger of this.ledgers.values()) n += ledger.size;
     return n;
   }
 
   /** Whether this instance holds state for `partition` (restored, or kept across a rebalance). */
   holds(partition: number): boolean {
-    return this.states.has(partition);
+    return this.ledgers.has(partition);
+  }
+
+  /** The ledger of `partition` if held, without restoring it. */
+  heldLedger(partition: number): PartitionLedger | undefined {
+    return this.ledgers.get(partition);
   }
 
   /**
@@ -109,7 +105,7 @@ export class PartitionStore {
    * partition kept is checked against the changelog before its next use (`verify`).
    */
   onAssignment(assigned: ReadonlySet<number>): void {
-    for (const partition of [...this.states.keys()]) {
+    for (const partition of [...this.ledgers.keys()]) {
       if (assigned.has(partition)) this.unverified.add(partition);
       else this.dropState(partition);
     }
@@ -119,8 +115,8 @@ export class PartitionStore {
    * After a commit of this instance on `partition`: `changelogEnd` is where it left the partition's
    * changelog (when it wrote to it). Nothing is recorded for a state that was dropped or replaced meanwhile.
    */
-  committed(partition: number, states: Map<string, LedgerState>, changelogEnd: bigint | undefined): boolean {
-    if (this.states.get(partition) !== states) return false;
+  committed(partition: number, ledger: PartitionLedger, changelogEnd: bigint | undefined): boolean {
+    if (this.ledgers.get(partition) !== ledger) return false;
     if (changelogEnd !== undefined) this.reflects.set(partition, changelogEnd);
     this.reflectedAt.set(partition, Date.now());
     return true;
@@ -133,18 +129,18 @@ export class PartitionStore {
    * changelog's end is still the offset this state reflects, no other owner committed a change to it.
    * Any other end (another owner's commit, or only its aborted transaction's markers) restores it again.
    */
-  private async verify(partition: number, states: Map<string, LedgerState>): Promise<void> {
+  private async verify(partition: number, ledger: PartitionLedger): Promise<void> {
     await this.group.producerFor(partition);
     const end = (await endOffsets(this.admin, this.config.topics.changelog)).find(
       (p) => p.partition === partition,
     )?.high;
-    if (this.states.get(partition) !== states || !this.unverified.has(partition)) return;
+    if (this.ledgers.get(partition) !== ledger || !this.unverified.has(partition)) return;
     this.unverified.delete(partition);
     const reflects = this.reflects.get(partition);
     if (end !== undefined && reflects !== undefined && BigInt(end) === reflects) {
       this.reflectedAt.set(partition, Date.now());
       this.metrics.statesKept.inc({ partition: String(partition) });
-      this.log.info({ partition, offset: end, correlations: states.size }, "state kept across the rebalance");
+      this.log.info({ partition, offset: end, correlations: ledger.size }, "state kept across the rebalance");
       return;
     }
     this.log.info(
@@ -156,7 +152,7 @@ export class PartitionStore {
 
   /** Restores every assigned partition without state (at least `partition`) in one read of their changelog partitions. */
   private async restore(partition: number): Promise<void> {
-    const pending = new Set([...this.group.assigned].filter((p) => !this.states.has(p)));
+    const pending = new Set([...this.group.assigned].filter((p) => !this.ledgers.has(p)));
     pending.add(partition);
     const partitions = [...pending].sort((a, b) => a - b);
     this.log.info({ partitions }, "restoring state from the changelog");
@@ -195,14 +191,20 @@ export class PartitionStore {
       seeds,
     );
     for (const [p, states] of restored) {
-      this.states.set(p, states);
+      // Its blocked correlations are re-examined against the table as it is now; its retention is indexed
+      // at the stream time the partition's last commit recorded (before retention: its latest last event).
+      const streamTime = streamTimes.get(p);
+      this.ledgers.set(
+        p,
+        new PartitionLedger(this.decider, {
+          states,
+          retention: this.config.retention,
+          ...(streamTime === undefined ? {} : { streamTime }),
+        }),
+      );
       this.unverified.delete(p);
       this.reflects.set(p, BigInt(upTo[p] ?? "0"));
       this.reflectedAt.set(p, Date.now());
-      this.blocked.set(p, new Set([...states].filter(([, s]) => this.decider.isBlocked(s)).map(([id]) => id)));
-      this.retention.set(p, this.indexed(states, streamTimes.get(p)));
-      // Restored blocked correlations are re-examined against the table as it is now.
-      this.recheckedAt.delete(p);
     }
     this.metrics.restores.inc();
     this.log.info(
@@ -261,20 +263,20 @@ export class PartitionStore {
     const dir = this.config.stateDir;
     if (dir === undefined) return [];
     const written: number[] = [];
-    for (const [partition, states] of this.states) {
+    for (const [partition, ledger] of this.ledgers) {
       const offset = this.reflects.get(partition);
       const asOf = this.reflectedAt.get(partition);
       if (offset === undefined || asOf === undefined || this.unverified.has(partition)) continue;
       if (!this.group.assigned.has(partition)) continue;
-      const time = this.retention.get(partition)?.time;
-      const serialized = new Map([...states].map(([id, state]) => [id, this.decider.serialize(state)]));
+      const time = ledger.streamTime;
+      const serialized = new Map([...ledger.entries()].map(([id, state]) => [id, this.decider.serialize(state)]));
       writeSnapshot(
         dir,
         {
           topic: this.config.topics.changelog,
           partition,
           offset: offset.toString(),
-          streamTime: time === undefined || !Number.isFinite(time) ? null : time,
+          streamTime: time ?? null,
         },
         serialized,
         asOf,
@@ -284,29 +286,10 @@ export class PartitionStore {
     return written;
   }
 
-  /**
-   * A partition's retention over its restored states, at the stream time its last commit recorded; a
-   * changelog from before retention recorded none: the latest last event among its states stands for it.
-   */
-  private indexed(states: Map<string, LedgerState>, streamTime: number | undefined): StreamRetention {
-    const retention = new StreamRetention(this.config.retention);
-    if (streamTime !== undefined) retention.advance(streamTime);
-    for (const [id, state] of states) {
-      const activity = this.decider.activity(state);
-      if (activity === undefined) continue;
-      retention.track(id, expiresAt(activity, retention.policy));
-      if (streamTime === undefined) retention.advance(activity.lastEventAt);
-    }
-    return retention;
-  }
-
   dropState(partition: number): void {
-    this.retention.delete(partition);
-    this.states.delete(partition);
+    this.ledgers.delete(partition);
     this.reflects.delete(partition);
     this.reflectedAt.delete(partition);
     this.unverified.delete(partition);
-    this.blocked.delete(partition);
-    this.recheckedAt.delete(partition);
   }
 }

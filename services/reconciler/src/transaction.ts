@@ -71,11 +71,11 @@ export class PartitionTransactions {
    * reached (the rest is not decided and its offsets are not committed; the caller fetches it again).
    */
   async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
-    const states = await this.parts.store.statesOf(partition, heartbeat);
+    const ledger = await this.parts.store.ledgerOf(partition, heartbeat);
     const admission = this.parts.budget.admit(
       partition,
       messages.map((m) => m.key?.toString("utf8") ?? null),
-      (id) => states.has(id),
+      (id) => ledger.stateOf(id) !== undefined,
     );
     try {
       if (admission.taken === 0 && messages.length > 0) return 0;
@@ -94,7 +94,7 @@ export class PartitionTransactions {
     const { config, serde, decider, capabilities, policies, group, store, clocks, metrics, log } = this.parts;
     const { topics, groupId } = config;
     const stage = clocks.stageClock(partition);
-    const states = await store.statesOf(partition, heartbeat);
+    const ledger = await store.ledgerOf(partition, heartbeat);
     const producerPromise = group.producerFor(partition);
     const producer = await producerPromise;
     stage("restore");
@@ -119,18 +119,14 @@ export class PartitionTransactions {
     const reads = capabilities.reads();
     const ownBatches = capabilities.ownBatches();
     const policyVersions = policies.highestVersion;
-    const blocked = store.blocked.get(partition) ?? new Set<string>();
-    const recheck = blocked.size > 0 && store.recheckedAt.get(partition) !== version;
-    const retention = store.retention.get(partition);
-    const streamTimeBefore = retention?.time;
+    const recheck = ledger.recheckDue(version);
+    const streamTimeBefore = ledger.streamTime;
     const outcome = processBatch(items, {
       decider,
+      ledger,
       policy: policies.history,
       capabilities: capabilities.table,
-      stateOf: (id) => states.get(id),
-      blocked,
       recheck,
-      ...(retention === undefined ? {} : { retention }),
     });
     const byOffset = new Map(messages.map((m) => [m.offset, m]));
     const last = messages[messages.length - 1];
@@ -174,15 +170,17 @@ export class PartitionTransactions {
     );
     // Correlations that left: a tombstone each, so compaction forgets them too.
     for (const correlationId of outcome.expired) changelog.push({ key: correlationId, value: null, partition });
-    if (retention !== undefined && retention.time !== streamTimeBefore && Number.isFinite(retention.time))
-      changelog.push({ key: streamTimeKey, value: Buffer.from(String(retention.time)), partition });
+    const streamTime = ledger.streamTime;
+    if (streamTime !== undefined && streamTime !== streamTimeBefore)
+      changelog.push({ key: streamTimeKey, value: Buffer.from(String(streamTime)), partition });
     const dead = outcome.poison.map(({ offset, error }) =>
       deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error),
     );
     stage("encode");
 
-    if (last === undefined && outcome.decisions.length === 0) {
-      store.recheckedAt.set(partition, version);
+    if (last === undefined && outcome.decisions.length === 0 && changelog.length === 0) {
+      // A re-examination that decided nothing and changed nothing: no transaction.
+      ledger.commit(outcome.folded, version);
       return;
     }
     const deadlineMs = config.transactionStepTimeoutMs;
@@ -238,6 +236,7 @@ export class PartitionTransactions {
       if (error instanceof TransactionOutcomeUnknownError) metrics.unknownOutcomes.inc({ step: error.step });
       // No producer is initialised again before the group has assigned the partition afresh.
       group.abandon(partition, producerPromise);
+      ledger.discard();
       store.dropState(partition);
       void withinDeadline(producer.disconnect(), "disconnect", 5_000).catch(() => undefined);
       log.error(
@@ -246,20 +245,9 @@ export class PartitionTransactions {
       );
       throw new RejoinGroupError(`a transaction of partition ${partition} failed`, error);
     }
-    for (const [correlationId, { state }] of outcome.states) {
-      states.set(correlationId, state);
-      if (decider.isBlocked(state)) blocked.add(correlationId);
-      else blocked.delete(correlationId);
-    }
-    for (const correlationId of outcome.expired) {
-      states.delete(correlationId);
-      blocked.delete(correlationId);
-    }
-    // A state dropped or restored anew meanwhile (the partition was revoked) is left as it is.
-    if (store.committed(partition, states, changelogEnd)) {
-      store.blocked.set(partition, blocked);
-      store.recheckedAt.set(partition, version);
-    }
+    ledger.commit(outcome.folded, version);
+    // A ledger dropped or restored anew meanwhile (the partition was revoked) is not recorded as committed.
+    store.committed(partition, ledger, changelogEnd);
     // What this transaction committed is visible to this partition's next batch at once: a read_committed
     // reader of the topic may not reach it yet (another partition's open transaction holds the stable
     // offset back). The follower skips it when it reads it.
