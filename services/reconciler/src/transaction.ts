@@ -121,61 +121,75 @@ export class PartitionTransactions {
     const policyVersions = policies.highestVersion;
     const recheck = ledger.recheckDue(version);
     const streamTimeBefore = ledger.streamTime;
-    const outcome = processBatch(items, {
-      decider,
-      ledger,
-      policy: policies.history,
-      capabilities: capabilities.table,
-      recheck,
-    });
-    const byOffset = new Map(messages.map((m) => [m.offset, m]));
-    const last = messages[messages.length - 1];
-    stage("rules");
-
-    // Decisions and snapshots come from the typed rules, so they fit their schemas: the direct encoder
-    // (avsc still refuses a wrong type) saves the registry client's per-record work.
-    const encoded = new Map<Decision, Buffer>();
-    for (const d of outcome.decisions) encoded.set(d, await serde.encodeValidated(d));
-    const decisions = outcome.decisions.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
-    const commands = outcome.commands.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
-    const first = messages[0];
-    const source = { partition, offset: last === undefined ? -1 : Number(last.offset) };
-    const snapshots: { key: string; value: Buffer; headers: Record<string, string> }[] = [];
-    for (const s of outcome.capabilityUpdates)
-      snapshots.push({
-        key: s.workerId,
-        value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }),
-        headers: sourceHeaders(source),
+    // The ledger's fold is pending from here: anything that fails before the transaction drops the ledger
+    // (the fold has moved its retention on), and the partition is restored from the changelog.
+    const prepare = async () => {
+      const outcome = processBatch(items, {
+        decider,
+        ledger,
+        policy: policies.history,
+        capabilities: capabilities.table,
+        recheck,
       });
-    const batch = await serde.encodeValidated({
-      type: "ReconcilerBatch",
-      partition,
-      fromOffset: first === undefined ? null : Number(first.offset),
-      toOffset: last === undefined ? null : Number(last.offset),
-      recheck,
-      capabilityReads: [...reads],
-      capabilityOwnBatches: [...ownBatches],
-      policyVersions,
-      rulesVersion: decider.ruleSet.rulesVersion,
-      retentionMs: config.retention.finishedMs,
-      staleMs: config.retention.staleMs,
-      committedAt: Date.now(),
-    });
-    const changelog: { key: string; value: Buffer | null; partition: number }[] = [...outcome.states].map(
-      ([correlationId, { serialized }]) => ({
-        key: correlationId,
-        value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength),
+      const byOffset = new Map(messages.map((m) => [m.offset, m]));
+      const last = messages[messages.length - 1];
+      stage("rules");
+
+      // Decisions and snapshots come from the typed rules, so they fit their schemas: the direct encoder
+      // (avsc still refuses a wrong type) saves the registry client's per-record work.
+      const encoded = new Map<Decision, Buffer>();
+      for (const d of outcome.decisions) encoded.set(d, await serde.encodeValidated(d));
+      const decisions = outcome.decisions.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
+      const commands = outcome.commands.map((d) => ({ key: d.correlationId, value: encoded.get(d) as Buffer }));
+      const first = messages[0];
+      const source = { partition, offset: last === undefined ? -1 : Number(last.offset) };
+      const snapshots: { key: string; value: Buffer; headers: Record<string, string> }[] = [];
+      for (const s of outcome.capabilityUpdates)
+        snapshots.push({
+          key: s.workerId,
+          value: await serde.encodeValidated({ type: "CapabilitySnapshot", ...s }),
+          headers: sourceHeaders(source),
+        });
+      const batch = await serde.encodeValidated({
+        type: "ReconcilerBatch",
         partition,
-      }),
-    );
-    // Correlations that left: a tombstone each, so compaction forgets them too.
-    for (const correlationId of outcome.expired) changelog.push({ key: correlationId, value: null, partition });
-    const streamTime = ledger.streamTime;
-    if (streamTime !== undefined && streamTime !== streamTimeBefore)
-      changelog.push({ key: streamTimeKey, value: Buffer.from(String(streamTime)), partition });
-    const dead = outcome.poison.map(({ offset, error }) =>
-      deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error),
-    );
+        fromOffset: first === undefined ? null : Number(first.offset),
+        toOffset: last === undefined ? null : Number(last.offset),
+        recheck,
+        capabilityReads: [...reads],
+        capabilityOwnBatches: [...ownBatches],
+        policyVersions,
+        rulesVersion: decider.ruleSet.rulesVersion,
+        retentionMs: config.retention.finishedMs,
+        staleMs: config.retention.staleMs,
+        committedAt: Date.now(),
+      });
+      const changelog: { key: string; value: Buffer | null; partition: number }[] = [...outcome.states].map(
+        ([correlationId, { serialized }]) => ({
+          key: correlationId,
+          value: Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength),
+          partition,
+        }),
+      );
+      // Correlations that left: a tombstone each, so compaction forgets them too.
+      for (const correlationId of outcome.expired) changelog.push({ key: correlationId, value: null, partition });
+      const streamTime = ledger.streamTime;
+      if (streamTime !== undefined && streamTime !== streamTimeBefore)
+        changelog.push({ key: streamTimeKey, value: Buffer.from(String(streamTime)), partition });
+      const dead = outcome.poison.map(({ offset, error }) =>
+        deadLetter({ topic: topics.observations, partition }, byOffset.get(offset) as KafkaMessage, error),
+      );
+      return { outcome, last, source, decisions, commands, snapshots, batch, changelog, dead };
+    };
+    let prepared: Awaited<ReturnType<typeof prepare>>;
+    try {
+      prepared = await prepare();
+    } catch (error) {
+      ledger.discard();
+      store.dropState(partition);
+      throw error;
+    }
+    const { outcome, last, source, decisions, commands, snapshots, batch, changelog, dead } = prepared;
     stage("encode");
 
     if (last === undefined && outcome.decisions.length === 0 && changelog.length === 0) {
