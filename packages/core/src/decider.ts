@@ -105,6 +105,11 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
   recover: Recover<S> | undefined,
 ): Decider {
   const byType = rulesByType(rules);
+  const lossAgain =
+    ruleSet.model === "correlation/2" && ruleSet.lossesAfterSighting === true ? model.lossAgain : undefined;
+  /** An observation already folded: its eventId is remembered (and it is not a task's next loss, where the rule set asks). */
+  const duplicate = (state: S, observation: Observation): boolean =>
+    model.isDuplicate(state, observation.eventId) && !(lossAgain?.(state, observation) ?? false);
   // One rule input and one drafts array serve every decision in turn (steps are synchronous, rules keep neither).
   let previous: I | undefined;
   const drafts: DecisionDraft[] = [];
@@ -170,15 +175,14 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
     },
     decide(ctx, given, observation) {
       const state = own(given);
-      if (model.isDuplicate(state, observation.eventId))
-        return { decisions: none, capabilityUpdates: none, cards: none };
+      if (duplicate(state, observation)) return { decisions: none, capabilityUpdates: none, cards: none };
       const { decisions, capabilityUpdates, cards } = decideOn(ctx, state, observation);
       return { decisions, capabilityUpdates, cards };
     },
     evolve: (state, event) => model.evolve(own(state), event),
     step(ctx, given, observation) {
       const state = own(given);
-      if (model.isDuplicate(state, observation.eventId))
+      if (duplicate(state, observation))
         return {
           decisions: none,
           capabilityUpdates: none,

@@ -18,6 +18,8 @@ import { ruleSets } from "./rules/rule-sets.ts";
 
 /** Per version: the number of decisions and the SHA-256 of their RFC 8785 texts, one a line, in the order decided. */
 const pinned: Readonly<Record<string, string>> = {
+  // default/4 is still being built (rule-sets.ts): pinned all the same, so that a change to it is deliberate.
+  "default/4": "2774 6b3f73fc3b724fb78bca94f0f095667b2381ef9641857f429954d3804d78634f",
   "default/3": "2774 d8b5747090463468badf43dfe954dc23f7b1ff3e4b17e540e9b884e532050def",
   "default/2": "2697 18431a8b8737dcbc67958de75dc141cdaa49d62305ce71831568aa8e0e488c08",
   "restart-from-scratch/2": "2697 474ace2e31055036f3dce657a01661779b5f495e145b75e8a271b6873f36b9b1",

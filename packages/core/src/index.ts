@@ -99,6 +99,7 @@ export { isoDateTimePattern, toEpochMillis } from "./timestamp.ts";
 export {
   defaultRuleSet,
   defaultRuleSetV3,
+  defaultRuleSetV4,
   restartFromScratchRuleSet,
   ruleSets,
   ruleSetByName,

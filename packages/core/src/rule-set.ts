@@ -23,6 +23,12 @@ export interface RuleSetV2 extends RuleSetBase {
   recover?: Recovery;
   /** The options its R6 builds the route query of a lost task with (`takeOverQuery`); none: default/2's. */
   takeOver?: TakeOverOptions;
+  /**
+   * A TaskNotFound whose eventId was seen before is the task's next loss when the task was seen again
+   * since and the TaskNotFound occurred after that sighting (default/4; see StateModel.lossAgain). Without
+   * it, every repeat of an eventId is a duplicate.
+   */
+  lossesAfterSighting?: boolean;
 }
 
 export interface RuleSetV1 extends RuleSetBase {

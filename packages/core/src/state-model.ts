@@ -29,6 +29,12 @@ export interface StateModel<S extends LedgerState, I extends { capabilities: Cap
   initialState(): S;
   isDuplicate(state: S, eventId: string): boolean;
   /**
+   * Whether an observation whose eventId the state remembers is nonetheless a new fact: a TaskNotFound
+   * for a task seen again after its loss, occurring after that sighting (the next loss, under the id a
+   * producer that names no sighting derives for every loss of the task). For rule sets that ask for it.
+   */
+  lossAgain?(state: S, observation: Observation): boolean;
+  /**
    * The rules' input for `observation` on `state`, seeing `capabilities` and the decisions emitted so far.
    * `previous` is this engine's input of the previous step, which a model may fill in again instead of
    * allocating (steps are synchronous and rules do not keep their input).

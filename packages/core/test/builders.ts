@@ -1,6 +1,7 @@
 /** Builders for observations in tests: ingest-JSON in, parsed (and thereby schema-checked) Observation out. */
 import type { Observation, TaskState } from "@a2a-ledger/schemas";
 import { lifecycleExtensionUri } from "../src/card.ts";
+import { cardHash } from "../src/card-hash.ts";
 import { parseObservation } from "../src/ingest-json.ts";
 
 export interface CardSpec {
@@ -175,4 +176,38 @@ export function events(prefix = "e") {
         lastChunk: o.lastChunk ?? null,
       }),
   };
+}
+
+/** The default/3 and default/4 specs' mesh: a four-state lifecycle, one skill. */
+export const all: TaskState[] = [
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_COMPLETED",
+];
+export const noInterrupt: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"];
+export const lifecycle = ["submitted", "working", "input-required", "completed", "failed"];
+export const skills = [{ id: "summarize", outputModes: ["text/plain"] }];
+
+/** Cards and probes: each worker verifies `states` for skill summarize, emitting text/plain. */
+export function probed(
+  e: ReturnType<typeof events>,
+  workers: Record<string, { states: TaskState[]; org?: string; taskStore?: CardSpec["taskStore"] }>,
+  from = 1,
+) {
+  const out = [];
+  let at = from;
+  for (const [w, o] of Object.entries(workers)) {
+    const card = agentCard({
+      org: o.org ?? `Org-${w}`,
+      states: lifecycle,
+      skills,
+      ...(o.taskStore === undefined ? {} : { taskStore: o.taskStore }),
+    });
+    out.push(
+      e.card(w, card, { at: at++ }),
+      e.probe(w, cardHash(card), { at: at++, states: o.states, modes: ["text/plain"] }),
+    );
+  }
+  return out;
 }

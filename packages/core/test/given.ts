@@ -10,7 +10,7 @@ import { defaultPolicyConfig, type PolicyConfig } from "../src/policy.ts";
 import type { PolicySource } from "../src/policy-history.ts";
 import { replay, replayLog } from "../src/replay.ts";
 import type { RuleSet } from "../src/rule-set.ts";
-import { defaultRuleSet, defaultRuleSetV3 } from "../src/rules/rule-sets.ts";
+import { defaultRuleSet, defaultRuleSetV3, defaultRuleSetV4 } from "../src/rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 
 export interface SpecOptions {
@@ -83,67 +83,71 @@ export function given(history: readonly Observation[], options: SpecOptions = {}
 }
 
 /**
- * A default/2 fix as a spec: default/2 decides `expected` on the `when` events, and default/1 does not
- * (the spec would fail on default/1).
+ * A rule-set change as a spec: `next` decides `expected` on the `when` events, and `previous` does not
+ * (the spec would fail on `previous`). `before` and `after` hold what each decided, for specs that pin both.
  */
-export function fixedInDefault2(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
+export function changedIn(
+  next: RuleSet,
+  previous: RuleSet,
+  history: readonly Observation[],
+  options: Omit<SpecOptions, "ruleSet"> = {},
+) {
   return {
     when(...events: Observation[]) {
-      const v2 = given(history, { ...options, ruleSet: defaultRuleSet }).when(...events);
-      const v1 = given(history, { ...options, ruleSet: defaultRuleSetV1 }).when(...events);
+      const after = given(history, { ...options, ruleSet: next }).when(...events);
+      const before = given(history, { ...options, ruleSet: previous }).when(...events);
       const differs = (expected: readonly Record<string, unknown>[]) => {
         let same = true;
         try {
-          expect(v1.decisions).toHaveLength(expected.length);
-          expect(v1.decisions).toMatchObject(expected);
+          expect(before.decisions).toHaveLength(expected.length);
+          expect(before.decisions).toMatchObject(expected);
         } catch {
           same = false;
         }
-        expect(same, `default/1 already decides this: ${JSON.stringify(v1.decisions)}`).toBe(false);
+        expect(same, `${previous.rulesVersion} already decides this: ${JSON.stringify(before.decisions)}`).toBe(false);
       };
       return {
-        v1: v1.decisions,
-        v2: v2.decisions,
+        before: before.decisions,
+        after: after.decisions,
         then(expected: readonly Record<string, unknown>[]) {
           differs(expected);
-          return v2.then(expected);
+          return after.then(expected);
         },
         thenNothing() {
           differs([]);
-          v2.thenNothing();
+          after.thenNothing();
         },
       };
     },
   };
 }
 
-/**
- * A default/3 change as a spec: default/3 decides `expected` on the `when` events, and default/2 does
- * not (the spec would fail on default/2). `v2` holds what default/2 decides, for specs that pin it too.
- */
+/** A default/2 fix as a spec: default/2 decides `expected`, default/1 does not (`v1`, `v2`: what each decided). */
+export function fixedInDefault2(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
+  return {
+    when(...events: Observation[]) {
+      const spec = changedIn(defaultRuleSet, defaultRuleSetV1, history, options).when(...events);
+      return { ...spec, v1: spec.before, v2: spec.after };
+    },
+  };
+}
+
+/** A default/3 change as a spec: default/3 decides `expected`, default/2 does not (`v2`, `v3`: what each decided). */
 export function fixedInDefault3(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
   return {
     when(...events: Observation[]) {
-      const v3 = given(history, { ...options, ruleSet: defaultRuleSetV3 }).when(...events);
-      const v2 = given(history, { ...options, ruleSet: defaultRuleSet }).when(...events);
-      const differs = (expected: readonly Record<string, unknown>[]) => {
-        let same = true;
-        try {
-          expect(v2.decisions).toHaveLength(expected.length);
-          expect(v2.decisions).toMatchObject(expected);
-        } catch {
-          same = false;
-        }
-        expect(same, `default/2 already decides this: ${JSON.stringify(v2.decisions)}`).toBe(false);
-      };
-      return {
-        v2: v2.decisions,
-        v3: v3.decisions,
-        then(expected: readonly Record<string, unknown>[]) {
-          differs(expected);
-          return v3.then(expected);
-        },
-      };
+      const spec = changedIn(defaultRuleSetV3, defaultRuleSet, history, options).when(...events);
+      return { ...spec, v2: spec.before, v3: spec.after };
+    },
+  };
+}
+
+/** A default/4 change as a spec: default/4 decides `expected`, default/3 does not (`v3`, `v4`: what each decided). */
+export function fixedInDefault4(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
+  return {
+    when(...events: Observation[]) {
+      const spec = changedIn(defaultRuleSetV4, defaultRuleSetV3, history, options).when(...events);
+      return { ...spec, v3: spec.before, v4: spec.after };
     },
   };
 }

@@ -4,12 +4,24 @@ import type { StateModel } from "../state-model.ts";
 import type { RuleInput } from "../rules/rule.ts";
 import { decodeState, encodeState } from "./codec.ts";
 import { evolve, evolveDecision, evolveObservation, isDuplicate } from "./evolve.ts";
-import { type CorrelationState, cloneState, initialState, latestAttempt } from "./state.ts";
+import { type CorrelationState, cloneState, initialState, latestAttempt, taskOf } from "./state.ts";
 
 export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   owns: (state): state is CorrelationState => "model" in state && state.model === 2,
   initialState,
   isDuplicate,
+  lossAgain(state, observation) {
+    if (observation.type !== "TaskNotFoundObserved") return false;
+    const task = taskOf(state, observation.workerId, observation.serverTaskId);
+    // A copy of the loss itself is older than the sighting that came after it.
+    return (
+      task !== undefined &&
+      !task.lost &&
+      !task.terminal &&
+      task.last !== null &&
+      task.last.occurredAt < observation.occurredAt
+    );
+  },
   input(state, observation, ctx, emitted: readonly DecisionDraft[], previous) {
     if (previous === undefined)
       return {

@@ -3,51 +3,17 @@
  * fixedInDefault3 checks that default/2 decides otherwise (and several specs pin what it decides), and
  * that default/3 decides what the spec says.
  */
-import type { TaskState } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
-import { agentCard, type CardSpec, events } from "../../test/builders.ts";
+import { agentCard, all, events, lifecycle, noInterrupt, probed, skills } from "../../test/builders.ts";
 import { fixedInDefault3, given } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 import { replay } from "../replay.ts";
 import { defaultRuleSet, defaultRuleSetV3, ruleSetByName } from "./rule-sets.ts";
 import { attributedToWorker } from "./violations.ts";
 
-const all: TaskState[] = [
-  "TASK_STATE_SUBMITTED",
-  "TASK_STATE_WORKING",
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_COMPLETED",
-];
-const noInterrupt: TaskState[] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"];
-const lifecycle = ["submitted", "working", "input-required", "completed", "failed"];
-const skills = [{ id: "summarize", outputModes: ["text/plain"] }];
-
+/** Correlation t: lost on w1 in `state`, re-dispatched (attempt 2) to w2 and seen there in `state` again. */
 type Events = ReturnType<typeof events>;
 
-/** Cards and probes: each worker verifies `states` for skill summarize, emitting text/plain. */
-function probed(
-  e: Events,
-  workers: Record<string, { states: TaskState[]; org?: string; taskStore?: CardSpec["taskStore"] }>,
-  from = 1,
-) {
-  const out = [];
-  let at = from;
-  for (const [w, o] of Object.entries(workers)) {
-    const card = agentCard({
-      org: o.org ?? `Org-${w}`,
-      states: lifecycle,
-      skills,
-      ...(o.taskStore === undefined ? {} : { taskStore: o.taskStore }),
-    });
-    out.push(
-      e.card(w, card, { at: at++ }),
-      e.probe(w, cardHash(card), { at: at++, states: o.states, modes: ["text/plain"] }),
-    );
-  }
-  return out;
-}
-
-/** Correlation t: lost on w1 in `state`, re-dispatched (attempt 2) to w2 and seen there in `state` again. */
 function lostThenRedispatched(e: Events, state: string) {
   return [
     e.dispatch("t", "w1", { at: 100 }),

@@ -38,6 +38,12 @@ function answeringOpenDispatch(s: CorrelationState, workerId: string, serverTask
 export interface NotFoundOptions {
   /** Whom a TaskNotFound for a task id the correlation never saw is recorded against: the worker (default/2) or the client that asked (default/3). */
   unseen: "worker" | "client";
+  /**
+   * Which table judges trust or verify for the loss: the one the rules before R4/R5 already extended
+   * (default/2, default/3: a revocation the loss itself caused puts it under verify), or the one in force
+   * before the loss (default/4: the trust in force before a loss governs it; the loss is evidence for what follows).
+   */
+  trustOf?: "after-evidence" | "before-the-loss";
 }
 
 export function r4r5NotFoundWith(options: NotFoundOptions): Rule {
@@ -52,6 +58,8 @@ function judgeNotFound(input: RuleInput, options: NotFoundOptions): RuleOutput {
   const s = input.state;
   if (canaryOf(s, obs.workerId, obs.serverTaskId) !== undefined) return noOutput;
   const snap = input.capabilities.asOf(obs.workerId, obs.occurredAt);
+  const judgedBy =
+    options.trustOf === "before-the-loss" ? input.priorCapabilities.asOf(obs.workerId, obs.occurredAt) : snap;
   const task = taskOf(s, obs.workerId, obs.serverTaskId) ?? answeringOpenDispatch(s, obs.workerId, obs.serverTaskId);
   if (task === undefined && options.unseen === "client") {
     return decided(
@@ -98,14 +106,17 @@ function judgeNotFound(input: RuleInput, options: NotFoundOptions): RuleOutput {
       : `; attempt ${task.attempt} was already superseded by attempt ${later.attempt} on ${later.workerId}, which carries the task on`;
   const causes = last === null ? [] : [last.eventId];
   const what = `TaskNotFound (${obs.errorCode} on ${obs.method}) for ${obs.workerId}/${obs.serverTaskId} of attempt ${task.attempt} while ${seen}`;
-  if (policyOf(input.policy, snap) === "trust") {
+  if (policyOf(input.policy, judgedBy) === "trust") {
     return decided([
       {
         type: "TaskFailed",
         workerId: obs.workerId,
         serverTaskId: obs.serverTaskId,
         lastState,
-        reason: `${what}; the worker is trusted (vendor ${snap?.vendor}, durable task store, no evidence against it), so the loss is a failure${superseded}`,
+        reason:
+          options.trustOf === "before-the-loss"
+            ? `${what}; the worker was trusted before this loss (vendor ${judgedBy?.vendor}, durable task store, no evidence against it), so the loss is a failure; it is evidence for what follows${superseded}`
+            : `${what}; the worker is trusted (vendor ${snap?.vendor}, durable task store, no evidence against it), so the loss is a failure${superseded}`,
         causeEventIds: causes,
       },
     ]);

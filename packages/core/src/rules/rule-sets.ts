@@ -16,7 +16,7 @@ import { r6Reconcile, recoverBlocked } from "./r6-reconcile.ts";
 import { r7Probes } from "./r7-probes.ts";
 import { r8Cards } from "./r8-cards.ts";
 import { r9Durability } from "./r9-durability.ts";
-import { r9LostTasks } from "./r9-lost-tasks.ts";
+import { r9LostTasks, r9LostTasksWith } from "./r9-lost-tasks.ts";
 import { reconciled } from "./reconciled.ts";
 import type { NamedRule, RuleInput, RuleOutput } from "./rule.ts";
 import { skillAdvertised } from "./skills.ts";
@@ -76,8 +76,39 @@ export const defaultRuleSetV3: RuleSetV2 = {
   takeOver: default3TakeOver,
 };
 
+/**
+ * default/3 with the default/4 changes so far (packages/core/README.md, "default/4"): a task lost, seen
+ * again and lost again is two losses, also under the one eventId producers derived before they named the
+ * last sighting (`lossesAfterSighting`); the trust in force before a loss governs it (R4/R5 judge by the
+ * table before the loss's own evidence), and the loss is evidence for what follows — under a card that
+ * claims a durable task store, a task lost in any state that is not terminal marks it not durable.
+ * Loadable by its version while it is being built; its decisions may still change until `default` names it.
+ */
+export const defaultRuleSetV4: RuleSetV2 = {
+  name: "default",
+  rulesVersion: "default/4",
+  model: "correlation/2",
+  rules: common(r6Reconcile("block", default3Reconcile)).flatMap((r): NamedRule[] => {
+    if (r.id === "R9")
+      return [
+        r,
+        {
+          id: "R9-tasks",
+          on: ["TaskNotFoundObserved"],
+          apply: r9LostTasksWith({ evidence: "interrupted-or-durable-claim" }),
+        },
+      ];
+    if (r.id === "R4-R5") return [{ ...r, apply: r4r5NotFoundWith({ unseen: "client", trustOf: "before-the-loss" }) }];
+    return [r];
+  }),
+  recover: recoverBlocked("block", default3Reconcile),
+  takeOver: default3TakeOver,
+  lossesAfterSighting: true,
+};
+
 /** Every shipped rule set by its rulesVersion. */
 export const ruleSets: Readonly<Record<string, RuleSet>> = {
+  [defaultRuleSetV4.rulesVersion]: defaultRuleSetV4,
   [defaultRuleSetV3.rulesVersion]: defaultRuleSetV3,
   [defaultRuleSet.rulesVersion]: defaultRuleSet,
   [restartFromScratchRuleSet.rulesVersion]: restartFromScratchRuleSet,

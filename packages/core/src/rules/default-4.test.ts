@@ -1,0 +1,130 @@
+/**
+ * What default/4 decides differently from default/3: one spec per change, each run on both versions —
+ * fixedInDefault4 checks that default/3 decides otherwise, and that default/4 decides what the spec says.
+ */
+import type { Observation } from "@a2a-ledger/schemas";
+import { describe, expect, it } from "vitest";
+import { all, events, probed } from "../../test/builders.ts";
+import { fixedInDefault4, given } from "../../test/given.ts";
+import { replay } from "../replay.ts";
+import type { RuleSet } from "../rule-set.ts";
+import { defaultRuleSetV3, defaultRuleSetV4 } from "./rule-sets.ts";
+
+/**
+ * The decisions `event` adds after `history` (the spec helpers tell a \`when\` event's decisions by its
+ * eventId, which these specs repeat on purpose).
+ */
+const decidedAfter = (ruleSet: RuleSet, history: readonly Observation[], event: Observation) =>
+  replay([...history, event], ruleSet).slice(replay(history, ruleSet).length);
+
+const acme = { policy: { trustedVendors: ["Acme"] } };
+
+describe("default/4: a task lost, seen again and lost again is two losses", () => {
+  /** t on w1: seen working, lost (the TaskNotFound returned), seen again in input-required. */
+  function lostAndSeenAgain(e: ReturnType<typeof events>) {
+    const loss = e.notFound("t", "w1", "a1", { at: 120 });
+    return {
+      loss,
+      history: [
+        ...probed(e, { w1: { states: all } }),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "working", { at: 110 }),
+        loss,
+        e.state("t", "w1", "a1", "input-required", { at: 130 }),
+      ],
+    };
+  }
+
+  it("judges the second loss under the id producers derived for every loss of the task (records already on topics)", () => {
+    const e = events();
+    const { loss, history } = lostAndSeenAgain(e);
+    const again: Observation = { ...loss, occurredAt: 140 };
+    expect(decidedAfter(defaultRuleSetV3, history, again)).toEqual([]);
+    expect(decidedAfter(defaultRuleSetV4, history, again)).toMatchObject([
+      // A task lost in input-required is evidence that w1 keeps no interrupted task (R9 for tasks).
+      { type: "CapabilitiesVerified", workerId: "w1", durable: false },
+      { type: "TaskIndeterminate", workerId: "w1", serverTaskId: "a1", lastState: "TASK_STATE_INPUT_REQUIRED" },
+      // w1 lost it: never a target again, and no other worker is known.
+      { type: "ReconciliationBlocked" },
+    ]);
+  });
+
+  it("still takes a copy of the first loss, arriving after the sighting, for the copy it is", () => {
+    const e = events();
+    const { loss, history } = lostAndSeenAgain(e);
+    expect(decidedAfter(defaultRuleSetV4, history, loss)).toEqual([]);
+  });
+
+  it("takes the same loss reported twice before any sighting for one loss", () => {
+    const e = events();
+    const { loss, history } = lostAndSeenAgain(e);
+    expect(decidedAfter(defaultRuleSetV4, history.slice(0, -1), { ...loss, occurredAt: 125 })).toEqual([]);
+  });
+});
+
+describe("default/4: the trust in force before a loss governs it; the loss is evidence for what follows", () => {
+  const trustedDurable = (e: ReturnType<typeof events>) =>
+    probed(e, { w1: { states: all, org: "Acme", taskStore: "durable" }, w3: { states: all } });
+
+  it("fails a trusted durable worker's task lost in input-required, and records the evidence against its card", () => {
+    const e = events();
+    const history = [
+      ...trustedDurable(e),
+      e.dispatch("t", "w1", { at: 100 }),
+      e.state("t", "w1", "a1", "input-required", { at: 110 }),
+    ];
+    const spec = fixedInDefault4(history, acme).when(e.notFound("t", "w1", "a1", { at: 120 }));
+    expect(spec.v3.map((d) => d.type)).toContain("TaskIndeterminate");
+    spec.then([
+      { type: "ContractViolation", kind: "TASK_STORE_NOT_DURABLE", workerId: "w1", serverTaskId: "a1" },
+      { type: "CapabilitiesVerified", workerId: "w1", durable: false },
+      { type: "TaskFailed", workerId: "w1", reason: expect.stringContaining("trusted before this loss") },
+    ]);
+  });
+
+  it("judges the next loss under that card under verify: indeterminate, and re-dispatched", () => {
+    const e = events();
+    const history = [
+      ...trustedDurable(e),
+      e.dispatch("t", "w1", { at: 100 }),
+      e.state("t", "w1", "a1", "input-required", { at: 110 }),
+      e.notFound("t", "w1", "a1", { at: 120 }),
+      e.dispatch("u", "w1", { at: 200 }),
+      e.state("u", "w1", "b1", "working", { at: 210 }),
+    ];
+    given(history, { ruleSet: defaultRuleSetV4, ...acme })
+      .when(e.notFound("u", "w1", "b1", { at: 220 }))
+      .then([
+        {
+          type: "TaskIndeterminate",
+          workerId: "w1",
+          serverTaskId: "b1",
+          reason: expect.stringContaining("under verify"),
+        },
+        { type: "RedispatchCommanded", targetWorkerId: "w3" },
+      ]);
+  });
+
+  it("takes a task lost in WORKING under a card claiming a durable store as evidence too", () => {
+    const e = events();
+    const history = [
+      ...trustedDurable(e),
+      e.dispatch("t", "w1", { at: 100 }),
+      e.state("t", "w1", "a1", "working", { at: 110 }),
+      e.notFound("t", "w1", "a1", { at: 120 }),
+      e.dispatch("u", "w1", { at: 200 }),
+      e.state("u", "w1", "b1", "working", { at: 210 }),
+    ];
+    // default/3 keeps trusting the card after a loss in WORKING: the next loss fails again.
+    const spec = fixedInDefault4(history, acme).when(e.notFound("u", "w1", "b1", { at: 220 }));
+    expect(spec.v3.map((d) => d.type)).toEqual(["TaskFailed"]);
+    spec.then([
+      { type: "TaskIndeterminate", workerId: "w1" },
+      { type: "RedispatchCommanded", targetWorkerId: "w3" },
+    ]);
+    const first = given(history.slice(0, -3), { ruleSet: defaultRuleSetV4, ...acme }).when(
+      history[history.length - 3] as Observation,
+    );
+    expect(first.decisions.map((d) => d.type)).toEqual(["ContractViolation", "CapabilitiesVerified", "TaskFailed"]);
+  });
+});
