@@ -80,3 +80,11 @@ export const jsonRpc = (method: string, params: unknown, id: number | string = 1
 
 export const v1 = { "content-type": "application/json", "A2A-Version": "1.0" };
 export const v03 = { "content-type": "application/json" };
+
+/** A SendMessage configuration that waits for the task's answer and accepts JSON (the stories' dispatches). */
+export const blockingJson = {
+  acceptedOutputModes: ["application/json"],
+  taskPushNotificationConfig: undefined,
+  historyLength: undefined,
+  returnImmediately: false,
+};

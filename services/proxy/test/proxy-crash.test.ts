@@ -20,6 +20,7 @@ import {
 import { endpointsFromEnv } from "@a2a-ledger/kafka";
 import { copiesByEventId, readTopic, type OracleRecord } from "@a2a-ledger/kafka/oracle";
 import { clientFor, userMessage } from "@a2a-ledger/mesh-agents";
+import { blockingJson } from "./http.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerTopic, type Ledger, type LedgerTopic } from "./ledger.ts";
 import { deadPort } from "./misbehaving-workers.ts";
@@ -78,12 +79,7 @@ describe("a recording proxy killed with unsent observations (scenario 6)", () =>
   it("loses none of them, repeats none with another payload, and still knows the task's correlation after its restart", async () => {
     const first = await startProxy();
     const client = await clientFor(first.url);
-    const configuration = {
-      acceptedOutputModes: ["application/json"],
-      taskPushNotificationConfig: undefined,
-      historyLength: undefined,
-      returnImmediately: false,
-    };
+    const configuration = blockingJson;
 
     // A task under a named correlation that waits for input: the one W1 will lose.
     const waiting = await client.sendMessage({

@@ -6,7 +6,7 @@
 import { clientFor, userMessage } from "@a2a-ledger/mesh-agents";
 import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonRpc, rawRequest, v03, v1 } from "./http.ts";
+import { jsonRpc, rawRequest, v03, v1, blockingJson } from "./http.ts";
 import { ledgerTopic, type Ledger, type LedgerTopic } from "./ledger.ts";
 import { drained, metric, startProxy, testConfig, type TestProxy } from "./proxy.ts";
 import { startTappedAgent, type TappedAgent } from "./tapped-agent.ts";
@@ -41,12 +41,7 @@ describe("recording through the real ingest service onto Kafka", () => {
         messageId: "msg-A",
         metadata: { "a2a-ledger.correlationId": "corr-A", "a2a-ledger.skillId": "answer" },
       }),
-      configuration: {
-        acceptedOutputModes: ["application/json"],
-        taskPushNotificationConfig: undefined,
-        historyLength: undefined,
-        returnImmediately: false,
-      },
+      configuration: blockingJson,
       metadata: undefined,
     });
     const taskA = "id" in waiting ? waiting.id : "";
@@ -144,12 +139,7 @@ describe("recording through the real ingest service onto Kafka", () => {
         messageId: "msg-L",
         metadata: { "a2a-ledger.correlationId": "corr-L" },
       }),
-      configuration: {
-        acceptedOutputModes: ["application/json"],
-        taskPushNotificationConfig: undefined,
-        historyLength: undefined,
-        returnImmediately: false,
-      },
+      configuration: blockingJson,
       metadata: undefined,
     });
     const task = "id" in sent ? sent.id : "";

@@ -43,7 +43,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifiedCardExtensionUri } from "../src/verified-card.ts";
-import { endToEnd, rawRequest, v1 } from "./http.ts";
+import { endToEnd, rawRequest, v1, blockingJson } from "./http.ts";
 import { drained, metric, startProxy, testConfig, type TestProxy } from "./proxy.ts";
 import { startTappedAgent, type TappedAgent } from "./tapped-agent.ts";
 
@@ -245,12 +245,7 @@ describe("A2A_LEDGER_PROXY_CARD=verified with the real ledger", () => {
         messageId: `msg-${randomUUID()}`,
         metadata: { "a2a-ledger.correlationId": "corr-vcard" },
       }),
-      configuration: {
-        acceptedOutputModes: ["application/json"],
-        taskPushNotificationConfig: undefined,
-        historyLength: undefined,
-        returnImmediately: false,
-      },
+      configuration: blockingJson,
       metadata: undefined,
     });
     expect("id" in reply).toBe(true);
