@@ -78,6 +78,7 @@ export function snapshotOfCard(obs: AgentCardObserved): CapabilitySnapshot {
     card: obs.card,
     cacheMaxAgeSeconds: obs.cacheMaxAgeSeconds,
     verifiedSkills: [],
+    signature: obs.signature,
   };
 }
 

@@ -1,5 +1,5 @@
 /** Builders for observations in tests: ingest-JSON in, parsed (and thereby schema-checked) Observation out. */
-import type { Observation, TaskState } from "@a2a-ledger/schemas";
+import type { CardSignature, CardStanding, Observation, TaskState } from "@a2a-ledger/schemas";
 import { lifecycleExtensionUri } from "../src/card.ts";
 import { cardHash } from "../src/card-hash.ts";
 import { parseObservation } from "../src/ingest-json.ts";
@@ -47,7 +47,16 @@ export function events(prefix = "e") {
     card: (
       workerId: string,
       card: Record<string, unknown>,
-      o: { at: number; corr?: string; maxAge?: number | null; observer?: string },
+      o: {
+        at: number;
+        corr?: string;
+        maxAge?: number | null;
+        observer?: string;
+        /** What ingest stamped: the signature check and the poster's standing (left out: null, as without keys and tokens). */
+        signature?: CardSignature;
+        keyId?: string;
+        standing?: CardStanding;
+      },
     ) =>
       parsed({
         type: "AgentCardObserved",
@@ -59,6 +68,9 @@ export function events(prefix = "e") {
         cardUrl: `https://${workerId}.example/.well-known/agent-card.json`,
         card,
         cacheMaxAgeSeconds: o.maxAge ?? null,
+        ...(o.signature === undefined ? {} : { signature: o.signature }),
+        ...(o.keyId === undefined ? {} : { signatureKeyId: o.keyId }),
+        ...(o.standing === undefined ? {} : { standing: o.standing }),
       }),
     probe: (
       workerId: string,

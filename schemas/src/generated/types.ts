@@ -15,6 +15,14 @@ export interface CandidateVerdict {
   reason: string;
 }
 
+/** What ingest found verifying a card's A2A signatures (JWS over the RFC 8785 canonical card) against the keys the operator trusts for its worker: VERIFIED (one signature verifies with such a key), UNSIGNED (no signatures), INVALID (a signature by a trusted key does not verify, that key has expired, or the signatures cannot be read), UNKNOWN_KEY (signed only by keys not trusted for the worker). */
+export type CardSignature = "UNSIGNED" | "VERIFIED" | "INVALID" | "UNKNOWN_KEY";
+export const CardSignatureSymbols = ["UNSIGNED", "VERIFIED", "INVALID", "UNKNOWN_KEY"] as const;
+
+/** Whom the principal that posted a card speaks for, as ingest's token scope says: WORKER (a token bound to the card's worker: a proxy's, a guard's, or one whose workers= names it), PROBER (the dispatcher's token, writing as dispatcher), SIGHTING (any other: an orchestrator that fetched another vendor's card). */
+export type CardStanding = "SIGHTING" | "WORKER" | "PROBER";
+export const CardStandingSymbols = ["SIGHTING", "WORKER", "PROBER"] as const;
+
 /** What a worker tried to emit: a task status (the task's first event or a status update) or an artifact (whole or a streamed chunk). */
 export type EmissionKind = "OTHER" | "STATUS" | "ARTIFACT";
 export const EmissionKindSymbols = ["OTHER", "STATUS", "ARTIFACT"] as const;
@@ -65,8 +73,8 @@ export interface VerifiedSkill {
   outputModes: string[];
 }
 
-export type ViolationKind = "UNKNOWN" | "STATE_NOT_ADVERTISED" | "STATE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_ADVERTISED" | "OUTPUT_MODE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_NEGOTIATED" | "DIVERGENT_ARTIFACTS" | "TASK_STORE_NOT_DURABLE" | "CARD_USED_PAST_MAX_AGE" | "SKILL_NOT_ADVERTISED" | "UNSEEN_TASK_NOT_FOUND" | "CLIENT_UNKNOWN_TASK";
-export const ViolationKindSymbols = ["UNKNOWN", "STATE_NOT_ADVERTISED", "STATE_NOT_VERIFIED", "OUTPUT_MODE_NOT_ADVERTISED", "OUTPUT_MODE_NOT_VERIFIED", "OUTPUT_MODE_NOT_NEGOTIATED", "DIVERGENT_ARTIFACTS", "TASK_STORE_NOT_DURABLE", "CARD_USED_PAST_MAX_AGE", "SKILL_NOT_ADVERTISED", "UNSEEN_TASK_NOT_FOUND", "CLIENT_UNKNOWN_TASK"] as const;
+export type ViolationKind = "UNKNOWN" | "STATE_NOT_ADVERTISED" | "STATE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_ADVERTISED" | "OUTPUT_MODE_NOT_VERIFIED" | "OUTPUT_MODE_NOT_NEGOTIATED" | "DIVERGENT_ARTIFACTS" | "TASK_STORE_NOT_DURABLE" | "CARD_USED_PAST_MAX_AGE" | "SKILL_NOT_ADVERTISED" | "UNSEEN_TASK_NOT_FOUND" | "CLIENT_UNKNOWN_TASK" | "CARD_SIGNATURE_INVALID" | "CARD_SIGNATURE_DROPPED";
+export const ViolationKindSymbols = ["UNKNOWN", "STATE_NOT_ADVERTISED", "STATE_NOT_VERIFIED", "OUTPUT_MODE_NOT_ADVERTISED", "OUTPUT_MODE_NOT_VERIFIED", "OUTPUT_MODE_NOT_NEGOTIATED", "DIVERGENT_ARTIFACTS", "TASK_STORE_NOT_DURABLE", "CARD_USED_PAST_MAX_AGE", "SKILL_NOT_ADVERTISED", "UNSEEN_TASK_NOT_FOUND", "CLIENT_UNKNOWN_TASK", "CARD_SIGNATURE_INVALID", "CARD_SIGNATURE_DROPPED"] as const;
 
 /** An Agent Card fetch. */
 export interface AgentCardObserved {
@@ -90,6 +98,12 @@ export interface AgentCardObserved {
   etag: null | string;
   /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
   principal: null | string;
+  /** The card's signatures verified by ingest against the keys trusted for its worker (A2A_LEDGER_CARD_KEYS), stamped over whatever the client sent; null when no key is trusted for the worker, and on records written before signatures were verified. */
+  signature: null | CardSignature;
+  /** The kid of the key that verified the card (VERIFIED), or of the first signature that failed (INVALID, UNKNOWN_KEY). */
+  signatureKeyId: null | string;
+  /** Whom the posting principal speaks for (ingest's token scope); null when ingest runs without tokens. */
+  standing: null | CardStanding;
 }
 
 /** An artifact arrived from a worker. */
@@ -483,6 +497,8 @@ export interface CapabilitySnapshot {
   cacheMaxAgeSeconds: null | number;
   /** V per skill of this card: what probes of each skill verified (a probe of one skill verifies nothing about another). */
   verifiedSkills: VerifiedSkill[];
+  /** The signature status of the card in force as ingest recorded it on its fetch (null: not checked). */
+  signature: null | CardSignature;
 }
 
 /** What one reconciler transaction read (topic a2a.reconciler.batches.v1, one partition, key = the observation partition in decimal), committed in that transaction: the observation offsets it folded, whether it re-examined blocked correlations, and how far its capability table reached. Replay follows these records to fold each batch against the table it was judged by live, so two partitions read in either order replay to the same decisions. */
@@ -534,7 +550,7 @@ export interface DefaultedFields {
   PartitionOffset: never;
   SkillOutputModes: never;
   VerifiedSkill: "skillId";
-  AgentCardObserved: "cacheMaxAgeSeconds" | "etag" | "principal";
+  AgentCardObserved: "cacheMaxAgeSeconds" | "etag" | "principal" | "signature" | "signatureKeyId" | "standing";
   ArtifactEmitted: "name" | "append" | "lastChunk" | "principal";
   EmissionRefused: "contextId" | "skillId" | "state" | "rawState" | "artifactId" | "parts" | "allowed" | "cardHash" | "principal";
   ProbeCompleted: "skillId" | "durable" | "parkedCanaries" | "principal";
@@ -551,7 +567,7 @@ export interface DefaultedFields {
   TaskFailed: "workerId" | "policyVersion";
   TaskIndeterminate: "workerId" | "attempt" | "policyVersion";
   TaskReconciled: "workerId" | "reason" | "policyVersion";
-  CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills";
+  CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills" | "signature";
   ReconcilerBatch: "fromOffset" | "toOffset" | "capabilityOwnBatches" | "retentionMs" | "staleMs";
   TrustPolicy: "reason";
 }

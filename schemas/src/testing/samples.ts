@@ -45,6 +45,9 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     cacheMaxAgeSeconds: 3600,
     etag: 'W/"1"',
     principal,
+    signature: "VERIFIED",
+    signatureKeyId: "vendor-a-2026",
+    standing: "WORKER",
   },
   TaskDispatched: {
     type: "TaskDispatched",
@@ -244,6 +247,7 @@ const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
     card: JSON.stringify(card),
     cacheMaxAgeSeconds: 3600,
     verifiedSkills: [{ skillId: "summarize", states: ["TASK_STATE_WORKING"], outputModes: ["text/markdown"] }],
+    signature: "VERIFIED",
   },
   TrustPolicy: {
     type: "TrustPolicy",

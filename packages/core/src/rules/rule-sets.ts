@@ -8,6 +8,7 @@
 import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
 import { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "../v1/rules/rule-sets.ts";
 import { capabilities } from "./capabilities.ts";
+import { cardAdmissionRule, onAdmittedCards } from "./card-admission.ts";
 import { r1States } from "./r1-states.ts";
 import { r2Artifacts } from "./r2-artifacts.ts";
 import { r3Divergent } from "./r3-divergent.ts";
@@ -81,7 +82,9 @@ export const defaultRuleSetV3: RuleSetV2 = {
  * again and lost again is two losses, also under the one eventId producers derived before they named the
  * last sighting (`lossesAfterSighting`); the trust in force before a loss governs it (R4/R5 judge by the
  * table before the loss's own evidence), and the loss is evidence for what follows — under a card that
- * claims a durable task store, a task lost in any state that is not terminal marks it not durable.
+ * claims a durable task store, a task lost in any state that is not terminal marks it not durable; a
+ * card replaces the one in force only when admitted (card-admission.ts: a failed or dropped signature is
+ * a violation, another vendor's sighting is not taken).
  * Loadable by its version while it is being built; its decisions may still change until `default` names it.
  */
 export const defaultRuleSetV4: RuleSetV2 = {
@@ -89,6 +92,9 @@ export const defaultRuleSetV4: RuleSetV2 = {
   rulesVersion: "default/4",
   model: "correlation/2",
   rules: common(r6Reconcile("block", default3Reconcile)).flatMap((r): NamedRule[] => {
+    if (r.id === "capabilities")
+      return [{ id: "card-admission", on: ["AgentCardObserved"], apply: cardAdmissionRule }, onAdmittedCards(r)];
+    if (r.id === "R8" || r.id === "R7") return [onAdmittedCards(r)];
     if (r.id === "R9")
       return [
         r,
