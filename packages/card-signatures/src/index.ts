@@ -1,0 +1,10 @@
+export {
+  type CardKeyEntry,
+  type CardKeys,
+  CardKeysError,
+  type CardKeysOptions,
+  cardKeys,
+  parseCardKeyEntries,
+  type TrustedJwk,
+} from "./card-keys.ts";
+export { checkCardSignature, type SignatureCheck } from "./card-signature.ts";
