@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { bearerTokens, type BearerTokens } from "@a2a-ledger/env";
-import { observationTypes, type ObservationType } from "@a2a-ledger/schemas";
+import { type CardStanding, observationTypes, type ObservationType } from "@a2a-ledger/schemas";
 
 /** The observation kinds a token may post (`type` of an observation). */
 export type ObservationKind = ObservationType;
@@ -68,6 +68,12 @@ export interface ObserverGrant {
   mayClaim(observer: string): boolean;
   /** Undefined when the event is inside the token's scope; else why not (observer first, then kind, then worker). */
   refusal(event: ScopedEvent): ScopeRefusal | undefined;
+  /**
+   * Whom the token speaks for when it posts `event` (inside its scope): PROBER writing as the prober,
+   * WORKER when its scope binds it to workers (a proxy's or guard's pattern, or `;workers=` naming no `*`),
+   * else SIGHTING; null when no token is configured.
+   */
+  standing(event: ScopedEvent): CardStanding | null;
 }
 
 export interface TokenCheck {
@@ -163,6 +169,14 @@ function grantOf(entry: IngestToken): ObserverGrant {
         };
       return undefined;
     },
+    standing(event) {
+      if (event.observer === proberObserver && mayClaim(proberObserver)) return "PROBER";
+      const bound =
+        entry.workers === undefined
+          ? observers.some((o) => o.claims(event.observer) && workersOf(o.pattern) !== "*")
+          : !entry.workers.includes("*");
+      return bound ? "WORKER" : "SIGHTING";
+    },
   };
 }
 
@@ -172,6 +186,7 @@ export const anyObserver: ObserverGrant = {
   principal: null,
   mayClaim: () => true,
   refusal: () => undefined,
+  standing: () => null,
 };
 
 export function tokenCheck(tokens: readonly (IngestToken | string)[]): TokenCheck {

@@ -3,6 +3,7 @@
  * and all of them are reported together.
  */
 import { readFileSync } from "node:fs";
+import { type CardKeyEntry, CardKeysError, cardKeys, parseCardKeyEntries } from "@a2a-ledger/card-signatures";
 import { envReader } from "@a2a-ledger/env";
 import { type IngestToken, parseTokenEntries } from "./auth.ts";
 import { isLogLevel, type LogLevel, logLevels } from "@a2a-ledger/logging";
@@ -29,6 +30,8 @@ export interface IngestConfig {
   retryAfterSeconds: number;
   /** Bearer tokens with the observers each may claim; empty means no authentication. Never logged. */
   tokens: IngestToken[];
+  /** Keys trusted to sign cards, per worker pattern (A2A_LEDGER_CARD_KEYS); empty: no card is checked. */
+  cardKeys: readonly CardKeyEntry[];
   /** Requests per window per token (or per client address without tokens); 0: no limit. */
   rateLimit: number;
   rateLimitWindowMs: number;
@@ -56,6 +59,7 @@ export const configDefaults = {
   retryAfterSeconds: 5,
   rateLimit: 100_000,
   rateLimitWindowMs: 60_000,
+  cardKeys: [],
   shutdownGraceMs: 15_000,
   logLevel: "info",
 } as const;
@@ -99,6 +103,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
     }
   }
 
+  // The keys' files are read now, so that a missing or malformed one stops the start and is named.
+  let keyEntries: CardKeyEntry[] = [];
+  try {
+    keyEntries = parseCardKeyEntries(text("A2A_LEDGER_CARD_KEYS"));
+    cardKeys(keyEntries);
+  } catch (e) {
+    if (!(e instanceof CardKeysError)) throw e;
+    problems.push(e.message);
+  }
+
   const logLevel = (text("A2A_LEDGER_INGEST_LOG_LEVEL") ??
     text("A2A_LEDGER_LOG_LEVEL") ??
     configDefaults.logLevel) as IngestConfig["logLevel"];
@@ -119,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
     maxQueuedRecords: int("A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS", configDefaults.maxQueuedRecords, 1, 10_000_000),
     retryAfterSeconds: int("A2A_LEDGER_INGEST_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     tokens,
+    cardKeys: keyEntries,
     rateLimit: int("A2A_LEDGER_INGEST_RATE_LIMIT", configDefaults.rateLimit, 0, 100_000_000),
     rateLimitWindowMs: int("A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS", configDefaults.rateLimitWindowMs, 100, 86_400_000),
     shutdownGraceMs: int("A2A_LEDGER_INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),

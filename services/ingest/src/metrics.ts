@@ -12,6 +12,7 @@ export interface IngestMetrics {
   rejects: client.Counter<"code">;
   produceSeconds: client.Histogram<"outcome">;
   batchSize: client.Histogram<string>;
+  cardSignatures: client.Counter<"status">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): IngestMetrics {
@@ -52,6 +53,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Inges
       name: "ingest_batch_events",
       help: "Events per accepted batch",
       buckets: [1, 10, 100, 500, 1000, 5000],
+      registers: [registry],
+    }),
+    cardSignatures: new client.Counter({
+      name: "ingest_card_signatures_total",
+      help: "Cards of workers with trusted keys checked, by outcome (VERIFIED, UNSIGNED, INVALID, UNKNOWN_KEY)",
+      labelNames: ["status"],
       registers: [registry],
     }),
   };

@@ -12,6 +12,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
+import { cardKeys, checkCardSignature } from "@a2a-ledger/card-signatures";
 import { anyObserver, type ObserverGrant, type ScopeRefusal, tokenCheck } from "./auth.ts";
 import { bodyFormatOf, eventsOf } from "./body.ts";
 import type { IngestConfig } from "./config.ts";
@@ -37,7 +38,8 @@ export type ServerConfig = Pick<
   | "rateLimitWindowMs"
   | "shutdownGraceMs"
   | "logLevel"
->;
+> &
+  Partial<Pick<IngestConfig, "cardKeys">>;
 
 export interface ServerDeps {
   config: ServerConfig;
@@ -111,6 +113,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, sink, encoder } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const tokens = tokenCheck(config.tokens);
+  const keys = cardKeys(config.cardKeys ?? []);
   /** Tokens guard every route but the health checks, /metrics and the documentation; decided on the route matched, never the raw URL. */
   const guard = routeGuard({
     tokens: tokens.bearer,
@@ -244,6 +247,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       if (outside.length > 0) throw scopeError(outside);
       // Who said it: the authenticated principal, over whatever the client put there (null without tokens).
       for (const o of observations) o.principal = grant.principal;
+      // A card carries what ingest found, over whatever the client sent: its signature against the keys
+      // trusted for its worker (null: none are), and whom its poster speaks for (card-admission in core).
+      for (const o of observations) {
+        if (o.type !== "AgentCardObserved") continue;
+        const check = keys.empty ? null : await checkCardSignature(o.card, o.workerId, keys, o.occurredAt);
+        o.signature = check?.status ?? null;
+        o.signatureKeyId = check?.keyId ?? null;
+        o.standing = grant.standing(o);
+        if (check !== null) metrics.cardSignatures.inc({ status: check.status });
+      }
       const records = await encodeBatch(encoder, observations, config.maxRecordBytes, config.retryAfterSeconds);
       const stopTimer = metrics.produceSeconds.startTimer();
       try {
