@@ -188,7 +188,9 @@ function baseDocument(): Json {
         "The worker's card in force with what the ledger verified in place of what it advertises: the task-lifecycle extension's params (states every kept skill verified, taskStore from the verified durability: durable, ephemeral or unknown, and each skill's verified states) and each skill's outputModes replaced by the verified ones; a skill no probe of this card verified is left out, and defaultOutputModes keeps only modes verified for some skill, so the card never holds a state or mode V lacks. With `diff` (RFC 6901 pointers against the advertised card, values in canonical JSON; each removal or change with `evidence`: this card's probes — at most 200, newest first — and, under the extension, its parked canaries lost after a restart (`lostCanaries`) and the real tasks lost in an interrupted state whose loss revoked the card's interrupted states (`lostTasks`, default/3)), `validFrom` of the snapshot, `ETag` (of the snapshot; If-None-Match answers 304) and `Cache-Control` (max-age = the card's cache lifetime when it gave one, else no-cache).",
         [path("workerId", "The worker id.")],
         {
-          ...ok("{workerId, cardHash, validFrom, card, diff: [{path, before, after, evidence?}], etag, cacheControl}"),
+          ...ok(
+            "{workerId, cardHash, validFrom, signature, card, diff: [{path, before, after, evidence?}], etag, cacheControl}",
+          ),
           "304": { description: "If-None-Match matched the ETag" },
           ...errors("PROJECTOR_BAD_ID", "PROJECTOR_UNKNOWN_WORKER", "PROJECTOR_WORKER_NOT_VERIFIED"),
         },

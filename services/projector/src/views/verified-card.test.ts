@@ -26,6 +26,7 @@ const snapshot: CapabilitySnapshot = {
       outputModes: ["application/json"],
     },
   ],
+  signature: "VERIFIED",
 };
 
 const signedCard = {
@@ -48,5 +49,13 @@ describe("the verified card of a signed card", () => {
     expect(removed?.after ?? null).toBeNull();
     expect(removed).not.toHaveProperty("evidence");
     expect(view.diff.some((c) => c.path === "/skills/0/outputModes/1")).toBe(true);
+  });
+});
+
+describe("the signature status beside the verified card", () => {
+  it("says what ingest found on the fetch of the card in force, and null for a snapshot stored before it was recorded", () => {
+    expect(verifiedCardView(snapshot, signedCard, [], []).signature).toBe("VERIFIED");
+    const { signature: _signature, ...older } = snapshot;
+    expect(verifiedCardView(older as CapabilitySnapshot, signedCard, [], []).signature).toBeNull();
   });
 });

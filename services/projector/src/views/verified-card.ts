@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { diffCards, lifecycleExtensionUri } from "@a2a-ledger/core";
-import type { CapabilitySnapshot, FieldChange, TaskState } from "@a2a-ledger/schemas";
+import type { CapabilitySnapshot, CardSignature, FieldChange, TaskState } from "@a2a-ledger/schemas";
 import type { ProbeRow } from "./rows.ts";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -168,6 +168,8 @@ export interface VerifiedCardView {
   workerId: string;
   cardHash: string;
   validFrom: string;
+  /** The signature status of the card in force as ingest recorded it (VERIFIED, UNSIGNED, INVALID, UNKNOWN_KEY); null: not checked. */
+  signature: CardSignature | null;
   card: Record<string, unknown>;
   diff: (FieldChange & { evidence?: Evidence })[];
   etag: string;
@@ -196,6 +198,7 @@ export function verifiedCardView(
     workerId: s.workerId,
     cardHash: s.cardHash,
     validFrom: iso(s.validFrom),
+    signature: s.signature ?? null,
     card,
     diff,
     etag: `"${tag}"`,

@@ -136,6 +136,8 @@ function workerSummary(w: WorkerRow, config: PolicySource, violations: number) {
     taskStore: w.taskStore,
     verified: snapshot?.verified ?? false,
     durable: snapshot?.durable ?? null,
+    // Snapshots stored before signatures were recorded have none: not checked.
+    signature: snapshot?.signature ?? null,
     firstSeen: iso(w.firstSeen),
     lastSeen: iso(w.lastSeen),
     cards: w.cardCount,

@@ -73,6 +73,7 @@ export async function workerPage(id, refresh) {
         ["task store (claimed)", w.taskStore ?? "—"],
         ["durable (verified)", String(w.durable)],
         ["verified", w.verified ? "yes" : "no"],
+        ["card signature", w.signature === null || w.signature === undefined ? "not checked" : w.signature],
         ["violations", w.violations],
       ].map(([k, v]) => h("div", {}, h("span", {}, k), v)),
     ),
