@@ -163,3 +163,18 @@ export function cardKeys(entries: readonly CardKeyEntry[], options: CardKeysOpti
     },
   };
 }
+
+/**
+ * `A2A_LEDGER_CARD_KEYS` as a service reads it at start: its entries, with their files read now so that a
+ * missing or malformed one stops the start; or the problem, in words that name the entry or the file.
+ */
+export function cardKeysSetting(text: string | undefined): { entries: CardKeyEntry[]; problem?: string } {
+  try {
+    const entries = parseCardKeyEntries(text);
+    cardKeys(entries);
+    return { entries };
+  } catch (e) {
+    if (!(e instanceof CardKeysError)) throw e;
+    return { entries: [], problem: e.message };
+  }
+}

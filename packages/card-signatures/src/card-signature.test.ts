@@ -147,6 +147,9 @@ describe("a card's signatures against the keys trusted for its worker", () => {
   it("finds unreadable signatures, a forged algorithm and a card that is not an object invalid, never verified", async () => {
     const keys = trusted();
     expect(await check({ ...card, signatures: "yes" }, keys)).toMatchObject({ status: "INVALID" });
+    const many = (await sdkSigned(acme.privateKey, "acme-2026")).signatures ?? [];
+    const flood = { ...card, signatures: Array.from({ length: 9 }, () => many[0]) };
+    expect(await check(flood, keys)).toMatchObject({ status: "INVALID", reason: expect.stringContaining("at most 8") });
     expect(await check({ ...card, signatures: [{ protected: 1 }] }, keys)).toMatchObject({ status: "INVALID" });
     expect(await check({ ...card, signatures: [{ protected: "!!!", signature: "x" }] }, keys)).toMatchObject({
       status: "INVALID",

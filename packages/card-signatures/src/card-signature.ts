@@ -28,6 +28,9 @@ export interface SignatureCheck {
   reason: string;
 }
 
+/** Most signatures one card may carry: each costs a verification, so a card listing thousands is refused. */
+export const maxSignatures = 8;
+
 /** The algorithms a card signature may use; `none` and the HMAC family never verify a card. */
 const algorithms = [
   "ES256",
@@ -52,7 +55,7 @@ interface CardSignatureJson {
 function readSignatures(card: Record<string, unknown>): CardSignatureJson[] | "unsigned" | "unreadable" {
   const value = card["signatures"];
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return "unsigned";
-  if (!Array.isArray(value)) return "unreadable";
+  if (!Array.isArray(value) || value.length > maxSignatures) return "unreadable";
   for (const s of value)
     if (
       s === null ||
@@ -145,7 +148,11 @@ export async function checkCardSignature(
   const signatures = readSignatures(card as Record<string, unknown>);
   if (signatures === "unsigned") return { status: "UNSIGNED", keyId: null, reason: "the card carries no signatures" };
   if (signatures === "unreadable")
-    return { status: "INVALID", keyId: null, reason: "signatures is not a list of {protected, signature}" };
+    return {
+      status: "INVALID",
+      keyId: null,
+      reason: `signatures is not a list of at most ${maxSignatures} {protected, signature}`,
+    };
   const forms = payloads(card as Record<string, unknown>);
   let failed: SignatureCheck | undefined;
   let unknown: SignatureCheck | undefined;

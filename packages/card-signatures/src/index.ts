@@ -4,6 +4,7 @@ export {
   CardKeysError,
   type CardKeysOptions,
   cardKeys,
+  cardKeysSetting,
   parseCardKeyEntries,
   type TrustedJwk,
 } from "./card-keys.ts";

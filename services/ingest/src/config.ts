@@ -3,7 +3,7 @@
  * and all of them are reported together.
  */
 import { readFileSync } from "node:fs";
-import { type CardKeyEntry, CardKeysError, cardKeys, parseCardKeyEntries } from "@a2a-ledger/card-signatures";
+import { type CardKeyEntry, cardKeysSetting } from "@a2a-ledger/card-signatures";
 import { envReader } from "@a2a-ledger/env";
 import { type IngestToken, parseTokenEntries } from "./auth.ts";
 import { isLogLevel, type LogLevel, logLevels } from "@a2a-ledger/logging";
@@ -103,15 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
     }
   }
 
-  // The keys' files are read now, so that a missing or malformed one stops the start and is named.
-  let keyEntries: CardKeyEntry[] = [];
-  try {
-    keyEntries = parseCardKeyEntries(text("A2A_LEDGER_CARD_KEYS"));
-    cardKeys(keyEntries);
-  } catch (e) {
-    if (!(e instanceof CardKeysError)) throw e;
-    problems.push(e.message);
-  }
+  const keys = cardKeysSetting(text("A2A_LEDGER_CARD_KEYS"));
+  if (keys.problem !== undefined) problems.push(keys.problem);
 
   const logLevel = (text("A2A_LEDGER_INGEST_LOG_LEVEL") ??
     text("A2A_LEDGER_LOG_LEVEL") ??
@@ -133,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
     maxQueuedRecords: int("A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS", configDefaults.maxQueuedRecords, 1, 10_000_000),
     retryAfterSeconds: int("A2A_LEDGER_INGEST_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
     tokens,
-    cardKeys: keyEntries,
+    cardKeys: keys.entries,
     rateLimit: int("A2A_LEDGER_INGEST_RATE_LIMIT", configDefaults.rateLimit, 0, 100_000_000),
     rateLimitWindowMs: int("A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS", configDefaults.rateLimitWindowMs, 100, 86_400_000),
     shutdownGraceMs: int("A2A_LEDGER_INGEST_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),

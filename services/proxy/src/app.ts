@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { cardKeys } from "@a2a-ledger/card-signatures";
 import { IngestClient, TaskSightings } from "@a2a-ledger/ingest-client";
 import type { ProxyConfig } from "./config.ts";
 import { CorrelationMemory } from "./correlation.ts";
@@ -131,6 +132,7 @@ export function createProxyApp(config: ProxyConfig, options: ProxyAppOptions = {
     log,
     ...(grpcCard === undefined ? {} : { grpcCard }),
     ...(verifiedCards === undefined ? {} : { verifiedCards }),
+    ...(config.cardKeys.length === 0 ? {} : { cardKeys: cardKeys(config.cardKeys) }),
   });
   const grpc: GrpcRelay | null =
     grpcUpstream === null

@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { type CardKeys, checkCardSignature, type SignatureCheck } from "@a2a-ledger/card-signatures";
 import type { Logger } from "@a2a-ledger/logging";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { decodedBody } from "./answer-reader.ts";
@@ -42,6 +43,8 @@ export interface CardRelayDeps {
   grpcCard?: GrpcCardRewrite;
   /** In verified mode: the projector's verified cards. */
   verifiedCards?: VerifiedCardSource;
+  /** With A2A_LEDGER_CARD_KEYS: the worker's card is checked against them and the answer says what was found. */
+  cardKeys?: CardKeys;
   /** Counts a card served in verified mode: which one, and why not the verified one ("" when it was). */
   served(card: "verified" | "advertised", reason: FallbackReason | ""): void;
   log: Logger;
@@ -97,7 +100,15 @@ export function relayCard(
           return { headers: answer.headers, body: raw, notModified: false };
         })
       : Promise.resolve(advertisedReply(deps, raw, plain, text, answer));
-    void Promise.all([reply, deps.kept()]).then(([r]) => {
+    const signature =
+      text === null || deps.cardKeys === undefined
+        ? Promise.resolve(null)
+        : checkCardSignature(text, config.workerId, deps.cardKeys, deps.now()).catch(() => null);
+    void Promise.all([reply, deps.kept(), signature]).then(([chosen, , check]) => {
+      const r =
+        check === null ? chosen : { ...chosen, headers: [...chosen.headers, signatureHeader, signatureValue(check)] };
+      if (check !== null && check.status !== "VERIFIED" && check.status !== "UNSIGNED")
+        deps.log.warn({ signature: check.status, reason: check.reason }, "the worker's card signature does not verify");
       if (!res.destroyed) {
         if (r.notModified) {
           res.writeHead(304, endToEndHeaders(r.headers, ["content-length"]));
@@ -148,6 +159,20 @@ function rewrittenText(deps: CardRelayDeps, workerText: string, text: string): s
       ? rewriteCardUrls(text, [config.upstreamUrl, ...config.cardUrlAliases], publicUrl)
       : text;
   return deps.grpcCard?.(workerText, moved) ?? moved;
+}
+
+/**
+ * The header saying what the worker's card signature is against the keys trusted for the worker
+ * (`VERIFIED; kid=w1-2026`, `UNSIGNED`, `INVALID; kid=…`, `UNKNOWN_KEY; kid=…`); absent when no key is
+ * trusted for it. It describes the worker's card, whichever card is served.
+ */
+export const signatureHeader = "A2A-Ledger-Card-Signature";
+
+/** The header's value; a kid that is not a plain token (a hostile card's) is left out. */
+function signatureValue(check: SignatureCheck): string {
+  return check.keyId !== null && /^[A-Za-z0-9._:@#+/=-]{1,128}$/.test(check.keyId)
+    ? `${check.status}; kid=${check.keyId}`
+    : check.status;
 }
 
 /** The header saying which card was served, and why not the verified one. */

@@ -3,6 +3,7 @@
  * all of them are reported together. One proxy serves one worker.
  */
 import { join, resolve } from "node:path";
+import { type CardKeyEntry, cardKeysSetting } from "@a2a-ledger/card-signatures";
 import { envReader } from "@a2a-ledger/env";
 import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
 import { parseGrpcTarget, type GrpcTarget } from "./grpc/grpc-target.ts";
@@ -62,6 +63,8 @@ export interface ProxyConfig {
   projectorToken: string | null;
   /** How long the projector may take to answer a verified-card request, whole, before the worker's card is served. */
   projectorTimeoutMs: number;
+  /** Keys trusted to sign cards, per worker pattern (A2A_LEDGER_CARD_KEYS): the card served says what they found. */
+  cardKeys: readonly CardKeyEntry[];
 }
 
 export type CardMode = "advertised" | "verified";
@@ -92,6 +95,7 @@ export const configDefaults = {
   logLevel: "info",
   cardMode: "advertised",
   projectorTimeoutMs: 2_000,
+  cardKeys: [],
 } as const;
 
 /** A worker id as one directory name: letters, digits, '_' and '-' kept, every other character as %XX. */
@@ -207,6 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     text("A2A_LEDGER_PROXY_PROJECTOR_URL") === undefined ? null : url("A2A_LEDGER_PROXY_PROJECTOR_URL");
   if (cardMode === "verified" && projectorUrl === null)
     problems.push("A2A_LEDGER_PROXY_CARD=verified needs A2A_LEDGER_PROXY_PROJECTOR_URL (where the projector's API is)");
+  const keys = cardKeysSetting(text("A2A_LEDGER_CARD_KEYS"));
+  if (keys.problem !== undefined) problems.push(keys.problem);
   const projectorToken = text("A2A_LEDGER_PROXY_PROJECTOR_TOKEN") ?? null;
   if (projectorToken !== null && /\s/.test(projectorToken))
     problems.push("A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
@@ -258,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
     projectorUrl,
     projectorToken,
     projectorTimeoutMs: int("A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS", configDefaults.projectorTimeoutMs, 50, 60_000),
+    cardKeys: keys.entries,
   };
   if (problems.length > 0) throw new ProxyConfigError(problems);
   return config;

@@ -6,6 +6,7 @@
  * card-relay.ts). The proxy's own answers are the errors of errors.ts (error-response.ts).
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { CardKeys } from "@a2a-ledger/card-signatures";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { classifyRequest, correlationHeader, headerValue, isCardPath, isNewDispatch } from "./a2a-request.ts";
 import type { RecordedRequest } from "./answer-reader.ts";
@@ -38,6 +39,8 @@ export interface ProxyServerDeps {
   grpcCard?: GrpcCardRewrite;
   /** With A2A_LEDGER_PROXY_CARD=verified: the projector's verified cards. */
   verifiedCards?: VerifiedCardSource;
+  /** With A2A_LEDGER_CARD_KEYS: the keys a card served is checked against. */
+  cardKeys?: CardKeys;
 }
 
 /** In verified mode, a GET of `/a2a-ledger/advertised<card path>` is the worker's card as advertised: its URL without the prefix, else null. */
@@ -79,6 +82,7 @@ export function createProxyServer(deps: ProxyServerDeps): ProxyServer {
     now,
     ...(deps.grpcCard === undefined ? {} : { grpcCard: deps.grpcCard }),
     ...(deps.verifiedCards === undefined ? {} : { verifiedCards: deps.verifiedCards }),
+    ...(deps.cardKeys === undefined ? {} : { cardKeys: deps.cardKeys }),
     served: (served, reason) => metrics.cardsServed.inc({ card: served, reason }),
     log,
   };

@@ -7,6 +7,9 @@
  * client or a plain client gets a card, the header says which and why, the proxy stays up, and the
  * card recorded is the worker's own.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +17,7 @@ import type { AgentCard } from "@a2a-js/sdk";
 import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { canonicalize, cardHash, lifecycleExtensionUri } from "@a2a-ledger/core";
 import { clientFor, createJsAgentApp, defaultWorkerConfig, jsWorkerCard, userMessage } from "@a2a-ledger/mesh-agents";
-import { base64url, FlattenedSign, flattenedVerify, generateKeyPair } from "jose";
+import { base64url, exportJWK, FlattenedSign, flattenedVerify, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifiedCardExtensionUri } from "../src/verified-card.ts";
 import { endToEnd, rawRequest, v1 } from "./http.ts";
@@ -133,10 +136,23 @@ describe("a signed card", () => {
         res.end(JSON.stringify(verifiedView(signed.card)));
       }),
     );
+    // The key trusted for W1 (A2A_LEDGER_CARD_KEYS), and a proxy trusting another key under the same kid.
+    const keys = mkdtempSync(join(tmpdir(), "proxy-card-keys-"));
+    const jwks = async (name: string, key: CryptoKey) => {
+      const path = join(keys, name);
+      writeFileSync(path, JSON.stringify({ keys: [{ ...(await exportJWK(key)), alg: "ES256", kid: "w1-key" }] }));
+      return [{ workers: "W1", source: path }];
+    };
     const sender = new CapturingSender();
     const proxy: TestProxy = await started(
       startProxy(
-        testConfig({ upstreamUrl: url, rewriteCardUrls: true, cardMode: "verified", projectorUrl: projector.url }),
+        testConfig({
+          upstreamUrl: url,
+          rewriteCardUrls: true,
+          cardMode: "verified",
+          projectorUrl: projector.url,
+          cardKeys: await jwks("w1.json", publicKey),
+        }),
         sender,
       ),
     );
@@ -145,6 +161,18 @@ describe("a signed card", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.toString("utf8") === signed.text).toBe(true);
     expect(header(answer.rawHeaders, "a2a-ledger-card")).toBe("advertised; reason=signed");
+    expect(header(answer.rawHeaders, "a2a-ledger-card-signature")).toBe("VERIFIED; kid=w1-key");
+    const wrongKey = await started(
+      startProxy(
+        testConfig({
+          upstreamUrl: url,
+          cardKeys: await jwks("other.json", (await generateKeyPair("ES256")).publicKey),
+        }),
+      ),
+    );
+    const forged = await rawRequest(`${wrongKey.url}${cardPath}`, { headers: v1 });
+    expect(forged.body.toString("utf8") === signed.text).toBe(true);
+    expect(header(forged.rawHeaders, "a2a-ledger-card-signature")).toBe("INVALID; kid=w1-key");
     expect(header(answer.rawHeaders, "cache-control")).toBe("public, max-age=600");
     // The proxy did not even ask: a signed card is never altered, whatever V says.
     expect(projector.requests).toHaveLength(0);
