@@ -19,6 +19,7 @@ import { finalizeDecisions, type DecisionDraft } from "./decisions.ts";
 import type { Activity } from "./retention.ts";
 import type { RuleSet } from "./rule-set.ts";
 import type { RuleOutput } from "./rules/rule.ts";
+import { checkRuleOrder } from "./rules/rule-order.ts";
 import type { DecideContext, LedgerState, StateModel } from "./state-model.ts";
 import { v1Model } from "./v1/model.ts";
 
@@ -197,6 +198,8 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
 
 export function createDecider(ruleSet: RuleSet): Decider {
   if (ruleSet.model === "correlation/1") return engine(ruleSet, ruleSet.rules, v1Model, undefined);
+  // The declared rule order holds for every rule set, shipped or custom, before it decides anything.
+  checkRuleOrder(ruleSet.rulesVersion, ruleSet.rules);
   const recover = ruleSet.recover;
   return engine(
     ruleSet,

@@ -28,8 +28,6 @@ export interface LostTaskOptions {
   evidence: "interrupted" | "interrupted-or-durable-claim";
 }
 
-export const r9LostTasks = r9LostTasksWith({ evidence: "interrupted" });
-
 export function r9LostTasksWith(options: LostTaskOptions): (input: RuleInput) => RuleOutput {
   return (input) => judgeLostTask(input, options);
 }

@@ -3,37 +3,62 @@
  * unless A2A_LEDGER_RULES says otherwise) and `restart-from-scratch` restart-from-scratch/2; default/3
  * is loaded by its version (`--candidate default/3`, A2A_LEDGER_RULES=default/3) until it becomes what
  * `default` names (packages/core/README.md says why not yet); `default/1` and `restart-from-scratch/1`
- * remain, frozen, for replays.
+ * remain, frozen, for replays. Each version lists the named rule variants it runs, in order
+ * (variants.ts); the decider checks that order against the declared one (rule-order.ts) when it loads a set.
  */
 import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
 import { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "../v1/rules/rule-sets.ts";
-import { capabilities } from "./capabilities.ts";
-import { cardAdmissionRule, onAdmittedCards } from "./card-admission.ts";
-import { r1States } from "./r1-states.ts";
-import { r2Artifacts } from "./r2-artifacts.ts";
-import { r3Divergent } from "./r3-divergent.ts";
-import { r4r5NotFound, r4r5NotFoundWith } from "./r4-r5-not-found.ts";
-import { r6Reconcile, recoverBlocked } from "./r6-reconcile.ts";
-import { r7Probes } from "./r7-probes.ts";
-import { r8Cards } from "./r8-cards.ts";
-import { r9Durability } from "./r9-durability.ts";
-import { r9LostTasks, r9LostTasksWith } from "./r9-lost-tasks.ts";
-import { reconciled } from "./reconciled.ts";
-import type { NamedRule, RuleInput, RuleOutput } from "./rule.ts";
-import { skillAdvertised } from "./skills.ts";
+import { composeRules, neverBackTakeOver, recoveries, type RuleVariant } from "./variants.ts";
 
-const common = (r6: (input: RuleInput) => RuleOutput): NamedRule[] => [
-  { id: "capabilities", on: ["AgentCardObserved", "ProbeCompleted"], apply: capabilities },
-  { id: "R8", on: ["AgentCardObserved", "TaskDispatched"], apply: r8Cards },
-  { id: "R7", on: ["AgentCardObserved"], apply: r7Probes },
-  { id: "skills", on: ["TaskDispatched"], apply: skillAdvertised },
-  { id: "R1", on: ["TaskStateObserved"], apply: r1States },
-  { id: "R2", on: ["ArtifactEmitted"], apply: r2Artifacts },
-  { id: "R3", on: ["ArtifactEmitted", "TaskStateObserved"], apply: r3Divergent },
-  { id: "R9", on: ["TaskNotFoundObserved"], apply: r9Durability },
-  { id: "R4-R5", on: ["TaskNotFoundObserved"], apply: r4r5NotFound },
-  { id: "R6", on: ["TaskNotFoundObserved"], apply: r6 },
-  { id: "reconciled", on: ["TaskStateObserved"], apply: reconciled },
+/** What default/2 runs, in order (variants.ts names each variant). */
+const default2: readonly RuleVariant[] = [
+  "capabilities",
+  "R8",
+  "R7",
+  "skills",
+  "R1",
+  "R2",
+  "R3",
+  "R9",
+  "R4-R5",
+  "R6/block",
+  "reconciled",
+];
+
+/** restart-from-scratch/2: default/2 but R6 restarts from scratch where default/2 blocks. */
+const restartFromScratch2: readonly RuleVariant[] = default2.map((r) => (r === "R6/block" ? "R6/restart" : r));
+
+/** What default/3 runs: never back to losers (R6), lost real tasks as evidence (R9-tasks), unseen ids the client's. */
+const default3: readonly RuleVariant[] = [
+  "capabilities",
+  "R8",
+  "R7",
+  "skills",
+  "R1",
+  "R2",
+  "R3",
+  "R9",
+  "R9-tasks/interrupted",
+  "R4-R5/client-unseen",
+  "R6/block-never-back",
+  "reconciled",
+];
+
+/** What default/4 runs: default/3's with cards admitted first, trust before the loss, a durable claim's loss as evidence. */
+const default4: readonly RuleVariant[] = [
+  "card-admission",
+  "capabilities/admitted-cards",
+  "R8/admitted-cards",
+  "R7/admitted-cards",
+  "skills",
+  "R1",
+  "R2",
+  "R3",
+  "R9",
+  "R9-tasks/interrupted-or-durable-claim",
+  "R4-R5/client-unseen+before-the-loss",
+  "R6/block-never-back",
+  "reconciled",
 ];
 
 /** DESIGN §4 with the default/2 fixes (frozen): no eligible worker for the interrupted state → ReconciliationBlocked. */
@@ -41,8 +66,8 @@ export const defaultRuleSet: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/2",
   model: "correlation/2",
-  rules: common(r6Reconcile("block")),
-  recover: recoverBlocked("block"),
+  rules: composeRules(default2),
+  recover: recoveries.block,
 };
 
 /** Variant: no worker for the interrupted state → restart from scratch on a worker that verifies completion. */
@@ -50,12 +75,9 @@ export const restartFromScratchRuleSet: RuleSetV2 = {
   name: "restart-from-scratch",
   rulesVersion: "restart-from-scratch/2",
   model: "correlation/2",
-  rules: common(r6Reconcile("restart")),
-  recover: recoverBlocked("restart"),
+  rules: composeRules(restartFromScratch2),
+  recover: recoveries.restart,
 };
-
-const default3TakeOver = { neverBackToLosers: true, reconcileUnanswered: true } as const;
-const default3Reconcile = { ...default3TakeOver, reexamineOnObservation: true, standingLossOnly: true } as const;
 
 /**
  * default/2 with the default/3 changes (packages/core/README.md): a task lost again never goes back to a
@@ -68,13 +90,9 @@ export const defaultRuleSetV3: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/3",
   model: "correlation/2",
-  rules: common(r6Reconcile("block", default3Reconcile)).flatMap((r): NamedRule[] => {
-    if (r.id === "R9") return [r, { id: "R9-tasks", on: ["TaskNotFoundObserved"], apply: r9LostTasks }];
-    if (r.id === "R4-R5") return [{ ...r, apply: r4r5NotFoundWith({ unseen: "client" }) }];
-    return [r];
-  }),
-  recover: recoverBlocked("block", default3Reconcile),
-  takeOver: default3TakeOver,
+  rules: composeRules(default3),
+  recover: recoveries["block-never-back"],
+  takeOver: neverBackTakeOver,
 };
 
 /**
@@ -91,24 +109,9 @@ export const defaultRuleSetV4: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/4",
   model: "correlation/2",
-  rules: common(r6Reconcile("block", default3Reconcile)).flatMap((r): NamedRule[] => {
-    if (r.id === "capabilities")
-      return [{ id: "card-admission", on: ["AgentCardObserved"], apply: cardAdmissionRule }, onAdmittedCards(r)];
-    if (r.id === "R8" || r.id === "R7") return [onAdmittedCards(r)];
-    if (r.id === "R9")
-      return [
-        r,
-        {
-          id: "R9-tasks",
-          on: ["TaskNotFoundObserved"],
-          apply: r9LostTasksWith({ evidence: "interrupted-or-durable-claim" }),
-        },
-      ];
-    if (r.id === "R4-R5") return [{ ...r, apply: r4r5NotFoundWith({ unseen: "client", trustOf: "before-the-loss" }) }];
-    return [r];
-  }),
-  recover: recoverBlocked("block", default3Reconcile),
-  takeOver: default3TakeOver,
+  rules: composeRules(default4),
+  recover: recoveries["block-never-back"],
+  takeOver: neverBackTakeOver,
   lossesAfterSighting: true,
 };
 
