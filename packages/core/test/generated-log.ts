@@ -49,7 +49,20 @@ function cardFor(i: number, version: number) {
  * `refreshEvery`: a card refresh (a new card version of one worker) every that many lines;
  * `probeRefreshes`: each refreshed card is probed right after, as the dispatcher would.
  */
-export function generateLog(n: number, options: { refreshEvery?: number; probeRefreshes?: boolean } = {}): string[] {
+export interface GenerateOptions {
+  refreshEvery?: number;
+  probeRefreshes?: boolean;
+  /**
+   * Workers of two kinds, as a real mesh has them, instead of one loss rate for all: the durable ones
+   * (cards claiming a durable store: w-acme, w-gamma, w-eps) lose `durableLoss` of their tasks (default
+   * 0.5 %), the ephemeral ones (w-beta, w-delta) `ephemeralLoss` (default 15 %: a restart loses what it
+   * held), two thirds in input-required and a third in working; a lost task is dispatched again to a
+   * durable worker other than the loser. Left out: the log every pinned digest was taken over.
+   */
+  kinds?: { durableLoss?: number; ephemeralLoss?: number };
+}
+
+export function generateLog(n: number, options: GenerateOptions = {}): string[] {
   const refreshEvery = options.refreshEvery ?? 50_000;
   const rnd = prng(42);
   const lines: string[] = [];
@@ -109,6 +122,25 @@ export function generateLog(n: number, options: { refreshEvery?: number; probeRe
       ["artifact", w, task, m],
     ];
     const r = rnd();
+    if (options.kinds !== undefined) {
+      const durable = workers.indexOf(w) % 2 === 0;
+      const loss = durable ? (options.kinds.durableLoss ?? 0.005) : (options.kinds.ephemeralLoss ?? 0.15);
+      if (r < loss) {
+        const others = workers.filter((x, i) => i % 2 === 0 && x !== w);
+        const next = others[Math.floor(rnd() * others.length)] as string;
+        const lostIn = rnd() < 2 / 3 ? "input-required" : "working";
+        steps.push(
+          ...(lostIn === "input-required" ? [["state", w, task, "input-required"]] : []),
+          ["notFound", w, task],
+          ["dispatch2", next],
+          ["state", next, `r-${corrSeq}`, "working"],
+          ["artifact", next, `r-${corrSeq}`, "text/plain"],
+          ["state", next, `r-${corrSeq}`, "completed"],
+        );
+      } else steps.push(["state", w, task, "completed"], ["state", w, task, "TASK_STATE_COMPLETED"]);
+      active.push({ corr, steps });
+      return;
+    }
     if (r < 0.1) {
       steps.push(
         ["state", w, task, "input-required"],
