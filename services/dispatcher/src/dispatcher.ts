@@ -69,6 +69,11 @@ export interface DispatchHooks {
   reached?(point: DispatchPoint, at: { decisionId: string; status: string | undefined }): Promise<void>;
 }
 
+/** Thrown before anything is sent when a later delivery of the command owns it (journal.claimSending). */
+class SupersededDelivery extends Error {
+  override name = "SupersededDelivery";
+}
+
 export class Dispatcher {
   readonly journal: Journal;
   readonly canaries: CanaryWatch;
@@ -278,14 +283,28 @@ export class Dispatcher {
           "DISPATCHER_WORKER_NOT_CONFIGURED",
           `worker ${workerId ?? "(none)"} is not in the workers file${this.config.workersFile === null ? " (A2A_LEDGER_DISPATCHER_WORKERS_FILE is not set)" : ` ${this.config.workersFile}`}`,
         );
+      const claim = () => {
+        if (!this.journal.claimSending(command.decisionId, row.deliveries)) throw new SupersededDelivery();
+      };
       const { observations, serverTaskIds } = await this.whileUnreachable(command, () =>
-        command.type === "RedispatchCommanded" ? this.redispatch(command, worker) : this.probe(command, worker),
+        command.type === "RedispatchCommanded"
+          ? this.redispatch(command, worker, claim)
+          : this.probe(command, worker, claim),
       );
       await this.holdForTest("after-send", command);
       this.journal.mark(command.decisionId, "dispatched", { observations, serverTaskIds });
       await this.holdForTest("after-dispatched", command);
       await this.record(command.decisionId, command.type, observations);
     } catch (error) {
+      if (error instanceof SupersededDelivery) {
+        // A later delivery of the same command (another dispatcher sharing the journal) carries it out.
+        this.metrics.commands.inc({ kind: command.type, outcome: "duplicate" });
+        this.log.info(
+          { decisionId: command.decisionId, delivery: row.deliveries },
+          "a later delivery of this command carries it out: not sent by this one",
+        );
+        return;
+      }
       if (!(error instanceof DispatchAlert)) throw error;
       const status = blockingAlerts.has(error.code)
         ? "blocked"
@@ -361,6 +380,7 @@ export class Dispatcher {
   private async redispatch(
     command: RedispatchCommand,
     worker: WorkerConfig,
+    claim: () => void,
   ): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
     const outcome = await runRedispatch(
       command,
@@ -368,7 +388,7 @@ export class Dispatcher {
       this.workerUrlOf(worker),
       this.config.dispatchTimeoutMs,
       async () => {
-        this.journal.mark(command.decisionId, "sending");
+        claim();
         await this.holdForTest("before-send", command);
       },
     );
@@ -393,10 +413,11 @@ export class Dispatcher {
   private async probe(
     command: ProbeCommand,
     worker: WorkerConfig,
+    claim: () => void,
   ): Promise<{ observations: ObservationInput[]; serverTaskIds: string[] }> {
     const learned = workerBaseOf(command.cardUrl);
     if (worker.workerUrl === null && learned !== null) this.workerUrls.set(worker.workerId, learned);
-    this.journal.mark(command.decisionId, "sending");
+    claim();
     const outcome = await runProbe(command, worker, this.workerUrlOf(worker), {
       canaryTimeoutMs: this.config.probeTimeoutMs,
       log: this.log,

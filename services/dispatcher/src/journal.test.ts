@@ -20,6 +20,18 @@ describe("the journal", () => {
     });
   });
 
+  it("lets only the latest delivery of a command not yet sent move it to sending", () => {
+    const journal = new Journal(":memory:");
+    journal.begin(command, "t/0@5");
+    journal.begin(command, "t/0@9");
+    expect(journal.claimSending(command.decisionId, 1)).toBe(false);
+    expect(journal.claimSending(command.decisionId, 2)).toBe(true);
+    expect(journal.claimSending(command.decisionId, 2)).toBe(true); // the same delivery, trying again
+    expect(journal.get(command.decisionId)?.status).toBe("sending");
+    journal.mark(command.decisionId, "dispatched");
+    expect(journal.claimSending(command.decisionId, 2)).toBe(false);
+  });
+
   it("keeps statuses, the observations waiting for the ledger and the server task ids across a reopen of the file", () => {
     const path = join(mkdtempSync(join(tmpdir(), "journal-")), "dispatcher.sqlite");
     const first = new Journal(path);

@@ -221,6 +221,22 @@ export class Journal {
     })();
   }
 
+  /**
+   * Compare-and-set into `sending`, for the delivery that began it (`begin`'s row.deliveries): true when
+   * this delivery is still the command's latest and the command is not yet sent or settled. Two dispatchers
+   * sharing the journal that both got the command (a rebalance redelivered it while the first still ran)
+   * both pass `begin`, but only the latest delivery may send; the earlier one learns it here, before
+   * anything reaches the worker.
+   */
+  claimSending(decisionId: string, delivery: number): boolean {
+    const changed = this.db
+      .prepare(
+        "UPDATE command SET status = 'sending', updated_at = ? WHERE decision_id = ? AND deliveries = ? AND status IN ('started', 'retry', 'sending')",
+      )
+      .run(this.now(), decisionId, delivery).changes;
+    return changed === 1;
+  }
+
   /** Moves a command to `status`; `observations` and `serverTaskIds` are replaced when given. */
   mark(
     decisionId: string,

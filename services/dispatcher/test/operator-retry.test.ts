@@ -7,8 +7,6 @@
  * injected, as a full disk is for the proxy.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
@@ -21,39 +19,20 @@ import { Dispatcher } from "../src/dispatcher.ts";
 import { Journal } from "../src/journal.ts";
 import { createMetrics } from "../src/metrics.ts";
 import { retryCommands } from "../src/retry.ts";
+import { type RecordingIngest, startRecordingIngest } from "./recording-ingest.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "dispatcher-retry-"));
 const journalPath = join(dir, "dispatcher.sqlite");
 let agent: RunningJsAgent;
-let ingest: Server;
-let ingestUrl: string;
-let ingestStatus = 401;
-const received: ObservationInput[][] = [];
+let ingest: RecordingIngest;
 
 beforeAll(async () => {
   agent = await startJsAgent({ kind: "w1" });
-  ingest = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const batch = JSON.parse(Buffer.concat(chunks).toString()) as ObservationInput[];
-      res.setHeader("content-type", "application/json");
-      if (ingestStatus !== 202) {
-        res.statusCode = ingestStatus;
-        res.end(JSON.stringify({ error: "invalid bearer token", code: "INGEST_UNAUTHORIZED" }));
-        return;
-      }
-      received.push(batch);
-      res.statusCode = 202;
-      res.end(JSON.stringify({ accepted: batch.length }));
-    });
-  });
-  await new Promise<void>((resolve) => ingest.listen(0, "127.0.0.1", resolve));
-  ingestUrl = `http://127.0.0.1:${(ingest.address() as AddressInfo).port}`;
+  ingest = await startRecordingIngest(401);
 });
 afterAll(async () => {
   await agent?.close();
-  await new Promise((resolve) => ingest?.close(resolve));
+  await ingest?.close();
 });
 
 const workersFile = (workers: Record<string, unknown>) => {
@@ -66,7 +45,7 @@ const dispatcherWith = (file: string) =>
     loadConfig({
       A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
       A2A_LEDGER_DISPATCHER_JOURNAL_PATH: journalPath,
-      A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+      A2A_LEDGER_DISPATCHER_INGEST_URL: ingest.url,
       A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent",
     }),
     createLogger("dispatcher", "silent"),
@@ -136,13 +115,13 @@ describe("the operator's retry", () => {
     const kept = refused?.observations ?? [];
     expect(kept.map((o) => o.type)).toEqual(["TaskDispatched", "TaskStateObserved"]);
     const serverTaskId = (kept[1] as Extract<ObservationInput, { type: "TaskStateObserved" }>).serverTaskId;
-    expect(received).toEqual([]);
+    expect(ingest.received).toEqual([]);
     // Not retried yet: nothing happens on its own.
     await second.retryRequested();
     expect(second.journal.get(command.decisionId)?.status).toBe("failed");
 
     // Ingest takes them now; the operator retries every row that qualifies.
-    ingestStatus = 202;
+    ingest.status = 202;
     expect(operator([], true)).toEqual({
       lines: [`${command.decisionId}: its observations will be sent again`],
       exitCode: 0,
@@ -150,8 +129,8 @@ describe("the operator's retry", () => {
     await second.retryRequested();
     expect(second.journal.get(command.decisionId)?.status).toBe("done");
     // The very observations kept (same event ids, the same server task: the worker was not asked again).
-    expect(received).toEqual([kept]);
-    expect(received.flat().map((o) => o.eventId)).toEqual([
+    expect(ingest.received).toEqual([kept]);
+    expect(ingest.received.flat().map((o) => o.eventId)).toEqual([
       `dispatcher:${command.decisionId}:dispatch`,
       `dispatcher:${command.decisionId}:state:${serverTaskId}:TASK_STATE_COMPLETED`,
     ]);
@@ -164,7 +143,7 @@ describe("the operator's retry", () => {
   });
 
   it("tries a command again while its worker's proxy cannot be reached, and sends it once the proxy is back; fails it at once with no retry time", async () => {
-    ingestStatus = 202;
+    ingest.status = 202;
     // The proxy (here the worker itself) is down: its port answers nothing, then it starts again there.
     const down = await startJsAgent({ kind: "w1" });
     const port = Number(new URL(down.url).port);
@@ -180,7 +159,7 @@ describe("the operator's retry", () => {
       loadConfig({
         A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
         A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "patient.sqlite"),
-        A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+        A2A_LEDGER_DISPATCHER_INGEST_URL: ingest.url,
         A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS: "30000",
         A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent",
       }),
@@ -188,7 +167,7 @@ describe("the operator's retry", () => {
       metrics,
     );
     const later = { ...command, decisionId: "lost-later:RedispatchCommanded:0", correlationId: "task-later" };
-    const before = received.length;
+    const before = ingest.received.length;
     let back: RunningJsAgent | undefined;
     const restart = new Promise((r) => setTimeout(r, 1_500)).then(async () => {
       back = await startJsAgent({ kind: "w1", port });
@@ -201,7 +180,7 @@ describe("the operator's retry", () => {
         (v) => v.labels.kind === "RedispatchCommanded",
       );
       expect(tries?.value ?? 0, "tried again while the proxy was down").toBeGreaterThan(0);
-      const sent = received.slice(before).flat();
+      const sent = ingest.received.slice(before).flat();
       expect(
         sent.filter((o) => o.type === "TaskDispatched"),
         "sent once",
@@ -214,7 +193,7 @@ describe("the operator's retry", () => {
         loadConfig({
           A2A_LEDGER_DISPATCHER_WORKERS_FILE: file,
           A2A_LEDGER_DISPATCHER_JOURNAL_PATH: join(dir, "hasty.sqlite"),
-          A2A_LEDGER_DISPATCHER_INGEST_URL: ingestUrl,
+          A2A_LEDGER_DISPATCHER_INGEST_URL: ingest.url,
           A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS: "0",
           A2A_LEDGER_DISPATCHER_LOG_LEVEL: "silent",
         }),
