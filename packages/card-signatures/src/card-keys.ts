@@ -9,6 +9,7 @@
  * cannot be fetched keeps its last good keys; until it ever answers, it lists none.
  */
 import { readFileSync } from "node:fs";
+import { starPattern } from "@a2a-ledger/env";
 
 /** One JSON Web Key as a JWKS lists it (RFC 7517), with the optional validity window. */
 export interface TrustedJwk {
@@ -50,16 +51,7 @@ export function parseCardKeyEntries(text: string | undefined, variable = "A2A_LE
 }
 
 /** A workerId pattern as a matcher: `*` is any run of characters, everything else literal. */
-export function workerMatcher(pattern: string): (workerId: string) => boolean {
-  const regex = new RegExp(
-    `^${pattern
-      .split("*")
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-    "s",
-  );
-  return (workerId) => regex.test(workerId);
-}
+export const workerMatcher: (pattern: string) => (workerId: string) => boolean = starPattern;
 
 function keysOfJwks(value: unknown, where: string): TrustedJwk[] {
   const keys = (value as { keys?: unknown } | null)?.keys;

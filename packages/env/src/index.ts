@@ -1,7 +1,7 @@
 /**
  * What every service process shares: its catalogue of stable error codes (error-catalogue.ts), reading
  * its configuration from environment variables (env-reader.ts), stopping on SIGTERM or SIGINT (stop-on-signal.ts),
- * bearer tokens (bearer-tokens.ts) and the guard that checks them on the route a request matched (route-guard.ts), the methods each HTTP path takes, for 405 with Allow (route-methods.ts),
+ * name patterns with `*` (star-pattern.ts), bearer tokens (bearer-tokens.ts) and the guard that checks them on the route a request matched (route-guard.ts), the methods each HTTP path takes, for 405 with Allow (route-methods.ts),
  * the node arguments that start a sibling module as a process, from source or from the build (node-entry.ts), and the
  * IPC channel over which the demo's orchestrator asks its supervisor to restart or reload a worker (chaos-channel.ts). Tests and benchmarks run
  * a service as a child process, read its metrics and fuzz its OpenAPI document with
@@ -20,6 +20,7 @@ export {
 export { stopOnSignal, type SignalSource, type StopLog, type StopOnSignalOptions } from "./stop-on-signal.ts";
 export { bearerTokens, tokenList, type BearerTokens } from "./bearer-tokens.ts";
 export { routeMethods, type RouteMethods } from "./route-methods.ts";
+export { starPattern } from "./star-pattern.ts";
 export { routeGuard, type MatchedRequest, type RouteGuard, type RouteGuardOptions } from "./route-guard.ts";
 export {
   CatalogueError,

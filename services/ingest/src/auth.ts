@@ -4,7 +4,7 @@
  * (@a2a-ledger/env bearerTokens: constant time, never logged).
  */
 import { createHash } from "node:crypto";
-import { bearerTokens, type BearerTokens } from "@a2a-ledger/env";
+import { bearerTokens, type BearerTokens, starPattern } from "@a2a-ledger/env";
 import { type CardStanding, observationTypes, type ObservationType } from "@a2a-ledger/schemas";
 
 /** The observation kinds a token may post (`type` of an observation). */
@@ -88,17 +88,7 @@ export interface TokenCheck {
 }
 
 /** An observer pattern as a matcher: `*` is any run of characters, everything else literal. */
-export function observerMatcher(pattern: string): (observer: string) => boolean {
-  if (pattern === "*") return () => true;
-  const regex = new RegExp(
-    `^${pattern
-      .split("*")
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-    "s",
-  );
-  return (observer) => regex.test(observer);
-}
+export const observerMatcher: (pattern: string) => (observer: string) => boolean = starPattern;
 
 /**
  * The workers an observer pattern speaks about when the entry names none: a proxy's or a guard's
