@@ -53,22 +53,12 @@ export {
   KafkaAccessError,
 } from "./access-failure.ts";
 export {
-  agreedPartitions,
   changelogMaxMessageBytes,
   correlationKeyedTopics,
   correlationPartitions,
-  defaultPartitions,
   effectiveConfigs,
   type EnsureResult,
   ensureTopics,
-  installedPartitions,
-  MissingTopicsError,
-  partitionCounts,
-  PartitionDisagreementError,
-  partitionsBounds,
-  partitionsFromEnv,
-  PartitionsSettingError,
-  partitionsSettingName,
   type Replication,
   replicationFor,
   suffixedTopicNames,
@@ -77,12 +67,24 @@ export {
   TopicConflictError,
   topicNames,
   type TopicNames,
-  type TopicPartitionCount,
   topics,
   type TopicSpec,
   topicSpecs,
   tuneTopic,
 } from "./topics.ts";
+export {
+  agreedPartitions,
+  defaultPartitions,
+  installedPartitions,
+  MissingTopicsError,
+  partitionCounts,
+  PartitionDisagreementError,
+  partitionsBounds,
+  partitionsFromEnv,
+  PartitionsSettingError,
+  partitionsSettingName,
+  type TopicPartitionCount,
+} from "./partition-count.ts";
 export { partitionOf } from "./partition.ts";
 export {
   aclEntries,

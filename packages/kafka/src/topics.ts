@@ -6,20 +6,6 @@ import type { Admin } from "kafkajs";
 import { createTopicsAndWait } from "./create-topics.ts";
 import { agreedPartitions, defaultPartitions, type TopicPartitionCount } from "./partition-count.ts";
 
-export {
-  agreedPartitions,
-  defaultPartitions,
-  installedPartitions,
-  MissingTopicsError,
-  partitionCounts,
-  PartitionDisagreementError,
-  partitionsBounds,
-  partitionsFromEnv,
-  PartitionsSettingError,
-  partitionsSettingName,
-  type TopicPartitionCount,
-} from "./partition-count.ts";
-
 export interface TopicSpec {
   name: string;
   partitions: number;
