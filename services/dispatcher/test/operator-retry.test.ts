@@ -12,13 +12,13 @@ import { join } from "node:path";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createLogger } from "@a2a-ledger/logging";
 import { startJsAgent, type RunningJsAgent } from "@a2a-ledger/mesh-agents";
-import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/dispatcher.ts";
 import { Journal } from "../src/journal.ts";
 import { createMetrics } from "../src/metrics.ts";
 import { retryCommands } from "../src/retry.ts";
+import { redispatchCommand } from "./commands.ts";
 import { type RecordingIngest, startRecordingIngest } from "./recording-ingest.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "dispatcher-retry-"));
@@ -51,23 +51,7 @@ const dispatcherWith = (file: string) =>
     createLogger("dispatcher", "silent"),
     createMetrics(),
   );
-const command: Extract<Decision, { type: "RedispatchCommanded" }> = {
-  type: "RedispatchCommanded",
-  decisionId: "lost-retry:RedispatchCommanded:0",
-  correlationId: "task-retry",
-  causeEventIds: ["lost-retry"],
-  rulesVersion: "default/2",
-  policyVersion: null,
-  decidedAt: Date.now(),
-  workerId: "W9",
-  targetWorkerId: "W1",
-  fromServerTaskId: "w9-task",
-  skillId: "answer",
-  attempt: 2,
-  resumeState: null,
-  acceptedOutputModes: ["application/json"],
-  candidates: [],
-};
+const command = redispatchCommand("retry");
 const operator = (ids: string[], all = false) => {
   const journal = new Journal(journalPath);
   try {

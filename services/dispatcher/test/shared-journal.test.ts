@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "@a2a-ledger/logging";
 import { startJsAgent, type RunningJsAgent } from "@a2a-ledger/mesh-agents";
-import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/dispatcher.ts";
 import { createMetrics } from "../src/metrics.ts";
+import { redispatchCommand } from "./commands.ts";
 import { type RecordingIngest, startRecordingIngest } from "./recording-ingest.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "dispatcher-shared-"));
@@ -30,23 +30,7 @@ afterAll(async () => {
   await ingest?.close();
 });
 
-const command: Extract<Decision, { type: "RedispatchCommanded" }> = {
-  type: "RedispatchCommanded",
-  decisionId: "lost-shared:RedispatchCommanded:0",
-  correlationId: "task-shared",
-  causeEventIds: ["lost-shared"],
-  rulesVersion: "default/2",
-  policyVersion: null,
-  decidedAt: Date.now(),
-  workerId: "W9",
-  targetWorkerId: "W1",
-  fromServerTaskId: "w9-task",
-  skillId: "answer",
-  attempt: 2,
-  resumeState: null,
-  acceptedOutputModes: ["application/json"],
-  candidates: [],
-};
+const command = redispatchCommand("shared");
 
 describe("two dispatchers sharing a journal, one command delivered to both", () => {
   it("send it to the worker once: the earlier delivery stands down before sending", async () => {
