@@ -1,7 +1,8 @@
 /**
  * Sums the vitest summaries of every workspace in a test log into one closing line,
  * "tests: N passed, N failed, N skipped", so that one line tells the whole run. A failed test is named
- * again there, with the first line of its error, so the end of a long log says what failed. A suite that
+ * again there, with the first lines of its error (up to twelve), so the end of a long log says what
+ * failed and why. A suite that
  * failed outside its tests (a file that does not load, a failing `beforeAll` or `afterAll`: vitest's
  * "Failed Suites N") counts as a failure: its tests are reported skipped, and a file that failed before
  * its tests ran must not pass for skips.
@@ -25,12 +26,12 @@ lines.forEach((line, i) => {
   const workspace = /^(@[^:]+):test:/.exec(line)?.[1] ?? "";
   const unprefixed = (l: string | undefined) => (l ?? "").replace(/^@[^:]+:test:\s*/, "").trim();
   if (!/^FAIL\s/.test(unprefixed(line))) return;
-  const error =
-    lines
-      .slice(i + 1, i + 6)
-      .map(unprefixed)
-      .find((l) => l !== "") ?? "";
-  failures.push(`${workspace} ${unprefixed(line)}\n    ${error}`.trim().slice(0, 600));
+  const error: string[] = [];
+  for (const next of lines.slice(i + 1, i + 40).map(unprefixed)) {
+    if (/^(FAIL|[✓×❯↓])\s/.test(next) || /^⎯/.test(next) || error.length === 12) break;
+    if (next !== "") error.push(next);
+  }
+  failures.push(`${workspace} ${unprefixed(line)}\n    ${error.join("\n    ")}`.trim().slice(0, 2_000));
 });
 for (const line of lines) {
   const failedSuites = /Failed Suites (\d+)/.exec(line);

@@ -1,6 +1,11 @@
 /**
  * Starts a JVM as a detached background process with its output in a log file and its pid in a
  * file, and stops it again: SIGTERM, then SIGKILL after a grace period.
+ *
+ * The pid file holds the pid and, where /proc tells it, the process's start time. Pids are reused
+ * (Linux wraps them at `kernel.pid_max`, often 32,768), so a pid file left by a JVM that died names,
+ * sooner or later, an unrelated process: a start time that differs marks the file stale, and nothing
+ * signals the stranger.
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,10 +24,25 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** A process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat); undefined without /proc. */
+export function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of the process the pid file names, when that very process still runs. */
 export function runningPid(files: ProcessFiles): number | undefined {
   if (!existsSync(files.pidFile)) return undefined;
-  const pid = Number(readFileSync(files.pidFile, "utf8").trim());
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  const [pidLine = "", started = ""] = readFileSync(files.pidFile, "utf8").split("\n");
+  const pid = Number(pidLine.trim());
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+  const now = started.trim() === "" ? undefined : startTimeOf(pid);
+  return now === undefined || now === started.trim() ? pid : undefined;
 }
 
 export function startDetached(
@@ -37,7 +57,7 @@ export function startDetached(
   closeSync(out);
   if (child.pid === undefined) throw new Error(`could not start ${command}`);
   child.unref();
-  writeFileSync(files.pidFile, `${child.pid}\n`);
+  writeFileSync(files.pidFile, `${child.pid}\n${startTimeOf(child.pid) ?? ""}\n`);
   return child.pid;
 }
 

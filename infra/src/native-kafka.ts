@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClientConfig } from "@a2a-ledger/kafka";
 import { kafkaLibs } from "./artifacts.ts";
@@ -234,27 +234,43 @@ export function launchKafkaNode(
   for (const dir of [node.data, node.logs]) mkdirSync(dir, { recursive: true });
   writeFileSync(node.properties, serverProperties(config, node));
   writeFileSync(node.log4j, log4j);
-  if (!existsSync(join(node.data, "meta.properties"))) {
-    const standalone = config.kafkaNodes === 1 ? ["--standalone"] : [];
-    const format = spawnSync(
-      java.path,
-      [
-        ...javaArgs(config, node, libs),
-        "kafka.tools.StorageTool",
-        "format",
-        "-t",
-        clusterId,
-        "-c",
-        node.properties,
-        ...standalone,
-        ...scramUsers(config),
-      ],
-      { encoding: "utf8", timeout: 120_000 },
-    );
-    if (format.status !== 0)
-      throw new Error(`formatting the storage of Kafka node ${node.id} failed:\n${format.stdout}${format.stderr}`);
-  }
+  if (!existsSync(join(node.data, "meta.properties"))) formatStorage(config, node, clusterId, java.path, libs);
   startDetached(java.path, [...javaArgs(config, node, libs), "kafka.Kafka", node.properties], node.files);
+}
+
+/**
+ * Formats a node's storage. A format that did not exit by itself (killed, timed out, not started) is
+ * tried once more on an emptied folder; one that exited with an error is not, and its error names how
+ * it ended and what it printed.
+ */
+function formatStorage(config: StackConfig, node: KafkaNode, clusterId: string, java: string, libs: string): void {
+  const standalone = config.kafkaNodes === 1 ? ["--standalone"] : [];
+  const args = [
+    ...javaArgs(config, node, libs),
+    "kafka.tools.StorageTool",
+    "format",
+    "-t",
+    clusterId,
+    "-c",
+    node.properties,
+    ...standalone,
+    ...scramUsers(config),
+  ];
+  let outcome = "";
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const started = Date.now();
+    const format = spawnSync(java, args, { encoding: "utf8", timeout: 120_000 });
+    if (format.status === 0) return;
+    const how =
+      format.status !== null
+        ? `exit code ${format.status}`
+        : `${format.error ? `${format.error.message}, ` : ""}signal ${format.signal ?? "none"}`;
+    outcome += `attempt ${attempt}: ${how} after ${((Date.now() - started) / 1000).toFixed(1)} s\n${format.stdout ?? ""}${format.stderr ?? ""}\n`;
+    if (format.status !== null) break;
+    rmSync(node.data, { recursive: true, force: true });
+    mkdirSync(node.data, { recursive: true });
+  }
+  throw new Error(`formatting the storage of Kafka node ${node.id} (${node.data}) failed:\n${outcome}`);
 }
 
 /** `--add-scram` arguments: in secured mode every principal gets SCRAM-SHA-256 and SCRAM-SHA-512 credentials at format time. */
