@@ -239,9 +239,8 @@ export function launchKafkaNode(
 }
 
 /**
- * Formats a node's storage. A format that did not exit by itself (killed, timed out, not started) is
- * tried once more on an emptied folder; one that exited with an error is not, and its error names how
- * it ended and what it printed.
+ * Formats a node's storage: a format that fails is tried once more on an emptied folder (it writes
+ * nothing a second try would trip on), and the error names how each try ended and what it printed.
  */
 function formatStorage(config: StackConfig, node: KafkaNode, clusterId: string, java: string, libs: string): void {
   const standalone = config.kafkaNodes === 1 ? ["--standalone"] : [];
@@ -266,9 +265,9 @@ function formatStorage(config: StackConfig, node: KafkaNode, clusterId: string, 
         ? `exit code ${format.status}`
         : `${format.error ? `${format.error.message}, ` : ""}signal ${format.signal ?? "none"}`;
     outcome += `attempt ${attempt}: ${how} after ${((Date.now() - started) / 1000).toFixed(1)} s\n${format.stdout ?? ""}${format.stderr ?? ""}\n`;
-    if (format.status !== null) break;
     rmSync(node.data, { recursive: true, force: true });
     mkdirSync(node.data, { recursive: true });
+    if (attempt === 1) process.stderr.write(`formatting Kafka node ${node.id} again: ${outcome}`);
   }
   throw new Error(`formatting the storage of Kafka node ${node.id} (${node.data}) failed:\n${outcome}`);
 }
