@@ -2,6 +2,30 @@
 export interface PolicyConfig {
   /** Vendors (provider.organization) the operator trusts. */
   trustedVendors: readonly string[];
+  /**
+   * default/4: a card whose interrupted states were revoked is probed again on its first fetch in each
+   * period of this length after the revocation (null or absent: `defaultReprobeAfterMs`).
+   */
+  reprobeAfterMs?: number | null;
+  /**
+   * default/4: how long a parked canary must stay observable in its interrupted state, after it was
+   * parked and after the revocation, to show it outlived a restart of its worker and earn the revoked
+   * states back (null or absent: `defaultCanaryOutlivesMs`).
+   */
+  canaryOutlivesMs?: number | null;
+}
+
+/** One hour between re-probes of a revoked card. */
+export const defaultReprobeAfterMs = 60 * 60_000;
+/** One day: a worker restarted at least daily (a deploy, a node rotation) has restarted while its canary waited. */
+export const defaultCanaryOutlivesMs = 24 * 60 * 60_000;
+
+/** The re-probe period and the canary's bound in force under `config`. */
+export function earnBackOf(config: PolicyConfig): { reprobeAfterMs: number; canaryOutlivesMs: number } {
+  return {
+    reprobeAfterMs: config.reprobeAfterMs ?? defaultReprobeAfterMs,
+    canaryOutlivesMs: config.canaryOutlivesMs ?? defaultCanaryOutlivesMs,
+  };
 }
 
 export type Policy = "trust" | "verify";

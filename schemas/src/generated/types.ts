@@ -365,7 +365,7 @@ export interface ProbeRequested {
   workerId: null | string;
   cardHash: string;
   cardUrl: null | string;
-  /** first-contact or card-changed. */
+  /** first-contact, card-changed, or revoked (default/4: a card whose interrupted states were revoked, probed again on the trust policy's schedule). */
   reason: string;
   /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
   policyVersion: null | number;
@@ -539,6 +539,10 @@ export interface TrustPolicy {
   /** Who wrote it: a user and host for the CLI, the reconciler when it seeded version 1 from A2A_LEDGER_TRUSTED_VENDORS. */
   setBy: string;
   reason: null | string;
+  /** default/4: a card whose interrupted states were revoked is probed again on its first fetch in each period of this length after the revocation; null: one hour. */
+  reprobeAfterMs: null | number;
+  /** default/4: how long a parked canary must stay observable in its interrupted state, after it was parked and after the revocation, to show that it outlived a restart of its worker and earn the revoked states back; null: one day. */
+  canaryOutlivesMs: null | number;
 }
 
 /** Per record type, the fields that have an Avro default: a writer may leave them out. */
@@ -569,7 +573,7 @@ export interface DefaultedFields {
   TaskReconciled: "workerId" | "reason" | "policyVersion";
   CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills" | "signature";
   ReconcilerBatch: "fromOffset" | "toOffset" | "capabilityOwnBatches" | "retentionMs" | "staleMs";
-  TrustPolicy: "reason";
+  TrustPolicy: "reason" | "reprobeAfterMs" | "canaryOutlivesMs";
 }
 
 export type Observation =

@@ -257,6 +257,8 @@ const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
     setAt: at - 30_000,
     setBy: "ops@host-1",
     reason: "VendorA runs a durable task store",
+    reprobeAfterMs: 3_600_000,
+    canaryOutlivesMs: null,
   },
   ReconcilerBatch: {
     type: "ReconcilerBatch",

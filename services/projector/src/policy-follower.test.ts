@@ -48,7 +48,16 @@ beforeAll(async () => {
     A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
     A2A_LEDGER_TRUSTED_VENDORS: "Other",
   });
-  await record({ version: 1, validFrom: 0, trustedVendors: ["Acme"], setAt: 1, setBy: "test", reason: null });
+  await record({
+    version: 1,
+    validFrom: 0,
+    trustedVendors: ["Acme"],
+    setAt: 1,
+    setBy: "test",
+    reason: null,
+    reprobeAfterMs: null,
+    canaryOutlivesMs: null,
+  });
   reconciler = await startReconciler(f);
   const e = events("pp-");
   await produce(f.topics.observations, [
@@ -90,6 +99,8 @@ it("shows a worker trusted by the recorded version 1, then under verify once ver
       setAt: Date.now(),
       setBy: "test",
       reason: "revoked",
+      reprobeAfterMs: null,
+      canaryOutlivesMs: null,
     });
     expect(
       await waitFor("version 2", async () => ((await trust())?.policyVersion === 2 ? trust() : undefined)),

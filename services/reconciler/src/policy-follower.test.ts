@@ -51,6 +51,8 @@ describe("the recorded trust policy", () => {
       setAt: 1,
       setBy: "test",
       reason: null,
+      reprobeAfterMs: null,
+      canaryOutlivesMs: null,
     });
     running.push(await startInProcess(f));
     const e = events("pf-");
@@ -73,6 +75,8 @@ describe("the recorded trust policy", () => {
       setAt: t,
       setBy: "test",
       reason: "revoked",
+      reprobeAfterMs: null,
+      canaryOutlivesMs: null,
     });
     await produce(f.topics.observations, [
       e.dispatch("c2", "w1", { at: t + 10_000 }),

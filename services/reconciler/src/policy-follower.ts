@@ -23,6 +23,8 @@ export function seededPolicy(trustedVendors: readonly string[], setBy: string, n
     setAt: now,
     setBy,
     reason: "seeded from A2A_LEDGER_TRUSTED_VENDORS: no trust policy was recorded",
+    reprobeAfterMs: null,
+    canaryOutlivesMs: null,
   };
 }
 

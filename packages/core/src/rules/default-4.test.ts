@@ -217,3 +217,130 @@ describe("default/4: a card replaces the card in force only when admitted", () =
       .then([{ type: "ContractViolation", kind: "CARD_SIGNATURE_DROPPED", cardHash: cardHash(cardA) }]);
   });
 });
+
+describe("default/4: a revocation is earned back by a canary that outlived a restart", () => {
+  /** Re-probe every second, a canary must outlive five (the policy on Kafka sets both; these specs pass them). */
+  const earnBackPolicy = { policy: { trustedVendors: [], reprobeAfterMs: 1_000, canaryOutlivesMs: 5_000 } };
+  const cardW1 = agentCard({ org: "Org-w1", states: lifecycle, skills });
+  /** w1 and w3 verified in every state; w1 loses a task it left in input-required at 120 (revoked from then on). */
+  function revoked(e: ReturnType<typeof events>) {
+    return [
+      ...probed(e, { w1: { states: all }, w3: { states: all } }),
+      e.dispatch("t", "w1", { at: 100 }),
+      e.state("t", "w1", "a1", "input-required", { at: 110 }),
+      e.notFound("t", "w1", "a1", { at: 120 }),
+    ];
+  }
+  /** The revoked history, re-probed at 1,300 with a canary c1 parked in input-required. */
+  function reprobed(e: ReturnType<typeof events>) {
+    return [
+      ...revoked(e),
+      e.card("w1", cardW1, { at: 1_200 }),
+      e.probe("w1", cardHash(cardW1), {
+        at: 1_300,
+        states: all,
+        modes: ["text/plain"],
+        canaries: [{ serverTaskId: "c1", state: "input-required" }],
+      }),
+    ];
+  }
+
+  it("probes a revoked card again on its first fetch in each period of the policy's reprobeAfterMs", () => {
+    const e = events();
+    const history = revoked(e);
+    // Within the first period after the revocation: nothing.
+    given(history, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(e.card("w1", cardW1, { at: 900 }))
+      .thenNothing();
+    const spec = fixedInDefault4(history, earnBackPolicy).when(e.card("w1", cardW1, { at: 1_200 }));
+    expect(spec.v3).toEqual([]);
+    spec.then([{ type: "ProbeRequested", workerId: "w1", cardHash: cardHash(cardW1), reason: "revoked" }]);
+    // The period's later fetches command nothing; the next period's first fetch does.
+    const later = [...history, e.card("w1", cardW1, { at: 1_200 })];
+    given(later, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(e.card("w1", cardW1, { at: 1_900 }))
+      .thenNothing();
+    given(later, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(e.card("w1", cardW1, { at: 2_150 }))
+      .then([{ type: "ProbeRequested", reason: "revoked" }]);
+  });
+
+  it("does not probe a card that stands unrevoked, or another card than the one in force", () => {
+    const e = events();
+    const history = probed(e, { w1: { states: all } });
+    given(history, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(e.card("w1", cardW1, { at: 5_000 }))
+      .thenNothing();
+  });
+
+  it("returns the interrupted states once the parked canary is re-observed in them past the bound, and not before", () => {
+    const e = events();
+    const history = reprobed(e);
+    // The re-probe alone returns nothing: V of w1 stays without input-required.
+    const early = e.state("probe-w1", "w1", "c1", "input-required", { at: 6_200 });
+    given(history, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(early)
+      .thenNothing();
+    const spec = fixedInDefault4(history, earnBackPolicy).when(
+      e.state("probe-w1", "w1", "c1", "input-required", { at: 6_300 }),
+    );
+    expect(spec.v3).toEqual([]);
+    spec.then([
+      {
+        type: "CapabilitiesVerified",
+        workerId: "w1",
+        durable: true,
+        states: ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"],
+      },
+    ]);
+  });
+
+  it("takes no re-observation but GetTask's of the canary in the state it was parked in", () => {
+    const e = events();
+    const history = reprobed(e);
+    const verified = (o: Observation) =>
+      given(history, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+        .when(o)
+        .decisions.filter((d) => d.type === "CapabilitiesVerified");
+    expect(verified(e.state("probe-w1", "w1", "c1", "input-required", { at: 7_000, via: "stream" }))).toEqual([]);
+    expect(verified(e.state("probe-w1", "w1", "c1", "working", { at: 7_000 }))).toEqual([]);
+    // A real task of w1 that waits long in input-required proves nothing: the prober parked no canary there.
+    expect(verified(e.state("t", "w1", "a1", "input-required", { at: 7_000 }))).toEqual([]);
+    // The oracle: the same canary's GetTask in input-required does.
+    expect(verified(e.state("probe-w1", "w1", "c1", "input-required", { at: 7_000 }))).toHaveLength(1);
+  });
+
+  it("sends a task lost in input-required elsewhere to the worker that earned its states back", () => {
+    const e = events();
+    const history = [
+      ...reprobed(e),
+      e.dispatch("u", "w3", { at: 6_000 }),
+      e.state("u", "w3", "b1", "input-required", { at: 6_100 }),
+    ];
+    const loss = e.notFound("u", "w3", "b1", { at: 6_500 });
+    // Before the earn-back: w1 stands revoked, w3 lost the task — no worker is left.
+    given(history, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(loss)
+      .then([
+        { type: "CapabilitiesVerified", workerId: "w3", durable: false },
+        { type: "TaskIndeterminate", workerId: "w3" },
+        { type: "ReconciliationBlocked" },
+      ]);
+    const earned = [...history, e.state("probe-w1", "w1", "c1", "input-required", { at: 6_400 })];
+    given(earned, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(loss)
+      .then([
+        { type: "CapabilitiesVerified", workerId: "w3", durable: false },
+        { type: "TaskIndeterminate", workerId: "w3" },
+        { type: "RedispatchCommanded", targetWorkerId: "w1" },
+      ]);
+  });
+
+  it("revokes again when the canary that earned the states back is lost", () => {
+    const e = events();
+    const history = [...reprobed(e), e.state("probe-w1", "w1", "c1", "input-required", { at: 6_400 })];
+    given(history, { ruleSet: defaultRuleSetV4, ...earnBackPolicy })
+      .when(e.notFound("probe-w1", "w1", "c1", { at: 9_000 }))
+      .then([{ type: "CapabilitiesVerified", workerId: "w1", durable: false }]);
+  });
+});

@@ -44,18 +44,23 @@ const default3: readonly RuleVariant[] = [
   "reconciled",
 ];
 
-/** What default/4 runs: default/3's with cards admitted first, trust before the loss, a durable claim's loss as evidence. */
+/**
+ * What default/4 runs: default/3's with cards admitted first, trust before the loss, a durable claim's
+ * loss as evidence, and a revocation earned back (a revoked card re-probed; a canary that outlived a restart).
+ */
 const default4: readonly RuleVariant[] = [
   "card-admission",
   "capabilities/admitted-cards",
   "R8/admitted-cards",
   "R7/admitted-cards",
+  "R7-reprobe/admitted-cards",
   "skills",
   "R1",
   "R2",
   "R3",
   "R9",
   "R9-tasks/interrupted-or-durable-claim",
+  "R9-earn-back",
   "R4-R5/client-unseen+before-the-loss",
   "R6/block-never-back",
   "reconciled",

@@ -12,10 +12,13 @@
  * - `R6/block-never-back`: R6 as default/3 runs it: never back to a worker that lost the task, a
  *   dispatch's unanswered task reconciled, a block re-examined on its own observations and lifted only
  *   while its loss still stands (`recoveries["block-never-back"]` is its re-examination);
- * - `…/admitted-cards`: the rule runs on a card only when card-admission admits it (default/4).
+ * - `…/admitted-cards`: the rule runs on a card only when card-admission admits it (default/4);
+ * - `R7-reprobe` and `R9-earn-back` (default/4, earn-back.ts): a revoked card is probed again on a
+ *   schedule, and a canary that outlived a restart earns its states back.
  */
 import { capabilities } from "./capabilities.ts";
 import { cardAdmissionRule, onAdmittedCards } from "./card-admission.ts";
+import { earnBack, reprobeRevoked } from "./earn-back.ts";
 import { r1States } from "./r1-states.ts";
 import { r2Artifacts } from "./r2-artifacts.ts";
 import { r3Divergent } from "./r3-divergent.ts";
@@ -51,11 +54,13 @@ export const ruleVariants = {
   "R8/admitted-cards": onAdmittedCards(r8),
   R7: r7,
   "R7/admitted-cards": onAdmittedCards(r7),
+  "R7-reprobe/admitted-cards": onAdmittedCards({ id: "R7-reprobe", on: ["AgentCardObserved"], apply: reprobeRevoked }),
   skills: { id: "skills", on: ["TaskDispatched"], apply: skillAdvertised },
   R1: { id: "R1", on: ["TaskStateObserved"], apply: r1States },
   R2: { id: "R2", on: ["ArtifactEmitted"], apply: r2Artifacts },
   R3: { id: "R3", on: ["ArtifactEmitted", "TaskStateObserved"], apply: r3Divergent },
   R9: { id: "R9", on: lost, apply: r9Durability },
+  "R9-earn-back": { id: "R9-earn-back", on: ["TaskStateObserved"], apply: earnBack },
   "R9-tasks/interrupted": { id: "R9-tasks", on: lost, apply: r9LostTasksWith({ evidence: "interrupted" }) },
   "R9-tasks/interrupted-or-durable-claim": {
     id: "R9-tasks",
