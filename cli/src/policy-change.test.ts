@@ -10,6 +10,8 @@ const recorded = (version: number, validFrom: number): TrustPolicy => ({
   setAt: 0,
   setBy: "x",
   reason: null,
+  reprobeAfterMs: null,
+  canaryOutlivesMs: null,
 });
 const code = (f: () => unknown) => {
   try {
@@ -35,6 +37,8 @@ describe("policy set: planning a new version", () => {
       setAt: now,
       setBy: "ops@host",
       reason: null,
+      reprobeAfterMs: null,
+      canaryOutlivesMs: null,
     });
   });
 
@@ -75,5 +79,23 @@ describe("policy set: planning a new version", () => {
     expect(code(() => planPolicyChange([], { trustedVendors: "A,B\u0007", setBy: "ops", now }))).toBe(
       "POLICY_BAD_VENDOR",
     );
+  });
+
+  it("takes default/4's re-probe period and canary bound as durations, keeps the latest version's when left out, and resets them with default", () => {
+    const set = (history: TrustPolicy[], o: { reprobeAfter?: string; canaryOutlives?: string }) =>
+      planPolicyChange(history, { trustedVendors: "A", setBy: "ops", now, ...o });
+    const first = set([], { reprobeAfter: "90m", canaryOutlives: "7d" });
+    expect(first).toMatchObject({ reprobeAfterMs: 90 * 60_000, canaryOutlivesMs: 7 * 86_400_000 });
+    expect(set([first], {})).toMatchObject({ reprobeAfterMs: 90 * 60_000, canaryOutlivesMs: 7 * 86_400_000 });
+    expect(set([first], { canaryOutlives: "default" })).toMatchObject({
+      reprobeAfterMs: 90 * 60_000,
+      canaryOutlivesMs: null,
+    });
+    expect(set([], {})).toMatchObject({ reprobeAfterMs: null, canaryOutlivesMs: null });
+    for (const bad of ["soon", "0s", "999ms", "366d", "-1h", "1.5h"])
+      expect(
+        code(() => set([], { reprobeAfter: bad })),
+        bad,
+      ).toBe("POLICY_BAD_DURATION");
   });
 });

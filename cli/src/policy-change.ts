@@ -7,6 +7,7 @@
  * margin is refused (it would re-judge events that may already have been decided under the old version).
  */
 import { nextPolicyVersion, toEpochMillis } from "@a2a-ledger/core";
+import { parseDuration } from "@a2a-ledger/env";
 import type { TrustPolicy } from "@a2a-ledger/schemas";
 
 /** The default: validFrom = now + 60 s. */
@@ -14,7 +15,11 @@ export const defaultValidFromMarginMs = 60_000;
 /** The least accepted: validFrom at least 5 s after now. */
 export const minimumValidFromMarginMs = 5_000;
 
-export type PolicyChangeErrorCode = "POLICY_BAD_VALID_FROM" | "POLICY_VALID_FROM_TOO_EARLY" | "POLICY_BAD_VENDOR";
+export type PolicyChangeErrorCode =
+  | "POLICY_BAD_VALID_FROM"
+  | "POLICY_VALID_FROM_TOO_EARLY"
+  | "POLICY_BAD_VENDOR"
+  | "POLICY_BAD_DURATION";
 
 export class PolicyChangeError extends Error {
   override name = "PolicyChangeError";
@@ -32,8 +37,29 @@ export interface PolicyChangeRequest {
   /** Epoch ms or ISO-8601 with an offset; default now + defaultValidFromMarginMs. */
   validFrom?: string;
   reason?: string;
+  /**
+   * default/4's re-probe period and canary bound (`1h`, `24h`, `90m`, …, or `default` for the rules'
+   * own); absent: what the highest recorded version says.
+   */
+  reprobeAfter?: string;
+  canaryOutlives?: string;
   setBy: string;
   now: number;
+}
+
+/** The shortest and longest accepted re-probe period or canary bound. */
+const durationBounds = { min: 1_000, max: 365 * 86_400_000 };
+
+function durationOf(flag: string, given: string | undefined, latest: number | null | undefined): number | null {
+  if (given === undefined) return latest ?? null;
+  if (given.trim() === "default") return null;
+  const ms = parseDuration(given.trim());
+  if (ms === undefined || ms < durationBounds.min || ms > durationBounds.max)
+    throw new PolicyChangeError(
+      "POLICY_BAD_DURATION",
+      `--${flag} ${JSON.stringify(given.slice(0, 40))}: a duration from 1s to 365d (e.g. 90m, 24h, 7d), or default`,
+    );
+  return ms;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a vendor name must not hold
@@ -74,6 +100,8 @@ function validFromOf(given: string | undefined, now: number): number {
 /** The record to write: the highest recorded version plus one. */
 export function planPolicyChange(history: readonly TrustPolicy[], request: PolicyChangeRequest): TrustPolicy {
   const reason = request.reason?.trim();
+  let latest: TrustPolicy | undefined;
+  for (const p of history) if (latest === undefined || p.version > latest.version) latest = p;
   return {
     version: nextPolicyVersion(history),
     validFrom: validFromOf(request.validFrom, request.now),
@@ -81,5 +109,7 @@ export function planPolicyChange(history: readonly TrustPolicy[], request: Polic
     setAt: request.now,
     setBy: request.setBy,
     reason: reason === undefined || reason === "" ? null : reason,
+    reprobeAfterMs: durationOf("reprobe-after", request.reprobeAfter, latest?.reprobeAfterMs),
+    canaryOutlivesMs: durationOf("canary-outlives", request.canaryOutlives, latest?.canaryOutlivesMs),
   };
 }

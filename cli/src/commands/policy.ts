@@ -1,5 +1,6 @@
 /**
- * `a2a-ledger policy set --trusted-vendors a,b [--valid-from TIME] [--reason TEXT] [--set-by WHO]` and
+ * `a2a-ledger policy set --trusted-vendors a,b [--valid-from TIME] [--reprobe-after D] [--canary-outlives D]
+ * [--reason TEXT] [--set-by WHO]` and
  * `a2a-ledger policy show [--json]`: the trust policy recorded on a2a.policy.v1. Every reader judges an
  * event by the version in force at its occurredAt (`policyAt`), so a change is a new version from a
  * time on, never an edit of the past.
@@ -20,18 +21,41 @@ import {
 } from "../policy-change.ts";
 import { asCliError } from "./replay.ts";
 
-const usage = `usage: a2a-ledger policy set --trusted-vendors a,b [--valid-from TIME] [--reason TEXT] [--set-by WHO]
+const usage = `usage: a2a-ledger policy set --trusted-vendors a,b [--valid-from TIME] [--reprobe-after D] [--canary-outlives D]
+                         [--reason TEXT] [--set-by WHO]
        a2a-ledger policy show [--json]
 
   set    records a new version of the trust policy on a2a.policy.v1 (A2A_LEDGER_TOPIC_SUFFIX applies):
          the highest version plus one, trusting exactly the vendors listed ("" trusts none).
          --valid-from  when it comes into force (ISO-8601 with offset, or epoch ms); default now + ${defaultValidFromMarginMs / 1000} s,
                        never earlier than now + ${minimumValidFromMarginMs / 1000} s (events before it keep the version they were judged by)
+         --reprobe-after    default/4: a card whose interrupted states were revoked is probed again on its first
+                            fetch in each period this long after the revocation (default 1h)
+         --canary-outlives  default/4: a parked canary re-observed in its state this long after it was parked and
+                            after the revocation outlived a restart and earns the states back (default 24h)
+                            Both take 1s to 365d (90m, 24h, 7d) or "default"; left out, the latest version's value.
   show   every recorded version, and the one in force now`;
+
+/** A duration as `policy set` takes it: the largest unit that divides it (`90m`, `24h`), or `default`. */
+function durationText(ms: number | null): string {
+  if (ms === null) return "default";
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1_000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
 
 const line = (p: TrustPolicy, now: number, inForce: number) => {
   const mark = p.version === inForce ? "  (in force)" : p.validFrom > now ? "  (scheduled)" : "";
-  return `version ${p.version}  valid from ${p.validFrom === 0 ? "the epoch" : new Date(p.validFrom).toISOString()}  trusted vendors: ${p.trustedVendors.length === 0 ? "(none)" : p.trustedVendors.join(", ")}${mark}\n    set ${new Date(p.setAt).toISOString()} by ${p.setBy}${p.reason === null ? "" : `: ${p.reason}`}\n`;
+  const earnBack =
+    p.reprobeAfterMs === null && p.canaryOutlivesMs === null
+      ? ""
+      : `\n    re-probe after ${durationText(p.reprobeAfterMs)}, canary outlives ${durationText(p.canaryOutlivesMs)}`;
+  return `version ${p.version}  valid from ${p.validFrom === 0 ? "the epoch" : new Date(p.validFrom).toISOString()}  trusted vendors: ${p.trustedVendors.length === 0 ? "(none)" : p.trustedVendors.join(", ")}${mark}${earnBack}\n    set ${new Date(p.setAt).toISOString()} by ${p.setBy}${p.reason === null ? "" : `: ${p.reason}`}\n`;
 };
 
 async function show(cluster: Cluster, json: boolean, io: Io): Promise<number> {
@@ -51,7 +75,14 @@ async function show(cluster: Cluster, json: boolean, io: Io): Promise<number> {
 
 async function set(
   cluster: Cluster,
-  o: { "trusted-vendors"?: string; "valid-from"?: string; reason?: string; "set-by"?: string },
+  o: {
+    "trusted-vendors"?: string;
+    "valid-from"?: string;
+    "reprobe-after"?: string;
+    "canary-outlives"?: string;
+    reason?: string;
+    "set-by"?: string;
+  },
   io: Io,
 ): Promise<number> {
   if (o["trusted-vendors"] === undefined)
@@ -62,6 +93,8 @@ async function set(
     planned = planPolicyChange(versions, {
       trustedVendors: o["trusted-vendors"],
       validFrom: o["valid-from"],
+      reprobeAfter: o["reprobe-after"],
+      canaryOutlives: o["canary-outlives"],
       reason: o.reason,
       setBy: o["set-by"] ?? `${userInfo().username}@${hostname()}`,
       now: Date.now(),
@@ -103,6 +136,8 @@ export const command: Command = {
             {
               "trusted-vendors": { type: "string" },
               "valid-from": { type: "string" },
+              "reprobe-after": { type: "string" },
+              "canary-outlives": { type: "string" },
               reason: { type: "string" },
               "set-by": { type: "string" },
             },
