@@ -4,33 +4,21 @@
  * recorded while it runs governs the events after its validFrom.
  */
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
-import type { Decision, TrustPolicy } from "@a2a-ledger/schemas";
+import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   fixture,
-  kafka,
   kafkaSuite,
   produce,
   readAll,
   readDecisions,
-  serde,
+  recordPolicy,
   startInProcess,
   waitForGroupAtEnd,
 } from "../test/harness.ts";
 
 const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 const acme = agentCard({ org: "Acme", states: ["submitted", "working", "completed", "failed"], taskStore: "durable" });
-
-async function record(topic: string, p: TrustPolicy): Promise<void> {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  await producer.send({
-    topic,
-    acks: -1,
-    messages: [{ key: String(p.version), value: await serde.encode({ type: "TrustPolicy", ...p }) }],
-  });
-  await producer.disconnect();
-}
 
 /** The losses decided, by correlation (c1 and c2 may sit on different partitions: no order between them). */
 const lossesOf = (decisions: Decision[]) =>
@@ -44,7 +32,7 @@ describe("the recorded trust policy", () => {
     // given version 1 recorded trusting Acme, and a reconciler whose variable trusts nobody
     const f = await fixture(admin, "policy-recorded", { A2A_LEDGER_TRUSTED_VENDORS: "Other" });
     fixtures.push(f);
-    await record(f.topics.policy, {
+    await recordPolicy(f.topics.policy, {
       version: 1,
       validFrom: 0,
       trustedVendors: ["Acme"],
@@ -68,7 +56,7 @@ describe("the recorded trust policy", () => {
       e.notFound("c1", "w1", "a1", { at: t + 3 }),
     ]);
     await waitForGroupAtEnd(admin, f);
-    await record(f.topics.policy, {
+    await recordPolicy(f.topics.policy, {
       version: 2,
       validFrom: t + 10_000,
       trustedVendors: [],

@@ -18,7 +18,7 @@ import {
   TopicReader,
 } from "@a2a-ledger/kafka";
 import { produceAll, waitForGroupAtEnd as waitForTopicEnd } from "@a2a-ledger/kafka/testing";
-import type { Decision, Observation } from "@a2a-ledger/schemas";
+import type { Decision, Observation, TrustPolicy } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { loadReconcilerConfig, type ReconcilerConfig } from "../src/config.ts";
 import { Reconciler } from "../src/reconciler.ts";
@@ -192,3 +192,15 @@ export function kafkaSuite(hooks: {
 export const seededPolicy = (trustedVendors: string[] = []) => ({
   versions: [{ version: 1, validFrom: 0, trustedVendors }],
 });
+
+/** Records a version of the trust policy on a fixture's policy topic (keyed by its version, as `policy set` writes it). */
+export async function recordPolicy(topic: string, p: TrustPolicy): Promise<void> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  await producer.send({
+    topic,
+    acks: -1,
+    messages: [{ key: String(p.version), value: await serde.encode({ type: "TrustPolicy", ...p }) }],
+  });
+  await producer.disconnect();
+}
