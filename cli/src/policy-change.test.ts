@@ -1,18 +1,10 @@
 import type { TrustPolicy } from "@a2a-ledger/schemas";
+import { trustPolicy } from "@a2a-ledger/schemas/testing";
 import { describe, expect, it } from "vitest";
 import { defaultValidFromMarginMs, planPolicyChange, PolicyChangeError } from "./policy-change.ts";
 
 const now = Date.UTC(2026, 11, 2, 0, 0, 0);
-const recorded = (version: number, validFrom: number): TrustPolicy => ({
-  version,
-  validFrom,
-  trustedVendors: [],
-  setAt: 0,
-  setBy: "x",
-  reason: null,
-  reprobeAfterMs: null,
-  canaryOutlivesMs: null,
-});
+const recorded = (version: number, validFrom: number): TrustPolicy => trustPolicy({ version, validFrom, setBy: "x" });
 const code = (f: () => unknown) => {
   try {
     f();

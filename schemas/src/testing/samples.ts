@@ -8,6 +8,7 @@ import type {
   ObservationType,
   StateRecord,
   StateRecordType,
+  TrustPolicy,
 } from "../generated/types.ts";
 
 const at = Date.UTC(2026, 10, 30, 12, 0, 0);
@@ -288,3 +289,16 @@ export const sampleStateRecord = <T extends StateRecordType>(type: T): Extract<S
   clone(state[type]);
 export const allSamples = (): (Observation | Decision | StateRecord)[] =>
   [...Object.values(observations), ...Object.values(decisions), ...Object.values(state)].map(clone);
+
+/** A version of the trust policy for tests: version 1 from the epoch trusting no vendor, the rules' defaults elsewhere; `overrides` say what differs. */
+export const trustPolicy = (overrides: Partial<TrustPolicy> = {}): TrustPolicy => ({
+  version: 1,
+  validFrom: 0,
+  trustedVendors: [],
+  setAt: 0,
+  setBy: "test",
+  reason: null,
+  reprobeAfterMs: null,
+  canaryOutlivesMs: null,
+  ...overrides,
+});

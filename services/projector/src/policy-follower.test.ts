@@ -10,6 +10,7 @@ import { stopChild } from "@a2a-ledger/env/testing";
 import type { Admin } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import type { TrustPolicy } from "@a2a-ledger/schemas";
+import { trustPolicy } from "@a2a-ledger/schemas/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   deleteTopics,
@@ -48,16 +49,7 @@ beforeAll(async () => {
     A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite"),
     A2A_LEDGER_TRUSTED_VENDORS: "Other",
   });
-  await record({
-    version: 1,
-    validFrom: 0,
-    trustedVendors: ["Acme"],
-    setAt: 1,
-    setBy: "test",
-    reason: null,
-    reprobeAfterMs: null,
-    canaryOutlivesMs: null,
-  });
+  await record(trustPolicy({ trustedVendors: ["Acme"], setAt: 1 }));
   reconciler = await startReconciler(f);
   const e = events("pp-");
   await produce(f.topics.observations, [
@@ -92,16 +84,7 @@ it("shows a worker trusted by the recorded version 1, then under verify once ver
         20_000,
       ),
     ).toMatchObject({ policy: "trust", policyVersion: 1 });
-    await record({
-      version: 2,
-      validFrom: Date.now(),
-      trustedVendors: [],
-      setAt: Date.now(),
-      setBy: "test",
-      reason: "revoked",
-      reprobeAfterMs: null,
-      canaryOutlivesMs: null,
-    });
+    await record(trustPolicy({ version: 2, validFrom: Date.now(), setAt: Date.now(), reason: "revoked" }));
     expect(
       await waitFor("version 2", async () => ((await trust())?.policyVersion === 2 ? trust() : undefined)),
     ).toMatchObject({ policy: "verify", policyVersion: 2 });

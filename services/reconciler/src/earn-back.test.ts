@@ -8,7 +8,8 @@
  */
 import { all, agentCard, events, lifecycle, probed, skills } from "@a2a-ledger/core/testing/builders";
 import { cardHash, defaultRuleSetV3, defaultRuleSetV4, replay } from "@a2a-ledger/core";
-import type { Decision, Observation, TrustPolicy } from "@a2a-ledger/schemas";
+import type { Decision, Observation } from "@a2a-ledger/schemas";
+import { trustPolicy } from "@a2a-ledger/schemas/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   byCorrelation,
@@ -26,16 +27,12 @@ const { admin, fixtures, running } = kafkaSuite({ beforeAll, afterAll });
 describe("the reconciler with A2A_LEDGER_RULES=default/4: a revocation earned back", () => {
   it("re-probes a revoked card on the recorded schedule, takes a canary that outlived the bound, and re-dispatches to the worker again, as the replay does", async () => {
     const t = Date.now();
-    const policy: TrustPolicy = {
-      version: 1,
-      validFrom: 0,
-      trustedVendors: [],
+    const policy = trustPolicy({
       setAt: t,
-      setBy: "test",
       reason: "earn-back in seconds",
       reprobeAfterMs: 1_000,
       canaryOutlivesMs: 5_000,
-    };
+    });
     const e = events("eb-");
     const card = agentCard({ org: "Org-w1", states: lifecycle, skills });
     const steps: Observation[][] = [

@@ -5,6 +5,7 @@
  */
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Decision } from "@a2a-ledger/schemas";
+import { trustPolicy } from "@a2a-ledger/schemas/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   fixture,
@@ -32,16 +33,7 @@ describe("the recorded trust policy", () => {
     // given version 1 recorded trusting Acme, and a reconciler whose variable trusts nobody
     const f = await fixture(admin, "policy-recorded", { A2A_LEDGER_TRUSTED_VENDORS: "Other" });
     fixtures.push(f);
-    await recordPolicy(f.topics.policy, {
-      version: 1,
-      validFrom: 0,
-      trustedVendors: ["Acme"],
-      setAt: 1,
-      setBy: "test",
-      reason: null,
-      reprobeAfterMs: null,
-      canaryOutlivesMs: null,
-    });
+    await recordPolicy(f.topics.policy, trustPolicy({ trustedVendors: ["Acme"], setAt: 1 }));
     running.push(await startInProcess(f));
     const e = events("pf-");
     const t = Date.now();
@@ -56,16 +48,10 @@ describe("the recorded trust policy", () => {
       e.notFound("c1", "w1", "a1", { at: t + 3 }),
     ]);
     await waitForGroupAtEnd(admin, f);
-    await recordPolicy(f.topics.policy, {
-      version: 2,
-      validFrom: t + 10_000,
-      trustedVendors: [],
-      setAt: t,
-      setBy: "test",
-      reason: "revoked",
-      reprobeAfterMs: null,
-      canaryOutlivesMs: null,
-    });
+    await recordPolicy(
+      f.topics.policy,
+      trustPolicy({ version: 2, validFrom: t + 10_000, setAt: t, reason: "revoked" }),
+    );
     await produce(f.topics.observations, [
       e.dispatch("c2", "w1", { at: t + 10_000 }),
       e.state("c2", "w1", "a2", "working", { at: t + 10_001 }),
