@@ -108,3 +108,15 @@ describe("CapabilityScope", () => {
     expect(withoutCanary.filter((d) => d.correlationId === "late").map((d) => d.type)).toContain("RedispatchCommanded");
   });
 });
+
+describe("what shapes the capability table", () => {
+  it("takes a parked canary's re-observation in its probe's correlation (default/4's earn-back), not a task's", () => {
+    const e = events("s-");
+    const scope = new CapabilityScope();
+    const shapes = (o: Observation) => scope.shapesCapabilities(o);
+    expect(shapes(e.card("w1", durableCard, { at: 1 }))).toBe(true);
+    expect(shapes(e.state("probe-w1", "w1", "canary-1", "input-required", { at: 2 }))).toBe(true);
+    expect(shapes(e.state("task", "w1", "t1", "input-required", { at: 3 }))).toBe(false);
+    expect(shapes(e.notFound("task", "w1", "t1", { at: 4 }))).toBe(false);
+  });
+});
