@@ -24,14 +24,14 @@ import { renderHtml } from "../render/html.ts";
 import { renderTerminal } from "../render/terminal.ts";
 import { rejectionLines, rejectionSummary } from "../replay/rejections.ts";
 import { buildReport, type ReplayReport } from "../replay/replay-report.ts";
-import { runReplay } from "../replay/replay-run.ts";
-import { scopeFromOptions, type ReplayScope } from "../replay/replay-scope.ts";
+import { type ReplayCounts, runReplay } from "../replay/replay-run.ts";
+import { isPartial, scopeFromOptions, type ReplayScope } from "../replay/replay-scope.ts";
 import { retentionFromOptions } from "../replay/replay-retention.ts";
 import { shardsFromOption } from "../replay/replay-shard.ts";
 import { type MergedRun, runSharded } from "../replay/sharded-replay.ts";
 import { RulesError, RuleSetRun } from "../replay/rule-set-run.ts";
 import { loadRuleSet } from "../rules-loader.ts";
-import { InputError } from "../sources/observation-source.ts";
+import { InputError, type ObservationSource } from "../sources/observation-source.ts";
 import { openSource } from "../sources/open-source.ts";
 
 const usage = `usage: a2a-ledger replay (--input FILE | --kafka) [--since TIME] [--until TIME] [--correlation ID]
@@ -269,17 +269,30 @@ async function run(args: string[], io: Io): Promise<number> {
       format: o.format,
       recordedOrder: o.kafka && o.order !== "event-time",
     };
-    const opened = await openSource(sourceOptions, io, connect);
+    let opened = await openSource(sourceOptions, io, connect);
     if (opened.order.kind === "event-time" && opened.order.reason !== null)
       io.stderr(
         `a2a-ledger replay: partitions merged by event time, not in the order the reconciler read them: ${opened.order.reason}\n`,
       );
     const single = shards === 1 ? ruleSets.map((r) => new RuleSetRun(r, policy, scope, undefined, retention)) : [];
+    // A partial replay on one shard reads the source twice: a first pass names the correlations in scope
+    // and the shared ones, the second folds those whole (replay-run.ts), so its decisions in scope are
+    // the whole-log replay's.
+    const exact = shards === 1 && isPartial(scope);
+    let counts = exact ? await countPass(opened.source, scope, io) : undefined;
+    if (exact) opened = await openSource(sourceOptions, io, connect);
+    const whole = counts === undefined ? undefined : new Set([...counts.scoped, ...counts.shared]);
     const bar = progressBar(io, "replay", opened.source.unit);
-    let counts;
     try {
       // Sharded: this pass only counts and names the shared correlations (the bar shows it); the shards fold.
-      counts = await runReplay(opened.source, single, scope, (p) => bar.update(p.done, p.total, p.observations));
+      counts = await runReplay(
+        opened.source,
+        single,
+        scope,
+        (p) => bar.update(p.done, p.total, p.observations),
+        undefined,
+        whole,
+      );
     } finally {
       bar.stop();
     }
@@ -396,6 +409,16 @@ export function asCliError(e: unknown): unknown {
   if (typeof name === "string" && name.startsWith("KafkaJS"))
     return new UnavailableError(`Kafka cannot be reached: ${(e as Error).message}`);
   return e;
+}
+
+/** The first pass of an exact partial replay: what is in scope and what is shared, nothing folded. */
+async function countPass(source: ObservationSource, scope: ReplayScope, io: Io): Promise<ReplayCounts> {
+  const bar = progressBar(io, "scope", source.unit);
+  try {
+    return await runReplay(source, [], scope, (p) => bar.update(p.done, p.total, p.observations));
+  } finally {
+    bar.stop();
+  }
 }
 
 export const command: Command = {

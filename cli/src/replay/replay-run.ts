@@ -5,6 +5,12 @@
  * table the log built before the window; a correlation that started before the window is judged
  * without its earlier observations (`startedBefore` names those). A shard of a sharded replay folds
  * only its own correlations and the shared ones of those in scope (replay-shard.ts).
+ *
+ * An exact partial replay (`whole`, from a first pass's counts) folds named correlations whole, in and
+ * out of scope: the correlations in scope and the shared ones (a card fetch, a probe, a TaskNotFound: every
+ * step that can change the capability table under the shipped rule sets, a lost real task's revocation
+ * under default/3 and default/4 and a canary's re-observation under default/4 included). Its decisions
+ * in scope are then the whole-log replay's.
  */
 import { CapabilityScope } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
@@ -32,6 +38,8 @@ export interface ReplayCounts {
   startedBefore: ReadonlySet<string>;
   /** Correlations in the source with a card fetch, a probe or a TaskNotFound: what every shard folds whole. */
   shared: ReadonlySet<string>;
+  /** The correlations of the observations in scope. */
+  scoped: ReadonlySet<string>;
 }
 
 export async function runReplay(
@@ -40,6 +48,7 @@ export async function runReplay(
   scope: ReplayScope,
   onProgress?: (p: ReplayProgress) => void,
   shard?: ReplayShard,
+  whole?: ReadonlySet<string>,
 ): Promise<ReplayCounts> {
   const capabilityScope = new CapabilityScope();
   const correlations = new Set<string>();
@@ -65,7 +74,8 @@ export async function runReplay(
         events++;
         correlations.add(o.correlationId);
       } else if (scope.since !== undefined && o.occurredAt < scope.since) before.add(o.correlationId);
-      if ((inScope && folds(o.correlationId)) || shapes) {
+      const taken = whole === undefined ? inScope && folds(o.correlationId) : whole.has(o.correlationId);
+      if (taken || shapes) {
         folded.push(o);
         index.push(i);
       }
@@ -82,7 +92,7 @@ export async function runReplay(
     onProgress?.({ done: chunk.progress, total: source.total, observations: read });
   }
   const startedBefore = new Set([...before].filter((id) => correlations.has(id)));
-  return { read, events, correlations: correlations.size, startedBefore, shared };
+  return { read, events, correlations: correlations.size, startedBefore, shared, scoped: correlations };
 }
 
 /**
