@@ -32,6 +32,12 @@ export class ReconcilerMetrics {
     labelNames: ["reason"],
     registers: [this.registry],
   });
+  readonly probesAwaitingCard = new client.Counter({
+    name: "a2a_reconciler_probes_awaiting_card_total",
+    help: "Probe results held back for the card they name: waiting (each time one began to wait), expired (folded without it after the bound)",
+    labelNames: ["outcome"],
+    registers: [this.registry],
+  });
   readonly evicted = new client.Counter({
     name: "a2a_reconciler_correlations_evicted_total",
     help: "Correlations that left the state by retention: finished (silently) or stale (with CorrelationExpired)",

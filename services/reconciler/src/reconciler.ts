@@ -23,6 +23,7 @@ import type { KafkaMessage } from "kafkajs";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
+import { ProbeCardWait } from "./card-wait.ts";
 import { CorrelationBudget, waitForRoomMs } from "./correlation-budget.ts";
 import { GroupMembership } from "./group-membership.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
@@ -47,6 +48,7 @@ export class Reconciler {
   private policies!: PolicyFollower;
   private store!: PartitionStore;
   private budget!: CorrelationBudget;
+  private cardWait!: ProbeCardWait;
   private transactions!: PartitionTransactions;
   private running = false;
   private recheckTimer: NodeJS.Timeout | undefined;
@@ -135,6 +137,7 @@ export class Reconciler {
             },
           },
     );
+    this.cardWait = new ProbeCardWait(this.log, (outcome) => this.metrics.probesAwaitingCard.inc({ outcome }));
     this.transactions = new PartitionTransactions({
       config: this.config,
       serde: this.serde,
@@ -147,6 +150,7 @@ export class Reconciler {
       metrics: this.metrics,
       log: this.log,
       budget: this.budget,
+      cardWait: this.cardWait,
       partitionsOf: (topic) => this.partitionsOf(topic),
     });
     this.running = true;
@@ -214,6 +218,7 @@ export class Reconciler {
     this.consumer.on(this.consumer.events.REBALANCING, () => {
       this.group.onRebalancing();
       this.budget.waiting.clear();
+      this.cardWait.clear();
     });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       if (payload.restart) this.metrics.consumerRestarts.inc();
@@ -238,7 +243,8 @@ export class Reconciler {
           if (taken > 0) resolveOffset((chunk[taken - 1] as KafkaMessage).offset);
           await heartbeat();
           if (taken < chunk.length) {
-            // The memory budget is reached: the rest waits, unresolved, and is fetched again after a pause.
+            // The memory budget is reached, or a probe waits for its card: the rest waits, unresolved, and
+            // is fetched again after a pause.
             await whileBeating(
               new Promise((resolve) => setTimeout(resolve, waitForRoomMs)),
               heartbeat,

@@ -15,6 +15,7 @@ import { streamTimeKey } from "./changelog.ts";
 import { type CapabilityFollower, sourceHeaders } from "./capability-follower.ts";
 import type { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
+import type { ProbeCardWait } from "./card-wait.ts";
 import type { CorrelationBudget } from "./correlation-budget.ts";
 import { PoisonRecordError, RejoinGroupError, TransactionOutcomeUnknownError, withinDeadline } from "./errors.ts";
 import type { GroupMembership } from "./group-membership.ts";
@@ -36,6 +37,8 @@ export interface TransactionParts {
   readonly log: Logger;
   /** Live correlations this instance may hold: a batch takes only the observations whose correlations fit. */
   readonly budget: CorrelationBudget;
+  /** Probe results that wait for the card they name (card-wait.ts). */
+  readonly cardWait: ProbeCardWait;
   /** Partitions of an output topic, as the topics are created in code. */
   partitionsOf(topic: string): number;
 }
@@ -67,8 +70,9 @@ export class PartitionTransactions {
 
   /**
    * One transaction for a partition: the longest prefix of `messages` whose correlations fit the memory
-   * budget, folded and committed. Returns how many messages it took: fewer than given when the budget is
-   * reached (the rest is not decided and its offsets are not committed; the caller fetches it again).
+   * budget and holds no probe result waiting for its card, folded and committed. Returns how many messages
+   * it took: fewer than given when the budget is reached or a probe waits (the rest is not decided and its
+   * offsets are not committed; the caller fetches it again after a pause).
    */
   async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
     const ledger = await this.parts.store.ledgerOf(partition, heartbeat);
@@ -79,18 +83,18 @@ export class PartitionTransactions {
     );
     try {
       if (admission.taken === 0 && messages.length > 0) return 0;
-      await this.commit(partition, messages.slice(0, admission.taken), heartbeat);
-      return admission.taken;
+      return await this.commit(partition, messages.slice(0, admission.taken), heartbeat);
     } finally {
       admission.release();
     }
   }
 
   /**
-   * One transaction for a partition: `messages` folded (none for a re-examination only), blocked
-   * correlations re-examined when the capability table changed since their last look.
+   * One transaction for a partition: `messages` folded (none for a re-examination only) up to a probe
+   * result waiting for its card, blocked correlations re-examined when the capability table changed since
+   * their last look. Returns how many messages it folded (0: no transaction, a probe waits first).
    */
-  private async commit(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<void> {
+  private async commit(partition: number, given: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
     const { config, serde, decider, capabilities, policies, group, store, clocks, metrics, log } = this.parts;
     const { topics, groupId } = config;
     const stage = clocks.stageClock(partition);
@@ -102,8 +106,8 @@ export class PartitionTransactions {
     // The trust policy too: a version committed before this batch began governs its events (DESIGN §4).
     const caughtUp = Promise.all([capabilities.catchUp(), policies.catchUp()]);
     caughtUp.catch(() => undefined);
-    const items: BatchItem[] = [];
-    for (const message of messages) {
+    let items: BatchItem[] = [];
+    for (const message of given) {
       try {
         items.push({ offset: message.offset, observation: await this.decode(message) });
       } catch (error) {
@@ -114,6 +118,10 @@ export class PartitionTransactions {
     stage("decode");
     await caughtUp;
     stage("capabilities");
+    const taken = given.length === 0 ? 0 : this.parts.cardWait.take(partition, items, capabilities.table);
+    if (taken === 0 && given.length > 0) return 0;
+    items = items.slice(0, taken);
+    const messages = given.slice(0, taken);
     const version = capabilities.version;
     // What the batch is judged by, recorded with it: replay folds it against the same table (batch-order.ts in the core).
     const reads = capabilities.reads();
@@ -195,7 +203,7 @@ export class PartitionTransactions {
     if (last === undefined && outcome.decisions.length === 0 && changelog.length === 0) {
       // A re-examination that decided nothing and changed nothing: no transaction.
       ledger.commit(outcome.folded, version);
-      return;
+      return messages.length;
     }
     const deadlineMs = config.transactionStepTimeoutMs;
     let tx: Transaction | undefined;
@@ -284,5 +292,6 @@ export class PartitionTransactions {
     const stale = outcome.decisions.filter((d) => d.type === "CorrelationExpired").length;
     if (stale > 0) metrics.evicted.inc({ outcome: "stale" }, stale);
     if (outcome.expired.size > stale) metrics.evicted.inc({ outcome: "finished" }, outcome.expired.size - stale);
+    return messages.length;
   }
 }
