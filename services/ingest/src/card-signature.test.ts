@@ -11,7 +11,7 @@ import { type AgentCard, generateAgentCardSignature } from "@a2a-js/sdk";
 import { exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { observation } from "../test/observations.ts";
-import { readTopic, servedTopic } from "../test/stack.ts";
+import { readTopic, servedTopic, postAs } from "../test/stack.ts";
 import { parseTokenEntries } from "./auth.ts";
 import { loadConfig } from "./config.ts";
 
@@ -34,13 +34,7 @@ const signed = await generateAgentCardSignature(privateKey, { alg: "ES256", kid:
 const served = servedTopic("cardsig", { tokens, cardKeys: [{ workers: "W1-*", source: jwks }] });
 const run = `cardsig-${Date.now()}`;
 
-const post = (events: unknown[], token: string) =>
-  served.app.server.inject({
-    method: "POST",
-    url: "/v1/observations",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    payload: JSON.stringify(events),
-  });
+const post = (events: unknown[], token: string) => postAs(served, token, events);
 
 let n = 0;
 const cardEvent = (workerId: string, observer: string, card: unknown, claimed: Record<string, unknown> = {}) => ({

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { observation } from "../test/observations.ts";
-import { endOffsetSum, readTopic, servedTopic } from "../test/stack.ts";
+import { endOffsetSum, readTopic, servedTopic, postAs } from "../test/stack.ts";
 import { parseTokenEntries } from "./auth.ts";
 
 const proxyToken = "proxy-w1-token-0123456789";
@@ -32,13 +32,7 @@ const as = (observer: string, i: number, workerId = "W1-run") => ({
   observer,
   workerId,
 });
-const post = (events: unknown[], token: string) =>
-  served.app.server.inject({
-    method: "POST",
-    url: "/v1/observations",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    payload: JSON.stringify(events),
-  });
+const post = (events: unknown[], token: string) => postAs(served, token, events);
 
 /** Posts `events`, expects 403 with `code`, and shows that nothing of them reached the topic. */
 async function refusedWhole(events: unknown[], token: string, code: string) {

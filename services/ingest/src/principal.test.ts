@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { observation } from "../test/observations.ts";
-import { readTopic, servedTopic } from "../test/stack.ts";
+import { readTopic, servedTopic, postAs } from "../test/stack.ts";
 import { parseTokenEntries, principalOf } from "./auth.ts";
 
 const proxyToken = "principal-proxy-w1-0123456";
@@ -19,13 +19,7 @@ const tokens = parseTokenEntries(
 );
 const served = servedTopic("principal", { tokens });
 const run = `principal-${Date.now()}`;
-const post = (events: unknown[], token: string) =>
-  served.app.server.inject({
-    method: "POST",
-    url: "/v1/observations",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    payload: JSON.stringify(events),
-  });
+const post = (events: unknown[], token: string) => postAs(served, token, events);
 
 describe("the principal on every observation", () => {
   it("names a token by its principal= entry, else by its patterns and a digest that is not the token", () => {

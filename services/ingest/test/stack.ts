@@ -103,6 +103,16 @@ export function servedTopic(label: string, overrides: Partial<IngestConfig> = {}
   return served;
 }
 
+/** POSTs `events` as one JSON batch to a served topic's ingest, authorized by `token`. */
+export function postAs(served: ServedTopic, token: string, events: readonly unknown[]) {
+  return served.app.server.inject({
+    method: "POST",
+    url: "/v1/observations",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    payload: JSON.stringify(events),
+  });
+}
+
 export function testServer(
   overrides: Partial<IngestConfig> = {},
   options: Pick<IngestAppOptions, "linger"> = {},
