@@ -312,6 +312,8 @@ async function run(args: string[], io: Io): Promise<number> {
             shards,
             counts.shared,
             counts.read,
+            undefined,
+            isPartial(scope) ? counts.scoped : undefined,
           );
     if (opened.skipped.length > 0 && !comparing)
       io.stderr(

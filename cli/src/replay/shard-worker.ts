@@ -28,7 +28,8 @@ async function work(task: ShardTask): Promise<ShardAnswer> {
     // Shared correlations are folded by every shard; each keeps the decisions of its own only.
     return new RuleSetRun(ruleSet, task.policy, task.scope, (id) => ownedBy(shard, id), task.retention);
   });
-  const counts = await runReplay(opened.source, runs, task.scope, undefined, shard);
+  const whole = task.shard.scoped === undefined ? undefined : new Set([...task.shard.shared, ...task.shard.scoped]);
+  const counts = await runReplay(opened.source, runs, task.scope, undefined, shard, whole);
   return {
     ok: true,
     read: counts.read,

@@ -14,6 +14,7 @@ import type { Decision } from "@a2a-ledger/schemas";
 import { UnavailableError, UsageError } from "../io.ts";
 import type { SourceOptions } from "../sources/open-source.ts";
 import type { ReplayScope } from "./replay-scope.ts";
+import { shardOf } from "./replay-shard.ts";
 import type { EmissionKey, Rejection } from "./rule-set-run.ts";
 
 /** What a worker is asked to do. */
@@ -26,7 +27,11 @@ export interface ShardTask {
   scope: ReplayScope;
   /** What chunks without a batch record evict by (replay-retention.ts); none: nothing. */
   retention?: RetentionPolicy;
-  shard: { index: number; count: number; shared: string[] };
+  /**
+   * The shard, the correlations every shard folds whole, and for a partial replay the ones in scope this
+   * shard owns: folded whole too, so a partial replay is exact sharded as on one shard (replay-run.ts).
+   */
+  shard: { index: number; count: number; shared: string[]; scoped?: string[] };
 }
 
 export interface ShardRun {
@@ -114,8 +119,11 @@ export async function runSharded(
   shared: ReadonlySet<string>,
   read: number,
   onShard?: (s: { index: number; cpuMs: number }) => void,
+  scoped?: ReadonlySet<string>,
 ): Promise<MergedRun[]> {
   const sharedIds = [...shared];
+  const scopedOf = (index: number) =>
+    scoped === undefined ? {} : { scoped: [...scoped].filter((id) => shardOf(id, count) === index) };
   const children: ChildProcess[] = [];
   // The first shard that fails ends the replay with its error; the others are stopped, not left to finish unread.
   let failure: unknown;
@@ -125,7 +133,7 @@ export async function runSharded(
   };
   const answers = await Promise.all(
     Array.from({ length: count }, (_, index) =>
-      runShard({ ...task, shard: { index, count, shared: sharedIds } }, children).then(
+      runShard({ ...task, shard: { index, count, shared: sharedIds, ...scopedOf(index) } }, children).then(
         (a) => {
           if (!a.ok)
             fail(
