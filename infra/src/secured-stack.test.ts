@@ -329,7 +329,10 @@ describe("the ledger on a secured cluster, each service as its own principal", (
   it("replays and exports from Kafka as User:cli, over SASL_SSL and over mTLS", async () => {
     const replay = await cli("cli", "mtls", ["replay", "--kafka", "--json"]);
     expect(replay.code, replay.stderr).toBe(0);
-    expect(replay.stdout).toContain("RedispatchCommanded");
+    // The lost task is indeterminate under verify whatever else the record holds by now (a re-dispatch
+    // depends on whether the probes' snapshots were committed before the loss was folded, or re-examined after).
+    expect(replay.stdout).toContain(`"type":"TaskIndeterminate"`);
+    expect(replay.stdout).toContain(`"correlationId":"${lostTask}"`);
     const file = join(dataDir, `export-${randomUUID().slice(0, 6)}.ndjson`);
     const exported = await cli("cli", "sasl", ["export", "--kafka", "--output", file]);
     expect(exported.code, exported.stderr).toBe(0);
