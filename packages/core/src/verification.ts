@@ -142,6 +142,15 @@ export function snapshotOfProbe(current: CapabilitySnapshot, probe: ProbeComplet
     : next;
 }
 
+/** default/4's earn-back: V of the card with `skills` (its interrupted states restored), and the card durable. */
+export function snapshotEarnedBack(
+  current: CapabilitySnapshot,
+  skills: VerifiedSkill[],
+  cause: { eventId: string; occurredAt: number },
+): CapabilitySnapshot {
+  return withSkills(current, skills, true, cause);
+}
+
 /** R9: the card's interrupted states are revoked from every skill, and the card is not durable. */
 export function snapshotRevokingInterrupted(
   current: CapabilitySnapshot,

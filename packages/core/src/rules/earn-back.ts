@@ -24,6 +24,7 @@ import type { CapabilityView } from "../capabilities.ts";
 import { canaryOf } from "../correlation/state.ts";
 import { earnBackOf } from "../policy.ts";
 import { isInterrupted, sortStates } from "../task-state.ts";
+import { snapshotEarnedBack } from "../verification.ts";
 import { decided, noOutput, type RuleInput, type RuleOutput } from "./rule.ts";
 
 /** A card that stands revoked at `at`: the snapshot in force, when the revocation began, and V just before it. */
@@ -100,17 +101,7 @@ export function earnBack(input: RuleInput): RuleOutput {
   if (obs.occurredAt - Math.max(canary.parkedAt, revoked.revokedAt) < canaryOutlivesMs) return noOutput;
   const { current } = revoked;
   const skills = restoredSkills(current, revoked.before);
-  const states = skills.flatMap((s) => s.states);
-  const modes = new Set(skills.flatMap((s) => s.outputModes));
-  const earned: CapabilitySnapshot = {
-    ...current,
-    validFrom: obs.occurredAt,
-    causeEventId: obs.eventId,
-    verifiedSkills: skills,
-    verifiedStates: sortStates(states),
-    verifiedOutputModes: [...modes].sort(),
-    durable: true,
-  };
+  const earned = snapshotEarnedBack(current, skills, obs);
   return {
     decisions: [
       {
