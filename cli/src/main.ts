@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   projector: () => import("./commands/projector.ts"),
   replay: () => import("./commands/replay.ts"),
   policy: () => import("./commands/policy.ts"),
+  resolve: () => import("./commands/resolve.ts"),
   export: () => import("./commands/export.ts"),
   up: () => import("./commands/up.ts"),
 };

@@ -8,7 +8,7 @@ const commonDecision = ["decisionId", "correlationId", "causeEventIds", "rulesVe
 describe("the Avro catalogue", () => {
   const events = resolveEvents();
 
-  it("holds every observation and decision of DESIGN §3, the guards' EmissionRefused (§10) and retention's CorrelationExpired", () => {
+  it("holds every observation and decision of DESIGN §3, the guards' EmissionRefused (§10), the operator's OperatorResolved and retention's CorrelationExpired", () => {
     expect(
       events
         .filter((e) => e.group === "observations")
@@ -18,6 +18,7 @@ describe("the Avro catalogue", () => {
       "AgentCardObserved",
       "ArtifactEmitted",
       "EmissionRefused",
+      "OperatorResolved",
       "ProbeCompleted",
       "TaskDispatched",
       "TaskNotFoundObserved",

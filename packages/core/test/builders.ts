@@ -187,6 +187,23 @@ export function events(prefix = "e") {
         append: o.append ?? false,
         lastChunk: o.lastChunk ?? null,
       }),
+    /** An operator's resolution (`a2a-ledger resolve`), posted by `operator:alice` unless told. */
+    resolve: (
+      corr: string,
+      action: "FAIL" | "REDISPATCH" | "RESTART",
+      o: { at: number; worker?: string; reason?: string; by?: string; principal?: string },
+    ) =>
+      parsed({
+        type: "OperatorResolved",
+        eventId: id(),
+        correlationId: corr,
+        occurredAt: o.at,
+        observer: o.by ?? "operator:alice",
+        workerId: o.worker ?? null,
+        action,
+        reason: o.reason ?? "the customer asked",
+        ...(o.principal === undefined ? {} : { principal: o.principal }),
+      }),
   };
 }
 

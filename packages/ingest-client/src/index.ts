@@ -25,11 +25,13 @@ export {
   cardObservation,
   dispatchObservation,
   maxAgeOf,
+  resolutionObservation,
   sightingObservations,
   stateObservation,
   taskNotFoundObservation,
   type DispatchSeen,
   type ObservationSource,
+  type Resolution,
 } from "./observations.ts";
 export { RecentMap } from "./recent-map.ts";
 export { TaskSightings } from "./task-sightings.ts";

@@ -199,6 +199,31 @@ export function cardObservation(
   };
 }
 
+/** An operator's resolution of a blocked or indeterminate correlation (`a2a-ledger resolve`). */
+export interface Resolution {
+  correlationId: string;
+  action: "FAIL" | "REDISPATCH" | "RESTART";
+  /** The worker named: REDISPATCH's target (required), RESTART's (null: the rules choose); null for FAIL. */
+  workerId: string | null;
+  reason: string;
+  /** The observer it is written as: `operator:<name>`. */
+  observer: string;
+}
+
+/** A resolution is its own act: a random id (a retried batch re-sends the same object, so the same id). */
+export function resolutionObservation(r: Resolution, at: number): ObservationInput {
+  return {
+    type: "OperatorResolved",
+    eventId: `resolve-${randomUUID()}`,
+    correlationId: r.correlationId,
+    occurredAt: at,
+    observer: r.observer,
+    workerId: r.workerId,
+    action: r.action,
+    reason: r.reason,
+  };
+}
+
 /**
  * The observations of one answer (or one stream event): every state, artifact and TaskNotFound its
  * sightings show. `correlationFor` names the correlation of a task (it is asked for every task the

@@ -56,6 +56,10 @@ export interface PartitionOffset {
   offset: number;
 }
 
+/** How an operator resolves a blocked or indeterminate correlation: fail its lost task, re-dispatch it to a named worker (resuming an interrupted state), or restart it from scratch on a worker that verifies COMPLETED. */
+export type ResolutionAction = "OTHER" | "FAIL" | "REDISPATCH" | "RESTART";
+export const ResolutionActionSymbols = ["OTHER", "FAIL", "REDISPATCH", "RESTART"] as const;
+
 export interface SkillOutputModes {
   skillId: string;
   outputModes: string[];
@@ -162,6 +166,25 @@ export interface EmissionRefused {
   allowed: string[];
   /** sha256 (RFC 8785) of the card in force when the guard refused. */
   cardHash: null | string;
+  /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
+  principal: null | string;
+}
+
+/** An operator resolved a blocked or indeterminate correlation (`a2a-ledger resolve`): the rules act on it while the correlation still awaits a way out, and replay acts on it alike. */
+export interface OperatorResolved {
+  /** Producer-chosen; the de-duplication key. */
+  eventId: string;
+  /** The correlation resolved. */
+  correlationId: string;
+  /** When the operator resolved it. */
+  occurredAt: number;
+  /** Who resolved it: operator:<name>. */
+  observer: string;
+  /** The worker the operator named: the target of REDISPATCH (required), or of RESTART (null: the first worker that verifies COMPLETED); null for FAIL. */
+  workerId: null | string;
+  action: ResolutionAction;
+  /** Why, in the operator's words: carried into the decision it causes. */
+  reason: string;
   /** Who said it: the authenticated principal ingest accepted the observation from (its token's name), stamped by ingest over whatever the client sent; null when ingest runs without tokens, and on records written before principals were stamped. */
   principal: null | string;
 }
@@ -557,6 +580,7 @@ export interface DefaultedFields {
   AgentCardObserved: "cacheMaxAgeSeconds" | "etag" | "principal" | "signature" | "signatureKeyId" | "standing";
   ArtifactEmitted: "name" | "append" | "lastChunk" | "principal";
   EmissionRefused: "contextId" | "skillId" | "state" | "rawState" | "artifactId" | "parts" | "allowed" | "cardHash" | "principal";
+  OperatorResolved: "workerId" | "principal";
   ProbeCompleted: "skillId" | "durable" | "parkedCanaries" | "principal";
   TaskDispatched: "skillId" | "acceptedOutputModes" | "cardHash" | "cardFetchedAt" | "attempt" | "principal";
   TaskNotFoundObserved: "principal";
@@ -580,6 +604,7 @@ export type Observation =
   | ({ type: "AgentCardObserved" } & AgentCardObserved)
   | ({ type: "ArtifactEmitted" } & ArtifactEmitted)
   | ({ type: "EmissionRefused" } & EmissionRefused)
+  | ({ type: "OperatorResolved" } & OperatorResolved)
   | ({ type: "ProbeCompleted" } & ProbeCompleted)
   | ({ type: "TaskDispatched" } & TaskDispatched)
   | ({ type: "TaskNotFoundObserved" } & TaskNotFoundObserved)
@@ -587,7 +612,7 @@ export type Observation =
 
 export type ObservationType = Observation["type"];
 
-export const observationTypes = ["AgentCardObserved", "ArtifactEmitted", "EmissionRefused", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"] as const;
+export const observationTypes = ["AgentCardObserved", "ArtifactEmitted", "EmissionRefused", "OperatorResolved", "ProbeCompleted", "TaskDispatched", "TaskNotFoundObserved", "TaskStateObserved"] as const;
 
 export type Decision =
   | ({ type: "CapabilitiesVerified" } & CapabilitiesVerified)

@@ -125,6 +125,16 @@ const observations: { [T in ObservationType]: Extract<Observation, { type: T }> 
     cardHash: "a".repeat(64),
     principal,
   },
+  OperatorResolved: {
+    type: "OperatorResolved",
+    eventId: "ev-8",
+    ...observed,
+    observer: "operator:alice",
+    workerId: "worker-b",
+    action: "REDISPATCH",
+    reason: "worker-a lost it twice; worker-b's owner agreed to take it",
+    principal,
+  },
 };
 
 const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {

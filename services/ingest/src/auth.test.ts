@@ -110,6 +110,30 @@ describe("a token's scope: observers, workers, kinds", () => {
     expect(scopeOf(dispatcher).kinds).toContain("ProbeCompleted");
   });
 
+  it("takes an operator's resolution only as operator:<name>, from a token that may write as one", () => {
+    const operator = { token: "operator-token-0123456789", observers: ["operator:*"] };
+    const ops = tokenCheck([operator, orchestrator, legacy]);
+    const refused = (token: string, e: { type: string; observer: string; workerId: string | null }) =>
+      ops.grant(`Bearer ${token}`)?.refusal(e)?.code;
+    const resolution = (observer: string, workerId: string | null) => ({
+      type: "OperatorResolved",
+      observer,
+      workerId,
+    });
+    expect(refused(operator.token, resolution("operator:alice", null))).toBeUndefined();
+    expect(refused(operator.token, resolution("operator:alice", "W2-r1"))).toBeUndefined();
+    expect(scopeOf(operator).kinds).toContain("OperatorResolved");
+    // An orchestrator's token may not resolve, even naming a worker it may speak about.
+    expect(scopeOf(orchestrator).kinds).not.toContain("OperatorResolved");
+    expect(refused(orchestrator.token, resolution("orchestrator:a", "W2-r1"))).toBe("INGEST_KIND_FORBIDDEN");
+    // A token that may write as anyone may resolve, but only as an operator.
+    expect(refused(legacy, resolution("operator:bob", null))).toBeUndefined();
+    expect(refused(legacy, resolution("orchestrator-1", null))).toBe("INGEST_OBSERVER_FORBIDDEN");
+    expect(ops.grant(`Bearer ${legacy}`)?.refusal(resolution("orchestrator-1", null))?.message).toContain(
+      "written as an operator",
+    );
+  });
+
   it("lets an orchestrator's token speak about any worker, and a token without patterns do anything, as before", () => {
     expect(refusal(orchestrator.token, event("AgentCardObserved", "orchestrator:a", "W2-r1"))).toBeUndefined();
     expect(refusal(orchestrator.token, event("TaskDispatched", "orchestrator:a", "W3-r1"))).toBeUndefined();
@@ -180,12 +204,14 @@ describe("TOKEN=OBSERVERS;workers=…;kinds=… entries", () => {
         "twice-token-0123456789=x;workers=a;workers=b",
         "not-prober-0123456789=proxy:*;kinds=ProbeCompleted",
         "workers-eq-token-01234567=x;workers=a=b",
+        "not-operator-0123456789=orchestrator:*;kinds=OperatorResolved",
       ],
       "A2A_LEDGER_INGEST_TOKENS",
       problems,
     );
     expect(tokens).toEqual([]);
-    expect(problems).toHaveLength(5);
+    expect(problems).toHaveLength(6);
+    expect(problems.join("\n")).toMatch(/entry 6: OperatorResolved is posted only as an operator/);
     expect(problems.join("\n")).toMatch(/entry 1: kinds= names "TaskState"/);
     expect(problems.join("\n")).toMatch(/entry 4: ProbeCompleted is posted only by the prober's token/);
     expect(problems.join("\n")).not.toMatch(/-token-|-workers-|-prober-/);

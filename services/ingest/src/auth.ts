@@ -14,6 +14,13 @@ export type ObservationKind = ObservationType;
 export const proberObserver = "dispatcher";
 /** Kinds only the prober's principal may post: a probe result (with its parked canaries) decides what a worker is verified for. */
 export const proberKinds: readonly ObservationKind[] = ["ProbeCompleted"];
+/** The observer prefix an operator writes as (`operator:alice`): only such an observer posts the operator's kinds. */
+export const operatorPrefix = "operator:";
+/** Kinds only an operator posts: a resolution decides a blocked correlation's way out. */
+export const operatorKinds: readonly ObservationKind[] = ["OperatorResolved"];
+/** Whether an observer pattern may write as an operator (`operator:*`, `operator:alice`, `*`). */
+const claimsOperator = (pattern: string): boolean =>
+  pattern.startsWith(operatorPrefix) || observerMatcher(pattern)(`${operatorPrefix}any`);
 /** Observer prefixes of principals that speak for one worker: the part after the prefix names the worker (`proxy:W1-*` → `W1-*`). */
 export const workerBoundPrefixes: readonly string[] = ["proxy:", "guard:"];
 
@@ -27,7 +34,10 @@ export interface IngestToken {
   observers: readonly string[];
   /** Patterns of the `workerId`s it may speak about; undefined: each observer pattern's own (scopeOf). */
   workers?: readonly string[];
-  /** The kinds it may post; undefined: every kind, but the prober's kinds only if it may write as `dispatcher`. */
+  /**
+   * The kinds it may post; undefined: every kind, but the prober's kinds only if it may write as `dispatcher`
+   * and the operator's only if it may write as an operator (`operator:<name>`).
+   */
   kinds?: readonly ObservationKind[];
   /** The name stamped on its observations (`;principal=`); undefined: `principalOf` derives one. */
   principal?: string;
@@ -49,7 +59,8 @@ export function principalOf(entry: IngestToken): string {
 export interface ScopedEvent {
   type: string;
   observer: string;
-  workerId: string;
+  /** null: the event names no worker (an operator's resolution left to the rules). */
+  workerId: string | null;
 }
 
 /** Why an event lies outside a token's scope: which catalogue code, which field, and a message that never quotes the token. */
@@ -108,10 +119,13 @@ export function scopeOf(entry: IngestToken): {
   kinds: readonly ObservationKind[];
 } {
   const prober = entry.observers.some((p) => observerMatcher(p)(proberObserver));
+  const operator = entry.observers.some(claimsOperator);
   return {
     observers: entry.observers,
     workers: entry.workers ?? [...new Set(entry.observers.map(workersOf))],
-    kinds: entry.kinds ?? observationTypes.filter((k) => prober || !proberKinds.includes(k)),
+    kinds:
+      entry.kinds ??
+      observationTypes.filter((k) => (prober || !proberKinds.includes(k)) && (operator || !operatorKinds.includes(k))),
   };
 }
 
@@ -141,21 +155,32 @@ function grantOf(entry: IngestToken): ObserverGrant {
       if (!(kinds as readonly string[]).includes(event.type)) {
         const why = proberKinds.includes(event.type as ObservationKind)
           ? `only the prober's token (one that may write as ${proberObserver}) posts ${event.type}`
-          : `it may post ${kinds.join(" | ")}`;
+          : operatorKinds.includes(event.type as ObservationKind)
+            ? `only an operator's token (one that may write as ${operatorPrefix}<name>) posts ${event.type}`
+            : `it may post ${kinds.join(" | ")}`;
         return {
           code: "INGEST_KIND_FORBIDDEN",
           path: "type",
           message: `this token may not post ${shown(event.type)} (${why})`,
         };
       }
+      if (operatorKinds.includes(event.type as ObservationKind) && !event.observer.startsWith(operatorPrefix))
+        return {
+          code: "INGEST_OBSERVER_FORBIDDEN",
+          path: "observer",
+          message: `${event.type} is written as an operator (observer ${operatorPrefix}<name>), not as ${shown(event.observer)}`,
+        };
+      // An event that names no worker speaks about none.
+      if (event.workerId === null) return undefined;
+      const workerId = event.workerId;
       // Named workers bind every observer of the entry; else each observer pattern binds its own.
       const speaks =
-        workers === undefined ? claimed.some((o) => o.workers(event.workerId)) : workers.some((w) => w(event.workerId));
+        workers === undefined ? claimed.some((o) => o.workers(workerId)) : workers.some((w) => w(workerId));
       if (!speaks)
         return {
           code: "INGEST_WORKER_FORBIDDEN",
           path: "workerId",
-          message: `this token may not speak about worker ${shown(event.workerId)} (it may speak about ${scopeOf(entry).workers.join(" | ")} as ${shown(event.observer)})`,
+          message: `this token may not speak about worker ${shown(workerId)} (it may speak about ${scopeOf(entry).workers.join(" | ")} as ${shown(event.observer)})`,
         };
       return undefined;
     },
@@ -256,6 +281,11 @@ export function parseTokenEntries(entries: readonly string[], where: string, pro
     if (!prober && foreign.length > 0)
       return problem(
         `${foreign.join(", ")} is posted only by the prober's token: kinds= may name it only when the observers admit ${JSON.stringify(proberObserver)}`,
+      );
+    const operatorOnly = (scope.kinds ?? []).filter((k) => operatorKinds.includes(k));
+    if (operatorOnly.length > 0 && !patterns.some(claimsOperator))
+      return problem(
+        `${operatorOnly.join(", ")} is posted only as an operator: kinds= may name it only when the observers admit ${operatorPrefix}<name>`,
       );
     tokens.push(entryScope);
   });

@@ -64,6 +64,7 @@ const default4: readonly RuleVariant[] = [
   "R4-R5/client-unseen+before-the-loss",
   "R6/block-never-back",
   "reconciled",
+  "resolve",
 ];
 
 /** DESIGN §4 with the default/2 fixes (frozen): no eligible worker for the interrupted state → ReconciliationBlocked. */

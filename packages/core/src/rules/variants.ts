@@ -14,11 +14,13 @@
  *   while its loss still stands (`recoveries["block-never-back"]` is its re-examination);
  * - `…/admitted-cards`: the rule runs on a card only when card-admission admits it (default/4);
  * - `R7-reprobe` and `R9-earn-back` (default/4, earn-back.ts): a revoked card is probed again on a
- *   schedule, and a canary that outlived a restart earns its states back.
+ *   schedule, and a canary that outlived a restart earns its states back;
+ * - `resolve` (default/4, operator-resolution.ts): an operator's resolution of a blocked correlation.
  */
 import { capabilities } from "./capabilities.ts";
 import { cardAdmissionRule, onAdmittedCards } from "./card-admission.ts";
 import { earnBack, reprobeRevoked } from "./earn-back.ts";
+import { operatorResolution } from "./operator-resolution.ts";
 import { r1States } from "./r1-states.ts";
 import { r2Artifacts } from "./r2-artifacts.ts";
 import { r3Divergent } from "./r3-divergent.ts";
@@ -78,6 +80,7 @@ export const ruleVariants = {
   "R6/restart": { id: "R6", on: lost, apply: r6Reconcile("restart") },
   "R6/block-never-back": { id: "R6", on: lost, apply: r6Reconcile("block", neverBack) },
   reconciled: { id: "reconciled", on: ["TaskStateObserved"], apply: reconciled },
+  resolve: { id: "resolve", on: ["OperatorResolved"], apply: operatorResolution },
 } as const satisfies Record<string, NamedRule>;
 
 export type RuleVariant = keyof typeof ruleVariants;

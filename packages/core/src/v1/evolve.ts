@@ -143,6 +143,9 @@ function evolveObservation(state: CorrelationState, obs: Observation): Correlati
     case "EmissionRefused":
       // A worker's guard refused to emit: nothing reached a client, so no state or output changes.
       return next;
+    case "OperatorResolved":
+      // default/1 has no rule that acts on an operator's resolution.
+      return next;
   }
 }
 
@@ -196,6 +199,7 @@ const observationTypes = new Set([
   "ArtifactEmitted",
   "ProbeCompleted",
   "EmissionRefused",
+  "OperatorResolved",
 ]);
 
 export function evolve(state: CorrelationState, event: Observation | Decision): CorrelationState {

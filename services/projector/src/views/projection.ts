@@ -139,8 +139,8 @@ export function needsOf(inputs: readonly ProjectorInput[]): Needs {
     }
     if (input.kind === "observation") {
       const o = input.record;
-      if (hasWorkerRow(o)) workers.add(o.workerId);
-      else mentioned.add(o.workerId);
+      // An operator's resolution that names no worker mentions none.
+      if (o.workerId !== null) (hasWorkerRow(o) ? workers : mentioned).add(o.workerId);
       if (o.type === "AgentCardObserved") cardHashes.add(o.cardHash);
       if (o.type === "ArtifactEmitted") artifactIds.add(o.artifactId);
     }
