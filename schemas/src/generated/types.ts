@@ -435,7 +435,7 @@ export interface RedispatchCommanded {
   policyVersion: null | number;
 }
 
-/** A non-terminal task was lost on a trusted worker (R5, trust mode only). */
+/** A non-terminal task was lost on a trusted worker (R5, trust mode only), or an operator failed a blocked or indeterminate one (OperatorResolved, default/4). */
 export interface TaskFailed {
   /** Deterministic: derived from the cause event and its position, never random. */
   decisionId: string;

@@ -242,10 +242,10 @@ function baseDocument(): Json {
         { ...ok("{items, nextCursor}"), ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR") },
       ),
       "/v1/queue": get(
-        "Correlations that need an operator: indeterminate, blocked and expired (no outcome, no longer watched by the reconciler), the longest waiting first, with waitedMs (and an expired one's expiry)",
+        "Correlations that need an operator: indeterminate, blocked and expired (no outcome, no longer watched by the reconciler), the longest waiting first, with waitedMs (and an expired one's expiry) and the operator resolutions recorded for each (`a2a-ledger resolve`: {correlationId, eventId, at, by, action, workerId, reason}); `resolved`: the latest 20 resolutions anywhere, newest first, each with its correlation's status now",
         [cursor, limit(500, 100)],
         {
-          ...ok("{counts: {indeterminate, blocked, expired}, items, nextCursor}"),
+          ...ok("{counts: {indeterminate, blocked, expired}, items, nextCursor, resolved}"),
           ...errors("PROJECTOR_BAD_FILTER", "PROJECTOR_BAD_CURSOR"),
         },
       ),

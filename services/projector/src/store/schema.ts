@@ -138,6 +138,16 @@ export const migrations: readonly Migration[] = [
       ];
     },
   },
+  {
+    version: 4,
+    description: "views: an index of the operators' resolutions, the latest of which the queue shows",
+    views(gen) {
+      const n = tableNames(gen);
+      return [
+        `CREATE INDEX ${n.event}_resolutions ON ${n.event} (occurred_at) WHERE kind = 'observation' AND type = 'OperatorResolved'`,
+      ];
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1]?.version ?? 0;

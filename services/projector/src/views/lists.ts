@@ -176,9 +176,70 @@ export const queueStatuses = ["indeterminate", "blocked", "expired"] as const sa
 export type QueueStatus = (typeof queueStatuses)[number];
 const onQueue = `status IN (${queueStatuses.map((s) => `'${s}'`).join(", ")})`;
 
+/** An operator's resolution (`a2a-ledger resolve`), as the queue shows it: who, what, why, and where the correlation stands now. */
+export interface ResolutionView {
+  correlationId: string;
+  eventId: string;
+  at: string;
+  /** The principal ingest stamped, else the observer (`operator:<name>`). */
+  by: string;
+  action: string;
+  workerId: string | null;
+  reason: string;
+}
+
+/** How many of the latest resolutions the queue lists. */
+export const recentResolutions = 20;
+
+function resolutionOf(row: Record<string, unknown>): ResolutionView {
+  const o = JSON.parse(String(row.body)) as {
+    principal?: string | null;
+    observer: string;
+    action: string;
+    workerId: string | null;
+    reason: string;
+  };
+  return {
+    correlationId: String(row.correlation_id),
+    eventId: String(row.event_id),
+    at: iso(Number(row.occurred_at)),
+    by: o.principal ?? o.observer,
+    action: o.action,
+    workerId: o.workerId,
+    reason: o.reason,
+  };
+}
+
+/** The operators' latest resolutions, newest first, each with its correlation's status now. */
+async function latestResolutions(r: Reader, t: Tables): Promise<(ResolutionView & { status: string | null })[]> {
+  const rows = await r.all(
+    `SELECT e.correlation_id, e.event_id, e.occurred_at, e.body, k.status FROM ${t.event} e LEFT JOIN ${t.task} k ON k.correlation_id = e.correlation_id
+     WHERE e.kind = 'observation' AND e.type = 'OperatorResolved' ORDER BY e.occurred_at DESC, e.event_id DESC LIMIT ?`,
+    [recentResolutions],
+  );
+  return rows.map((row) => ({ ...resolutionOf(row), status: row.status === null ? null : String(row.status) }));
+}
+
+/** The resolutions recorded for each of `correlationIds`, oldest first. */
+async function resolutionsOf(r: Reader, t: Tables, correlationIds: readonly string[]) {
+  const out = new Map<string, ResolutionView[]>();
+  if (correlationIds.length === 0) return out;
+  const rows = await r.all(
+    `SELECT correlation_id, event_id, occurred_at, body FROM ${t.event} WHERE correlation_id${r.inList} AND kind = 'observation' AND type = 'OperatorResolved' ORDER BY occurred_at, event_id`,
+    [JSON.stringify(correlationIds)],
+  );
+  for (const row of rows) {
+    const view = resolutionOf(row);
+    out.set(view.correlationId, [...(out.get(view.correlationId) ?? []), view]);
+  }
+  return out;
+}
+
 /**
  * The correlations that need an operator — indeterminate, blocked and expired — the longest waiting
- * first, with how long each has waited (an expired one with its expiry).
+ * first, with how long each has waited (an expired one with its expiry) and the resolutions recorded for
+ * it (one the rules could not carry out keeps it here); and the operators' latest resolutions, wherever
+ * their correlations stand now (`resolved`).
  */
 export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number, page: Page) {
   const scope = "queue";
@@ -202,6 +263,11 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
     shown.map((task) => task.correlationId),
   );
   const expiries = await expiriesOf(r, t, shown);
+  const resolutions = await resolutionsOf(
+    r,
+    t,
+    shown.map((task) => task.correlationId),
+  );
   const last = shown[shown.length - 1];
   const counts = await r.all(`SELECT status, COUNT(*) AS n FROM ${t.task} WHERE ${onQueue} GROUP BY status`);
   return {
@@ -212,7 +278,9 @@ export async function queue(r: Reader, t: Tables, cursors: Cursors, now: number,
       ...taskSummary(task, workers.get(task.correlationId) ?? []),
       waitedMs: Math.max(0, now - (task.waitingSince ?? now)),
       expiry: expiries.get(task.correlationId) ?? null,
+      resolutions: resolutions.get(task.correlationId) ?? [],
     })),
+    resolved: await latestResolutions(r, t),
     nextCursor:
       rows.length > page.limit && last !== undefined && last.waitingSince !== null
         ? cursors.encode(scope, [last.waitingSince, last.correlationId])

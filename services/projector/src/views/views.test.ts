@@ -201,6 +201,54 @@ describe.each(storeKinds)("views on %s", (kind) => {
     expect(observationsFirst).toEqual(decisionsFirst);
   });
 
+  it("shows an operator's resolution on the queue beside the correlation, and among the latest resolutions with where it stands", async () => {
+    const onlyLoss = inputsFor(story()).map((ti) => ({
+      ...ti,
+      inputs: ti.inputs.filter(
+        (i) =>
+          !(i.kind === "decision" && ["RedispatchCommanded", "TaskReconciled"].includes(i.record.type)) &&
+          !(i.kind === "observation" && ["dispatch-2", "state-4", "artifact-2", "state-5"].includes(i.record.eventId)),
+      ),
+    }));
+    const resolution = parseObservation({
+      type: "OperatorResolved",
+      eventId: "resolve-1",
+      correlationId: "task-42",
+      occurredAt: "2025-06-02T10:00:00Z",
+      observer: "operator:alice",
+      workerId: "w-gamma",
+      action: "REDISPATCH",
+      reason: "w-gamma's owner takes it <b>now</b>",
+      principal: "ops-desk",
+    });
+    if (!resolution.ok) throw new Error(JSON.stringify(resolution.issues));
+    const withResolution = onlyLoss.map((ti): TopicInputs => {
+      const last = ti.inputs.at(-1);
+      if (ti.topic !== topicNames.observations || last === undefined) return ti;
+      const source = { ...last.source, offset: last.source.offset + 1 };
+      return { ...ti, inputs: [...ti.inputs, { kind: "observation", source, record: resolution.observation }] };
+    });
+    const store = await newStore(kind);
+    const t = tableNames(await load(store, withResolution));
+    const q = await store.read((r) => queue(r, t, cursors, Date.parse("2025-06-02T10:20:00Z"), { limit: 10 }));
+    const shown = {
+      correlationId: "task-42",
+      eventId: "resolve-1",
+      at: "2025-06-02T10:00:00.000Z",
+      by: "ops-desk",
+      action: "REDISPATCH",
+      workerId: "w-gamma",
+      reason: "w-gamma's owner takes it <b>now</b>",
+    };
+    // Not carried out (these inputs hold no decision on it): it stays on the queue, with the resolution beside it.
+    expect(q.items.map((i) => [i.correlationId, i.status, i.resolutions])).toEqual([
+      ["task-42", "indeterminate", [shown]],
+    ]);
+    expect(q.resolved).toEqual([{ ...shown, status: "indeterminate" }]);
+    const lineageView = await store.read((r) => lineage(r, t, cursors, "task-42", { limit: 100 }));
+    expect(lineageView?.events.items.map((e) => e.type)).toContain("OperatorResolved");
+  });
+
   it("puts a correlation the reconciler let go of without an outcome on the queue as expired, with its expiry", async () => {
     // task-42 lost and blocked (w-beta and w-gamma never probed); task-43, the same 40 days later, carries
     // the stream past task-42's horizon: task-42 expires 30 days after its loss, task-43 waits blocked.

@@ -3,6 +3,17 @@ import { api } from "./api.js";
 import { h, openDetail, show, short, status, taskLink, time, waited, workerLink } from "./dom.js";
 import { listen } from "./live-stream.js";
 
+/** What an operator's resolution asked for, in words. */
+function askedTo(r) {
+  if (r.action === "FAIL") return "fail it";
+  if (r.action === "REDISPATCH") return `re-dispatch it to ${r.workerId}`;
+  if (r.action === "RESTART") return r.workerId === null ? "restart it from scratch" : `restart it on ${r.workerId}`;
+  return r.action;
+}
+
+/** A resolution recorded for a correlation still on the queue (one the rules could not carry out, or not yet). */
+const resolutionLine = (r) => h("div", { class: "muted" }, `${time(r.at)} ${r.by} asked to ${askedTo(r)}: ${r.reason}`);
+
 export async function queuePage(refresh) {
   const body = await api("/v1/queue");
   show(
@@ -32,7 +43,27 @@ export async function queuePage(refresh) {
               h("td", {}, status(t.status)),
               h("td", {}, short(t.lastState ?? "—")),
               h("td", {}, t.workers.join(", ")),
-              h("td", {}, t.blockedReason ?? t.expiry?.reason ?? ""),
+              h("td", {}, t.blockedReason ?? t.expiry?.reason ?? "", ...t.resolutions.map(resolutionLine)),
+            ),
+          ),
+        ),
+    h("h2", {}, "Resolved by an operator, latest first"),
+    body.resolved.length === 0
+      ? h("p", { class: "muted", id: "resolved-empty" }, "No operator has resolved a correlation (a2a-ledger resolve).")
+      : h(
+          "table",
+          { id: "resolved" },
+          h("tr", {}, ...["at", "correlation", "by", "asked to", "why", "status now"].map((c) => h("th", {}, c))),
+          ...body.resolved.map((r) =>
+            h(
+              "tr",
+              { class: "clickable", onclick: () => (location.hash = `#/tasks/${encodeURIComponent(r.correlationId)}`) },
+              h("td", {}, time(r.at)),
+              h("td", {}, taskLink(r.correlationId)),
+              h("td", {}, r.by),
+              h("td", {}, askedTo(r)),
+              h("td", {}, r.reason),
+              h("td", {}, r.status === null ? "—" : status(r.status)),
             ),
           ),
         ),
