@@ -202,7 +202,7 @@ function resolutionOf(row: Record<string, unknown>): ResolutionView {
   return {
     correlationId: String(row.correlation_id),
     eventId: String(row.event_id),
-    at: iso(Number(row.occurred_at)),
+    at: new Date(Number(row.occurred_at)).toISOString(),
     by: o.principal ?? o.observer,
     action: o.action,
     workerId: o.workerId,
