@@ -31,6 +31,7 @@ describe("policy set: planning a new version", () => {
       reason: null,
       reprobeAfterMs: null,
       canaryOutlivesMs: null,
+      fallbacks: [],
     });
   });
 
@@ -89,5 +90,23 @@ describe("policy set: planning a new version", () => {
         code(() => set([], { reprobeAfter: bad })),
         bad,
       ).toBe("POLICY_BAD_DURATION");
+  });
+
+  it("takes default/4's fallbacks as SKILL=DURATION pairs, carries them over, and none clears them", () => {
+    const set = (history: TrustPolicy[], o: { fallbacks?: string }) =>
+      planPolicyChange(history, { trustedVendors: "A", setBy: "ops", now, ...o });
+    const first = set([], { fallbacks: " translate=2h , summarize=30m,*=1d" });
+    expect(first.fallbacks).toEqual([
+      { skillId: "*", afterMs: 86_400_000 },
+      { skillId: "summarize", afterMs: 30 * 60_000 },
+      { skillId: "translate", afterMs: 2 * 3_600_000 },
+    ]);
+    expect(set([first], {}).fallbacks).toEqual(first.fallbacks);
+    expect(set([first], { fallbacks: "none" }).fallbacks).toEqual([]);
+    for (const bad of ["summarize", "=1h", "summarize=soon", "summarize=0s", "a=1h,a=2h", "two words=1h", "x=366d"])
+      expect(
+        code(() => set([], { fallbacks: bad })),
+        bad,
+      ).toBe("POLICY_BAD_FALLBACK");
   });
 });

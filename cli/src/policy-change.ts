@@ -19,7 +19,8 @@ export type PolicyChangeErrorCode =
   | "POLICY_BAD_VALID_FROM"
   | "POLICY_VALID_FROM_TOO_EARLY"
   | "POLICY_BAD_VENDOR"
-  | "POLICY_BAD_DURATION";
+  | "POLICY_BAD_DURATION"
+  | "POLICY_BAD_FALLBACK";
 
 export class PolicyChangeError extends Error {
   override name = "PolicyChangeError";
@@ -43,6 +44,11 @@ export interface PolicyChangeRequest {
    */
   reprobeAfter?: string;
   canaryOutlives?: string;
+  /**
+   * default/4's fallbacks: `SKILL=DURATION[,SKILL=DURATION…]` (`*` for every skill), or `none`; absent:
+   * what the highest recorded version says.
+   */
+  fallbacks?: string;
   setBy: string;
   now: number;
 }
@@ -60,6 +66,34 @@ function durationOf(flag: string, given: string | undefined, latest: number | nu
       `--${flag} ${JSON.stringify(given.slice(0, 40))}: a duration from 1s to 365d (e.g. 90m, 24h, 7d), or default`,
     );
   return ms;
+}
+
+const skillIdPattern = /^[^\s,=]{1,200}$/;
+
+/** `SKILL=DURATION[,SKILL=DURATION…]` or `none`, each skill once, sorted by skill; absent: the latest version's. */
+export function fallbacksOf(
+  given: string | undefined,
+  latest: TrustPolicy["fallbacks"] | undefined,
+): TrustPolicy["fallbacks"] {
+  if (given === undefined) return latest ?? [];
+  if (given.trim() === "none") return [];
+  const out = new Map<string, number>();
+  for (const part of given.split(",")) {
+    const at = part.indexOf("=");
+    const skillId = part.slice(0, at).trim();
+    const duration = part.slice(at + 1).trim();
+    const bad = (why: string) =>
+      new PolicyChangeError(
+        "POLICY_BAD_FALLBACK",
+        `--fallback ${JSON.stringify(part.slice(0, 60))}: ${why} (SKILL=DURATION[,SKILL=DURATION…], * for every skill, or none)`,
+      );
+    if (at < 0 || !skillIdPattern.test(skillId)) throw bad("a skill id without spaces, ',' or '=', then '='");
+    if (out.has(skillId)) throw bad(`skill ${skillId} is named twice`);
+    const ms = parseDuration(duration);
+    if (ms === undefined || ms < durationBounds.min || ms > durationBounds.max) throw bad("a duration from 1s to 365d");
+    out.set(skillId, ms);
+  }
+  return [...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([skillId, afterMs]) => ({ skillId, afterMs }));
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a vendor name must not hold
@@ -111,5 +145,6 @@ export function planPolicyChange(history: readonly TrustPolicy[], request: Polic
     reason: reason === undefined || reason === "" ? null : reason,
     reprobeAfterMs: durationOf("reprobe-after", request.reprobeAfter, latest?.reprobeAfterMs),
     canaryOutlivesMs: durationOf("canary-outlives", request.canaryOutlives, latest?.canaryOutlivesMs),
+    fallbacks: fallbacksOf(request.fallbacks, latest?.fallbacks),
   };
 }

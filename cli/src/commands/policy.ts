@@ -22,7 +22,7 @@ import {
 import { asCliError } from "./replay.ts";
 
 const usage = `usage: a2a-ledger policy set --trusted-vendors a,b [--valid-from TIME] [--reprobe-after D] [--canary-outlives D]
-                         [--reason TEXT] [--set-by WHO]
+                         [--fallback SKILL=D[,SKILL=D…]|none] [--reason TEXT] [--set-by WHO]
        a2a-ledger policy show [--json]
 
   set    records a new version of the trust policy on a2a.policy.v1 (A2A_LEDGER_TOPIC_SUFFIX applies):
@@ -34,6 +34,8 @@ const usage = `usage: a2a-ledger policy set --trusted-vendors a,b [--valid-from 
          --canary-outlives  default/4: a parked canary re-observed in its state this long after it was parked and
                             after the revocation outlived a restart and earns the states back (default 24h)
                             Both take 1s to 365d (90m, 24h, 7d) or "default"; left out, the latest version's value.
+         --fallback         default/4: a blocked task of SKILL restarts from scratch after waiting D (1s to 365d;
+                            * for every skill); none: no fallback (the default); left out, the latest version's.
   show   every recorded version, and the one in force now`;
 
 /** A duration as `policy set` takes it: the largest unit that divides it (`90m`, `24h`), or `default`. */
@@ -55,7 +57,11 @@ const line = (p: TrustPolicy, now: number, inForce: number) => {
     p.reprobeAfterMs === null && p.canaryOutlivesMs === null
       ? ""
       : `\n    re-probe after ${durationText(p.reprobeAfterMs)}, canary outlives ${durationText(p.canaryOutlivesMs)}`;
-  return `version ${p.version}  valid from ${p.validFrom === 0 ? "the epoch" : new Date(p.validFrom).toISOString()}  trusted vendors: ${p.trustedVendors.length === 0 ? "(none)" : p.trustedVendors.join(", ")}${mark}${earnBack}\n    set ${new Date(p.setAt).toISOString()} by ${p.setBy}${p.reason === null ? "" : `: ${p.reason}`}\n`;
+  const fallbacks =
+    p.fallbacks.length === 0
+      ? ""
+      : `\n    fallback: ${p.fallbacks.map((f) => `${f.skillId} restarts from scratch after ${durationText(f.afterMs)} blocked`).join(", ")}`;
+  return `version ${p.version}  valid from ${p.validFrom === 0 ? "the epoch" : new Date(p.validFrom).toISOString()}  trusted vendors: ${p.trustedVendors.length === 0 ? "(none)" : p.trustedVendors.join(", ")}${mark}${earnBack}${fallbacks}\n    set ${new Date(p.setAt).toISOString()} by ${p.setBy}${p.reason === null ? "" : `: ${p.reason}`}\n`;
 };
 
 async function show(cluster: Cluster, json: boolean, io: Io): Promise<number> {
@@ -80,6 +86,7 @@ async function set(
     "valid-from"?: string;
     "reprobe-after"?: string;
     "canary-outlives"?: string;
+    fallback?: string;
     reason?: string;
     "set-by"?: string;
   },
@@ -95,6 +102,7 @@ async function set(
       validFrom: o["valid-from"],
       reprobeAfter: o["reprobe-after"],
       canaryOutlives: o["canary-outlives"],
+      fallbacks: o.fallback,
       reason: o.reason,
       setBy: o["set-by"] ?? `${userInfo().username}@${hostname()}`,
       now: Date.now(),
@@ -138,6 +146,7 @@ export const command: Command = {
               "valid-from": { type: "string" },
               "reprobe-after": { type: "string" },
               "canary-outlives": { type: "string" },
+              fallback: { type: "string" },
               reason: { type: "string" },
               "set-by": { type: "string" },
             },

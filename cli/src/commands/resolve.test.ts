@@ -2,7 +2,8 @@
  * `a2a-ledger resolve` against the real ingest, broker, registry and reconciler (default/4): a task lost
  * in input-required that no worker may resume blocks; the operator restarts it from scratch through
  * ingest; the reconciler commands the re-dispatch, naming the resolution as its cause; and
- * `replay --kafka --baseline recorded` reproduces every recorded decision. Bad options and a token that
+ * `replay --kafka --baseline recorded` reproduces every recorded decision, and so does a second blocked
+ * task that the trust policy's fallback (set with `policy set --fallback`) restarts from scratch. Bad options and a token that
  * may not resolve are refused, and nothing is recorded for them.
  */
 import { all, events, probed } from "@a2a-ledger/core/testing/builders";
@@ -156,6 +157,42 @@ describe("resolve through ingest, carried out by the reconciler", () => {
       principal: "ops-desk",
       action: "RESTART",
       workerId: null,
+    });
+  }, 120_000);
+
+  it("restarts a blocked task from scratch once the trust policy's fallback for its skill came due", async () => {
+    const set = await run([
+      "policy",
+      "set",
+      "--trusted-vendors",
+      "",
+      "--fallback",
+      "summarize=1m",
+      "--valid-from",
+      String(Date.now() + 6_000),
+    ]);
+    expect(set.stderr).toBe("");
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain("fallback: summarize restarts from scratch after 1m blocked");
+    const from = Date.parse(/valid from (\S+)/.exec(set.stdout)?.[1] ?? "");
+    expect(Number.isNaN(from)).toBe(false);
+    await produce(stack.topics.observations, [
+      e.dispatch("t2", "w1", { at: from + 100 }),
+      e.state("t2", "w1", "b1", "input-required", { at: from + 110 }),
+      e.notFound("t2", "w1", "b1", { at: from + 120 }),
+    ]);
+    await waitForReconciler(admin, stack);
+    const block = (await decisions()).find((d) => d.type === "ReconciliationBlocked" && d.correlationId === "t2");
+    expect(block).toMatchObject({ fallbackAt: from + 120 + 60_000, policyVersion: 2 });
+    // The orchestrator asks again a minute later: the partition's stream time passes the fallback's moment.
+    await produce(stack.topics.observations, [e.notFound("t2", "w1", "b1", { at: from + 120 + 61_000 })]);
+    await waitForReconciler(admin, stack);
+    const restart = (await decisions()).find((d) => d.type === "RedispatchCommanded" && d.correlationId === "t2");
+    expect(restart).toMatchObject({
+      targetWorkerId: "w2",
+      resumeState: null,
+      decidedAt: from + 120 + 60_000,
+      decisionId: expect.stringMatching(/:RedispatchCommanded:fallback$/),
     });
   }, 120_000);
 

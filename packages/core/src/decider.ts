@@ -69,6 +69,12 @@ export interface Decider {
    * `trigger`: the correlation's own observation just stepped, when it (not a capability change) asks.
    */
   reexamine(ctx: DecideContext, state: LedgerState, trigger?: Observation): StepResult;
+  /**
+   * A blocked correlation whose fallback the stream time passed at `at` (default/4, rules/fallback.ts):
+   * the restart from scratch it gets (or the block saying none is possible), with the state advanced past
+   * it; no decisions and the fallback spent when its loss no longer stands; unchanged when none is pending.
+   */
+  fallBack(ctx: DecideContext, state: LedgerState, at: number): StepResult;
   /** Whether the correlation waits for a worker to become eligible (what `reexamine` may change). */
   isBlocked(state: LedgerState): boolean;
   /** What retention reads of the state; undefined when it never expires (no event yet, or a model that keeps all). */
@@ -99,11 +105,19 @@ type Recover<S> = (
   | { stillBlockedAsOf: number }
   | undefined;
 
+/** A due fallback's outcome: a decision, the fallback spent (a fact `evolve` applies), or nothing pending. */
+type FallBack<S> = (
+  state: S,
+  capabilities: CapabilityView,
+  at: number,
+) => { cause: { eventId: string; occurredAt: number }; decision: DecisionDraft } | { spent: true } | undefined;
+
 function engine<S extends LedgerState, I extends { capabilities: CapabilityView }>(
   ruleSet: RuleSet,
   rules: readonly EngineRule<I>[],
   model: StateModel<S, I>,
   recover: Recover<S> | undefined,
+  fallback: FallBack<S> | undefined = undefined,
 ): Decider {
   const byType = rulesByType(rules);
   const lossAgain =
@@ -174,6 +188,25 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
       );
       return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) };
     },
+    fallBack(ctx, given, at) {
+      const state = own(given);
+      // Nothing to restart (or a rule set without fallbacks reading a state that names one): spent, so the
+      // correlation is due again only at its expiry.
+      const found = fallback?.(state, ctx.capabilities, at) ?? { spent: true as const };
+      if ("spent" in found) {
+        const spent = model.fallbackSpent === undefined ? state : model.fallbackSpent(state);
+        return { decisions: none, capabilityUpdates: none, cards: none, state: spent };
+      }
+      const correlationId = model.correlationIdOf(state);
+      // Named apart from the block and any re-examination of the same loss: one fallback per loss.
+      const decisions = finalizeDecisions(
+        { ...found.cause, correlationId },
+        [found.decision],
+        ruleSet.rulesVersion,
+        () => "fallback",
+      );
+      return { decisions, capabilityUpdates: none, cards: none, state: model.apply(state, decisions) };
+    },
     decide(ctx, given, observation) {
       const state = own(given);
       if (duplicate(state, observation)) return { decisions: none, capabilityUpdates: none, cards: none };
@@ -201,6 +234,7 @@ export function createDecider(ruleSet: RuleSet): Decider {
   // The declared rule order holds for every rule set, shipped or custom, before it decides anything.
   checkRuleOrder(ruleSet.rulesVersion, ruleSet.rules);
   const recover = ruleSet.recover;
+  const fallback = ruleSet.fallback;
   return engine(
     ruleSet,
     ruleSet.rules,
@@ -209,5 +243,6 @@ export function createDecider(ruleSet: RuleSet): Decider {
       ? undefined
       : (state, capabilities, trigger) =>
           recover({ state, capabilities, ...(trigger !== undefined ? { trigger } : {}) }),
+    fallback === undefined ? undefined : (state, capabilities, at) => fallback({ state, capabilities, at }),
   );
 }

@@ -10,7 +10,7 @@ import { type CapabilityTable, CapabilityLayer, type CapabilityView, type CardRe
 import type { Decider, LedgerState } from "./decider.ts";
 import type { PolicyConfig } from "./policy.ts";
 import { isPolicyHistory, policyAt, type PolicySource, type PolicyVersion } from "./policy-history.ts";
-import { expiresAt, expiryDecision, type RetentionPolicy, type StreamRetention } from "./retention.ts";
+import { dueAt, expiryDecision, type RetentionPolicy, type StreamRetention } from "./retention.ts";
 
 export interface FoldInput {
   decider: Decider;
@@ -144,7 +144,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
   const touched = (id: string, state: LedgerState) => {
     if (retention === undefined) return;
     const activity = decider.activity(state);
-    retention.track(id, activity === undefined ? undefined : expiresAt(activity, retention.policy));
+    retention.track(id, activity === undefined ? undefined : dueAt(activity, retention.policy));
   };
   /** A correlation the stream time carried past its horizon leaves, with its decision when it had no outcome. */
   const expire = (id: string, policy: RetentionPolicy) => {
@@ -162,23 +162,44 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     out.expired.add(id);
     blocked.delete(id);
   };
-  const reexamineOne = (id: string, trigger?: Observation) => {
-    if (retention?.isDue(id) === true) {
-      expire(id, retention.policy);
-      return;
-    }
-    const result = decider.reexamine(ctx, working(id), trigger);
-    if (result.decisions.length === 0) return;
+  /** Decisions taken without an observation (a re-examination, a fallback): applied, stamped and recorded. */
+  const took = (id: string, result: { state: LedgerState; decisions: readonly Decision[] }) => {
     out.states.set(id, result.state);
     touched(id, result.state);
     for (const d of result.decisions) {
-      // A re-examination reads no policy; its decision names the version in force at its own time.
+      // Taken without an observation: the decision names the policy version in force at its own time.
       const version = judgeAt(d.decidedAt);
       if (version !== undefined) d.policyVersion = version.version;
       out.decisions.push(d);
       out.origins.push({ index, sweep });
     }
     if (!decider.isBlocked(result.state)) blocked.delete(id);
+  };
+  /**
+   * A correlation the stream time carried past what is due for it: a blocked one's fallback (default/4),
+   * when that is what came due, then — should its expiry have passed too — it leaves.
+   */
+  const reached = (id: string, policy: RetentionPolicy) => {
+    const state = out.states.get(id) ?? (out.expired.has(id) ? undefined : input.stateOf(id));
+    const fallbackAt = state === undefined ? null : (decider.activity(state)?.fallbackAt ?? null);
+    if (state !== undefined && retention !== undefined && fallbackAt !== null && fallbackAt < retention.time) {
+      const before = sweep;
+      sweep = true;
+      const result = decider.fallBack(ctx, working(id), fallbackAt);
+      took(id, result);
+      sweep = before;
+      if (!retention.isDue(id)) return;
+    }
+    expire(id, policy);
+  };
+  const reexamineOne = (id: string, trigger?: Observation) => {
+    if (retention?.isDue(id) === true) {
+      reached(id, retention.policy);
+      if (out.expired.has(id)) return;
+    }
+    const result = decider.reexamine(ctx, working(id), trigger);
+    if (result.decisions.length === 0) return;
+    took(id, result);
   };
   const reexamine = () => {
     sweep = true;
@@ -192,9 +213,9 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     if (retention !== undefined) {
       retention.advance(observation.occurredAt);
       if (input.streamTimeAt !== undefined) retention.advance(input.streamTimeAt(index));
-      for (const gone of retention.due(sweepLimit)) expire(gone, retention.policy);
-      // Past its horizon but beyond this sweep's share: it leaves now, before its observation.
-      if (retention.isDue(id)) expire(id, retention.policy);
+      for (const gone of retention.due(sweepLimit)) reached(gone, retention.policy);
+      // Past its horizon but beyond this sweep's share: it leaves (or falls back) now, before its observation.
+      if (retention.isDue(id)) reached(id, retention.policy);
       if (isTooLate(observation, retention) && !out.states.has(id) && (out.expired.has(id) || !input.stateOf(id))) {
         out.late.push({ index, observation });
         continue;
@@ -252,7 +273,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
   if (retention !== undefined) {
     // The batch's end: what its last observations carried past the horizon leaves in this batch too.
     if (input.streamTimeEnd !== undefined) retention.advance(input.streamTimeEnd);
-    for (const gone of retention.due(sweepLimit)) expire(gone, retention.policy);
+    for (const gone of retention.due(sweepLimit)) reached(gone, retention.policy);
   }
   return out;
 }

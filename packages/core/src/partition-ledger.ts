@@ -18,7 +18,7 @@ import type { CapabilityView } from "./capabilities.ts";
 import type { Decider, LedgerState } from "./decider.ts";
 import { foldBatch, type FoldOutcome } from "./fold.ts";
 import type { PolicySource } from "./policy-history.ts";
-import { expiresAt, type RetentionPolicy, StreamRetention } from "./retention.ts";
+import { dueAt, type RetentionPolicy, StreamRetention } from "./retention.ts";
 
 export interface LedgerFoldInput {
   /** The trust policy (see FoldInput.policy). */
@@ -243,7 +243,7 @@ export class PartitionLedger {
       const state = this.states.get(id);
       const activity = state === undefined ? undefined : this.decider.activity(state);
       if (activity === undefined) continue;
-      retention.track(id, expiresAt(activity, policy));
+      retention.track(id, dueAt(activity, policy));
       if (streamTime === undefined) retention.advance(activity.lastEventAt);
     }
     return retention;

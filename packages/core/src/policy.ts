@@ -13,6 +13,20 @@ export interface PolicyConfig {
    * states back (null or absent: `defaultCanaryOutlivesMs`).
    */
   canaryOutlivesMs?: number | null;
+  /**
+   * default/4: per skill (`*`: every skill, and a task with none), how long a blocked task waits before it
+   * restarts from scratch (absent or empty: never; an operator resolves it).
+   */
+  fallbacks?: readonly { skillId: string; afterMs: number }[];
+}
+
+/** How long a blocked task of `skillId` waits before its fallback under `config`: its skill's, else `*`'s; undefined: none. */
+export function fallbackAfter(config: PolicyConfig, skillId: string | null): number | undefined {
+  const fallbacks = config.fallbacks ?? [];
+  return (
+    (skillId === null ? undefined : fallbacks.find((f) => f.skillId === skillId)?.afterMs) ??
+    fallbacks.find((f) => f.skillId === "*")?.afterMs
+  );
 }
 
 /** One hour between re-probes of a revoked card. */

@@ -299,12 +299,28 @@ describe("the changelog value keeps the last event", () => {
       defaultRuleSet,
       { policy },
     ).correlations.get("c") as LedgerState;
-    // Format 2 is format 3 without its two trailing fields: with both null, two zero bytes (null branches).
+    // Format 2 is format 4 without its three trailing fields: with all null, three zero bytes (null branches).
     const withoutLastEvent = { ...(state as object), lastEventAt: null, lastEventId: null } as LedgerState;
-    const v3 = decider.serialize(withoutLastEvent);
-    expect([...v3.subarray(v3.length - 2)]).toEqual([0, 0]);
-    const v2 = Uint8Array.from([2, ...v3.subarray(1, v3.length - 2)]);
+    const v4 = decider.serialize(withoutLastEvent);
+    expect(v4[0]).toBe(4);
+    expect([...v4.subarray(v4.length - 3)]).toEqual([0, 0, 0]);
+    const v2 = Uint8Array.from([2, ...v4.subarray(1, v4.length - 3)]);
     // The task's last sighting (5 000) is the latest time the old value holds.
     expect(decider.activity(decider.deserialize(v2))).toMatchObject({ lastEventAt: 5_000, lastEventId: null });
+  });
+
+  it("reads a value written before fallbacks (format 3), with no fallback pending", () => {
+    const e = events();
+    const seen = e.state("c", "w1", "t1", "working", { at: 5_000 });
+    const state = replayLog([e.dispatch("c", "w1", { at: 4_000 }), seen], defaultRuleSet, { policy }).correlations.get(
+      "c",
+    ) as LedgerState;
+    // Format 3 is format 4 without its trailing fallbackAt (null: one zero byte).
+    const v4 = decider.serialize(state);
+    expect(v4[v4.length - 1]).toBe(0);
+    const v3 = Uint8Array.from([3, ...v4.subarray(1, v4.length - 1)]);
+    const back = decider.deserialize(v3);
+    expect(decider.activity(back)).toMatchObject({ lastEventAt: 5_000, lastEventId: seen.eventId, fallbackAt: null });
+    expect(decider.serialize(back)).toEqual(v4);
   });
 });

@@ -7,6 +7,8 @@
  * correlation id order, so an observation for a correlation that has left opens it anew, as if it had
  * never been seen. The reconciler (per partition) and replay (per recorded partition, or by time) fold
  * the same observations in the same order, so they evict the same correlations with the same decisions.
+ * The same stream time runs a blocked correlation's fallback (default/4): its `fallbackAt` is indexed
+ * beside its expiry, and the fold restarts the task from scratch when the stream time passes it.
  */
 import type { CorrelationExpired, Decision } from "@a2a-ledger/schemas";
 import { finalizeDecisions } from "./decisions.ts";
@@ -34,10 +36,19 @@ export interface Activity {
   status: string;
   /** The worker of the latest attempt. */
   workerId: string | null;
+  /** A blocked correlation's pending fallback (default/4): when it restarts from scratch; null: none. */
+  fallbackAt?: number | null;
 }
 
 export function expiresAt(activity: Activity, policy: RetentionPolicy): number {
   return activity.lastEventAt + (activity.finished ? policy.finishedMs : policy.staleMs);
+}
+
+/** What the stream time must pass for the fold to act on the correlation: its fallback, else its expiry. */
+export function dueAt(activity: Activity, policy: RetentionPolicy): number {
+  const expiry = expiresAt(activity, policy);
+  const fallback = activity.fallbackAt ?? null;
+  return fallback !== null && fallback < expiry ? fallback : expiry;
 }
 
 function spell(ms: number): string {

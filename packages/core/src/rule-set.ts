@@ -5,6 +5,7 @@
  * A custom rule set is built from a shipped one — `{ ...defaultRuleSet, name, rulesVersion, rules }` —
  * and keeps its model.
  */
+import type { Fallback } from "./rules/fallback.ts";
 import type { Recovery } from "./rules/r6-reconcile.ts";
 import type { NamedRule } from "./rules/rule.ts";
 import type { TakeOverOptions } from "./rules/take-over.ts";
@@ -21,6 +22,11 @@ export interface RuleSetV2 extends RuleSetBase {
   rules: readonly NamedRule[];
   /** Re-examines a blocked correlation when capabilities change; none: blocked correlations wait for the operator. */
   recover?: Recovery;
+  /**
+   * A blocked correlation's fallback when the stream time passes its `fallbackAt` (default/4,
+   * rules/fallback.ts); none: a block never falls back.
+   */
+  fallback?: Fallback;
   /** The options its R6 builds the route query of a lost task with (`takeOverQuery`); none: default/2's. */
   takeOver?: TakeOverOptions;
   /**

@@ -57,6 +57,8 @@ export interface StateModel<S extends LedgerState, I extends { capabilities: Cap
    * that `evolve` applies; absent from a model whose rule sets never re-examine).
    */
   blockExamined?(state: S, asOf: number): S;
+  /** The state after a block's fallback came due and restarted nothing (a fact `evolve` applies; default/4's model). */
+  fallbackSpent?(state: S): S;
   isBlocked(state: S): boolean;
   /**
    * An observation the correlation already saw, seen again: nothing is decided, but it was seen, so its

@@ -60,6 +60,14 @@ export interface PartitionOffset {
 export type ResolutionAction = "OTHER" | "FAIL" | "REDISPATCH" | "RESTART";
 export const ResolutionActionSymbols = ["OTHER", "FAIL", "REDISPATCH", "RESTART"] as const;
 
+/** default/4: a blocked task of this skill restarts from scratch once it has waited this long (on the first worker that verifies COMPLETED), unless an operator resolved it before. */
+export interface SkillFallback {
+  /** The skill of the lost task's attempt; "*" for every skill (and a task with none). */
+  skillId: string;
+  /** How long after the block, in the stream time of the correlation's partition. */
+  afterMs: number;
+}
+
 export interface SkillOutputModes {
   skillId: string;
   outputModes: string[];
@@ -408,6 +416,8 @@ export interface ReconciliationBlocked {
   lastState: TaskState;
   reason: string;
   candidates: CandidateVerdict[];
+  /** default/4: when the trust policy's fallback for the task's skill restarts it from scratch unless it was resolved before (the partition's stream time reaching it); null: no fallback. */
+  fallbackAt: null | number;
   /** The version of the trust policy (a2a.policy.v1) in force at the cause event's time that the rules judged by: 0 when none was recorded yet; null when the decision was made under a policy not recorded on Kafka (before policies were recorded, or a replay given a fixed vendor list). */
   policyVersion: null | number;
 }
@@ -566,6 +576,8 @@ export interface TrustPolicy {
   reprobeAfterMs: null | number;
   /** default/4: how long a parked canary must stay observable in its interrupted state, after it was parked and after the revocation, to show that it outlived a restart of its worker and earn the revoked states back; null: one day. */
   canaryOutlivesMs: null | number;
+  /** default/4: per skill, how long a blocked task waits before it restarts from scratch (the rules decide it, so replay agrees); empty: never (an operator resolves it). */
+  fallbacks: SkillFallback[];
 }
 
 /** Per record type, the fields that have an Avro default: a writer may leave them out. */
@@ -575,6 +587,7 @@ export interface DefaultedFields {
   FieldChange: "before" | "after";
   ParkedCanary: never;
   PartitionOffset: never;
+  SkillFallback: never;
   SkillOutputModes: never;
   VerifiedSkill: "skillId";
   AgentCardObserved: "cacheMaxAgeSeconds" | "etag" | "principal" | "signature" | "signatureKeyId" | "standing";
@@ -590,14 +603,14 @@ export interface DefaultedFields {
   ContractViolation: "workerId" | "serverTaskId" | "allowed" | "cardHash" | "skillId" | "output" | "attempts" | "policyVersion";
   CorrelationExpired: "workerId" | "policyVersion";
   ProbeRequested: "workerId" | "cardUrl" | "policyVersion";
-  ReconciliationBlocked: "workerId" | "candidates" | "policyVersion";
+  ReconciliationBlocked: "workerId" | "candidates" | "fallbackAt" | "policyVersion";
   RedispatchCommanded: "workerId" | "fromServerTaskId" | "skillId" | "resumeState" | "acceptedOutputModes" | "candidates" | "policyVersion";
   TaskFailed: "workerId" | "policyVersion";
   TaskIndeterminate: "workerId" | "attempt" | "policyVersion";
   TaskReconciled: "workerId" | "reason" | "policyVersion";
   CapabilitySnapshot: "vendor" | "verifiedStates" | "verifiedOutputModes" | "durable" | "cardUrl" | "card" | "cacheMaxAgeSeconds" | "verifiedSkills" | "signature";
   ReconcilerBatch: "fromOffset" | "toOffset" | "capabilityOwnBatches" | "retentionMs" | "staleMs";
-  TrustPolicy: "reason" | "reprobeAfterMs" | "canaryOutlivesMs";
+  TrustPolicy: "reason" | "reprobeAfterMs" | "canaryOutlivesMs" | "fallbacks";
 }
 
 export type Observation =

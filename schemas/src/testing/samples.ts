@@ -190,6 +190,7 @@ const decisions: { [T in DecisionType]: Extract<Decision, { type: T }> } = {
     lastState: "TASK_STATE_INPUT_REQUIRED",
     reason: "no worker verifies input-required",
     candidates: [{ workerId: "worker-b", eligible: false, reason: "input-required not verified" }],
+    fallbackAt: at + 7_200_000,
   },
   CorrelationExpired: {
     type: "CorrelationExpired",
@@ -270,6 +271,7 @@ const state: { [T in StateRecordType]: Extract<StateRecord, { type: T }> } = {
     reason: "VendorA runs a durable task store",
     reprobeAfterMs: 3_600_000,
     canaryOutlivesMs: null,
+    fallbacks: [{ skillId: "summarize", afterMs: 7_200_000 }],
   },
   ReconcilerBatch: {
     type: "ReconcilerBatch",
@@ -310,5 +312,6 @@ export const trustPolicy = (overrides: Partial<TrustPolicy> = {}): TrustPolicy =
   reason: null,
   reprobeAfterMs: null,
   canaryOutlivesMs: null,
+  fallbacks: [],
   ...overrides,
 });

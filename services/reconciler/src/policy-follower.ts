@@ -25,6 +25,7 @@ export function seededPolicy(trustedVendors: readonly string[], setBy: string, n
     reason: "seeded from A2A_LEDGER_TRUSTED_VENDORS: no trust policy was recorded",
     reprobeAfterMs: null,
     canaryOutlivesMs: null,
+    fallbacks: [],
   };
 }
 

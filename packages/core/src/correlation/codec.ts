@@ -14,8 +14,13 @@ export class StateFormatError extends Error {
   override name = "StateFormatError";
 }
 
-/** 3: format 2 and the last event (lastEventAt, lastEventId) that retention measures idleness from. */
-const formatVersion = 3;
+/**
+ * 4: format 3 and the block's pending fallback (fallbackAt, default/4). 3: format 2 and the last event
+ * (lastEventAt, lastEventId) that retention measures idleness from. Older formats are read with the
+ * fields they lack at their defaults.
+ */
+const formatVersion = 4;
+const formatWithoutFallback = 3;
 const formatWithoutLastEvent = 2;
 const state: avro.Schema = { type: "enum", name: "TaskState", symbols: [...TaskStateSymbols] };
 const nullableString: avro.Schema = ["null", "string"];
@@ -151,16 +156,20 @@ const schema: avro.Schema = {
     { name: "reported", type: { type: "array", items: "string" } },
     { name: "lastEventAt", type: ["null", "long"], default: null },
     { name: "lastEventId", type: nullableString, default: null },
+    { name: "fallbackAt", type: ["null", "long"], default: null },
   ],
 };
 const stateType = avro.Type.forSchema(schema);
-const formatTwo = avro.Type.forSchema({
-  ...(schema as { fields: { name: string }[] }),
-  fields: (schema as { fields: { name: string }[] }).fields.filter(
-    (f) => f.name !== "lastEventAt" && f.name !== "lastEventId",
-  ),
-} as avro.Schema);
-const fromFormatTwo = stateType.createResolver(formatTwo);
+/** The schema of an older format: this one without `dropped` fields. */
+const without = (...dropped: string[]) =>
+  avro.Type.forSchema({
+    ...(schema as { fields: { name: string }[] }),
+    fields: (schema as { fields: { name: string }[] }).fields.filter((f) => !dropped.includes(f.name)),
+  } as avro.Schema);
+const fromFormat = new Map<number, ReturnType<avro.Type["createResolver"]>>([
+  [formatWithoutFallback, stateType.createResolver(without("fallbackAt"))],
+  [formatWithoutLastEvent, stateType.createResolver(without("lastEventAt", "lastEventId", "fallbackAt"))],
+]);
 
 /**
  * A format-2 state kept no last event: the latest time it holds (a task's last sighting, a dispatch, a
@@ -217,6 +226,7 @@ export function encodeState(s: CorrelationState): Uint8Array {
     reported: [...s.reported],
     lastEventAt: s.lastEventAt,
     lastEventId: s.lastEventId,
+    fallbackAt: s.fallbackAt,
   };
   let body = stateType.toBuffer(record);
   if (body.length + 1 > maxStateBytes) body = stateType.toBuffer(essentials(record));
@@ -239,14 +249,14 @@ export function decodeState(bytes: Uint8Array): CorrelationState {
     migrated.lastEventAt = lastEventOf(migrated);
     return migrated;
   }
-  if (bytes[0] !== formatVersion && bytes[0] !== formatWithoutLastEvent)
+  const format = bytes[0] ?? -1;
+  const resolver = fromFormat.get(format);
+  if (format !== formatVersion && resolver === undefined)
     throw new StateFormatError(`not a correlation state: format byte ${bytes[0] ?? "(none)"}`);
   let e: Encoded;
   try {
     const body = Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1);
-    e = (
-      bytes[0] === formatVersion ? stateType.fromBuffer(body) : stateType.fromBuffer(body, fromFormatTwo)
-    ) as Encoded;
+    e = (resolver === undefined ? stateType.fromBuffer(body) : stateType.fromBuffer(body, resolver)) as Encoded;
   } catch (error) {
     throw new StateFormatError(`not a correlation/2 state: ${(error as Error).message}`);
   }

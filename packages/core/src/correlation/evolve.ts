@@ -301,9 +301,21 @@ export function evolveBlockExamined(s: CorrelationState, fact: BlockExamined): v
   if (s.blockedAt !== null && fact.asOf > s.blockedAt) s.blockedAt = fact.asOf;
 }
 
+/**
+ * A fact the fold derives when a block's fallback came due and found nothing to restart (the loss no
+ * longer stands): the fallback is spent. Not a decision, never published.
+ */
+export interface FallbackSpent {
+  type: "FallbackSpent";
+}
+
 /** Every event a correlation/2 state evolves by: an observation, a decision taken on it, or a derived fact. */
-export function evolve(s: CorrelationState, event: Observation | Decision | BlockExamined): CorrelationState {
+export function evolve(
+  s: CorrelationState,
+  event: Observation | Decision | BlockExamined | FallbackSpent,
+): CorrelationState {
   if (event.type === "BlockExamined") evolveBlockExamined(s, event);
+  else if (event.type === "FallbackSpent") s.fallbackAt = null;
   else if (isObservation(event)) evolveObservation(s, event);
   else evolveDecision(s, event);
   return s;
@@ -322,10 +334,12 @@ function decisionFolded(s: CorrelationState, d: Decision): void {
       return;
     case "TaskFailed":
       lossOf(s, d, "failed");
+      s.fallbackAt = null;
       return;
     case "RedispatchCommanded":
       s.status = "redispatched";
       s.blockedAt = null;
+      s.fallbackAt = null;
       {
         const planned = plannedAttempt(s.attempts, d);
         if (planned !== undefined)
@@ -342,11 +356,13 @@ function decisionFolded(s: CorrelationState, d: Decision): void {
     case "ReconciliationBlocked":
       s.status = "blocked";
       s.blockedAt = d.decidedAt;
+      s.fallbackAt = d.fallbackAt;
       return;
     case "TaskReconciled":
       s.status = "reconciled";
       s.loss = null;
       s.blockedAt = null;
+      s.fallbackAt = null;
       return;
     default:
       return;

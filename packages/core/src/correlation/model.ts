@@ -51,6 +51,7 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
   },
   evolve,
   blockExamined: (state, asOf) => evolve(state, { type: "BlockExamined", asOf }),
+  fallbackSpent: (state) => evolve(state, { type: "FallbackSpent" }),
   isBlocked: (state) => state.status === "blocked",
   seenAgain(state, observation) {
     if (state.lastEventAt === null || observation.occurredAt > state.lastEventAt) {
@@ -74,6 +75,7 @@ export const correlationModel: StateModel<CorrelationState, RuleInput> = {
             state.attempts.length === 0,
           status: state.status,
           workerId: latestAttempt(state)?.workerId ?? null,
+          fallbackAt: state.status === "blocked" ? state.fallbackAt : null,
         },
   correlationIdOf: (state) => state.correlationId ?? "",
   clone: cloneState,

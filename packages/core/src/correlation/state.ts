@@ -103,6 +103,11 @@ export interface CorrelationState {
   loss: OpenLoss | null;
   /** When the correlation became blocked (R6 found no worker): re-examined as capabilities change. */
   blockedAt: number | null;
+  /**
+   * default/4: when the block's fallback restarts the task from scratch (the ReconciliationBlocked's
+   * `fallbackAt`, from the trust policy's fallback for the task's skill); null: none pending.
+   */
+  fallbackAt: number | null;
   /** Keys of decisions already taken that must not repeat (violations; see `reportKey`). */
   reported: Set<string>;
   /**
@@ -159,6 +164,7 @@ export function initialState(): CorrelationState {
     canaries: [],
     loss: null,
     blockedAt: null,
+    fallbackAt: null,
     reported: new Set(),
     lastEventAt: null,
     lastEventId: null,
@@ -184,6 +190,7 @@ export function cloneState(s: CorrelationState): CorrelationState {
     canaries: s.canaries.map((c) => ({ ...c })),
     loss: s.loss === null ? null : { ...s.loss },
     blockedAt: s.blockedAt,
+    fallbackAt: s.fallbackAt,
     reported: new Set(s.reported),
     lastEventAt: s.lastEventAt,
     lastEventId: s.lastEventId,

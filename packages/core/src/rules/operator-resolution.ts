@@ -44,6 +44,8 @@ export const operatorResolution: Rule = ({ observation, state, capabilities }) =
         lastState: loss.lastState,
         reason: `${by} asked to ${what}, which cannot be carried out: ${because}`,
         candidates,
+        // A pending fallback stays pending.
+        fallbackAt: state.fallbackAt,
       },
     ]);
   if (observation.action === "FAIL")

@@ -20,6 +20,7 @@ import type { CapabilityView } from "../capabilities.ts";
 import { openAttemptOn, supersededBy } from "../correlation/attempts.ts";
 import { type CorrelationState, maxAttempt, taskOf } from "../correlation/state.ts";
 import type { DecisionCause, DecisionDraft } from "../decisions.ts";
+import { fallbackAfter } from "../policy.ts";
 import { routeVerdicts } from "../route.ts";
 import { type LostTask, takeOverQuery, type TakeOverOptions } from "./take-over.ts";
 import { decided, noOutput, type Rule, type RuleInput } from "./rule.ts";
@@ -39,9 +40,16 @@ export interface ReconcileOptions extends TakeOverOptions {
    * becomes eligible, even a task seen alive again or superseded since (a duplicate run).
    */
   standingLossOnly?: boolean;
+  /**
+   * default/4: a block names when the trust policy's fallback for the task's skill restarts it from
+   * scratch (`fallbackAt`, see fallback.ts); default/3 names none.
+   */
+  fallback?: boolean;
 }
 
-const passedOverReason = (passedOver: readonly string[]): string =>
+type BlockedDraft = Extract<DecisionDraft, { type: "ReconciliationBlocked" }>;
+
+export const passedOverReason = (passedOver: readonly string[]): string =>
   passedOver.length === 0
     ? ""
     : `; ${passedOver.join(", ")} would qualify but already lost the task in this correlation, so the task stays indeterminate until another worker verifies what it needs`;
@@ -57,8 +65,9 @@ function resolve(
   at: number,
   onNoResume: NoResumePolicy,
   options: ReconcileOptions,
-): { command: DecisionDraft | undefined; blocked: DecisionDraft } {
+): { command: DecisionDraft | undefined; blocked: BlockedDraft; skillId: string | null } {
   const query = takeOverQuery(state, lost, at, options);
+  const skillId = query.skillId;
   const command = (target: string, resumeState: TaskState | null, candidates: CandidateVerdict[]): DecisionDraft => ({
     type: "RedispatchCommanded",
     workerId: lost.workerId,
@@ -70,7 +79,7 @@ function resolve(
     acceptedOutputModes: [...query.accept],
     candidates,
   });
-  const blocked = (reason: string, candidates: CandidateVerdict[]): DecisionDraft => ({
+  const blocked = (reason: string, candidates: CandidateVerdict[]): BlockedDraft => ({
     type: "ReconciliationBlocked",
     workerId: lost.workerId,
     lastState: lost.lastState,
@@ -81,9 +90,14 @@ function resolve(
   const { need, verdicts: first } = routeVerdicts(capabilities, query);
   if (need.resume) {
     if (first.chosen !== undefined)
-      return { command: command(first.chosen.workerId, lost.lastState, first.all), blocked: blocked("", first.all) };
+      return {
+        skillId,
+        command: command(first.chosen.workerId, lost.lastState, first.all),
+        blocked: blocked("", first.all),
+      };
     if (onNoResume === "block")
       return {
+        skillId,
         command: undefined,
         blocked: blocked(
           `no worker verifies ${lost.lastState} for skill ${query.skillId ?? "(none)"} with output modes the dispatch accepted${passedOverReason(first.passedOver)}`,
@@ -92,8 +106,9 @@ function resolve(
       };
     const fresh = routeVerdicts(capabilities, { ...query, state: null }).verdicts;
     if (fresh.chosen !== undefined)
-      return { command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
+      return { skillId, command: command(fresh.chosen.workerId, null, fresh.all), blocked: blocked("", fresh.all) };
     return {
+      skillId,
       command: undefined,
       blocked: blocked(
         `no worker verifies ${lost.lastState}, and none verifies completing the task from scratch${passedOverReason(fresh.passedOver)}`,
@@ -102,8 +117,9 @@ function resolve(
     };
   }
   if (first.chosen !== undefined)
-    return { command: command(first.chosen.workerId, null, first.all), blocked: blocked("", first.all) };
+    return { skillId, command: command(first.chosen.workerId, null, first.all), blocked: blocked("", first.all) };
   return {
+    skillId,
     command: undefined,
     blocked: blocked(
       `nothing to resume from ${lost.lastState}, and no worker verifies ${need.states.join(" and ")} to restart the task${passedOverReason(first.passedOver)}`,
@@ -129,7 +145,17 @@ export function r6Reconcile(onNoResume: NoResumePolicy, options: ReconcileOption
       onNoResume,
       options,
     );
-    return decided([r.command ?? r.blocked]);
+    if (r.command !== undefined) return decided([r.command]);
+    const after = options.fallback === true ? fallbackAfter(input.policy, r.skillId) : undefined;
+    if (after === undefined) return decided([r.blocked]);
+    const fallbackAt = input.observation.occurredAt + after;
+    return decided([
+      {
+        ...r.blocked,
+        reason: `${r.blocked.reason}; the trust policy's fallback restarts it from scratch at ${new Date(fallbackAt).toISOString()} unless an operator resolves it first`,
+        fallbackAt,
+      },
+    ]);
   };
 }
 
@@ -157,7 +183,7 @@ export type Recovery = (
   | undefined;
 
 /** Whether the correlation's loss still needs a re-dispatch: its task not seen again, its attempt not superseded. */
-function lossStands(
+export function lossStands(
   state: CorrelationState,
   loss: { workerId: string; serverTaskId: string; attempt: number },
 ): boolean {

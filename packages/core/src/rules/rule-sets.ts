@@ -8,6 +8,7 @@
  */
 import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
 import { defaultRuleSetV1, restartFromScratchRuleSetV1 } from "../v1/rules/rule-sets.ts";
+import { fallbackRestart } from "./fallback.ts";
 import { composeRules, neverBackTakeOver, recoveries, type RuleVariant } from "./variants.ts";
 
 /** What default/2 runs, in order (variants.ts names each variant). */
@@ -62,7 +63,7 @@ const default4: readonly RuleVariant[] = [
   "R9-tasks/interrupted-or-durable-claim",
   "R9-earn-back",
   "R4-R5/client-unseen+before-the-loss",
-  "R6/block-never-back",
+  "R6/block-never-back+fallback",
   "reconciled",
   "resolve",
 ];
@@ -117,6 +118,7 @@ export const defaultRuleSetV4: RuleSetV2 = {
   model: "correlation/2",
   rules: composeRules(default4),
   recover: recoveries["block-never-back"],
+  fallback: fallbackRestart(neverBackTakeOver),
   takeOver: neverBackTakeOver,
   lossesAfterSighting: true,
 };

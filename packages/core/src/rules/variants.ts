@@ -15,7 +15,9 @@
  * - `…/admitted-cards`: the rule runs on a card only when card-admission admits it (default/4);
  * - `R7-reprobe` and `R9-earn-back` (default/4, earn-back.ts): a revoked card is probed again on a
  *   schedule, and a canary that outlived a restart earns its states back;
- * - `resolve` (default/4, operator-resolution.ts): an operator's resolution of a blocked correlation.
+ * - `resolve` (default/4, operator-resolution.ts): an operator's resolution of a blocked correlation;
+ * - `R6/block-never-back+fallback` (default/4): a block names when the trust policy's fallback for the
+ *   task's skill restarts it from scratch (fallback.ts runs it).
  */
 import { capabilities } from "./capabilities.ts";
 import { cardAdmissionRule, onAdmittedCards } from "./card-admission.ts";
@@ -38,6 +40,8 @@ import type { TakeOverOptions } from "./take-over.ts";
 /** default/3's take-over: never back to a worker that lost the task; a dispatch's unanswered task is reconciled. */
 export const neverBackTakeOver: TakeOverOptions = { neverBackToLosers: true, reconcileUnanswered: true };
 const neverBack: ReconcileOptions = { ...neverBackTakeOver, reexamineOnObservation: true, standingLossOnly: true };
+/** default/4's: default/3's, and a block names when the policy's fallback for its skill restarts it. */
+const neverBackWithFallback: ReconcileOptions = { ...neverBack, fallback: true };
 
 const capabilitiesRule: NamedRule = {
   id: "capabilities",
@@ -79,6 +83,7 @@ export const ruleVariants = {
   "R6/block": { id: "R6", on: lost, apply: r6Reconcile("block") },
   "R6/restart": { id: "R6", on: lost, apply: r6Reconcile("restart") },
   "R6/block-never-back": { id: "R6", on: lost, apply: r6Reconcile("block", neverBack) },
+  "R6/block-never-back+fallback": { id: "R6", on: lost, apply: r6Reconcile("block", neverBackWithFallback) },
   reconciled: { id: "reconciled", on: ["TaskStateObserved"], apply: reconciled },
   resolve: { id: "resolve", on: ["OperatorResolved"], apply: operatorResolution },
 } as const satisfies Record<string, NamedRule>;
