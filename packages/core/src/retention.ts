@@ -51,7 +51,8 @@ export function dueAt(activity: Activity, policy: RetentionPolicy): number {
   return fallback !== null && fallback < expiry ? fallback : expiry;
 }
 
-function spell(ms: number): string {
+/** A duration as the rules' texts say it: whole days, else seconds, else milliseconds. */
+export function spell(ms: number): string {
   if (ms % day === 0) return `${ms / day} day${ms === day ? "" : "s"}`;
   if (ms % 1000 === 0) return `${ms / 1000} s`;
   return `${ms} ms`;

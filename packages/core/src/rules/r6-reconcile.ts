@@ -21,6 +21,7 @@ import { openAttemptOn, supersededBy } from "../correlation/attempts.ts";
 import { type CorrelationState, maxAttempt, taskOf } from "../correlation/state.ts";
 import type { DecisionCause, DecisionDraft } from "../decisions.ts";
 import { fallbackAfter } from "../policy.ts";
+import { spell } from "../retention.ts";
 import { routeVerdicts } from "../route.ts";
 import { type LostTask, takeOverQuery, type TakeOverOptions } from "./take-over.ts";
 import { decided, noOutput, type Rule, type RuleInput } from "./rule.ts";
@@ -152,7 +153,7 @@ export function r6Reconcile(onNoResume: NoResumePolicy, options: ReconcileOption
     return decided([
       {
         ...r.blocked,
-        reason: `${r.blocked.reason}; the trust policy's fallback restarts it from scratch at ${new Date(fallbackAt).toISOString()} unless an operator resolves it first`,
+        reason: `${r.blocked.reason}; the trust policy's fallback restarts it from scratch after ${spell(after)} blocked (fallbackAt) unless an operator resolves it first`,
         fallbackAt,
       },
     ]);
