@@ -214,10 +214,14 @@ describe("a service that dies", () => {
     expect(
       (at.get(events[3] as SupervisorEvent) ?? 0) - (at.get(events[2] as SupervisorEvent) ?? 0),
     ).toBeGreaterThanOrEqual(400);
-    const log = readFileSync(join(dir, "logs-6", "reconciler.log"), "utf8")
-      .split("\n")
-      .filter((l) => l.includes('"source":"supervisor"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The log line of an event is appended to the file as it is reported, not before: read until it is there.
+    const supervisorLines = () =>
+      readFileSync(join(dir, "logs-6", "reconciler.log"), "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"source":"supervisor"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const deadline = Date.now() + 5_000; supervisorLines().length < 4 && Date.now() < deadline; ) await sleep(20);
+    const log = supervisorLines();
     expect(log.map((l) => l.kind)).toEqual(["died", "restarted", "died", "restarted"]);
     expect(log[0]).toMatchObject({ name: "reconciler", exit: "signal SIGKILL", attempt: 1, msg: events[0]?.message });
 
