@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.ts";
-import { brokersOf, kafkaNodes, serverProperties } from "./native-kafka.ts";
+import { brokersOf, kafkaNodes, newClusterId, serverProperties } from "./native-kafka.ts";
 
 const setting = (props: string, key: string) => new RegExp(`^${key.replace(/\./g, "\\.")}=(.*)$`, "m").exec(props)?.[1];
 
@@ -139,5 +139,22 @@ describe("a secured node's server.properties", () => {
     for (const file of ["ca.key", "server.key", "ingest.key", "passwords.json"])
       expect(statSync(join(secrets, file)).mode & 0o077, file).toBe(0);
     expect(readFileSync(join(secrets, "server.pem"), "utf8")).toContain("BEGIN CERTIFICATE");
+  });
+});
+
+describe("a new cluster id", () => {
+  it("never starts with '-', which the storage tool would take for an option", () => {
+    // 0xf8 is 111110 in its first six bits: base64url's 62nd letter, "-".
+    const draws = [Buffer.alloc(16, 0xf8), Buffer.alloc(16, 0xfb), Buffer.alloc(16, 0x04)];
+    const seen: string[] = [];
+    const id = newClusterId(() => {
+      const next = draws.shift();
+      if (next === undefined) throw new Error("drew more than three times");
+      seen.push(next.toString("base64url"));
+      return next;
+    });
+    expect(seen.map((s) => s[0])).toEqual(["-", "-", "B"]);
+    expect(id).toBe(Buffer.alloc(16, 0x04).toString("base64url"));
+    expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
   });
 });

@@ -219,7 +219,18 @@ function clusterIdOf(nodes: readonly KafkaNode[]): string {
     const id = existsSync(meta) ? /^cluster\.id=(.+)$/m.exec(readFileSync(meta, "utf8"))?.[1]?.trim() : undefined;
     if (id) return id;
   }
-  return randomBytes(16).toString("base64url");
+  return newClusterId();
+}
+
+/**
+ * A new cluster id as Kafka makes one (`Uuid.randomUuid`): 16 random bytes in base64url, drawn again
+ * while the text starts with "-", which the storage tool would read as an option, not a value.
+ */
+export function newClusterId(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const id = random(16).toString("base64url");
+    if (!id.startsWith("-")) return id;
+  }
 }
 
 /** Writes a node's configuration and formats its storage on first start; starts its JVM unless it runs. */
@@ -248,8 +259,7 @@ function formatStorage(config: StackConfig, node: KafkaNode, clusterId: string, 
     ...javaArgs(config, node, libs),
     "kafka.tools.StorageTool",
     "format",
-    "-t",
-    clusterId,
+    `--cluster-id=${clusterId}`,
     "-c",
     node.properties,
     ...standalone,

@@ -29,7 +29,13 @@ import { promisify } from "node:util";
 import { loadConfig, repoRoot } from "./config.ts";
 import { stopKafka } from "./native-kafka.ts";
 import { stopRegistry } from "./native-registry.ts";
-import { principalClient, type SecuredEndpoints, startSecuredStack, stopRegistryFront } from "./secured-stack.ts";
+import {
+  principalClient,
+  type SecuredEndpoints,
+  startSecuredRegistry,
+  startSecuredStack,
+  stopRegistryFront,
+} from "./secured-stack.ts";
 import { applyProjectSetup } from "./stack.ts";
 import type { Principal } from "./secrets.ts";
 
@@ -149,11 +155,32 @@ const ruleOf = (service: (typeof ledgerServices)[number], match: (r: AclRule) =>
   return [rule];
 };
 
+/**
+ * The schemas are registered through the TLS front. Apicurio's Kafka storage has been seen to stop
+ * answering for good in the middle of the registrations (its journal consumer stalled, past
+ * max.poll.interval.ms); a registration still unanswered after two minutes restarts the registry once.
+ */
+async function setUpProject(): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), 120_000);
+  });
+  const done = await Promise.race([
+    applyProjectSetup(stack.brokers, stack.registryUrl, admin).then(() => true),
+    stalled,
+  ]).finally(() => clearTimeout(timer));
+  if (done) return;
+  console.log("[secured] the registry stopped answering during setup: restarting it once");
+  await stopRegistry(config, "registry");
+  await startSecuredRegistry(config);
+  await applyProjectSetup(stack.brokers, stack.registryUrl, admin);
+}
+
 beforeAll(async () => {
   const t0 = Date.now();
   stack = await startSecuredStack(config);
   admin = principalClient(stack, "admin");
-  await applyProjectSetup(stack.brokers, stack.registryUrl, admin);
+  await setUpProject();
   console.log(`[secured] stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }, 420_000);
 

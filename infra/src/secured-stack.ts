@@ -152,14 +152,7 @@ export async function startSecuredStack(config: StackConfig): Promise<SecuredEnd
   const admin = principalClient(endpoints, "admin");
   await startKafka(config, 180_000, admin);
   await applyLedgerAcls(endpoints.brokers, admin);
-  const secrets = ensureSecrets(config);
-  await startRegistry(config, {
-    name: "registry",
-    port: config.registryPort,
-    brokers: endpoints.sslBrokers,
-    journalTopic: registryJournalTopic,
-    kafkaTls: { truststore: secrets.caPem, keystore: secrets.keystore("registry"), groupPrefix: registryGroupPrefix },
-  });
+  await startSecuredRegistry(config);
   await startFront(config, endpoints.secretsDir);
   const files = frontFiles(config);
   await waitUntil(
@@ -170,6 +163,18 @@ export async function startSecuredStack(config: StackConfig): Promise<SecuredEnd
     () => runningPid(files) !== undefined,
   );
   return endpoints;
+}
+
+/** The registry behind the TLS front, on Kafka over mTLS as `User:registry` (unless it runs already). */
+export async function startSecuredRegistry(config: StackConfig): Promise<void> {
+  const secrets = ensureSecrets(config);
+  await startRegistry(config, {
+    name: "registry",
+    port: config.registryPort,
+    brokers: securedEndpoints(config).sslBrokers,
+    journalTopic: registryJournalTopic,
+    kafkaTls: { truststore: secrets.caPem, keystore: secrets.keystore("registry"), groupPrefix: registryGroupPrefix },
+  });
 }
 
 export async function stopRegistryFront(config: StackConfig): Promise<boolean> {
