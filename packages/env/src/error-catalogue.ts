@@ -17,7 +17,7 @@ export interface ErrorEntry {
   readonly message: string;
 }
 
-/** Every prefix (the services', the worker guard's, the TypeScript client's) and the workspace that owns it: a code starts with its owner's prefix, so no two workspaces share one. */
+/** Every prefix (the services', the worker guard's, the TypeScript client's, the Kafka library's, the serde's, the CLI's) and the workspace that owns it: a code starts with its owner's prefix, so no two workspaces share one. */
 export const errorCodePrefixes = {
   INGEST: "@a2a-ledger/ingest",
   PROJECTOR: "@a2a-ledger/projector",
@@ -26,6 +26,9 @@ export const errorCodePrefixes = {
   RECONCILER: "@a2a-ledger/reconciler",
   GUARD: "@a2a-ledger/worker-guard",
   A2A_CLIENT: "@a2a-ledger/a2a-client",
+  KAFKA: "@a2a-ledger/kafka",
+  SERDE: "@a2a-ledger/schemas",
+  POLICY: "@a2a-ledger/cli",
 } as const;
 
 export type ErrorCodePrefix = keyof typeof errorCodePrefixes;
