@@ -5,8 +5,8 @@ export {
   WireFormatError,
   type Decoded,
   type LedgerRecord,
-  type SerdeErrorCode,
 } from "./serde.ts";
+export { serdeErrors, type SerdeErrorCode } from "./errors.ts";
 export {
   checkCompatibility,
   getSubjectCompatibility,

@@ -8,6 +8,7 @@
  * a backward-compatible change gets the defaults of the fields added since, a field removed since is
  * skipped (Avro schema resolution). One resolver per writer schema id, built at its first record.
  */
+import type { SerdeErrorCode } from "./errors.ts";
 import registryPkg from "@kafkajs/confluent-schema-registry";
 import avro from "avsc";
 import type { Decision, Observation, StateRecord } from "./generated/types.ts";
@@ -30,25 +31,9 @@ export interface Decoded {
 }
 
 /**
- * Why the serde refuses a record, as a stable code:
- * - `SERDE_NOT_WIRE_FORMAT`: not magic byte 0 and a 4-byte schema id;
- * - `SERDE_NOT_IN_CATALOGUE`: the writer schema is not a record of this catalogue (another name, not Avro);
- * - `SERDE_UNKNOWN_SCHEMA_ID`: the registry holds no schema with the record's id;
- * - `SERDE_UNRESOLVABLE_SCHEMA`: the writer schema cannot be read as the catalogue's (an incompatible change);
- * - `SERDE_BAD_BYTES`: the bytes do not decode with their writer schema (truncated, trailing bytes);
- * - `SERDE_UNKNOWN_EVENT_TYPE`: encoding a `type` the catalogue does not have;
- * - `SERDE_INVALID_RECORD`: encoding a record that does not fit its schema.
- * A registry that cannot be reached is none of these: its own error passes through (worth a retry).
+ * Why the serde refuses a record, as a stable code of its catalogue (errors.ts). A registry that cannot be
+ * reached is none of these: its own error passes through (worth a retry).
  */
-export type SerdeErrorCode =
-  | "SERDE_NOT_WIRE_FORMAT"
-  | "SERDE_NOT_IN_CATALOGUE"
-  | "SERDE_UNKNOWN_SCHEMA_ID"
-  | "SERDE_UNRESOLVABLE_SCHEMA"
-  | "SERDE_BAD_BYTES"
-  | "SERDE_UNKNOWN_EVENT_TYPE"
-  | "SERDE_INVALID_RECORD";
-
 export class SerdeError extends Error {
   override name = "SerdeError";
   constructor(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accessFailureOf, isTlsRefusal } from "./access-failure.ts";
+import { accessFailureOf, isTlsRefusal, readinessReason } from "./access-failure.ts";
 
 const client = {
   principal: "User:ingest",
@@ -91,5 +91,15 @@ describe("Kafka's refusals, named", () => {
     const loop: { cause?: unknown } = {};
     loop.cause = loop;
     expect(accessFailureOf(loop)).toBeUndefined();
+  });
+
+  it("tells /readyz the code, the resource and the message of a refusal, and nothing more", () => {
+    const refused = accessFailureOf({ type: "TOPIC_AUTHORIZATION_FAILED" }, { topics: ["a2a.observations.v1"] });
+    expect(refused).toBeDefined();
+    expect(readinessReason(refused)).toEqual({
+      reason: { code: "KAFKA_AUTHORIZATION_FAILED", resource: refused?.resource, message: refused?.message },
+    });
+    expect(Object.keys(readinessReason(refused).reason ?? {})).toEqual(["code", "resource", "message"]);
+    expect(readinessReason(undefined)).toEqual({});
   });
 });

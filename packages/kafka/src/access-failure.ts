@@ -5,20 +5,16 @@
  * reports the reason on /readyz, the CLI exits 3 with it.
  */
 import type { ClientConfig } from "@a2a-ledger/client-config";
+import { type KafkaErrorCode, kafkaErrors } from "./errors.ts";
 
 export type AccessCause = "authentication" | "certificate" | "authorization";
 
-export const accessFailureCodes = {
-  KAFKA_AUTHENTICATION_FAILED: "The broker refused the SASL credentials (wrong user name, password or mechanism).",
-  KAFKA_CERTIFICATE_REJECTED:
-    "A TLS certificate was not trusted: the broker's by this client (ssl.ca.location), or this client's by the broker.",
-  KAFKA_TLS_MISMATCH:
-    "The listener does not speak what security.protocol says (TLS against a plaintext listener or the reverse).",
-  KAFKA_AUTHORIZATION_FAILED:
-    "The principal lacks an ACL for a topic, consumer group, transactional id or the cluster.",
-} as const;
+/** Each code's meaning, from the catalogue (errors.ts). */
+export const accessFailureCodes: Readonly<Record<KafkaErrorCode, string>> = Object.fromEntries(
+  Object.entries(kafkaErrors).map(([code, entry]) => [code, entry.message]),
+) as Record<KafkaErrorCode, string>;
 
-export type AccessFailureCode = keyof typeof accessFailureCodes;
+export type AccessFailureCode = KafkaErrorCode;
 
 export interface AccessFailure {
   code: AccessFailureCode;
@@ -178,4 +174,13 @@ export class KafkaAccessError extends Error {
   constructor(readonly failure: AccessFailure) {
     super(failure.message);
   }
+}
+
+/** What a /readyz answer says of a refusal — its code, the resource and the message, never a secret — or nothing without one. */
+export function readinessReason(refused: AccessFailure | undefined): {
+  reason?: Pick<AccessFailure, "code" | "resource" | "message">;
+} {
+  return refused === undefined
+    ? {}
+    : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
 }

@@ -51,6 +51,7 @@ export {
   accessFailureOf,
   isTlsRefusal,
   KafkaAccessError,
+  readinessReason,
 } from "./access-failure.ts";
 export {
   changelogMaxMessageBytes,
@@ -138,3 +139,4 @@ export {
   type KafkaRetryOptions,
   retryKafka,
 } from "./kafka-retry.ts";
+export { type KafkaErrorCode, kafkaErrors } from "./errors.ts";

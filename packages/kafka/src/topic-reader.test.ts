@@ -60,6 +60,21 @@ async function transactional(
   }
 }
 
+/**
+ * Waits (bounded) until every partition's high watermark is `high`. Commit and abort return once the
+ * coordinator has decided; on three nodes the markers reach the partitions' high watermarks a moment
+ * later, and a reader asked for the end before then is rightly told the earlier one.
+ */
+async function markersWritten(topic: string, high: string): Promise<void> {
+  let seen: string[] = [];
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    seen = (await endOffsets(admin, topic)).map((p) => p.high);
+    if (seen.every((h) => h === high)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${topic}: the end offsets stayed ${seen.join(", ")}, not ${high}, for 30 s`);
+}
+
 describe("TopicReader", () => {
   it("is caught up at once on an empty topic, with each partition's end offset 0", async () => {
     const topic = await topicOf("empty", 2);
@@ -86,6 +101,7 @@ describe("TopicReader", () => {
       ),
     );
     await transactional(topic, async (send) => (await send([{ partition: 0, key: "c", value: "never" }]), "abort"));
+    await markersWritten(topic, "5");
     const { seen, reader } = collecting(topic);
     await reader.start();
     try {
@@ -133,11 +149,7 @@ describe("TopicReader", () => {
     );
     await reader.start();
     try {
-      // On three nodes the last commit marker reaches the high watermark a moment after commit returns.
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-        if ((await endOffsets(admin, topic)).every((p) => p.high === "9")) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await markersWritten(topic, "9");
       const ends = await reader.caughtUp(30_000);
       // Per partition: 3 transactions of 2 records and a commit marker each.
       expect(ends).toEqual({ 0: "9", 1: "9" });
