@@ -2,8 +2,9 @@
  * Benchmark (not a test): the rules against parsing, over a generated log of 1,000,000 observations.
  *   npm run bench -w @a2a-ledger/core            (OBSERVATIONS=200000 to shorten, ROUNDS=5 for more rounds)
  * (a) parse only: JSON.parse + the ingest parser (Avro-validated) per NDJSON line — the baseline;
- * (b) rules alone on pre-parsed observations: default/2 through the one fold (`foldBatch`, what replay
- *     and the reconciler run), default/2 step by step, and the frozen default/1 step by step.
+ * (b) rules alone on pre-parsed observations: default/4 (what `default` names) and the frozen default/2
+ *     through the one fold (`foldBatch`, what replay and the reconciler run), default/4's figure also as a
+ *     ratio to default/2's; default/2 step by step, and the frozen default/1 step by step.
  * Single thread; every figure is the median of the rounds, and also a ratio to (a) measured in the same run.
  * The script runs node with --expose-gc (a full collection between phases) and a 64 MB young generation
  * (--max-semi-space-size=64, which suits any long fold: set it with NODE_OPTIONS); BENCH_NODE_FLAGS="" for V8's defaults.
@@ -14,7 +15,7 @@ import { createDecider, type LedgerState } from "../src/decider.ts";
 import { applyCapabilityUpdates, foldBatch } from "../src/fold.ts";
 import { parseObservation } from "../src/ingest-json.ts";
 import type { RuleSet } from "../src/rule-set.ts";
-import { defaultRuleSet } from "../src/rules/rule-sets.ts";
+import { defaultRuleSetV2, defaultRuleSetV4 } from "../src/rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 import { generateLog } from "../test/generated-log.ts";
 
@@ -70,18 +71,19 @@ console.log(
 
 let parsed: Observation[] = lines.slice(0, 50_000).map(parse);
 // warm-up so the JIT has seen every path
-for (const rs of [defaultRuleSet, defaultRuleSetV1]) {
+for (const rs of [defaultRuleSetV4, defaultRuleSetV2, defaultRuleSetV1]) {
   stepLoop(rs, parsed);
   fold(rs, parsed);
 }
 
 const measures = {
   parse: [] as number[],
+  fold4: [] as number[],
   fold2: [] as number[],
   step2: [] as number[],
   step1: [] as number[],
 };
-const decisions = { fold2: 0, step2: 0, step1: 0 };
+const decisions = { fold4: 0, fold2: 0, step2: 0, step1: 0 };
 for (let r = 0; r < rounds; r++) {
   parsed = [];
   collect();
@@ -91,12 +93,17 @@ for (let r = 0; r < rounds; r++) {
 
   collect();
   start = process.hrtime.bigint();
-  decisions.fold2 = fold(defaultRuleSet, parsed);
+  decisions.fold4 = fold(defaultRuleSetV4, parsed);
+  measures.fold4.push(seconds(start));
+
+  collect();
+  start = process.hrtime.bigint();
+  decisions.fold2 = fold(defaultRuleSetV2, parsed);
   measures.fold2.push(seconds(start));
 
   collect();
   start = process.hrtime.bigint();
-  decisions.step2 = stepLoop(defaultRuleSet, parsed);
+  decisions.step2 = stepLoop(defaultRuleSetV2, parsed);
   measures.step2.push(seconds(start));
 
   collect();
@@ -113,7 +120,12 @@ const line = (label: string, s: number, extra = "") =>
 console.log(`node ${process.version}, ${rounds} rounds, medians (${process.execArgv.join(" ") || "default V8 flags"})`);
 line("(a) parse only", parseS);
 line(
-  "(b) default/2, the one fold (foldBatch)",
+  "(b) default/4, the one fold (foldBatch)",
+  median(measures.fold4),
+  `  (${decisions.fold4.toLocaleString("en-US")} decisions; ${(median(measures.fold2) / median(measures.fold4)).toFixed(2)}× default/2's speed)`,
+);
+line(
+  "    default/2, the one fold (foldBatch)",
   median(measures.fold2),
   `  (${decisions.fold2.toLocaleString("en-US")} decisions)`,
 );

@@ -12,7 +12,7 @@
 import { parseDuration } from "@a2a-ledger/env";
 import type { PolicyConfig } from "../src/policy.ts";
 import { defaultRetention, type RetentionPolicy } from "../src/retention.ts";
-import { defaultRuleSet, defaultRuleSetV3, defaultRuleSetV4 } from "../src/rules/rule-sets.ts";
+import { defaultRuleSetV2, defaultRuleSetV3, defaultRuleSetV4 } from "../src/rules/rule-sets.ts";
 import { parseObservation } from "../src/ingest-json.ts";
 import { replayLog } from "../src/replay.ts";
 import type { RuleSet } from "../src/rule-set.ts";
@@ -107,7 +107,7 @@ console.log(`| rule set | losers | losses | ${outcomes.join(" | ")} | re-dispatc
 console.log(`|---|---|---:|${outcomes.map(() => "---:").join("|")}|---:|`);
 const fallbackMs = parseDuration(process.env["FALLBACK"] ?? "5m") ?? 300_000;
 const runs: [string, RuleSet, PolicyConfig, RetentionPolicy?][] = [
-  ...[defaultRuleSet, defaultRuleSetV3, defaultRuleSetV4].map((r): [string, RuleSet, PolicyConfig] => [
+  ...[defaultRuleSetV2, defaultRuleSetV3, defaultRuleSetV4].map((r): [string, RuleSet, PolicyConfig] => [
     r.rulesVersion,
     r,
     policy,

@@ -7,13 +7,13 @@ import { replay } from "./replay.ts";
 import { CapabilityTable } from "./capabilities.ts";
 import { foldBatch } from "./fold.ts";
 import { createDecider } from "./decider.ts";
-import { defaultRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2 } from "./rules/rule-sets.ts";
 
 const e = events("b-");
 const derivedFrom = (workerId: string, at: number) => {
   const out = foldBatch(
     {
-      decider: createDecider(defaultRuleSet),
+      decider: createDecider(defaultRuleSetV2),
       policy: { trustedVendors: [] },
       capabilities: new CapabilityTable(),
       stateOf: () => undefined,
@@ -95,7 +95,7 @@ describe("BatchOrderFold", () => {
     ds.map((d) => `${d.correlationId}:${d.type}`);
 
   it("folds each recorded batch against the table it read: a task read before its worker's card is judged without it, as live", () => {
-    const fold = new BatchOrderFold(createDecider(defaultRuleSet), { trustedVendors: [] });
+    const fold = new BatchOrderFold(createDecider(defaultRuleSetV2), { trustedVendors: [] });
     // Live: partition 1's batch (the task) first, with nothing in its table; then partition 0's (the card).
     const first = fold.fold(task, {
       partition: 1,
@@ -118,11 +118,11 @@ describe("BatchOrderFold", () => {
       "probe-w:CapabilitiesVerified",
     ]);
     // By time the card comes first and the state is a violation: the order the reconciler read is what decides.
-    expect(kinds(replay([...governing, ...task], defaultRuleSet))).toContain("t:ContractViolation");
+    expect(kinds(replay([...governing, ...task], defaultRuleSetV2))).toContain("t:ContractViolation");
   });
 
   it("lets a later batch see the earlier batch its reads reach, and folds what follows the batches against everything", () => {
-    const fold = new BatchOrderFold(createDecider(defaultRuleSet), { trustedVendors: [] });
+    const fold = new BatchOrderFold(createDecider(defaultRuleSetV2), { trustedVendors: [] });
     fold.fold(governing, {
       partition: 0,
       fromOffset: 0,

@@ -9,7 +9,7 @@
  * last offset). Replay folds the same batches in the records' order, each against `SourcedCapabilities`
  * restricted to what that batch's table held — the same decisions, under any rule set.
  */
-import type { CapabilitySnapshot, Observation } from "@a2a-ledger/schemas";
+import type { CapabilitySnapshot, Observation, ReconcilerBatch } from "@a2a-ledger/schemas";
 import { CapabilityTable, type CardRecord } from "./capabilities.ts";
 import type { Decider, LedgerState } from "./decider.ts";
 import { applyCapabilityUpdates, type FoldOutcome } from "./fold.ts";
@@ -34,6 +34,20 @@ export interface RecordedBatch {
   policyVersions: number;
   /** The retention the reconciler evicted by (null or absent: it kept every correlation). */
   retention?: RetentionPolicy | null;
+}
+
+/** A ReconcilerBatch record (a2a.reconciler.batches.v1) as the fold takes it. */
+export function recordedBatch(b: ReconcilerBatch): RecordedBatch {
+  return {
+    partition: b.partition,
+    fromOffset: b.fromOffset,
+    toOffset: b.toOffset,
+    recheck: b.recheck,
+    capabilityReads: b.capabilityReads,
+    capabilityOwnBatches: b.capabilityOwnBatches,
+    policyVersions: b.policyVersions,
+    retention: b.retentionMs === null ? null : { finishedMs: b.retentionMs, staleMs: b.staleMs ?? b.retentionMs },
+  };
 }
 
 /** Where a derived snapshot or card came from: the partition whose batch derived it, and that batch's last offset. */

@@ -7,7 +7,7 @@ import { cardHash } from "./card-hash.ts";
 import { createDecider, type LedgerState } from "./decider.ts";
 import { applyCapabilityUpdates, foldBatch } from "./fold.ts";
 import { replay } from "./replay.ts";
-import { defaultRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2 } from "./rules/rule-sets.ts";
 
 const durableCard = agentCard({
   org: "Acme",
@@ -59,7 +59,7 @@ function log(): Observation[] {
 function windowed(observations: readonly Observation[], since: number): Decision[] {
   const scope = new CapabilityScope();
   const folded = observations.filter((o) => scope.shapesCapabilities(o) || o.occurredAt >= since);
-  const decider = createDecider(defaultRuleSet);
+  const decider = createDecider(defaultRuleSetV2);
   const table = new CapabilityTable();
   const states = new Map<string, LedgerState>();
   const decisions: Decision[] = [];
@@ -94,7 +94,7 @@ describe("CapabilityScope", () => {
   });
 
   it("lets a windowed fold decide in the window what the whole log decides there, a canary lost before it included", () => {
-    const whole = replay(log(), defaultRuleSet).filter((d) => d.decidedAt >= 5_500);
+    const whole = replay(log(), defaultRuleSetV2).filter((d) => d.decidedAt >= 5_500);
     expect(whole.map((d) => `${d.correlationId}:${d.type}`)).toEqual([
       "late:TaskIndeterminate",
       "late:ReconciliationBlocked",
@@ -103,7 +103,7 @@ describe("CapabilityScope", () => {
     // Without the canary's loss w-acme would still verify input-required and take the task over.
     const withoutCanary = replay(
       log().filter((o) => o.correlationId !== "probe-w-acme" || o.type !== "TaskNotFoundObserved"),
-      defaultRuleSet,
+      defaultRuleSetV2,
     );
     expect(withoutCanary.filter((d) => d.correlationId === "late").map((d) => d.type)).toContain("RedispatchCommanded");
   });

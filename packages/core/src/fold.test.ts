@@ -5,7 +5,7 @@ import { CapabilityTable } from "./capabilities.ts";
 import { createDecider, type LedgerState } from "./decider.ts";
 import { applyCapabilityUpdates, foldBatch } from "./fold.ts";
 import { replay, replayLog, RulesFailedError } from "./replay.ts";
-import { defaultRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2 } from "./rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "./v1/rules/rule-sets.ts";
 import { initialCorrelationState, serializeCorrelationState } from "./v1/correlation-state.ts";
 import { dedupeWindow } from "./correlation/state.ts";
@@ -19,7 +19,7 @@ const fullLog = () => {
 describe("the decider (default/2)", () => {
   it("derives decision ids from the cause event, the decision kind and its position", () => {
     const s = designSection1();
-    const decisions = replay([...s.cards, ...s.probes, ...s.firstAttempt, s.lost], defaultRuleSet, { policy });
+    const decisions = replay([...s.cards, ...s.probes, ...s.firstAttempt, s.lost], defaultRuleSetV2, { policy });
     const fromLoss = decisions.filter((d) => d.causeEventIds[0] === s.lost.eventId);
     expect(fromLoss.map((d) => d.decisionId)).toEqual([
       `${s.lost.eventId}:TaskIndeterminate:0`,
@@ -29,7 +29,7 @@ describe("the decider (default/2)", () => {
   });
 
   it("ignores a redelivered event: no decisions, no change", () => {
-    const decider = createDecider(defaultRuleSet);
+    const decider = createDecider(defaultRuleSetV2);
     const table = new CapabilityTable();
     const s = designSection1({ withGamma: false });
     const ctx = { capabilities: table, policy };
@@ -53,14 +53,14 @@ describe("the decider (default/2)", () => {
       e.state("task-42", "w-acme", "acme-t1", "input-required", { at: 10_050 + i, observer: "proxy" }),
     );
     const log = [...s.cards, ...s.probes, ...s.firstAttempt, ...chatter, s.lost];
-    const once = replay(log, defaultRuleSet, { policy });
-    expect(replay([...log, ...s.firstAttempt, s.lost], defaultRuleSet, { policy })).toEqual(once);
+    const once = replay(log, defaultRuleSetV2, { policy });
+    expect(replay([...log, ...s.firstAttempt, s.lost], defaultRuleSetV2, { policy })).toEqual(once);
   });
 });
 
 describe("the one fold", () => {
   it("does not change the states it is given", () => {
-    const decider = createDecider(defaultRuleSet);
+    const decider = createDecider(defaultRuleSetV2);
     const log = fullLog();
     const split = log.findIndex((o) => o.type === "TaskNotFoundObserved");
     const first = foldBatch(
@@ -74,24 +74,24 @@ describe("the one fold", () => {
       log.slice(split),
     );
     for (const [id, st] of first.states) expect(decider.serialize(st)).toEqual(frozen.get(id));
-    expect([...first.decisions, ...second.decisions]).toEqual(replay(log, defaultRuleSet, { policy }));
+    expect([...first.decisions, ...second.decisions]).toEqual(replay(log, defaultRuleSetV2, { policy }));
   });
 
   it("returns capability updates instead of writing the table, and a table rebuilt from them decides the same", () => {
     const s = designSection1();
     const empty = new CapabilityTable();
     const out = foldBatch(
-      { decider: createDecider(defaultRuleSet), policy, capabilities: empty, stateOf: () => undefined },
+      { decider: createDecider(defaultRuleSetV2), policy, capabilities: empty, stateOf: () => undefined },
       s.cards.slice(0, 1),
     );
     expect(empty.workers()).toEqual([]);
     expect(out.capabilityUpdates).toMatchObject([
       { workerId: "w-acme", verified: false, causeEventId: s.cards[0]!.eventId },
     ]);
-    const { capabilities } = replayLog([...s.cards, ...s.probes], defaultRuleSet, { policy });
+    const { capabilities } = replayLog([...s.cards, ...s.probes], defaultRuleSetV2, { policy });
     const rest = [...s.firstAttempt, s.lost, ...s.secondAttempt];
-    expect(replay(rest, defaultRuleSet, { policy, capabilities: capabilities.snapshots() })).toEqual(
-      replayLog(fullLog(), defaultRuleSet, { policy }).decisions.slice(6),
+    expect(replay(rest, defaultRuleSetV2, { policy, capabilities: capabilities.snapshots() })).toEqual(
+      replayLog(fullLog(), defaultRuleSetV2, { policy }).decisions.slice(6),
     );
   });
 
@@ -99,10 +99,10 @@ describe("the one fold", () => {
     const log = fullLog();
     const bad = log.findIndex((o) => o.type === "ArtifactEmitted");
     const throwing = {
-      ...defaultRuleSet,
+      ...defaultRuleSetV2,
       rulesVersion: "throwing/1",
       rules: [
-        ...defaultRuleSet.rules,
+        ...defaultRuleSetV2.rules,
         {
           id: "boom",
           apply: (i: { observation: { eventId: string } }) => {
@@ -126,7 +126,7 @@ describe("the one fold", () => {
   });
 
   it("round-trips every state through its changelog value and decides the same as in memory", () => {
-    const decider = createDecider(defaultRuleSet);
+    const decider = createDecider(defaultRuleSetV2);
     const table = new CapabilityTable();
     const stored = new Map<string, Uint8Array>();
     const decisions = [];
@@ -138,13 +138,13 @@ describe("the one fold", () => {
       stored.set(obs.correlationId, decider.serialize(result.state));
       decisions.push(...result.decisions);
     }
-    expect(JSON.stringify(decisions)).toBe(JSON.stringify(replay(fullLog(), defaultRuleSet, { policy })));
+    expect(JSON.stringify(decisions)).toBe(JSON.stringify(replay(fullLog(), defaultRuleSetV2, { policy })));
   });
 
   it("continues a default/1 changelog state under default/2, and refuses bytes that are no state", () => {
     const s = designSection1();
     const v1 = replayLog([...s.cards, ...s.probes, ...s.firstAttempt], defaultRuleSetV1, { policy });
-    const decider = createDecider(defaultRuleSet);
+    const decider = createDecider(defaultRuleSetV2);
     const v1State = createDecider(defaultRuleSetV1).serialize(v1.correlations.get("task-42")!);
     const migrated = decider.deserialize(v1State);
     const lost = decider.step({ capabilities: v1.capabilities, policy }, migrated, s.lost);
@@ -158,7 +158,7 @@ describe("the one fold", () => {
 
 describe("the one fold in place", () => {
   it("decides the same when the caller hands its states over, chunk after chunk", () => {
-    const decider = createDecider(defaultRuleSet);
+    const decider = createDecider(defaultRuleSetV2);
     const log = fullLog();
     const table = new CapabilityTable();
     const states = new Map<string, LedgerState>();
@@ -172,7 +172,7 @@ describe("the one fold in place", () => {
       for (const [id, st] of out.states) states.set(id, st);
       decisions.push(...out.decisions);
     }
-    expect(decisions).toEqual(replay(log, defaultRuleSet, { policy }));
+    expect(decisions).toEqual(replay(log, defaultRuleSetV2, { policy }));
   });
 });
 
@@ -185,7 +185,12 @@ describe("where a fold emitted each decision", () => {
     const log = [...without.cards, ...without.probes, ...without.firstAttempt, without.lost, ...gammaCard, ...gamma];
     // When one fold takes them all
     const out = foldBatch(
-      { decider: createDecider(defaultRuleSet), policy, capabilities: new CapabilityTable(), stateOf: () => undefined },
+      {
+        decider: createDecider(defaultRuleSetV2),
+        policy,
+        capabilities: new CapabilityTable(),
+        stateOf: () => undefined,
+      },
       log,
     );
     // Then every decision has its origin, the loss's own at the loss, and the re-dispatch at the probe, by the sweep

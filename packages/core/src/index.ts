@@ -57,6 +57,7 @@ export {
   SourcedCapabilities,
   type PartitionReads,
   type RecordedBatch,
+  recordedBatch,
   type SnapshotSource,
 } from "./batch-order.ts";
 export { PartitionLedger, type LedgerFold, type LedgerFoldInput } from "./partition-ledger.ts";
@@ -98,6 +99,7 @@ export {
 export { isoDateTimePattern, toEpochMillis } from "./timestamp.ts";
 export {
   defaultRuleSet,
+  defaultRuleSetV2,
   defaultRuleSetV3,
   defaultRuleSetV4,
   restartFromScratchRuleSet,

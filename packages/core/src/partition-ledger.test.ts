@@ -7,9 +7,9 @@ import { CapabilityTable } from "./capabilities.ts";
 import { createDecider, type Decider } from "./decider.ts";
 import { PartitionLedger } from "./partition-ledger.ts";
 import { replay } from "./replay.ts";
-import { defaultRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2 } from "./rules/rule-sets.ts";
 
-const decider = createDecider(defaultRuleSet);
+const decider = createDecider(defaultRuleSetV2);
 const judged = { policy: { trustedVendors: [] }, capabilities: new CapabilityTable() };
 
 /** A task lost on the only worker there is: indeterminate, then blocked (no worker to take it). */
@@ -104,7 +104,7 @@ describe("PartitionLedger", () => {
       ledger.commit(pending, 1);
       return pending.decisions;
     });
-    expect(decisions).toEqual(replay(log, defaultRuleSet));
+    expect(decisions).toEqual(replay(log, defaultRuleSetV2));
   });
 
   it("evicts by the retention it is given, and indexes anew when the policy changes", () => {

@@ -10,7 +10,7 @@ import { agentCard, events } from "../test/builders.ts";
 import { expectValidDecisions } from "../test/given.ts";
 import { cardHash } from "./card-hash.ts";
 import { replay, replayLog } from "./replay.ts";
-import { defaultRuleSet, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
 import { isTerminal, normalizeTaskState } from "./task-state.ts";
 import { policyOf } from "./verification.ts";
 
@@ -221,7 +221,7 @@ describe("default/2 as a function of the log", () => {
     fc.assert(
       fc.property(scripts, fc.boolean(), (s, trust) => {
         const log = logOf(s);
-        const decisions = replay(log, defaultRuleSet, { policy: trust ? trusting : verifying });
+        const decisions = replay(log, defaultRuleSetV2, { policy: trust ? trusting : verifying });
         const expected = expectedLosses(log, decisions);
         const actual = new Map<string, Decision[]>();
         for (const d of decisions) {
@@ -245,7 +245,7 @@ describe("default/2 as a function of the log", () => {
     fc.assert(
       fc.property(scripts, fc.boolean(), (s, variant) => {
         expect(
-          replay(logOf(s), variant ? restartFromScratchRuleSet : defaultRuleSet, { policy: verifying }).filter(
+          replay(logOf(s), variant ? restartFromScratchRuleSet : defaultRuleSetV2, { policy: verifying }).filter(
             (d) => d.type === "TaskFailed",
           ),
         ).toEqual([]);
@@ -255,7 +255,7 @@ describe("default/2 as a function of the log", () => {
   });
 
   it("has a trusted worker under the trusting policy, so the properties above can fail", () => {
-    const { capabilities } = replayLog(meshPrefix(), defaultRuleSet, { policy: trusting });
+    const { capabilities } = replayLog(meshPrefix(), defaultRuleSetV2, { policy: trusting });
     expect(policyOf(trusting, capabilities.asOf("w-a", 1_000))).toBe("trust");
     expect(policyOf(trusting, capabilities.asOf("w-c", 1_000))).toBe("verify");
     const lost = logOf([
@@ -265,7 +265,7 @@ describe("default/2 as a function of the log", () => {
         { k: "notFound", w: 0, task: 0, observer: 0 },
       ],
     ]);
-    expect(replay(lost, defaultRuleSet, { policy: trusting }).map((d) => d.type)).toContain("TaskFailed");
+    expect(replay(lost, defaultRuleSetV2, { policy: trusting }).map((d) => d.type)).toContain("TaskFailed");
   });
 
   it("gives byte-identical, schema-valid decisions for the same log", () => {
@@ -297,8 +297,8 @@ describe("default/2 as a function of the log", () => {
             JSON.parse(JSON.stringify(log[i])) as Observation,
           );
         }
-        expect(JSON.stringify(replay(withDups, defaultRuleSet, { policy: verifying }))).toBe(
-          JSON.stringify(replay(log, defaultRuleSet, { policy: verifying })),
+        expect(JSON.stringify(replay(withDups, defaultRuleSetV2, { policy: verifying }))).toBe(
+          JSON.stringify(replay(log, defaultRuleSetV2, { policy: verifying })),
         );
       }),
       { numRuns: 150 },
@@ -318,8 +318,8 @@ describe("default/2 as a function of the log", () => {
             (open[(picks[p++ % picks.length] ?? 0) % open.length] as Observation[]).shift() as Observation,
           );
         }
-        const a = replay([...meshPrefix(), ...corrs.flat()], defaultRuleSet, { policy: verifying });
-        const b = replay(interleaved, defaultRuleSet, { policy: verifying });
+        const a = replay([...meshPrefix(), ...corrs.flat()], defaultRuleSetV2, { policy: verifying });
+        const b = replay(interleaved, defaultRuleSetV2, { policy: verifying });
         for (let i = 0; i < s.length; i++) expect(byCorrelation(b, `c${i}`)).toBe(byCorrelation(a, `c${i}`));
       }),
       { numRuns: 150 },

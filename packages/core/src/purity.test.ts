@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { designSection1 } from "../test/design-section-1.ts";
 import { sources } from "../test/sources.ts";
 import { replay } from "./replay.ts";
-import { defaultRuleSet, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
 
 const srcDir = import.meta.dirname;
 
@@ -60,7 +60,7 @@ describe("purity of the core", () => {
     vi.spyOn(Date, "now").mockImplementation(boom);
     vi.spyOn(Math, "random").mockImplementation(boom);
     vi.spyOn(performance, "now").mockImplementation(boom);
-    expect(replay(log, defaultRuleSet).length).toBeGreaterThan(5);
+    expect(replay(log, defaultRuleSetV2).length).toBeGreaterThan(5);
     expect(replay(log, restartFromScratchRuleSet).length).toBeGreaterThan(5);
   });
 });

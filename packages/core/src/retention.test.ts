@@ -9,11 +9,11 @@ import { foldBatch } from "./fold.ts";
 import { parseObservation } from "./ingest-json.ts";
 import { replayLog } from "./replay.ts";
 import { type RetentionPolicy, StreamRetention } from "./retention.ts";
-import { defaultRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2 } from "./rules/rule-sets.ts";
 
 const policy = { trustedVendors: [] };
 const retention: RetentionPolicy = { finishedMs: 1_000, staleMs: 5_000 };
-const decider = createDecider(defaultRuleSet);
+const decider = createDecider(defaultRuleSetV2);
 
 /** Folds `log` batch after batch over one carried state map, as the reconciler does on one partition. */
 function foldInBatches(log: readonly Observation[], size: number, policyOf = retention) {
@@ -45,7 +45,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       // 2_101 > 1_100 + 1_000: "done" has left before this observation is folded.
       e.state("other", "w1", "t2", "working", { at: 2_101 }),
     ];
-    const result = replayLog(log, defaultRuleSet, { policy, retention });
+    const result = replayLog(log, defaultRuleSetV2, { policy, retention });
     expect([...result.correlations.keys()]).toEqual(["other"]);
     expect(result.decisions.filter((d) => d.type === "CorrelationExpired")).toEqual([]);
   });
@@ -57,7 +57,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       e.state("done", "w1", "t1", "completed", { at: 1_100 }),
       e.dispatch("other", "w1", { at: 2_100 }),
     ];
-    expect([...replayLog(log, defaultRuleSet, { policy, retention }).correlations.keys()].sort()).toEqual([
+    expect([...replayLog(log, defaultRuleSetV2, { policy, retention }).correlations.keys()].sort()).toEqual([
       "done",
       "other",
     ]);
@@ -67,7 +67,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     const e = events();
     const working = e.state("stale", "w1", "t1", "working", { at: 1_100 });
     const log = [e.dispatch("stale", "w1", { at: 1_000 }), working, e.dispatch("later", "w2", { at: 6_200 })];
-    const result = replayLog(log, defaultRuleSet, { policy, retention });
+    const result = replayLog(log, defaultRuleSetV2, { policy, retention });
     const expired = result.decisions.filter((d) => d.type === "CorrelationExpired");
     expect(expired).toEqual([
       {
@@ -94,7 +94,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       e.card("w1", { name: "w1", skills: [] }, { at: 1_000, corr: "card:w1" }),
       e.dispatch("later", "w2", { at: 9_000 }),
     ];
-    const result = replayLog(log, defaultRuleSet, { policy, retention });
+    const result = replayLog(log, defaultRuleSetV2, { policy, retention });
     expect(result.correlations.has("card:w1")).toBe(false);
     expect(result.decisions.some((d) => d.type === "CorrelationExpired")).toBe(false);
   });
@@ -109,9 +109,9 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       // The same dispatch again (a redelivery): it left with the correlation's memory, so it counts.
       { ...dispatched, occurredAt: 3_001 },
     ];
-    const kept = replayLog(log, defaultRuleSet, { policy });
-    const evicted = replayLog(log, defaultRuleSet, { policy, retention });
-    const fresh = replayLog([{ ...dispatched, occurredAt: 3_001 }], defaultRuleSet, { policy });
+    const kept = replayLog(log, defaultRuleSetV2, { policy });
+    const evicted = replayLog(log, defaultRuleSetV2, { policy, retention });
+    const fresh = replayLog([{ ...dispatched, occurredAt: 3_001 }], defaultRuleSetV2, { policy });
     expect(decider.serialize(evicted.correlations.get("c") as LedgerState)).toEqual(
       decider.serialize(fresh.correlations.get("c") as LedgerState),
     );
@@ -128,11 +128,11 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     // "gone" goes stale (5 s) with CorrelationExpired; then copies of its events arrive, as sent again
     // by a producer's retry: the same eventIds and occurredAt.
     const log = [...first, e.dispatch("other", "w2", { at: 7_000 }), lost, dispatched];
-    const result = replayLog(log, defaultRuleSet, { policy, retention });
+    const result = replayLog(log, defaultRuleSetV2, { policy, retention });
     const ids = result.decisions.map((d) => d.decisionId);
     expect(new Set(ids).size, "no decision id twice").toBe(ids.length);
     expect(result.decisions.filter((d) => d.correlationId === "gone").map((d) => d.type)).toEqual(
-      replayLog([...first, e.dispatch("other", "w2", { at: 7_000 })], defaultRuleSet, { policy, retention })
+      replayLog([...first, e.dispatch("other", "w2", { at: 7_000 })], defaultRuleSetV2, { policy, retention })
         .decisions.filter((d) => d.correlationId === "gone")
         .map((d) => d.type),
     );
@@ -140,10 +140,14 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     expect(result.late.map((o) => o.eventId)).toEqual([lost.eventId, dispatched.eventId]);
     expect([...result.correlations.keys()]).toEqual(["other"]);
     // Within the shorter horizon, a copy still opens the correlation anew (it is not late).
-    const soon = replayLog([dispatched, e.dispatch("other", "w2", { at: 1_500 }), { ...dispatched }], defaultRuleSet, {
-      policy,
-      retention,
-    });
+    const soon = replayLog(
+      [dispatched, e.dispatch("other", "w2", { at: 1_500 }), { ...dispatched }],
+      defaultRuleSetV2,
+      {
+        policy,
+        retention,
+      },
+    );
     expect(soon.late).toEqual([]);
     // Batch by batch, as the reconciler folds, the same observations are late.
     const folded = foldBatch(
@@ -165,7 +169,7 @@ describe("retention: a correlation leaves when the stream time passes its horizo
         e.card("w3", card, { at: 10 }),
         e.probe("w3", "h", { at: 11, states: [], modes: [] }),
       ],
-      defaultRuleSet,
+      defaultRuleSetV2,
       { policy, retention },
     );
     expect(capability.late).toEqual([]);
@@ -182,11 +186,11 @@ describe("retention: a correlation leaves when the stream time passes its horizo
       bSeen,
       { ...bSeen, occurredAt: 2_500 },
     ];
-    const result = replayLog(log, defaultRuleSet, { policy, retention });
+    const result = replayLog(log, defaultRuleSetV2, { policy, retention });
     // b's duplicate decides nothing, but b was seen at 2 500 and its time carried the stream past a's horizon.
     expect([...result.correlations.keys()]).toEqual(["b"]);
     expect(decider.activity(result.correlations.get("b") as LedgerState)?.lastEventAt).toBe(2_500);
-    expect(result.decisions).toEqual(replayLog(log.slice(0, 4), defaultRuleSet, { policy }).decisions);
+    expect(result.decisions).toEqual(replayLog(log.slice(0, 4), defaultRuleSetV2, { policy }).decisions);
   });
 
   it("a correlation re-sighted under the same eventId stays; one that expires twice gets two decision ids", () => {
@@ -195,11 +199,11 @@ describe("retention: a correlation leaves when the stream time passes its horizo
     const dispatched = e.dispatch("canary", "w1", { at: 900 });
     // Polled every 2 s (the same sighting, the same eventId): seen, so it does not go stale.
     const polls = Array.from({ length: 10 }, (_, i) => ({ ...polled, occurredAt: 3_000 + 2_000 * i }));
-    const alive = replayLog([dispatched, polled, ...polls], defaultRuleSet, { policy, retention });
+    const alive = replayLog([dispatched, polled, ...polls], defaultRuleSetV2, { policy, retention });
     expect(alive.decisions.some((d) => d.type === "CorrelationExpired")).toBe(false);
     // Polled again only after it went stale: it expires, opens anew at the poll, and expires again.
     const late = [{ ...polled, occurredAt: 9_000 }, e.dispatch("other", "w2", { at: 20_000 })];
-    const twice = replayLog([dispatched, polled, ...late], defaultRuleSet, { policy, retention });
+    const twice = replayLog([dispatched, polled, ...late], defaultRuleSetV2, { policy, retention });
     const expired = twice.decisions.filter((d) => d.type === "CorrelationExpired");
     expect(expired.map((d) => d.decidedAt)).toEqual([6_000, 14_000]);
     expect(new Set(expired.map((d) => d.decisionId)).size).toBe(2);
@@ -285,9 +289,9 @@ describe("the changelog value keeps the last event", () => {
   it("round-trips lastEventAt and lastEventId", () => {
     const e = events();
     const seen = e.state("c", "w1", "t1", "working", { at: 5_000 });
-    const state = replayLog([e.dispatch("c", "w1", { at: 4_000 }), seen], defaultRuleSet, { policy }).correlations.get(
-      "c",
-    ) as LedgerState;
+    const state = replayLog([e.dispatch("c", "w1", { at: 4_000 }), seen], defaultRuleSetV2, {
+      policy,
+    }).correlations.get("c") as LedgerState;
     const back = decider.deserialize(decider.serialize(state));
     expect(decider.activity(back)).toMatchObject({ lastEventAt: 5_000, lastEventId: seen.eventId, finished: false });
   });
@@ -296,7 +300,7 @@ describe("the changelog value keeps the last event", () => {
     const e = events();
     const state = replayLog(
       [e.dispatch("c", "w1", { at: 4_000 }), e.state("c", "w1", "t1", "working", { at: 5_000 })],
-      defaultRuleSet,
+      defaultRuleSetV2,
       { policy },
     ).correlations.get("c") as LedgerState;
     // Format 2 is format 4 without its three trailing fields: with all null, three zero bytes (null branches).
@@ -312,9 +316,9 @@ describe("the changelog value keeps the last event", () => {
   it("reads a value written before fallbacks (format 3), with no fallback pending", () => {
     const e = events();
     const seen = e.state("c", "w1", "t1", "working", { at: 5_000 });
-    const state = replayLog([e.dispatch("c", "w1", { at: 4_000 }), seen], defaultRuleSet, { policy }).correlations.get(
-      "c",
-    ) as LedgerState;
+    const state = replayLog([e.dispatch("c", "w1", { at: 4_000 }), seen], defaultRuleSetV2, {
+      policy,
+    }).correlations.get("c") as LedgerState;
     // Format 3 is format 4 without its trailing fallbackAt (null: one zero byte).
     const v4 = decider.serialize(state);
     expect(v4[v4.length - 1]).toBe(0);

@@ -13,7 +13,7 @@ import { route } from "./route.ts";
 import type { CorrelationState } from "./correlation/state.ts";
 import type { RuleSetV2 } from "./rule-set.ts";
 import { takeOverQuery } from "./rules/take-over.ts";
-import { defaultRuleSet, defaultRuleSetV3, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2, defaultRuleSetV3, restartFromScratchRuleSet } from "./rules/rule-sets.ts";
 import { isInterrupted } from "./task-state.ts";
 
 const workers = ["w-a", "w-b", "w-c", "w-d"] as const;
@@ -232,7 +232,7 @@ const runs = Number(process.env.FAST_CHECK_RUNS ?? 400);
 
 describe("route names first the worker R6 chose", () => {
   for (const [name, ruleSet] of [
-    ["default/2", defaultRuleSet],
+    ["default/2", defaultRuleSetV2],
     ["restart-from-scratch/2", restartFromScratchRuleSet],
     ["default/3", defaultRuleSetV3],
   ] as const) {

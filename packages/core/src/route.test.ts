@@ -4,7 +4,7 @@ import { agentCard, events } from "../test/builders.ts";
 import { cardHash } from "./card-hash.ts";
 import { replayLog } from "./replay.ts";
 import { route, RouteQueryError } from "./route.ts";
-import { defaultRuleSet } from "./rules/rule-sets.ts";
+import { defaultRuleSetV2 } from "./rules/rule-sets.ts";
 
 const S: TaskState = "TASK_STATE_SUBMITTED";
 const W: TaskState = "TASK_STATE_WORKING";
@@ -33,7 +33,7 @@ function mesh() {
     e.probe("w-a", cardHash(a), { at: 6, states: [S, W, C], modes: ["text/plain"] }),
     e.card("w-d", card("Vd"), { at: 7 }),
   ];
-  return replayLog(log, defaultRuleSet).capabilities;
+  return replayLog(log, defaultRuleSetV2).capabilities;
 }
 
 describe("route", () => {

@@ -2,7 +2,7 @@
  * A rule set: a name, the version stamped on every decision, the state model its rules are written
  * against, and the ordered rules. default/2 (model correlation/2) is what the reconciler runs;
  * default/1 (model correlation/1) stays loadable so recorded history can be replayed through both.
- * A custom rule set is built from a shipped one — `{ ...defaultRuleSet, name, rulesVersion, rules }` —
+ * A custom rule set is built from a shipped one — `{ ...defaultRuleSetV2, name, rulesVersion, rules }` —
  * and keeps its model.
  */
 import type { Fallback } from "./rules/fallback.ts";

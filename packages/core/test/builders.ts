@@ -207,7 +207,7 @@ export function events(prefix = "e") {
   };
 }
 
-/** The default/3 and default/4 specs' mesh: a four-state lifecycle, one skill. */
+/** The rule specs' mesh (their default/3 and default/4 blocks'): a four-state lifecycle, one skill. */
 export const all: TaskState[] = [
   "TASK_STATE_SUBMITTED",
   "TASK_STATE_WORKING",
@@ -239,4 +239,41 @@ export function probed(
     );
   }
   return out;
+}
+
+/**
+ * The default/2 specs' mesh: three probed workers. w1 (emitting application/json) and w2 (text/plain) keep
+ * nothing interrupted; w3 (text/plain, a durable store) verifies input-required, for the skill `w3Skill`
+ * names (summarize unless it names another; its card lists summarize and translate).
+ */
+export function mesh(e: ReturnType<typeof events>, o: { w3Skill?: string } = {}) {
+  const w1 = agentCard({
+    org: "One",
+    states: lifecycle,
+    skills: [{ id: "summarize", outputModes: ["application/json"] }],
+  });
+  const w2 = agentCard({ org: "Two", states: lifecycle, skills: [{ id: "summarize", outputModes: ["text/plain"] }] });
+  const w3 = agentCard({
+    org: "Three",
+    states: lifecycle,
+    taskStore: "durable",
+    skills: [
+      { id: "summarize", outputModes: ["text/plain"] },
+      { id: "translate", outputModes: ["text/plain"] },
+    ],
+  });
+  return [
+    e.card("w1", w1, { at: 1 }),
+    e.card("w2", w2, { at: 2 }),
+    e.card("w3", w3, { at: 3 }),
+    e.probe("w1", cardHash(w1), { at: 10, states: noInterrupt, modes: ["application/json"] }),
+    e.probe("w2", cardHash(w2), { at: 11, states: noInterrupt, modes: ["text/plain"] }),
+    e.probe("w3", cardHash(w3), {
+      at: 12,
+      states: all,
+      modes: ["text/plain"],
+      skillId: o.w3Skill ?? "summarize",
+      durable: true,
+    }),
+  ];
 }

@@ -10,7 +10,7 @@ import { defaultPolicyConfig, type PolicyConfig } from "../src/policy.ts";
 import type { PolicySource } from "../src/policy-history.ts";
 import { replay, replayLog } from "../src/replay.ts";
 import type { RuleSet } from "../src/rule-set.ts";
-import { defaultRuleSet, defaultRuleSetV3, defaultRuleSetV4 } from "../src/rules/rule-sets.ts";
+import { defaultRuleSetV2, defaultRuleSetV3, defaultRuleSetV4 } from "../src/rules/rule-sets.ts";
 import { defaultRuleSetV1 } from "../src/v1/rules/rule-sets.ts";
 
 export interface SpecOptions {
@@ -32,7 +32,7 @@ export function expectValidDecisions(decisions: readonly Decision[]): void {
 export function givenEach(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
   return {
     when(...events: Observation[]) {
-      const runs = [defaultRuleSetV1, defaultRuleSet].map((ruleSet) =>
+      const runs = [defaultRuleSetV1, defaultRuleSetV2].map((ruleSet) =>
         given(history, { ...options, ruleSet }).when(...events),
       );
       const last = runs[runs.length - 1] as ReturnType<ReturnType<typeof given>["when"]>;
@@ -59,7 +59,7 @@ export function givenV1(history: readonly Observation[], options: SpecOptions = 
 export function given(history: readonly Observation[], options: SpecOptions = {}) {
   return {
     when(...events: Observation[]) {
-      const all = replay([...history, ...events], options.ruleSet ?? defaultRuleSet, {
+      const all = replay([...history, ...events], options.ruleSet ?? defaultRuleSetV2, {
         policy: options.policy ?? { trustedVendors: [] },
       });
       expectValidDecisions(all);
@@ -126,7 +126,7 @@ export function changedIn(
 export function fixedInDefault2(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
   return {
     when(...events: Observation[]) {
-      const spec = changedIn(defaultRuleSet, defaultRuleSetV1, history, options).when(...events);
+      const spec = changedIn(defaultRuleSetV2, defaultRuleSetV1, history, options).when(...events);
       return { ...spec, v1: spec.before, v2: spec.after };
     },
   };
@@ -136,7 +136,7 @@ export function fixedInDefault2(history: readonly Observation[], options: Omit<S
 export function fixedInDefault3(history: readonly Observation[], options: Omit<SpecOptions, "ruleSet"> = {}) {
   return {
     when(...events: Observation[]) {
-      const spec = changedIn(defaultRuleSetV3, defaultRuleSet, history, options).when(...events);
+      const spec = changedIn(defaultRuleSetV3, defaultRuleSetV2, history, options).when(...events);
       return { ...spec, v2: spec.before, v3: spec.after };
     },
   };
@@ -162,7 +162,7 @@ export function givenState(
   history: readonly Observation[],
   options: { ruleSet?: RuleSet; policy?: PolicyConfig } = {},
 ) {
-  const ruleSet = options.ruleSet ?? defaultRuleSet;
+  const ruleSet = options.ruleSet ?? defaultRuleSetV2;
   const policy = options.policy ?? defaultPolicyConfig;
   const { correlations, capabilities } = replayLog(history, ruleSet, { policy });
   const decider = createDecider(ruleSet);

@@ -1,6 +1,12 @@
+/**
+ * R1 (r1-states.ts): the states a worker emits, judged against the card in force (A) and, under verify,
+ * against what a probe verified (V). "R1 emitted states" holds since default/1 (`givenEach` checks default/1
+ * and default/2 alike); each `default/N` block holds what that version changed in R1, as specs that fail on
+ * the version before (`fixedInDefaultN`, test/given.ts).
+ */
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { agentCard, events, mesh } from "../../test/builders.ts";
+import { fixedInDefault2, givenEach, given as givenUnder } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 
 const card = agentCard({
@@ -16,6 +22,8 @@ const verifiedWithoutAuth = [
 ] as const;
 
 describe("R1 emitted states", () => {
+  const given = givenEach;
+
   it("flags a state the card in force does not advertise, and still records it", () => {
     const e = events();
     const c = agentCard({ org: "Acme", states: ["submitted", "working", "completed"] });
@@ -91,5 +99,32 @@ describe("R1 emitted states", () => {
     given([])
       .when(e.state("t", "w9", "s1", "working", { at: 10 }))
       .thenNothing();
+  });
+});
+
+describe("default/2", () => {
+  const given = givenUnder;
+
+  describe("STATE_NOT_VERIFIED only for the states reconciliation relies on", () => {
+    it("does not flag an advertised terminal failure a probe never reached", () => {
+      const e = events();
+      fixedInDefault2([...mesh(e), e.dispatch("t", "w2", { at: 100 })])
+        .when(e.state("t", "w2", "a1", "failed", { at: 110 }))
+        .thenNothing();
+    });
+
+    it("flags an advertised interrupted state the probe of the task's skill did not verify", () => {
+      const e = events();
+      given([...mesh(e), e.dispatch("t", "w2", { at: 100 })])
+        .when(e.state("t", "w2", "a1", "input-required", { at: 110 }))
+        .then([
+          {
+            type: "ContractViolation",
+            kind: "STATE_NOT_VERIFIED",
+            observed: "TASK_STATE_INPUT_REQUIRED",
+            skillId: "summarize",
+          },
+        ]);
+    });
   });
 });

@@ -1,6 +1,12 @@
+/**
+ * R2 (r2-artifacts.ts): artifacts judged at emission, against the card in force then, the dispatch's
+ * accepted output modes and, under verify, what a probe saw emitted. "R2 artifacts at emission" holds since
+ * default/1 (`givenEach` checks default/1 and default/2 alike; `givenV1`, default/1 only); the `default/2`
+ * block holds what default/2 changed in R2, as a spec that fails on default/1 (`fixedInDefault2`).
+ */
 import { describe, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { agentCard, events, noInterrupt } from "../../test/builders.ts";
+import { fixedInDefault2, givenEach as given, givenV1 } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 
 const v1 = agentCard({ org: "Acme", skills: [{ id: "summarize", outputModes: ["text/plain", "application/pdf"] }] });
@@ -73,12 +79,43 @@ describe("R2 artifacts at emission", () => {
       ]);
   });
 
-  // default/2 flags the dispatch as SKILL_NOT_ADVERTISED instead (default-2.test.ts).
+  // default/2 flags the dispatch as SKILL_NOT_ADVERTISED instead (skills.test.ts).
   it("falls back to defaultOutputModes for a skill the card does not list (default/1)", () => {
     const e = events();
     const c = agentCard({ org: "Acme", defaultOutputModes: ["text/csv"], skills: [{ id: "other" }] });
     givenV1([e.card("w1", c, { at: 1 }), e.dispatch("t", "w1", { at: 10, skillId: "summarize" })])
       .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["text/plain"] }))
       .then([{ type: "ContractViolation", kind: "OUTPUT_MODE_NOT_ADVERTISED", allowed: ["text/csv"] }]);
+  });
+});
+
+describe("default/2", () => {
+  describe("OUTPUT_MODE_NOT_VERIFIED per skill", () => {
+    it("judges OUTPUT_MODE_NOT_VERIFIED against what the probe of the task's own skill emitted", () => {
+      const e = events();
+      const card = agentCard({
+        org: "Acme",
+        skills: [
+          { id: "summarize", outputModes: ["text/plain", "application/json"] },
+          { id: "extract", outputModes: ["text/plain", "application/json"] },
+        ],
+      });
+      fixedInDefault2([
+        e.card("w1", card, { at: 1 }),
+        e.probe("w1", cardHash(card), { at: 2, states: noInterrupt, modes: ["text/plain"], skillId: "summarize" }),
+        e.probe("w1", cardHash(card), { at: 3, states: noInterrupt, modes: ["application/json"], skillId: "extract" }),
+        e.dispatch("t", "w1", { at: 10, skillId: "summarize" }),
+      ])
+        .when(e.artifact("t", "w1", "s1", { at: 13, mediaTypes: ["application/json"] }))
+        .then([
+          {
+            type: "ContractViolation",
+            kind: "OUTPUT_MODE_NOT_VERIFIED",
+            observed: "application/json",
+            allowed: ["text/plain"],
+            skillId: "summarize",
+          },
+        ]);
+    });
   });
 });

@@ -1,8 +1,24 @@
+/**
+ * R4/R5 (r4-r5-not-found.ts): a TaskNotFound judged on the lost task's own last state — a purge (R4), a
+ * loss (R5: TaskFailed under trust, TaskIndeterminate under verify), or a task id the correlation never
+ * saw. "R4 purged after terminal" and "R5 lost non-terminal task" hold since default/1 (`givenEach` checks
+ * default/1 and default/2 alike; `givenV1`, default/1 only); each `default/N` block holds what that version
+ * changed in R4/R5 — and in the trust a loss is judged by — as specs that fail on the version before
+ * (`fixedInDefaultN`, test/given.ts).
+ */
 import { describe, expect, it } from "vitest";
-import { agentCard, events } from "../../test/builders.ts";
-import { given as givenUnder, givenEach as given, givenV1 } from "../../test/given.ts";
-import { defaultRuleSet, defaultRuleSetV3 } from "./rule-sets.ts";
+import { agentCard, all, events, lifecycle, mesh, noInterrupt, probed } from "../../test/builders.ts";
+import {
+  fixedInDefault2,
+  fixedInDefault3,
+  fixedInDefault4,
+  givenEach,
+  given as givenUnder,
+  givenV1,
+} from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
+import { defaultRuleSetV2, defaultRuleSetV3, defaultRuleSetV4 } from "./rule-sets.ts";
+import { attributedToWorker } from "./violations.ts";
 
 const durableAcme = agentCard({
   org: "Acme",
@@ -11,6 +27,8 @@ const durableAcme = agentCard({
 });
 
 describe("R4 purged after terminal", () => {
+  const given = givenEach;
+
   it("takes no decision when TaskNotFound follows a terminal state", () => {
     const e = events();
     given([e.dispatch("t", "w1", { at: 10 }), e.state("t", "w1", "s1", "completed", { at: 11 })])
@@ -31,6 +49,8 @@ describe("R4 purged after terminal", () => {
 });
 
 describe("R5 lost non-terminal task", () => {
+  const given = givenEach;
+
   it("under trust (listed vendor, durable store) fails the task", () => {
     const e = events();
     given(
@@ -89,10 +109,12 @@ describe("R5 lost non-terminal task", () => {
       .thenNothing();
   });
 
+  // A second loss under the same id as the first (a producer that named no sighting in it) is a new loss
+  // only under default/4 (rule-sets.test.ts, "default/4").
   it("decides a loss after the task was seen again as a new loss, under the new id its producer derives", () => {
     // Producers name the last sighting in a TaskNotFound's id (ingest-client task-sightings.ts): the second
     // loss arrives with an id of its own, and the task, no longer standing lost once seen again, is lost again.
-    for (const ruleSet of [defaultRuleSet, defaultRuleSetV3]) {
+    for (const ruleSet of [defaultRuleSetV2, defaultRuleSetV3]) {
       const e = events();
       givenUnder(
         [
@@ -112,7 +134,7 @@ describe("R5 lost non-terminal task", () => {
     }
   });
 
-  // default/2 never drops a loss: it is indeterminate, without a re-dispatch (default-2.test.ts).
+  // default/2 never drops a loss: it is indeterminate, without a re-dispatch (the default/2 block below).
   it("ignores TaskNotFound for a task of a superseded attempt (default/1)", () => {
     const e = events();
     givenV1([
@@ -132,6 +154,240 @@ describe("R5 lost non-terminal task", () => {
       type: "TaskIndeterminate",
       lastState: "TASK_STATE_UNSPECIFIED",
       lastObserver: "",
+    });
+  });
+});
+
+describe("default/2", () => {
+  const given = givenUnder;
+
+  describe("losses are judged per server task", () => {
+    it("never lets another attempt's terminal state, seen by an observer with a later clock, silence a loss", () => {
+      const e = events();
+      fixedInDefault2([
+        ...mesh(e),
+        e.dispatch("t", "w1", { at: 100_000 }),
+        e.state("t", "w1", "a1", "failed", { at: 100_100, observer: "orchestrator" }),
+        e.dispatch("t", "w2", { at: 101_000, attempt: 2, messageId: "t-m2" }),
+        // the proxy in front of w2 runs a minute behind
+        e.state("t", "w2", "a2", "input-required", { at: 41_000, observer: "proxy" }),
+      ])
+        .when(e.notFound("t", "w2", "a2", { at: 42_000, observer: "proxy" }))
+        .then([
+          {
+            type: "TaskIndeterminate",
+            workerId: "w2",
+            serverTaskId: "a2",
+            lastState: "TASK_STATE_INPUT_REQUIRED",
+            attempt: 2,
+          },
+          { type: "RedispatchCommanded", targetWorkerId: "w3", resumeState: "TASK_STATE_INPUT_REQUIRED", attempt: 3 },
+        ]);
+    });
+
+    it("merges the last state over observers per server task: a late report about attempt 1 never sets attempt 2's resume state", () => {
+      const e = events();
+      fixedInDefault2([
+        ...mesh(e),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "working", { at: 110 }),
+        e.notFound("t", "w1", "a1", { at: 120 }),
+        e.dispatch("t", "w3", { at: 130, attempt: 2, messageId: "t-m2" }),
+        e.state("t", "w3", "a2", "input-required", { at: 140, observer: "proxy" }),
+        // the orchestrator reports what it saw of attempt 1, later
+        e.state("t", "w1", "a1", "working", { at: 150, observer: "orchestrator" }),
+      ])
+        .when(e.notFound("t", "w3", "a2", { at: 160 }))
+        .then([
+          {
+            type: "TaskIndeterminate",
+            workerId: "w3",
+            serverTaskId: "a2",
+            lastState: "TASK_STATE_INPUT_REQUIRED",
+            lastObserver: "proxy",
+          },
+          { type: "ReconciliationBlocked", lastState: "TASK_STATE_INPUT_REQUIRED" },
+        ]);
+    });
+
+    it("identifies a task by (workerId, serverTaskId): the same id ended on another worker is no purge", () => {
+      const e = events();
+      fixedInDefault2([
+        ...mesh(e),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "task-1", "completed", { at: 110 }),
+        e.dispatch("t", "w2", { at: 120, attempt: 2, messageId: "t-m2" }),
+        e.state("t", "w2", "task-1", "working", { at: 130 }),
+      ])
+        .when(e.notFound("t", "w2", "task-1", { at: 140 }))
+        .then([
+          { type: "TaskIndeterminate", workerId: "w2", serverTaskId: "task-1", lastState: "TASK_STATE_WORKING" },
+          { type: "RedispatchCommanded", targetWorkerId: "w1", resumeState: null },
+        ]);
+    });
+
+    it("yields its own decision for a TaskNotFound of a task id the correlation never saw, not another task's loss", () => {
+      const e = events();
+      fixedInDefault2([
+        ...mesh(e),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "working", { at: 110 }),
+      ])
+        .when(e.notFound("t", "w1", "someone-elses-task", { at: 120 }))
+        .then([
+          {
+            type: "ContractViolation",
+            kind: "UNSEEN_TASK_NOT_FOUND",
+            workerId: "w1",
+            serverTaskId: "someone-elses-task",
+          },
+        ]);
+    });
+
+    it("purges a task that ended, whatever the other attempts do (R4)", () => {
+      const e = events();
+      given([...mesh(e), e.dispatch("t", "w1", { at: 100 }), e.state("t", "w1", "a1", "completed", { at: 110 })])
+        .when(e.notFound("t", "w1", "a1", { at: 120 }))
+        .thenNothing();
+    });
+  });
+
+  describe("trust is revoked by evidence", () => {
+    it("puts a trusted worker whose parked canary was lost under verify: its later loss is indeterminate, not failed", () => {
+      const e = events();
+      const card = agentCard({ org: "Acme", states: lifecycle, taskStore: "durable" });
+      fixedInDefault2(
+        [
+          e.card("w1", card, { at: 1 }),
+          e.probe("w1", cardHash(card), {
+            at: 2,
+            corr: "probe-w1",
+            states: all,
+            modes: ["text/plain"],
+            canaries: [{ serverTaskId: "canary", state: "input-required" }],
+          }),
+          e.notFound("probe-w1", "w1", "canary", { at: 50, observer: "dispatcher" }),
+          e.dispatch("t", "w1", { at: 100 }),
+          e.state("t", "w1", "a1", "working", { at: 110 }),
+        ],
+        { policy: { trustedVendors: ["Acme"] } },
+      )
+        .when(e.notFound("t", "w1", "a1", { at: 120 }))
+        .then([
+          { type: "TaskIndeterminate", workerId: "w1", reason: expect.stringContaining("under verify") },
+          { type: "ReconciliationBlocked" },
+        ]);
+    });
+
+    it("still fails a lost task of a trusted worker with a durable claim and no evidence against it", () => {
+      const e = events();
+      const card = agentCard({ org: "Acme", states: lifecycle, taskStore: "durable" });
+      given(
+        [
+          e.card("w1", card, { at: 1 }),
+          e.dispatch("t", "w1", { at: 100 }),
+          e.state("t", "w1", "a1", "working", { at: 110 }),
+        ],
+        { policy: { trustedVendors: ["Acme"] } },
+      )
+        .when(e.notFound("t", "w1", "a1", { at: 120 }))
+        .then([{ type: "TaskFailed", workerId: "w1", lastState: "TASK_STATE_WORKING" }]);
+    });
+  });
+});
+
+describe("default/3", () => {
+  const given = givenUnder;
+
+  describe("attributable violations", () => {
+    it("records a TaskNotFound for a task id no observer saw as the client's mistake, which does not count against the worker", () => {
+      const e = events();
+      const history = [
+        ...probed(e, { w1: { states: noInterrupt } }),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "working", { at: 110 }),
+      ];
+      const spec = fixedInDefault3(history).when(e.notFound("t", "w1", "tck-made-up-id", { at: 120 }));
+      expect(spec.v2).toMatchObject([{ type: "ContractViolation", kind: "UNSEEN_TASK_NOT_FOUND", workerId: "w1" }]);
+      const [d] = spec.then([
+        {
+          type: "ContractViolation",
+          kind: "CLIENT_UNKNOWN_TASK",
+          workerId: "w1",
+          serverTaskId: "tck-made-up-id",
+          observed: "TaskNotFound (-32001 on GetTask)",
+        },
+      ]);
+      expect(d?.type === "ContractViolation" && attributedToWorker(d.kind)).toBe(false);
+      expect(attributedToWorker("UNSEEN_TASK_NOT_FOUND")).toBe(true);
+    });
+
+    it("records each unknown id once, however many observers report it", () => {
+      const e = events();
+      const history = [
+        ...probed(e, { w1: { states: noInterrupt } }),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "working", { at: 105 }),
+      ];
+      const probes = given(history, { ruleSet: defaultRuleSetV3 }).when(
+        e.notFound("t", "w1", "probe-1", { at: 110 }),
+        e.notFound("t", "w1", "probe-1", { at: 111, observer: "proxy" }),
+        e.notFound("t", "w1", "probe-2", { at: 112 }),
+      );
+      expect(
+        probes.decisions.map((d) => (d.type === "ContractViolation" ? `${d.kind}:${d.serverTaskId}` : d.type)),
+      ).toEqual(["CLIENT_UNKNOWN_TASK:probe-1", "CLIENT_UNKNOWN_TASK:probe-2"]);
+    });
+  });
+});
+
+describe("default/4", () => {
+  const given = givenUnder;
+  /** A policy that trusts vendor Acme. */
+  const acme = { policy: { trustedVendors: ["Acme"] } };
+
+  describe("the trust in force before a loss governs it; the loss is evidence for what follows", () => {
+    /** w1 (vendor Acme, claiming a durable task store) and w3, both verifying every state. */
+    const trustedDurable = (e: ReturnType<typeof events>) =>
+      probed(e, { w1: { states: all, org: "Acme", taskStore: "durable" }, w3: { states: all } });
+
+    it("fails a trusted durable worker's task lost in input-required, and records the evidence against its card", () => {
+      const e = events();
+      const history = [
+        ...trustedDurable(e),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "input-required", { at: 110 }),
+      ];
+      const spec = fixedInDefault4(history, acme).when(e.notFound("t", "w1", "a1", { at: 120 }));
+      expect(spec.v3.map((d) => d.type)).toContain("TaskIndeterminate");
+      spec.then([
+        { type: "ContractViolation", kind: "TASK_STORE_NOT_DURABLE", workerId: "w1", serverTaskId: "a1" },
+        { type: "CapabilitiesVerified", workerId: "w1", durable: false },
+        { type: "TaskFailed", workerId: "w1", reason: expect.stringContaining("trusted before this loss") },
+      ]);
+    });
+
+    it("judges the next loss under that card under verify: indeterminate, and re-dispatched", () => {
+      const e = events();
+      const history = [
+        ...trustedDurable(e),
+        e.dispatch("t", "w1", { at: 100 }),
+        e.state("t", "w1", "a1", "input-required", { at: 110 }),
+        e.notFound("t", "w1", "a1", { at: 120 }),
+        e.dispatch("u", "w1", { at: 200 }),
+        e.state("u", "w1", "b1", "working", { at: 210 }),
+      ];
+      given(history, { ruleSet: defaultRuleSetV4, ...acme })
+        .when(e.notFound("u", "w1", "b1", { at: 220 }))
+        .then([
+          {
+            type: "TaskIndeterminate",
+            workerId: "w1",
+            serverTaskId: "b1",
+            reason: expect.stringContaining("under verify"),
+          },
+          { type: "RedispatchCommanded", targetWorkerId: "w3" },
+        ]);
     });
   });
 });

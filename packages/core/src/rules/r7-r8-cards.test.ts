@@ -1,6 +1,13 @@
+/**
+ * R7 (r7-probes.ts) and R8 (r8-cards.ts): a probe requested on first contact and on every card change, and
+ * a card diffed when it changes and flagged when a dispatch relied on it past its max-age. These hold since
+ * default/1 (`givenEach` checks default/1 and default/2 alike). Which card fetches count at all under
+ * default/4 is card admission's (card-admission.test.ts); default/4's re-probe of a revoked card is
+ * r9-durability.test.ts's.
+ */
 import { describe, expect, it } from "vitest";
 import { agentCard, events } from "../../test/builders.ts";
-import { givenEach as given, givenV1 } from "../../test/given.ts";
+import { givenEach as given } from "../../test/given.ts";
 import { cardHash } from "../card-hash.ts";
 
 const durable = agentCard({ org: "Acme", states: ["working", "completed"], taskStore: "durable" });

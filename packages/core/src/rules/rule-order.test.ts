@@ -2,12 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { createDecider } from "../decider.ts";
 import { checkRuleOrder, RuleOrderError, ruleOrder } from "./rule-order.ts";
-import { defaultRuleSet, defaultRuleSetV3, defaultRuleSetV4, restartFromScratchRuleSet } from "./rule-sets.ts";
+import { defaultRuleSetV2, defaultRuleSetV3, defaultRuleSetV4, restartFromScratchRuleSet } from "./rule-sets.ts";
 import { composeRules, ruleVariants } from "./variants.ts";
 
 describe("the declared rule order", () => {
   it("holds in every shipped version, and names only rules that exist", () => {
-    for (const set of [defaultRuleSet, restartFromScratchRuleSet, defaultRuleSetV3, defaultRuleSetV4])
+    for (const set of [defaultRuleSetV2, restartFromScratchRuleSet, defaultRuleSetV3, defaultRuleSetV4])
       expect(() => checkRuleOrder(set.rulesVersion, set.rules)).not.toThrow();
     const ids = new Set(Object.values(ruleVariants).map((r) => r.id));
     for (const [first, after] of ruleOrder) expect([ids.has(first), ids.has(after)]).toEqual([true, true]);
@@ -15,7 +15,7 @@ describe("the declared rule order", () => {
 
   it("refuses a rule set that runs R6 before R4/R5 when it is loaded, saying why", () => {
     const rules = composeRules(["R9", "R6/block", "R4-R5"]);
-    expect(() => createDecider({ ...defaultRuleSet, rulesVersion: "custom/1", rules })).toThrow(RuleOrderError);
+    expect(() => createDecider({ ...defaultRuleSetV2, rulesVersion: "custom/1", rules })).toThrow(RuleOrderError);
     expect(() => checkRuleOrder("custom/1", rules)).toThrow(
       "rule set custom/1 runs R6 before R4-R5, but R6 reconciles the TaskIndeterminate that R4/R5 decided in the same step",
     );

@@ -1,9 +1,8 @@
 /**
- * The shipped rule sets, by name and by version: `default` names default/2 (what the reconciler runs
- * unless A2A_LEDGER_RULES says otherwise) and `restart-from-scratch` restart-from-scratch/2; default/3
- * is loaded by its version (`--candidate default/3`, A2A_LEDGER_RULES=default/3) until it becomes what
- * `default` names (packages/core/README.md says why not yet); `default/1` and `restart-from-scratch/1`
- * remain, frozen, for replays. Each version lists the named rule variants it runs, in order
+ * The shipped rule sets, by name and by version: `default` names default/4 (what the reconciler runs
+ * unless A2A_LEDGER_RULES says otherwise) and `restart-from-scratch` restart-from-scratch/2; default/2
+ * and default/3 stay loadable by their versions (`--baseline default/2`, A2A_LEDGER_RULES=default/3), and
+ * `default/1` and `restart-from-scratch/1` remain, all frozen, for replays. Each version lists the named rule variants it runs, in order
  * (variants.ts); the decider checks that order against the declared one (rule-order.ts) when it loads a set.
  */
 import type { RuleSet, RuleSetV2 } from "../rule-set.ts";
@@ -69,7 +68,7 @@ const default4: readonly RuleVariant[] = [
 ];
 
 /** DESIGN §4 with the default/2 fixes (frozen): no eligible worker for the interrupted state → ReconciliationBlocked. */
-export const defaultRuleSet: RuleSetV2 = {
+export const defaultRuleSetV2: RuleSetV2 = {
   name: "default",
   rulesVersion: "default/2",
   model: "correlation/2",
@@ -110,7 +109,7 @@ export const defaultRuleSetV3: RuleSetV2 = {
  * claims a durable task store, a task lost in any state that is not terminal marks it not durable; a
  * card replaces the one in force only when admitted (card-admission.ts: a failed or dropped signature is
  * a violation, another vendor's sighting is not taken).
- * Loadable by its version while it is being built; its decisions may still change until `default` names it.
+ * What `default` names.
  */
 export const defaultRuleSetV4: RuleSetV2 = {
   name: "default",
@@ -127,13 +126,16 @@ export const defaultRuleSetV4: RuleSetV2 = {
 export const ruleSets: Readonly<Record<string, RuleSet>> = {
   [defaultRuleSetV4.rulesVersion]: defaultRuleSetV4,
   [defaultRuleSetV3.rulesVersion]: defaultRuleSetV3,
-  [defaultRuleSet.rulesVersion]: defaultRuleSet,
+  [defaultRuleSetV2.rulesVersion]: defaultRuleSetV2,
   [restartFromScratchRuleSet.rulesVersion]: restartFromScratchRuleSet,
   [defaultRuleSetV1.rulesVersion]: defaultRuleSetV1,
   [restartFromScratchRuleSetV1.rulesVersion]: restartFromScratchRuleSetV1,
 };
 
-/** What a bare name means: `default` is default/2, what the reconciler runs unless A2A_LEDGER_RULES names another. */
+/** What `default` names: default/4, what the reconciler runs unless A2A_LEDGER_RULES names another. */
+export const defaultRuleSet: RuleSetV2 = defaultRuleSetV4;
+
+/** What a bare name means: `default` is default/4, what the reconciler runs unless A2A_LEDGER_RULES names another. */
 const latest: Readonly<Record<string, RuleSet>> = {
   [defaultRuleSet.name]: defaultRuleSet,
   [restartFromScratchRuleSet.name]: restartFromScratchRuleSet,
