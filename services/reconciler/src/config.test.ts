@@ -1,15 +1,15 @@
+import { ConfigError } from "@a2a-ledger/env";
 import { describe, expect, it } from "vitest";
 import { ruleSetNames } from "@a2a-ledger/core";
 import { loadReconcilerConfig } from "./config.ts";
 import { defaultMaxCorrelations } from "./correlation-budget.ts";
-import { ReconcilerConfigError } from "./errors.ts";
 
 describe("loadReconcilerConfig", () => {
   it("defaults to the ledger's topics, the default rules and no trusted vendor", () => {
     const config = loadReconcilerConfig({});
     expect(config.topics.observations).toBe("a2a.observations.v1");
     expect(config.ruleSet.name).toBe("default");
-    expect(config.ruleSet.rulesVersion).toBe("default/2");
+    expect(config.ruleSet.rulesVersion).toBe("default/4");
     expect(config.policy.trustedVendors).toEqual([]);
     expect(config.groupId).toBe("a2a-ledger-reconciler");
   });
@@ -27,7 +27,7 @@ describe("loadReconcilerConfig", () => {
     expect(loadReconcilerConfig({ A2A_LEDGER_RULES: "default/3" }).ruleSet.rulesVersion).toBe("default/3");
   });
   it("names the variable and the choices for an unknown rule set", () => {
-    expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(ReconcilerConfigError);
+    expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(ConfigError);
     expect(() => loadReconcilerConfig({ A2A_LEDGER_RULES: "lenient" })).toThrow(
       /A2A_LEDGER_RULES="lenient": expected one of default, restart-from-scratch/,
     );
@@ -53,8 +53,8 @@ describe("loadReconcilerConfig", () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ReconcilerConfigError);
-    expect((error as ReconcilerConfigError).problems).toEqual([
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
       'KAFKA_BROKERS entry "nohost" is not host:port',
       `A2A_LEDGER_RULES="lenient": expected one of ${ruleSetNames.join(", ")}`,
       "A2A_LEDGER_TOPIC_SUFFIX=\"a b\": letters, digits, '.', '_' and '-' only",

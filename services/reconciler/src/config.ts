@@ -1,21 +1,15 @@
 /**
  * Reconciler configuration from environment variables (envReader): every bad value is collected, and
  * the service refuses to start with all of them listed at once. Its own settings are
- * `A2A_LEDGER_RECONCILER_*`; the others are shared by every process (sharedSettings in @a2a-ledger/env).
+ * `A2A_LEDGER_RECONCILER_*`, declared in settings.ts; the others are shared by every process
+ * (sharedSettings in @a2a-ledger/env).
  */
 import { hostname } from "node:os";
-import {
-  defaultRetention,
-  type PolicyConfig,
-  type RetentionPolicy,
-  type RuleSet,
-  ruleSetByName,
-  ruleSetNames,
-} from "@a2a-ledger/core";
+import { type PolicyConfig, type RetentionPolicy, type RuleSet, ruleSetByName, ruleSetNames } from "@a2a-ledger/core";
 import { envReader } from "@a2a-ledger/env";
 import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
-import { defaultMaxCorrelations } from "./correlation-budget.ts";
-import { ReconcilerConfigError } from "./errors.ts";
+import { configError } from "./errors.ts";
+import { reconcilerSettings } from "./settings.ts";
 
 export interface ReconcilerConfig {
   brokers: string;
@@ -53,12 +47,9 @@ export interface ReconcilerConfig {
   stateDir: string | undefined;
 }
 
-/** Ten years: a horizon beyond it keeps every correlation for the ledger's life. */
-const maxRetentionMs = 3_650 * 86_400_000;
-
 export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): ReconcilerConfig {
   const reader = envReader(env);
-  const { problems, text, int, duration } = reader;
+  const { problems, text } = reader;
   const endpoints = endpointsFromEnv(env);
   problems.push(...endpointProblems(endpoints));
   const rulesName = text("A2A_LEDGER_RULES") ?? "default";
@@ -68,41 +59,21 @@ export function loadReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix))
     problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
-  const groupId = text("A2A_LEDGER_RECONCILER_GROUP") ?? "a2a-ledger-reconciler";
-  if (!/^[A-Za-z0-9._-]{1,200}$/.test(groupId))
-    problems.push(`A2A_LEDGER_RECONCILER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
   const trustedVendors = (text("A2A_LEDGER_TRUSTED_VENDORS") ?? "")
     .split(",")
     .map((v) => v.trim())
     .filter((v) => v !== "");
-  const metricsPort =
-    text("A2A_LEDGER_RECONCILER_METRICS_PORT") === undefined
-      ? undefined
-      : int("A2A_LEDGER_RECONCILER_METRICS_PORT", 0, 1024, 65535);
+  const { finishedMs, staleMs, ...own } = reconcilerSettings.read(reader);
   const config = {
+    ...own,
     brokers: endpoints.brokers,
     registryUrl: endpoints.registryUrl,
-    groupId,
     instanceId: text("A2A_LEDGER_INSTANCE_ID") ?? `${hostname()}-${process.pid}`,
     topics: suffix ? suffixedTopicNames(suffix) : topicNames,
     policy: { trustedVendors },
-    metricsPort,
-    maxBatch: int("A2A_LEDGER_RECONCILER_MAX_BATCH", 2_000, 1, 100_000),
-    sessionTimeoutMs: int("A2A_LEDGER_RECONCILER_SESSION_TIMEOUT_MS", 10_000, 6_000, 300_000),
     heartbeatMs: 1_000,
-    transactionStepTimeoutMs: int("A2A_LEDGER_RECONCILER_TRANSACTION_STEP_TIMEOUT_MS", 30_000, 1_000, 600_000),
-    concurrency:
-      text("A2A_LEDGER_RECONCILER_CONCURRENCY") === undefined
-        ? undefined
-        : int("A2A_LEDGER_RECONCILER_CONCURRENCY", 1, 1, 64),
-    recheckMs: int("A2A_LEDGER_RECONCILER_RECHECK_MS", 500, 50, 600_000),
-    maxCorrelations: int("A2A_LEDGER_RECONCILER_MAX_CORRELATIONS", defaultMaxCorrelations(), 1, 1_000_000_000),
-    retention: {
-      finishedMs: duration("A2A_LEDGER_RECONCILER_RETENTION", defaultRetention.finishedMs, 1_000, maxRetentionMs),
-      staleMs: duration("A2A_LEDGER_RECONCILER_STALE_AFTER", defaultRetention.staleMs, 1_000, maxRetentionMs),
-    },
-    stateDir: text("A2A_LEDGER_RECONCILER_STATE_DIR"),
+    retention: { finishedMs, staleMs },
   };
-  if (problems.length > 0 || ruleSet === undefined) throw new ReconcilerConfigError(problems);
+  if (problems.length > 0 || ruleSet === undefined) throw configError(problems);
   return { ...config, ruleSet };
 }

@@ -3,7 +3,7 @@
  * refused to start. Operators alert and filter on these; never rename one. Every entry has the shape of
  * every service's catalogue (@a2a-ledger/env).
  */
-import { defineErrorCatalogue } from "@a2a-ledger/env";
+import { defineErrorCatalogue, ConfigError } from "@a2a-ledger/env";
 import { rulesRejectedReason } from "@a2a-ledger/kafka";
 export const deadLetterReasons = defineErrorCatalogue("RECONCILER", {
   /** The bytes are not Confluent wire format (no magic byte and schema id). */
@@ -47,14 +47,9 @@ rulesRejectedReason satisfies keyof typeof deadLetterReasons;
 
 export type DeadLetterReason = keyof typeof deadLetterReasons;
 
-/** The configuration is invalid; `problems` lists every bad setting, each naming its variable. */
-export class ReconcilerConfigError extends Error {
-  override name = "ReconcilerConfigError";
-  readonly code = "RECONCILER_CONFIG_INVALID" satisfies ServiceErrorCode;
-  constructor(readonly problems: string[]) {
-    super(`Invalid reconciler configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-  }
-}
+/** The configuration is invalid: the one ConfigError of every service, under this service's code. */
+export const configError = (problems: readonly string[]): ConfigError =>
+  new ConfigError("reconciler", "RECONCILER_CONFIG_INVALID" satisfies ServiceErrorCode, problems);
 
 /** A record the reconciler cannot process, with the reason it goes to the DLQ. */
 export class PoisonRecordError extends Error {

@@ -2,8 +2,7 @@
  * `npm start -w @a2a-ledger/reconciler`: runs the reconciler until SIGTERM or SIGINT.
  */
 import { loadReconcilerConfig } from "./config.ts";
-import { ReconcilerConfigError } from "./errors.ts";
-import { stopOnSignal } from "@a2a-ledger/env";
+import { stopOnSignal, ConfigError } from "@a2a-ledger/env";
 import { createLogger } from "@a2a-ledger/logging";
 import { accessFailureOf, processClientConfig, topicSpecs } from "@a2a-ledger/kafka";
 import { Reconciler } from "./reconciler.ts";
@@ -12,7 +11,7 @@ let config: ReturnType<typeof loadReconcilerConfig>;
 try {
   config = loadReconcilerConfig();
 } catch (error) {
-  if (error instanceof ReconcilerConfigError) {
+  if (error instanceof ConfigError) {
     console.error(JSON.stringify({ level: "error", code: error.code, message: error.message }));
     process.exit(2);
   }

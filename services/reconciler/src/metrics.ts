@@ -66,6 +66,12 @@ export class ReconcilerMetrics {
     labelNames: ["step"],
     registers: [this.registry],
   });
+  readonly alreadyCommitted = new client.Counter({
+    name: "a2a_reconciler_already_committed_total",
+    help: "Records fetched again after an assignment that the previous owner had folded and committed, skipped",
+    labelNames: ["partition"],
+    registers: [this.registry],
+  });
   readonly consumerRestarts = new client.Counter({
     name: "a2a_reconciler_consumer_restarts_total",
     help: "Restarts of the consumer after a failure",

@@ -35,8 +35,10 @@ describe("an idle re-examination that fails", () => {
     await produce(f.topics.observations, blocked.slice(2));
     await waitForGroupAtEnd(admin, f);
     const before = await committed(f, (ds) => ds.some((d) => d.type === "ReconciliationBlocked"));
+    // The loss in input-required is evidence against w1 (default/4 revokes the state: CapabilitiesVerified).
     expect(before.filter((d) => d.correlationId === ids.task).map((d) => d.type)).toEqual([
       "ContractViolation",
+      "CapabilitiesVerified",
       "TaskIndeterminate",
       "ReconciliationBlocked",
     ]);

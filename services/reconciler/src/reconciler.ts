@@ -28,7 +28,7 @@ import { CorrelationBudget, waitForRoomMs } from "./correlation-budget.ts";
 import { GroupMembership } from "./group-membership.ts";
 import { ReconcilerMetrics } from "./metrics.ts";
 import { recheckIdle } from "./re-examination.ts";
-import { PartitionStore, whileBeating } from "./restore.ts";
+import { PartitionStore, type RestoreHooks, whileBeating } from "./restore.ts";
 import { StageClocks } from "./stage-clock.ts";
 import { PartitionTransactions } from "./transaction.ts";
 
@@ -56,6 +56,8 @@ export class Reconciler {
   constructor(
     private readonly config: ReconcilerConfig,
     private readonly log: Logger = createLogger("reconciler"),
+    /** None in a deployment (main.ts passes none); tests reach into a restore with them. */
+    private readonly hooks: RestoreHooks = {},
   ) {
     this.kafka = createKafka({ brokers: config.brokers, clientId: `a2a-ledger-reconciler-${config.instanceId}` });
     this.serde = new Serde(config.registryUrl, undefined, processClientConfig().registry);
@@ -119,6 +121,7 @@ export class Reconciler {
       this.group,
       this.metrics,
       this.log,
+      this.hooks,
     );
     const store = this.store;
     this.budget = new CorrelationBudget(this.config.maxCorrelations, () => store.liveCorrelations(), this.log);

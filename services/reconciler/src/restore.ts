@@ -29,6 +29,16 @@ export async function whileBeating<T>(work: Promise<T>, heartbeat: () => Promise
  */
 export const restoreStallMs = 60_000;
 
+/**
+ * What a caller may run at the points of a partition's restore. The service passes none; a test runs
+ * another owner's commit just before the fence, where a zombie's commit can land. Not configuration: no
+ * setting of a deployment reaches it.
+ */
+export interface RestoreHooks {
+  /** After the assignment (kafkajs has fetched the partitions' positions), before their producers fence any previous owner. */
+  beforeFence?(partitions: readonly number[]): Promise<void>;
+}
+
 export class PartitionStore {
   private readonly ledgers = new Map<number, PartitionLedger>();
   /**
@@ -45,6 +55,12 @@ export class PartitionStore {
   private readonly reflectedAt = new Map<number, number>();
   /** Partitions kept across an assignment whose state is not yet checked against the changelog's end. */
   private readonly unverified = new Set<number>();
+  /**
+   * Each partition's committed offset as read after its producer fenced the previous owner (restore,
+   * verify). kafkajs fetched the consumer's position earlier, at the assignment: a batch the previous
+   * owner committed in between is fetched again, and its records below this offset are already folded.
+   */
+  private readonly resumeAt = new Map<number, bigint>();
   /** The changelog restore in progress, if any: concurrent partitions wait for one restore. */
   private restoring: Promise<void> | undefined;
 
@@ -56,6 +72,7 @@ export class PartitionStore {
     private readonly group: GroupMembership,
     private readonly metrics: ReconcilerMetrics,
     private readonly log: Logger,
+    private readonly hooks: RestoreHooks = {},
   ) {}
 
   /**
@@ -105,6 +122,7 @@ export class PartitionStore {
    * partition kept is checked against the changelog before its next use (`verify`).
    */
   onAssignment(assigned: ReadonlySet<number>): void {
+    this.resumeAt.clear();
     for (const partition of [...this.ledgers.keys()]) {
       if (assigned.has(partition)) this.unverified.add(partition);
       else this.dropState(partition);
@@ -131,6 +149,7 @@ export class PartitionStore {
    */
   private async verify(partition: number, ledger: PartitionLedger): Promise<void> {
     await this.group.producerFor(partition);
+    await this.readCommitted([partition]);
     const end = (await endOffsets(this.admin, this.config.topics.changelog)).find(
       (p) => p.partition === partition,
     )?.high;
@@ -156,8 +175,10 @@ export class PartitionStore {
     pending.add(partition);
     const partitions = [...pending].sort((a, b) => a - b);
     this.log.info({ partitions }, "restoring state from the changelog");
+    await this.hooks.beforeFence?.(partitions);
     // Fence every previous owner first, so its open transactions are resolved before the read.
     await Promise.all(partitions.map((p) => this.group.producerFor(p)));
+    await this.readCommitted(partitions);
     const seeds = await this.snapshotsOf(partitions);
     const remaining = this.metrics.restoreRemaining;
     const {
@@ -211,6 +232,26 @@ export class PartitionStore {
       { partitions, correlations: [...restored.values()].reduce((n, m) => n + m.size, 0), upTo },
       "state restored from the changelog",
     );
+  }
+
+  /** Reads the group's committed offsets of `partitions` (after their fence: no commit of another owner is pending). */
+  private async readCommitted(partitions: readonly number[]): Promise<void> {
+    const topic = this.config.topics.observations;
+    const [offsets] = await this.admin.fetchOffsets({ groupId: this.config.groupId, topics: [topic] });
+    for (const { partition, offset } of offsets?.partitions ?? [])
+      if (partitions.includes(partition) && Number(offset) >= 0) this.resumeAt.set(partition, BigInt(offset));
+  }
+
+  /**
+   * How many of `messages` (a partition's, in offset order) lie below the offset committed when its
+   * producer fenced the previous owner: folded and committed already, by that owner.
+   */
+  alreadyCommitted(partition: number, messages: readonly { offset: string }[]): number {
+    const resume = this.resumeAt.get(partition);
+    if (resume === undefined) return 0;
+    let n = 0;
+    while (n < messages.length && BigInt((messages[n] as { offset: string }).offset) < resume) n++;
+    return n;
   }
 
   /**

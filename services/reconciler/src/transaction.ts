@@ -69,21 +69,33 @@ export class PartitionTransactions {
   }
 
   /**
-   * One transaction for a partition: the longest prefix of `messages` whose correlations fit the memory
-   * budget and holds no probe result waiting for its card, folded and committed. Returns how many messages
-   * it took: fewer than given when the budget is reached or a probe waits (the rest is not decided and its
-   * offsets are not committed; the caller fetches it again after a pause).
+   * One transaction for a partition: the longest prefix of `given` whose correlations fit the memory
+   * budget and holds no probe result waiting for its card, folded and committed, after the records the
+   * previous owner already committed (taken, not folded: see PartitionStore.alreadyCommitted). Returns
+   * how many messages it took: fewer than given when the budget is reached or a probe waits (the rest is
+   * not decided and its offsets are not committed; the caller fetches it again after a pause).
    */
-  async transact(partition: number, messages: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
+  async transact(partition: number, given: KafkaMessage[], heartbeat?: () => Promise<void>): Promise<number> {
     const ledger = await this.parts.store.ledgerOf(partition, heartbeat);
+    // Records the previous owner folded and committed, fetched again: taken, and not folded twice.
+    const skipped = this.parts.store.alreadyCommitted(partition, given);
+    if (skipped > 0) {
+      this.parts.metrics.alreadyCommitted.inc({ partition: String(partition) }, skipped);
+      this.parts.log.info(
+        { partition, from: given[0]?.offset, records: skipped },
+        "skipping records the previous owner committed",
+      );
+    }
+    const messages = given.slice(skipped);
+    if (messages.length === 0 && given.length > 0) return skipped;
     const admission = this.parts.budget.admit(
       partition,
       messages.map((m) => m.key?.toString("utf8") ?? null),
       (id) => ledger.stateOf(id) !== undefined,
     );
     try {
-      if (admission.taken === 0 && messages.length > 0) return 0;
-      return await this.commit(partition, messages.slice(0, admission.taken), heartbeat);
+      if (admission.taken === 0 && messages.length > 0) return skipped;
+      return skipped + (await this.commit(partition, messages.slice(0, admission.taken), heartbeat));
     } finally {
       admission.release();
     }

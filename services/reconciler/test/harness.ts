@@ -106,9 +106,12 @@ export async function produce(topic: string, observations: readonly Observation[
 /** A record as a test reads it back. */
 export interface ReadRecord {
   partition: number;
+  offset: number;
   key: string | null;
   value: Buffer | null;
   headers: KafkaMessage["headers"];
+  /** The epoch of the producer that wrote it (a transactional id's epoch moves each time a producer initialises it). */
+  producerEpoch: number | null;
 }
 
 /**
@@ -124,7 +127,14 @@ export async function readAll(topic: string, timeoutMs = 60_000): Promise<ReadRe
     admin,
     topic,
     (partition, m) =>
-      void records.push({ partition, key: m.key?.toString() ?? null, value: m.value, headers: m.headers }),
+      void records.push({
+        partition,
+        offset: Number(m.offset),
+        key: m.key?.toString() ?? null,
+        value: m.value,
+        headers: m.headers,
+        producerEpoch: (m as { batchContext?: { producerEpoch?: number } }).batchContext?.producerEpoch ?? null,
+      }),
     "test-reader",
   );
   await admin.connect();
