@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeRenamedSettings } from "@a2a-ledger/env/testing";
-import { baseUrl, configDefaults, loadConfig, ProxyConfigError } from "./config.ts";
+import { ConfigError } from "@a2a-ledger/env";
+import { baseUrl, configDefaults, loadConfig } from "./config.ts";
 
 const minimal = { A2A_LEDGER_PROXY_WORKER_ID: "W1", A2A_LEDGER_PROXY_UPSTREAM_URL: "http://127.0.0.1:4001/" };
 
@@ -78,8 +79,8 @@ describe("loadConfig", () => {
       });
       expect.unreachable();
     } catch (e) {
-      expect(e).toBeInstanceOf(ProxyConfigError);
-      const problems = (e as ProxyConfigError).problems.join("\n");
+      expect(e).toBeInstanceOf(ConfigError);
+      const problems = (e as ConfigError).problems.join("\n");
       for (const name of [
         "A2A_LEDGER_PROXY_WORKER_ID is required",
         "A2A_LEDGER_PROXY_UPSTREAM_URL",
@@ -93,6 +94,44 @@ describe("loadConfig", () => {
         expect(problems).toContain(name);
       expect(problems).not.toContain("has space");
     }
+  });
+});
+
+describe("loadConfig: refusals", () => {
+  it("is a configuration problem like any other, not a crash deriving the spool from it", () => {
+    let error: unknown;
+    try {
+      loadConfig({ ...minimal, A2A_LEDGER_PROXY_WORKER_ID: "my worker" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'A2A_LEDGER_PROXY_WORKER_ID="my worker" must be 1–200 visible ASCII characters',
+    ]);
+  });
+
+  it("refuses a URL with credentials without quoting its password", () => {
+    expect(() => loadConfig({ ...minimal, A2A_LEDGER_PROXY_INGEST_URL: "https://ops:hunter2@ingest:18090" })).toThrow(
+      'A2A_LEDGER_PROXY_INGEST_URL="https://ops:***@ingest:18090/" must be an http(s) URL',
+    );
+    try {
+      loadConfig({ ...minimal, A2A_LEDGER_PROXY_INGEST_URL: "https://ops:hunter2@ingest:18090" });
+    } catch (e) {
+      expect((e as ConfigError).message).not.toContain("hunter2");
+    }
+  });
+
+  it("with the verified card and a malformed projector URL, names the URL only", () => {
+    let error: unknown;
+    try {
+      loadConfig({ ...minimal, A2A_LEDGER_PROXY_CARD: "verified", A2A_LEDGER_PROXY_PROJECTOR_URL: "ftp://x" });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'A2A_LEDGER_PROXY_PROJECTOR_URL="ftp://x" must be an http(s) URL without query, fragment or credentials',
+    ]);
   });
 });
 
@@ -137,10 +176,10 @@ describe("loadConfig: the card served", () => {
       loadConfig({ ...minimal, A2A_LEDGER_PROXY_PROJECTOR_TOKEN: "two words" });
       expect.unreachable();
     } catch (e) {
-      expect((e as ProxyConfigError).problems.join("\n")).toContain(
+      expect((e as ConfigError).problems.join("\n")).toContain(
         "A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace",
       );
-      expect((e as ProxyConfigError).problems.join("\n")).not.toContain("two words");
+      expect((e as ConfigError).problems.join("\n")).not.toContain("two words");
     }
   });
 });
@@ -172,7 +211,7 @@ describe("loadConfig: the gRPC relay", () => {
         loadConfig({ ...minimal, ...env });
         return "";
       } catch (e) {
-        return (e as ProxyConfigError).problems.join("\n");
+        return (e as ConfigError).problems.join("\n");
       }
     };
     expect(problems({ A2A_LEDGER_PROXY_GRPC_PORT: "70000" })).toContain("A2A_LEDGER_PROXY_GRPC_PORT");

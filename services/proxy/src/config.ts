@@ -1,13 +1,17 @@
 /**
  * Proxy configuration from environment variables, validated: each bad value is one clear message, and
- * all of them are reported together. One proxy serves one worker.
+ * all of them are reported together. One proxy serves one worker. Its own settings are declared in
+ * settings.ts.
  */
 import { join, resolve } from "node:path";
 import { type CardKeyEntry, cardKeysSetting } from "@a2a-ledger/card-signatures";
-import { envReader } from "@a2a-ledger/env";
-import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
+import { ConfigError, envReader } from "@a2a-ledger/env";
+import { levelFromEnv, type LogLevel } from "@a2a-ledger/logging";
 import { parseGrpcTarget, type GrpcTarget } from "./grpc/grpc-target.ts";
 import type { FailMode } from "./observation-buffer.ts";
+import { configDefaults, proxySettings } from "./settings.ts";
+
+export { configDefaults };
 
 export interface ProxyConfig {
   /** The worker this proxy stands in front of, as the ledger names it. */
@@ -69,35 +73,6 @@ export interface ProxyConfig {
 
 export type CardMode = "advertised" | "verified";
 
-export class ProxyConfigError extends Error {
-  override name = "ProxyConfigError";
-  constructor(readonly problems: string[]) {
-    super(`Invalid proxy configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-  }
-}
-
-export const configDefaults = {
-  host: "127.0.0.1",
-  port: 18100,
-  ingestUrl: "http://127.0.0.1:18090",
-  failMode: "closed",
-  bufferMax: 10_000,
-  spoolMaxBytes: 128 * 1024 * 1024,
-  batchMax: 500,
-  flushDelayMs: 50,
-  upstreamTimeoutMs: 60_000,
-  maxBodyBytes: 16 * 1024 * 1024,
-  maxRecordedBytes: 8 * 1024 * 1024,
-  correlationMemory: 100_000,
-  correlationMaxAgeMs: 30 * 24 * 3_600_000,
-  shutdownGraceMs: 10_000,
-  retryAfterSeconds: 5,
-  logLevel: "info",
-  cardMode: "advertised",
-  projectorTimeoutMs: 2_000,
-  cardKeys: [],
-} as const;
-
 /** A worker id as one directory name: letters, digits, '_' and '-' kept, every other character as %XX. */
 export function pathSegmentOf(workerId: string): string {
   return workerId.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
@@ -111,6 +86,18 @@ export function defaultSpoolDir(env: NodeJS.ProcessEnv, workerId: string): strin
   const dataDir = resolve(env.A2A_LEDGER_DATA_DIR?.trim() || ".a2a-ledger");
   const suffix = env.A2A_LEDGER_TOPIC_SUFFIX?.trim();
   return join(dataDir, "proxy", `${pathSegmentOf(workerId)}${suffix ? `.${pathSegmentOf(suffix)}` : ""}`);
+}
+
+/** The URL as a problem may quote it: a password it carries replaced by `***`. */
+function withoutPassword(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password === "") return raw;
+    url.password = "***";
+    return url.href;
+  } catch {
+    return raw;
+  }
 }
 
 /** An http(s) URL without a trailing slash, query or fragment; null when it is not one. */
@@ -134,52 +121,18 @@ export function baseUrl(raw: string): string | null {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
   const reader = envReader(env, { renamed: { from: "PROXY_", to: "A2A_LEDGER_PROXY_" } });
-  const { problems, text, int } = reader;
-  const url = (name: string, fallback?: string): string => {
-    const raw = text(name) ?? fallback;
-    if (raw === undefined) {
-      problems.push(`${name} is required`);
-      return "";
-    }
+  const { problems, text } = reader;
+  const own = proxySettings.read(reader);
+  const url = (name: string, raw: string | undefined): string | null => {
+    if (raw === undefined || raw === "") return null;
     const b = baseUrl(raw);
     if (b === null)
-      problems.push(`${name}=${JSON.stringify(raw)} must be an http(s) URL without query, fragment or credentials`);
-    return b ?? "";
+      problems.push(
+        `${name}=${JSON.stringify(withoutPassword(raw))} must be an http(s) URL without query, fragment or credentials`,
+      );
+    return b;
   };
-  const bool = (name: string): boolean => {
-    const raw = text(name)?.toLowerCase();
-    if (raw === undefined || raw === "false" || raw === "0" || raw === "no") return false;
-    if (raw === "true" || raw === "1" || raw === "yes") return true;
-    problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
-    return false;
-  };
-
-  const workerId = text("A2A_LEDGER_PROXY_WORKER_ID") ?? "";
-  if (!/^[\x21-\x7e]{1,200}$/.test(workerId))
-    problems.push(
-      workerId === ""
-        ? "A2A_LEDGER_PROXY_WORKER_ID is required"
-        : `A2A_LEDGER_PROXY_WORKER_ID=${JSON.stringify(workerId)} must be 1–200 visible ASCII characters`,
-    );
-  const host = text("A2A_LEDGER_PROXY_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
-    problems.push(`A2A_LEDGER_PROXY_HOST=${JSON.stringify(host)} is not a host name or IP address`);
-  const publicRaw = text("A2A_LEDGER_PROXY_PUBLIC_URL");
-  const publicUrl = publicRaw === undefined ? null : url("A2A_LEDGER_PROXY_PUBLIC_URL");
-  const aliases = (text("A2A_LEDGER_PROXY_CARD_URL_ALIASES") ?? "")
-    .split(",")
-    .map((a) => a.trim())
-    .filter((a) => a !== "");
-  const cardUrlAliases = aliases.map((a) => {
-    const b = baseUrl(a);
-    if (b === null)
-      problems.push(`A2A_LEDGER_PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
-    return b ?? "";
-  });
-  const grpcPort =
-    text("A2A_LEDGER_PROXY_GRPC_PORT") === undefined ? null : int("A2A_LEDGER_PROXY_GRPC_PORT", 0, 0, 65535);
-  const grpcTarget = (name: string): GrpcTarget | null => {
-    const raw = text(name);
+  const grpcTarget = (name: string, raw: string | undefined): GrpcTarget | null => {
     if (raw === undefined) return null;
     const target = parseGrpcTarget(raw);
     if (target === null)
@@ -188,84 +141,53 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
       );
     return target;
   };
-  const grpcUpstream = grpcTarget("A2A_LEDGER_PROXY_GRPC_UPSTREAM");
-  const grpcPublicTarget = grpcTarget("A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET")?.target ?? null;
+
+  const workerId = own.workerId;
+  const publicUrl = url("A2A_LEDGER_PROXY_PUBLIC_URL", own.publicUrl);
+  const cardUrlAliases = (own.cardUrlAliases ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "")
+    .map((a) => {
+      const b = baseUrl(a);
+      if (b === null)
+        problems.push(`A2A_LEDGER_PROXY_CARD_URL_ALIASES entry ${JSON.stringify(a)} is not an http(s) base URL`);
+      return b ?? "";
+    });
+  const grpcPort = own.grpcPort ?? null;
+  const grpcUpstream = grpcTarget("A2A_LEDGER_PROXY_GRPC_UPSTREAM", own.grpcUpstream);
+  const grpcPublicTarget = grpcTarget("A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET", own.grpcPublicTarget)?.target ?? null;
   if (grpcPort === null && (grpcUpstream !== null || grpcPublicTarget !== null))
     problems.push(
       "A2A_LEDGER_PROXY_GRPC_UPSTREAM and A2A_LEDGER_PROXY_GRPC_PUBLIC_TARGET need A2A_LEDGER_PROXY_GRPC_PORT (the gRPC relay is off without it)",
     );
-  const ingestToken = text("A2A_LEDGER_PROXY_INGEST_TOKEN") ?? null;
-  if (ingestToken !== null && /\s/.test(ingestToken))
-    problems.push("A2A_LEDGER_PROXY_INGEST_TOKEN must not contain whitespace (value not shown)");
-  const failMode = (text("A2A_LEDGER_PROXY_FAIL_MODE") ?? configDefaults.failMode) as FailMode;
-  if (failMode !== "closed" && failMode !== "open")
-    problems.push(`A2A_LEDGER_PROXY_FAIL_MODE=${JSON.stringify(failMode)} must be closed or open`);
-  const logLevelRaw = text("A2A_LEDGER_PROXY_LOG_LEVEL") ?? levelFromEnv(env, configDefaults.logLevel);
-  if (!isLogLevel(logLevelRaw))
-    problems.push(`A2A_LEDGER_PROXY_LOG_LEVEL=${JSON.stringify(logLevelRaw)} must be one of ${logLevels.join(", ")}`);
-  const logLevel: LogLevel = isLogLevel(logLevelRaw) ? logLevelRaw : configDefaults.logLevel;
-  const cardMode = (text("A2A_LEDGER_PROXY_CARD")?.toLowerCase() ?? configDefaults.cardMode) as CardMode;
+  const cardMode = (own.cardMode?.toLowerCase() ?? configDefaults.cardMode) as CardMode;
   if (cardMode !== "advertised" && cardMode !== "verified")
     problems.push(`A2A_LEDGER_PROXY_CARD=${JSON.stringify(cardMode)} must be advertised or verified`);
-  const projectorUrl =
-    text("A2A_LEDGER_PROXY_PROJECTOR_URL") === undefined ? null : url("A2A_LEDGER_PROXY_PROJECTOR_URL");
-  if (cardMode === "verified" && projectorUrl === null)
+  const projectorUrl = url("A2A_LEDGER_PROXY_PROJECTOR_URL", own.projectorUrl);
+  if (cardMode === "verified" && own.projectorUrl === undefined)
     problems.push("A2A_LEDGER_PROXY_CARD=verified needs A2A_LEDGER_PROXY_PROJECTOR_URL (where the projector's API is)");
   const keys = cardKeysSetting(text("A2A_LEDGER_CARD_KEYS"));
   if (keys.problem !== undefined) problems.push(keys.problem);
-  const projectorToken = text("A2A_LEDGER_PROXY_PROJECTOR_TOKEN") ?? null;
-  if (projectorToken !== null && /\s/.test(projectorToken))
-    problems.push("A2A_LEDGER_PROXY_PROJECTOR_TOKEN must not contain whitespace (value not shown)");
 
   const config: ProxyConfig = {
-    workerId,
-    upstreamUrl: url("A2A_LEDGER_PROXY_UPSTREAM_URL"),
-    host,
-    port: int("A2A_LEDGER_PROXY_PORT", configDefaults.port, 0, 65535),
+    ...own,
+    upstreamUrl: url("A2A_LEDGER_PROXY_UPSTREAM_URL", own.upstreamUrl) ?? "",
     publicUrl,
-    rewriteCardUrls: bool("A2A_LEDGER_PROXY_REWRITE_CARD_URLS"),
     cardUrlAliases,
     grpcPort,
     grpcUpstream,
     grpcPublicTarget,
-    ingestUrl: url("A2A_LEDGER_PROXY_INGEST_URL", configDefaults.ingestUrl),
-    ingestToken,
-    observer: text("A2A_LEDGER_PROXY_OBSERVER") ?? `proxy:${workerId}`,
-    failMode,
-    bufferMax: int("A2A_LEDGER_PROXY_BUFFER_MAX", configDefaults.bufferMax, 1, 10_000_000),
-    spoolDir: resolve(text("A2A_LEDGER_PROXY_SPOOL_DIR") ?? defaultSpoolDir(env, workerId === "" ? "_" : workerId)),
-    spoolMaxBytes: int(
-      "A2A_LEDGER_PROXY_SPOOL_MAX_BYTES",
-      configDefaults.spoolMaxBytes,
-      64 * 1024,
-      1024 * 1024 * 1024 * 1024,
-    ),
-    batchMax: int("A2A_LEDGER_PROXY_BATCH_MAX", configDefaults.batchMax, 1, 5_000),
-    flushDelayMs: int("A2A_LEDGER_PROXY_FLUSH_DELAY_MS", configDefaults.flushDelayMs, 0, 60_000),
-    upstreamTimeoutMs: int("A2A_LEDGER_PROXY_UPSTREAM_TIMEOUT_MS", configDefaults.upstreamTimeoutMs, 100, 3_600_000),
-    maxBodyBytes: int("A2A_LEDGER_PROXY_MAX_BODY_BYTES", configDefaults.maxBodyBytes, 1024, 1024 * 1024 * 1024),
-    maxRecordedBytes: int(
-      "A2A_LEDGER_PROXY_MAX_RECORDED_BYTES",
-      configDefaults.maxRecordedBytes,
-      1024,
-      1024 * 1024 * 1024,
-    ),
-    correlationMemory: int("A2A_LEDGER_PROXY_CORRELATION_MEMORY", configDefaults.correlationMemory, 1, 100_000_000),
-    correlationMaxAgeMs: int(
-      "A2A_LEDGER_PROXY_CORRELATION_MAX_AGE_MS",
-      configDefaults.correlationMaxAgeMs,
-      1_000,
-      3_650 * 24 * 3_600_000,
-    ),
-    shutdownGraceMs: int("A2A_LEDGER_PROXY_SHUTDOWN_GRACE_MS", configDefaults.shutdownGraceMs, 0, 600_000),
-    retryAfterSeconds: int("A2A_LEDGER_PROXY_RETRY_AFTER_SECONDS", configDefaults.retryAfterSeconds, 1, 3600),
-    logLevel,
+    ingestUrl: url("A2A_LEDGER_PROXY_INGEST_URL", own.ingestUrl) ?? "",
+    ingestToken: own.ingestToken ?? null,
+    observer: own.observer ?? `proxy:${workerId}`,
+    spoolDir: resolve(own.spoolDir ?? defaultSpoolDir(env, workerId === "" ? "_" : workerId)),
+    logLevel: own.logLevel ?? levelFromEnv(env, configDefaults.logLevel),
     cardMode,
     projectorUrl,
-    projectorToken,
-    projectorTimeoutMs: int("A2A_LEDGER_PROXY_PROJECTOR_TIMEOUT_MS", configDefaults.projectorTimeoutMs, 50, 60_000),
+    projectorToken: own.projectorToken ?? null,
     cardKeys: keys.entries,
   };
-  if (problems.length > 0) throw new ProxyConfigError(problems);
+  if (problems.length > 0) throw new ConfigError("proxy", "PROXY_CONFIG_INVALID", problems);
   return config;
 }

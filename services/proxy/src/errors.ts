@@ -21,6 +21,14 @@ interface CatalogueEntry extends ErrorEntry {
   rpcStatus: string;
 }
 
+/** Why the proxy refused to start. */
+export const configErrors = defineErrorCatalogue("PROXY", {
+  PROXY_CONFIG_INVALID: {
+    status: null,
+    message: "An environment variable is invalid; every problem is listed (exit 2).",
+  },
+});
+
 export const errorCatalogue = defineErrorCatalogue("PROXY", {
   PROXY_UPSTREAM_UNREACHABLE: {
     status: 502,

@@ -6,7 +6,8 @@
  */
 import { stopOnSignal } from "@a2a-ledger/env";
 import { createProxyApp } from "./app.ts";
-import { loadConfig, ProxyConfigError } from "./config.ts";
+import { ConfigError } from "@a2a-ledger/env";
+import { loadConfig } from "./config.ts";
 import { SpoolUnavailableError } from "./observation-spool.ts";
 
 async function main(): Promise<void> {
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
   } catch (e) {
-    if (e instanceof ProxyConfigError) {
+    if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);
       process.exit(2);
     }
