@@ -1,3 +1,4 @@
+import { ConfigError } from "@a2a-ledger/env";
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,7 +7,6 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { describeRenamedSettings } from "@a2a-ledger/env/testing";
 import { loadConfig } from "./config.ts";
-import { DispatcherConfigError } from "./errors.ts";
 
 const run = promisify(execFile);
 const main = new URL("./main.ts", import.meta.url).pathname;
@@ -16,7 +16,7 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
     loadConfig(env);
   } catch (e) {
-    if (e instanceof DispatcherConfigError) return e.problems;
+    if (e instanceof ConfigError) return [...e.problems];
     throw e;
   }
   return [];
@@ -65,10 +65,10 @@ describe("dispatcher configuration", () => {
       'A2A_LEDGER_DISPATCHER_INGEST_URL="ftp://x" is not an http(s) URL',
       "A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
       'A2A_LEDGER_DISPATCHER_LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
-      `A2A_LEDGER_DISPATCHER_WORKERS_FILE ${file}: workers.W1.url: "not a url" is not a URL`,
       'A2A_LEDGER_DISPATCHER_FROM_BEGINNING="yes" must be true or false',
       'A2A_LEDGER_DISPATCHER_CONCURRENCY="0" must be an integer from 1 to 64',
       'A2A_LEDGER_DISPATCHER_PORT="70000" must be an integer from 0 to 65535',
+      `A2A_LEDGER_DISPATCHER_WORKERS_FILE ${file}: workers.W1.url: "not a url" is not a URL`,
     ]);
     expect(problems.join("\n")).not.toContain("short");
   });

@@ -1,14 +1,18 @@
 /**
  * Dispatcher configuration from environment variables, validated: each bad value is one clear message,
- * and all of them are reported together (with the workers file's problems, when it has some).
+ * and all of them are reported together (with the workers file's problems, when it has some). Its own
+ * settings are declared in settings.ts.
  */
-import { envReader } from "@a2a-ledger/env";
+import { envReader, ConfigError } from "@a2a-ledger/env";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { endpointProblems, endpointsFromEnv, suffixedTopicNames, topicNames, type TopicNames } from "@a2a-ledger/kafka";
-import { isLogLevel, levelFromEnv, logLevels, type LogLevel } from "@a2a-ledger/logging";
-import { DispatcherConfigError } from "./errors.ts";
+import { levelFromEnv, type LogLevel } from "@a2a-ledger/logging";
+import { configError } from "./errors.ts";
+import { configDefaults, dispatcherSettings } from "./settings.ts";
 import { readWorkersConfig, type WorkersConfig } from "./worker-config.ts";
+
+export { configDefaults };
 
 export interface DispatcherConfig {
   brokers: string;
@@ -52,23 +56,7 @@ export interface DispatcherConfig {
   unavailableRetryMs: number;
 }
 
-export const configDefaults = {
-  host: "127.0.0.1",
-  port: 18096,
-  ingestUrl: "http://127.0.0.1:18090",
-  groupId: "a2a-ledger-dispatcher",
-  concurrency: 3,
-  sessionTimeoutMs: 30_000,
-  canaryPollMs: 5_000,
-  retryPollMs: 5_000,
-  /** Twice the commands topic's retention (7 days): a command still in the topic is always still in the journal. */
-  journalRetentionMs: 14 * 24 * 3_600_000,
-  probeTimeoutMs: 30_000,
-  dispatchTimeoutMs: 60_000,
-  unavailableRetryMs: 30_000,
-} as const;
-
-/** The journal's file: A2A_LEDGER_DISPATCHER_JOURNAL_PATH, else `dispatcher[.<suffix>].sqlite` in A2A_LEDGER_DATA_DIR (what `npm run retry` opens too). */
+/** The journal's file: A2A_LEDGER_DISPATCHER_JOURNAL_PATH (declared in settings.ts), else `dispatcher[.<suffix>].sqlite` in A2A_LEDGER_DATA_DIR (what `npm run retry` opens too). */
 export function journalPathOf(text: (name: string) => string | undefined): string {
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   const dataDir = resolve(text("A2A_LEDGER_DATA_DIR") ?? ".a2a-ledger");
@@ -80,87 +68,48 @@ export function journalPathOf(text: (name: string) => string | undefined): strin
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
   const reader = envReader(env, { renamed: { from: "DISPATCHER_", to: "A2A_LEDGER_DISPATCHER_" } });
-  const { problems, text, int } = reader;
-  const bool = (name: string): boolean => reader.bool(name);
+  const { problems, text } = reader;
 
   const { brokers, registryUrl } = endpointsFromEnv(env);
   problems.push(...endpointProblems({ brokers, registryUrl }));
-
   const suffix = text("A2A_LEDGER_TOPIC_SUFFIX");
   if (suffix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(suffix))
     problems.push(`A2A_LEDGER_TOPIC_SUFFIX=${JSON.stringify(suffix)}: letters, digits, '.', '_' and '-' only`);
-  const groupId =
-    text("A2A_LEDGER_DISPATCHER_GROUP") ??
-    (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`);
-  if (text("A2A_LEDGER_DISPATCHER_GROUP") !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(groupId))
-    problems.push(`A2A_LEDGER_DISPATCHER_GROUP=${JSON.stringify(groupId)}: letters, digits, '.', '_' and '-' only`);
 
-  const host = text("A2A_LEDGER_DISPATCHER_HOST") ?? configDefaults.host;
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
-    problems.push(`A2A_LEDGER_DISPATCHER_HOST=${JSON.stringify(host)} is not a host name or IP address`);
-
-  const ingestUrl = (text("A2A_LEDGER_DISPATCHER_INGEST_URL") ?? configDefaults.ingestUrl).replace(/\/+$/, "");
-  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(ingestUrl))
-    problems.push(`A2A_LEDGER_DISPATCHER_INGEST_URL=${JSON.stringify(ingestUrl)} is not an http(s) URL`);
-  const ingestToken = text("A2A_LEDGER_DISPATCHER_INGEST_TOKEN") ?? null;
-  if (ingestToken !== null && (ingestToken.length < 16 || /\s/.test(ingestToken)))
-    problems.push(
-      "A2A_LEDGER_DISPATCHER_INGEST_TOKEN must be at least 16 characters without whitespace (value not shown)",
-    );
-
-  const journalPath = journalPathOf(text);
-
-  const logLevel = text("A2A_LEDGER_DISPATCHER_LOG_LEVEL") ?? levelFromEnv(env);
-  if (!isLogLevel(logLevel))
-    problems.push(`A2A_LEDGER_DISPATCHER_LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${logLevels.join(", ")}`);
-
-  const workersFile = text("A2A_LEDGER_DISPATCHER_WORKERS_FILE") ?? null;
+  const {
+    groupId,
+    ingestUrl,
+    ingestToken,
+    journalPath: _,
+    logLevel,
+    workersFile,
+    ...own
+  } = dispatcherSettings.read(reader);
+  const fallbackLevel = levelFromEnv(env);
   let workers: WorkersConfig = { workers: new Map() };
-  if (workersFile !== null) {
+  if (workersFile !== undefined) {
     try {
       workers = readWorkersConfig(resolve(workersFile));
     } catch (e) {
-      if (!(e instanceof DispatcherConfigError)) throw e;
+      if (!(e instanceof ConfigError)) throw e;
       problems.push(...e.problems.map((p) => `A2A_LEDGER_DISPATCHER_WORKERS_FILE ${p}`));
     }
   }
 
   const config: DispatcherConfig = {
+    ...own,
     brokers,
     registryUrl,
     topics: suffix === undefined ? topicNames : suffixedTopicNames(suffix),
-    groupId,
+    groupId: groupId ?? (suffix === undefined ? configDefaults.groupId : `${configDefaults.groupId}.${suffix}`),
     instanceId: text("A2A_LEDGER_INSTANCE_ID") ?? `${hostname()}-${process.pid}`,
-    fromBeginning: reader.bool("A2A_LEDGER_DISPATCHER_FROM_BEGINNING", true),
-    concurrency: int("A2A_LEDGER_DISPATCHER_CONCURRENCY", configDefaults.concurrency, 1, 64),
-    sessionTimeoutMs: int("A2A_LEDGER_DISPATCHER_SESSION_TIMEOUT_MS", configDefaults.sessionTimeoutMs, 6_000, 300_000),
-    host,
-    port: int("A2A_LEDGER_DISPATCHER_PORT", configDefaults.port, 0, 65535),
-    ingestUrl,
-    ingestToken,
-    journalPath,
-    workersFile,
+    ingestUrl: ingestUrl.replace(/\/+$/, ""),
+    ingestToken: ingestToken ?? null,
+    journalPath: journalPathOf(text),
+    workersFile: workersFile ?? null,
     workers,
-    canaryPollMs: int("A2A_LEDGER_DISPATCHER_CANARY_POLL_MS", configDefaults.canaryPollMs, 100, 3_600_000),
-    retryPollMs: int("A2A_LEDGER_DISPATCHER_RETRY_POLL_MS", configDefaults.retryPollMs, 100, 3_600_000),
-    journalRetentionMs: int(
-      "A2A_LEDGER_DISPATCHER_JOURNAL_RETENTION_MS",
-      configDefaults.journalRetentionMs,
-      60_000,
-      3_650 * 24 * 3_600_000,
-    ),
-    probeTimeoutMs: int("A2A_LEDGER_DISPATCHER_PROBE_TIMEOUT_MS", configDefaults.probeTimeoutMs, 1_000, 600_000),
-    dispatchTimeoutMs: int(
-      "A2A_LEDGER_DISPATCHER_DISPATCH_TIMEOUT_MS",
-      configDefaults.dispatchTimeoutMs,
-      1_000,
-      600_000,
-    ),
-    // Below the group's rebalance timeout (kafkajs: 60 s): a member busy longer during a rebalance is
-    // dropped from the group, and another instance would be handed the command while this one still tries.
-    unavailableRetryMs: int("A2A_LEDGER_DISPATCHER_UNAVAILABLE_RETRY_MS", configDefaults.unavailableRetryMs, 0, 50_000),
-    logLevel: logLevel as LogLevel,
+    logLevel: logLevel ?? fallbackLevel,
   };
-  if (problems.length > 0) throw new DispatcherConfigError(problems);
+  if (problems.length > 0) throw configError(problems);
   return config;
 }

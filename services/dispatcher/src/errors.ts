@@ -4,7 +4,7 @@
  * alert and filter on these; a code never changes meaning once released. Every entry has the shape of
  * every service's catalogue (@a2a-ledger/env) and says which kind of code it is.
  */
-import { defineErrorCatalogue, type ErrorEntry } from "@a2a-ledger/env";
+import { defineErrorCatalogue, type ErrorEntry, ConfigError } from "@a2a-ledger/env";
 
 interface CatalogueEntry extends ErrorEntry {
   /** http: an answer of /metrics, /healthz (status set); alert: logged at error level and counted; poison: a command record skipped; config: the process exits 2 (status null for these). */
@@ -117,14 +117,9 @@ export type HttpCode = {
 export const codesOfKind = (kind: CatalogueEntry["kind"]): DispatcherCode[] =>
   (Object.keys(errorCatalogue) as DispatcherCode[]).filter((c) => errorCatalogue[c].kind === kind);
 
-/** The configuration (environment or file) is invalid; `problems` lists each with where it is. */
-export class DispatcherConfigError extends Error {
-  override name = "DispatcherConfigError";
-  readonly code = "DISPATCHER_CONFIG_INVALID" satisfies DispatcherCode;
-  constructor(readonly problems: string[]) {
-    super(`Invalid dispatcher configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-  }
-}
+/** The configuration is invalid: the one ConfigError of every service, under this service's code. */
+export const configError = (problems: readonly string[]): ConfigError =>
+  new ConfigError("dispatcher", "DISPATCHER_CONFIG_INVALID" satisfies DispatcherCode, problems);
 
 /** A command record that cannot be executed; skipped with its reason, never retried. */
 export class PoisonCommandError extends Error {

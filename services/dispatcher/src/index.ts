@@ -12,9 +12,11 @@ export {
   type SkillConfig,
   type CanaryConfig,
 } from "./worker-config.ts";
-export { errorCatalogue, DispatcherConfigError, type DispatcherCode } from "./errors.ts";
+export { errorCatalogue, type DispatcherCode } from "./errors.ts";
 export { Journal, type CommandRow, type CommandStatus, type ParkedCanaryRow } from "./journal.ts";
 export { createMetrics, type DispatcherMetrics } from "./metrics.ts";
 export { buildServer } from "./server.ts";
 export { probeCorrelationOf, redispatchMessageId } from "./observations.ts";
 export { ledgerHeaders } from "./worker-client.ts";
+/** The one configuration error of every service (@a2a-ledger/env), under its former name. */
+export { ConfigError as DispatcherConfigError } from "@a2a-ledger/env";

@@ -1,14 +1,15 @@
 /**
- * The dispatcher's HTTP surface (fastify): GET /metrics (Prometheus), GET /healthz (200 while the
- * command consumer runs) and GET /openapi.json (openapi.ts). Every other request gets a stable code from
- * the catalogue: 405 with Allow for another method on one of these paths, else 404.
+ * The dispatcher's HTTP surface (fastify): the operations routes (routes/operations.ts: GET /metrics,
+ * GET /healthz, GET /openapi.json). Every other request gets a stable code from the catalogue: 405 with
+ * Allow for another method on one of these paths, else 404.
  */
-import { errorBody, routeMethods } from "@a2a-ledger/env";
+import { errorBody, serviceHooks } from "@a2a-ledger/env";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { loggerOptions, type LogLevel } from "@a2a-ledger/logging";
 import { errorCatalogue, type HttpCode } from "./errors.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
+import { operationRoutes } from "./routes/operations.ts";
 
 export interface ServerDeps {
   metrics: DispatcherMetrics;
@@ -27,15 +28,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit: 1024,
     return503OnClosing: true,
   });
-  app.addHook("onResponse", async (request, reply) => {
-    deps.metrics.httpRequests.inc({ route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
+  const hooks = serviceHooks(app, {
+    countAnswer: (route, _method, status) => deps.metrics.httpRequests.inc({ route, status }),
   });
-  // Every method each path takes (fastify adds HEAD beside GET), for 405 answers with Allow.
-  const methods = routeMethods();
-  app.addHook("onRoute", (route) => methods.add(route.url, route.method));
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split("?", 1)[0] ?? "";
-    const allow = methods.allowFor(path);
+    const path = hooks.pathOf(request);
+    const allow = hooks.allowFor(request);
     if (allow !== undefined)
       return reply
         .code(405)
@@ -63,14 +61,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         ),
       );
   });
-  app.get("/metrics", async (_request, reply) =>
-    reply.header("content-type", deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
-  );
-  app.get("/healthz", async (_request, reply) => {
-    const { running, detail } = deps.health();
-    if (!running) return reply.code(503).send({ ...answer("DISPATCHER_UNHEALTHY"), ...detail });
-    return reply.send({ status: "ok", ...detail });
+  void app.register(operationRoutes, {
+    metrics: deps.metrics,
+    health: deps.health,
+    openapiText,
+    unhealthy: () => answer("DISPATCHER_UNHEALTHY"),
   });
-  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapiText));
   return app;
 }

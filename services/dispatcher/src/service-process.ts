@@ -4,11 +4,12 @@
  * Logs JSON lines on stdout; the first at level info once serving is `{"msg":"listening","url":…}`.
  * `main.ts` runs it as the service; the crash tests' entry point (`test/held-dispatcher.ts`) runs it with hooks.
  */
-import { stopOnSignal } from "@a2a-ledger/env";
+import { stopOnSignal, ConfigError } from "@a2a-ledger/env";
 import { createLogger } from "@a2a-ledger/logging";
+import { readinessReason } from "@a2a-ledger/kafka";
 import { loadConfig, type DispatcherConfig } from "./config.ts";
 import { type DispatchHooks, Dispatcher } from "./dispatcher.ts";
-import { DispatcherConfigError } from "./errors.ts";
+
 import { createMetrics } from "./metrics.ts";
 import { buildServer } from "./server.ts";
 
@@ -17,7 +18,7 @@ export async function runDispatcherProcess(hooks: DispatchHooks = {}): Promise<n
   try {
     config = loadConfig();
   } catch (e) {
-    if (e instanceof DispatcherConfigError) {
+    if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);
       return 2;
     }
@@ -39,9 +40,7 @@ export async function runDispatcherProcess(hooks: DispatchHooks = {}): Promise<n
         running: dispatcher.isRunning && refused === undefined,
         detail: {
           commands: dispatcher.isRunning ? dispatcher.journal.countByStatus() : {},
-          ...(refused === undefined
-            ? {}
-            : { reason: { code: refused.code, resource: refused.resource, message: refused.message } }),
+          ...readinessReason(refused),
         },
       };
     },

@@ -1,8 +1,9 @@
+import { ConfigError } from "@a2a-ledger/env";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DispatcherConfigError } from "./errors.ts";
+
 import {
   maxConfigBytes,
   parseWorkersConfig,
@@ -35,7 +36,7 @@ function problemsOf(value: unknown): string[] {
   try {
     parseWorkersConfig(typeof value === "string" ? value : JSON.stringify(value), "w.json");
   } catch (e) {
-    if (e instanceof DispatcherConfigError) return e.problems;
+    if (e instanceof ConfigError) return [...e.problems];
     throw e;
   }
   return [];

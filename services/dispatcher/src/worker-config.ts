@@ -24,7 +24,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { normalizeTaskState } from "@a2a-ledger/core";
 import type { TaskState } from "@a2a-ledger/schemas";
-import { DispatcherConfigError } from "./errors.ts";
+import { configError } from "./errors.ts";
 
 export type PreferredTransport = "JSONRPC" | "HTTP+JSON";
 
@@ -198,10 +198,10 @@ export function parseWorkersConfig(text: string, source = "workers file"): Worke
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new DispatcherConfigError([`${source}: not JSON (${e instanceof Error ? e.message : String(e)})`]);
+    throw configError([`${source}: not JSON (${e instanceof Error ? e.message : String(e)})`]);
   }
   const workers = new Map<string, WorkerConfig>();
-  if (!isRecord(json)) throw new DispatcherConfigError([`${source}: must be a JSON object with "workers"`]);
+  if (!isRecord(json)) throw configError([`${source}: must be a JSON object with "workers"`]);
   problems.unknownKeys("$", json, ["workers"]);
   if (!isRecord(json.workers)) problems.add("workers", "must be an object of worker id → worker");
   else {
@@ -210,7 +210,7 @@ export function parseWorkersConfig(text: string, source = "workers file"): Worke
       if (parsed !== undefined) workers.set(id, parsed);
     }
   }
-  if (problems.list.length > 0) throw new DispatcherConfigError(problems.list.map((p) => `${source}: ${p}`));
+  if (problems.list.length > 0) throw configError(problems.list.map((p) => `${source}: ${p}`));
   return { workers };
 }
 
@@ -219,9 +219,9 @@ export function readWorkersConfig(path: string): WorkersConfig {
   try {
     size = statSync(path).size;
   } catch (e) {
-    throw new DispatcherConfigError([`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`]);
+    throw configError([`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`]);
   }
-  if (size > maxConfigBytes) throw new DispatcherConfigError([`${path}: ${size} bytes, more than ${maxConfigBytes}`]);
+  if (size > maxConfigBytes) throw configError([`${path}: ${size} bytes, more than ${maxConfigBytes}`]);
   return parseWorkersConfig(readFileSync(path, "utf8"), path);
 }
 

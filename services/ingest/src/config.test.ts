@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeRenamedSettings } from "@a2a-ledger/env/testing";
-import { IngestConfigError, configDefaults, loadConfig } from "./config.ts";
+import { ConfigError } from "@a2a-ledger/env";
+import { configDefaults, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
   it("has safe defaults: loopback, the observations topic, no tokens", () => {
@@ -60,8 +61,9 @@ describe("loadConfig", () => {
       });
       expect.unreachable();
     } catch (e) {
-      expect(e).toBeInstanceOf(IngestConfigError);
-      const error = e as IngestConfigError;
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).code).toBe("INGEST_CONFIG_INVALID");
+      const error = e as ConfigError;
       expect(error.problems).toHaveLength(6);
       for (const name of [
         "A2A_LEDGER_INGEST_PORT",

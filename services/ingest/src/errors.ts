@@ -20,6 +20,14 @@ export interface ErrorDetail {
 
 export type ErrorBody = CatalogueErrorBody<ErrorCode, ErrorDetail[]>;
 
+/** Why ingest refused to start. */
+export const configErrors = defineErrorCatalogue("INGEST", {
+  INGEST_CONFIG_INVALID: {
+    status: null,
+    message: "An environment variable is invalid; every problem is listed (exit 2).",
+  },
+});
+
 export const errorCatalogue = defineErrorCatalogue("INGEST", {
   INGEST_INVALID_EVENT: {
     status: 400,

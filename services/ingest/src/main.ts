@@ -4,14 +4,15 @@
  */
 import { stopOnSignal } from "@a2a-ledger/env";
 import { createIngestApp } from "./app.ts";
-import { IngestConfigError, loadConfig } from "./config.ts";
+import { ConfigError } from "@a2a-ledger/env";
+import { loadConfig } from "./config.ts";
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
   } catch (e) {
-    if (e instanceof IngestConfigError) {
+    if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);
       process.exit(2);
     }

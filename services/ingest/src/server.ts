@@ -1,10 +1,12 @@
 /**
  * The ingest HTTP API on fastify. `buildServer(deps)` wires the routes to a sink and an encoder so
- * that tests can build as many servers as they need; `main.ts` builds the real ones.
+ * that tests can build as many servers as they need; `main.ts` builds the real ones. It holds what every
+ * route shares — request ids, the bearer guard decided on the matched route, the per-caller rate limit,
+ * draining, lingering after an early answer, metrics, one error shape, 404/405 — and registers the routes,
+ * one plugin per concept (routes/).
  */
 import { loggerOptions } from "@a2a-ledger/logging";
-import { routeGuard, routeMethods } from "@a2a-ledger/env";
-import { randomUUID } from "node:crypto";
+import { requestIdOptions, routeGuard, serviceHooks } from "@a2a-ledger/env";
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -12,19 +14,19 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { cardKeys, checkCardSignature } from "@a2a-ledger/card-signatures";
-import { anyObserver, type ObserverGrant, type ScopeRefusal, tokenCheck } from "./auth.ts";
-import { bodyFormatOf, eventsOf } from "./body.ts";
+import { cardKeys } from "@a2a-ledger/card-signatures";
+import { tokenCheck } from "./auth.ts";
 import type { IngestConfig } from "./config.ts";
 import { docsPage } from "./docs-page.ts";
-import { encodeBatch, type Encoder } from "./encode-batch.ts";
+import type { Encoder } from "./encode-batch.ts";
 import { IngestError, isIngestError, type ErrorCode } from "./errors.ts";
 import type { ObservationSink } from "./kafka-sink.ts";
 import { lingering, type LingerLimits } from "./linger.ts";
 import { createMetrics, type IngestMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { perCallerRateLimit } from "@a2a-ledger/env/rate-limit";
-import { validateBatch } from "./validate-batch.ts";
+import { observationRoutes } from "./routes/observations.ts";
+import { operationRoutes } from "./routes/operations.ts";
 
 export type ServerConfig = Pick<
   IngestConfig,
@@ -54,8 +56,6 @@ export interface ServerDeps {
   logger?: FastifyServerOptions["logger"];
 }
 
-const readinessTimeoutMs = 2_000;
-
 /** After an answer sent before the body was read, discard up to this many times the body limit (at least 1 MiB) … */
 export const drainFactor = 4;
 /** … for at most this long, so that clients that write the whole body before reading still read the answer. */
@@ -81,34 +81,6 @@ function toIngestError(error: FastifyError | Error): IngestError {
   return new IngestError("INGEST_INTERNAL");
 }
 
-const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The codes of a scope refusal, the most basic first: a batch with several kinds of refusal is answered with the first present. */
-const scopeCodes: readonly ScopeRefusal["code"][] = [
-  "INGEST_OBSERVER_FORBIDDEN",
-  "INGEST_KIND_FORBIDDEN",
-  "INGEST_WORKER_FORBIDDEN",
-];
-const scopeWhat: Readonly<Record<ScopeRefusal["code"], string>> = {
-  INGEST_OBSERVER_FORBIDDEN: "claim an observer this token may not write as",
-  INGEST_KIND_FORBIDDEN: "are of a kind this token may not post",
-  INGEST_WORKER_FORBIDDEN: "speak about a worker this token may not speak about",
-};
-
-/** 403 for a batch with events outside the token's scope; details name every such event (first 100). */
-function scopeError(outside: readonly ({ index: number } & ScopeRefusal)[]): IngestError {
-  const code = scopeCodes.find((c) => outside.some((o) => o.code === c)) ?? "INGEST_OBSERVER_FORBIDDEN";
-  const counts = scopeCodes.flatMap((c) => {
-    const n = outside.filter((o) => o.code === c).length;
-    return n === 0 ? [] : [`${n} event(s) ${scopeWhat[c]}`];
-  });
-  return new IngestError(
-    code,
-    `${counts.join("; ")}; the whole batch was refused and nothing was produced`,
-    outside.slice(0, 100).map(({ index, path, message }) => ({ index, path, message })),
-  );
-}
-
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, sink, encoder } = deps;
   const metrics = deps.metrics ?? createMetrics();
@@ -119,7 +91,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     tokens: tokens.bearer,
     publicRoutes: ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"],
   });
-  const grants = new WeakMap<object, ObserverGrant>();
   const openapi = openApiDocument({
     authRequired: tokens.required,
     maxBodyBytes: config.maxBodyBytes,
@@ -136,11 +107,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? loggerOptions("ingest", config.logLevel),
     bodyLimit: config.maxBodyBytes,
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && requestIdPattern.test(given) ? given : randomUUID();
-    },
+    ...requestIdOptions,
     return503OnClosing: false,
     forceCloseConnections: "idle",
   });
@@ -160,8 +127,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         : `address:${request.ip}`,
   );
 
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-request-id", request.id);
+  const hooks = serviceHooks(app, {
+    echoRequestId: true,
+    countAnswer: (route, method, status) => metrics.requests.inc({ route, method, status }),
+  });
+  app.addHook("onRequest", async (request) => {
     if (closing) throw new IngestError("INGEST_SHUTTING_DOWN", undefined, undefined, config.retryAfterSeconds);
     if (guard.refuses(request)) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
     if (request.is404 || guard.isPublic(request.routeOptions.url ?? "")) return;
@@ -181,13 +151,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // An answer before the whole body arrived (413, 401, 415, …): linger so the client can read it.
     linger.afterEarlyAnswer(request.raw, reply.raw);
   });
-  app.addHook("onResponse", async (request, reply) => {
-    metrics.requests.inc({
-      route: request.routeOptions.url ?? "unmatched",
-      method: request.method,
-      status: String(reply.statusCode),
-    });
-  });
 
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     // A request that matched no route is answered 404 or 405 even when fastify failed it earlier (body checks).
@@ -200,12 +163,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       reply.header("www-authenticate", 'Bearer realm="a2a-ledger-ingest"');
     return reply.code(ingestError.status).send(ingestError.body());
   });
-  // Every method each path takes (fastify adds HEAD beside GET), for 405 answers with Allow.
-  const methods = routeMethods();
-  app.addHook("onRoute", (route) => methods.add(route.url, route.method));
   const unmatched = (request: FastifyRequest, reply: FastifyReply): IngestError => {
-    const path = request.url.split("?", 1)[0] ?? "";
-    const allow = methods.allowFor(path);
+    const path = hooks.pathOf(request);
+    const allow = hooks.allowFor(request);
     if (allow === undefined)
       return new IngestError(
         "INGEST_NOT_FOUND",
@@ -221,87 +181,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     throw unmatched(request, reply);
   });
 
-  app.post(
-    "/v1/observations",
-    {
-      onRequest: async (request) => {
-        // The guard (onRequest above) has refused a request without a valid token; this finds the token's scope.
-        const grant = tokens.grant(request.headers.authorization);
-        if (grant === undefined) throw new IngestError("INGEST_UNAUTHORIZED", "A valid bearer token is required");
-        grants.set(request, grant);
-        bodyFormatOf(request.headers["content-type"]);
-      },
-    },
-    async (request, reply) => {
-      const format = bodyFormatOf(request.headers["content-type"]);
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const values = eventsOf(body, format, config.maxEvents);
-      metrics.eventsReceived.inc(values.length);
-      const observations = validateBatch(values, config.maxDepth);
-      // A token writes only inside its scope (observers, kinds, workers); one event outside it refuses the whole batch.
-      const grant = grants.get(request) ?? anyObserver;
-      const outside = observations.flatMap((o, index) => {
-        const refusal = grant.refusal(o);
-        return refusal === undefined ? [] : [{ index, ...refusal }];
-      });
-      if (outside.length > 0) throw scopeError(outside);
-      // Who said it: the authenticated principal, over whatever the client put there (null without tokens).
-      for (const o of observations) o.principal = grant.principal;
-      // A card carries what ingest found, over whatever the client sent: its signature against the keys
-      // trusted for its worker (null: none are), and whom its poster speaks for (card-admission in core).
-      for (const o of observations) {
-        if (o.type !== "AgentCardObserved") continue;
-        const check = keys.empty ? null : await checkCardSignature(o.card, o.workerId, keys, o.occurredAt);
-        o.signature = check?.status ?? null;
-        o.signatureKeyId = check?.keyId ?? null;
-        o.standing = grant.standing(o);
-        if (check !== null) metrics.cardSignatures.inc({ status: check.status });
-      }
-      const records = await encodeBatch(encoder, observations, config.maxRecordBytes, config.retryAfterSeconds);
-      const stopTimer = metrics.produceSeconds.startTimer();
-      try {
-        await sink.publish(records);
-        stopTimer({ outcome: "acknowledged" });
-      } catch (e) {
-        stopTimer({ outcome: "failed" });
-        throw e;
-      }
-      metrics.eventsAccepted.inc(records.length);
-      metrics.batchSize.observe(records.length);
-      return reply.code(202).send({ accepted: records.length });
-    },
-  );
-
-  app.get("/healthz", async () => ({ status: "ok" }));
-
-  app.get("/readyz", async (_request, reply) => {
-    const [kafka, registry] = await Promise.all([
-      sink.kafkaReachable(readinessTimeoutMs),
-      deps.registryReachable(readinessTimeoutMs),
-    ]);
-    const refused = sink.accessFailure;
-    const ready = kafka && registry && !closing && refused === undefined;
-    // The reason names the cause and the resource, never a secret (access-failure.ts).
-    const reason =
-      refused === undefined
-        ? {}
-        : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
-    return reply.code(ready ? 200 : 503).send({
-      status: ready ? "ready" : "not ready",
-      kafka: kafka && refused === undefined,
-      registry,
-      closing,
-      ...reason,
-    });
+  void app.register(observationRoutes, { config, sink, encoder, metrics, tokens, keys });
+  void app.register(operationRoutes, {
+    sink,
+    metrics,
+    registryReachable: deps.registryReachable,
+    closing: () => closing,
+    openapiText,
+    docs,
   });
-
-  app.get("/metrics", async (_request, reply) => {
-    const text = await metrics.registry.metrics();
-    return reply.type(metrics.registry.contentType).send(text);
-  });
-
-  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapiText));
-  app.get("/docs", async (_request, reply) => reply.type("text/html; charset=utf-8").send(docs));
 
   return app;
 }

@@ -1,0 +1,152 @@
+/**
+ * Ingest's own settings (`A2A_LEDGER_INGEST_*`), declared once: config.ts reads them, and the README's
+ * table is this declaration's (settings.test.ts). Shared settings (KAFKA_BROKERS, A2A_LEDGER_CARD_KEYS,
+ * …) are read in config.ts.
+ */
+import { defineSettings, settingShapes } from "@a2a-ledger/env";
+import { topicNames } from "@a2a-ledger/kafka";
+import { logLevels } from "@a2a-ledger/logging";
+
+export const configDefaults = {
+  host: "127.0.0.1",
+  port: 18090,
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxEvents: 5_000,
+  maxRecordBytes: 1_000_000,
+  maxDepth: 32,
+  produceTimeoutMs: 10_000,
+  maxQueuedRecords: 50_000,
+  retryAfterSeconds: 5,
+  rateLimit: 100_000,
+  rateLimitWindowMs: 60_000,
+  cardKeys: [],
+  shutdownGraceMs: 15_000,
+  logLevel: "info",
+} as const;
+
+export const ingestSettings = defineSettings({
+  host: {
+    name: "A2A_LEDGER_INGEST_HOST",
+    ...settingShapes.host,
+    default: configDefaults.host,
+    doc: "The address the API listens on.",
+  },
+  topic: {
+    name: "A2A_LEDGER_INGEST_TOPIC",
+    kind: "text",
+    default: topicNames.observations,
+    pattern: /^[A-Za-z0-9._-]{1,249}$/,
+    shape: "a legal Kafka topic name",
+    refusal: "is not a legal Kafka topic name",
+    doc: "The topic observations are written to.",
+  },
+  tokens: {
+    name: "A2A_LEDGER_INGEST_TOKENS",
+    kind: "text",
+    shape: "comma-separated token entries",
+    defaultText: "none",
+    doc: "Comma-separated entries `TOKEN` or `TOKEN=PATTERN[|PATTERN…][;workers=PATTERN[|PATTERN…]][;kinds=TYPE[|TYPE…]]` (tokens ≥ 16 characters; a pattern names the observers the token may write, `*` any run of characters, e.g. `proxy:W1-*`; `workers=` and `kinds=` narrow the workers it may speak about and the observation types it may post, see [Token scope](#token-scope); a token without a pattern may claim any observer, as tokens always could). Unset, with no tokens file: no authentication.",
+  },
+  tokensFile: {
+    name: "A2A_LEDGER_INGEST_TOKENS_FILE",
+    kind: "text",
+    shape: "a readable file",
+    defaultText: "none",
+    doc: "The same entries, one a line (`#` comments), so tokens need not be in the environment.",
+  },
+  logLevel: {
+    name: "A2A_LEDGER_INGEST_LOG_LEVEL",
+    kind: "choice",
+    values: logLevels,
+    defaultText: "`A2A_LEDGER_LOG_LEVEL`, else `info`",
+    doc: "pino's level; logs are JSON lines.",
+  },
+  port: {
+    name: "A2A_LEDGER_INGEST_PORT",
+    kind: "int",
+    default: configDefaults.port,
+    min: 0,
+    max: 65535,
+    doc: "The API's port; `0` picks a free one.",
+  },
+  maxBodyBytes: {
+    name: "A2A_LEDGER_INGEST_MAX_BODY_BYTES",
+    kind: "int",
+    default: configDefaults.maxBodyBytes,
+    min: 1024,
+    max: 1024 * 1024 * 1024,
+    doc: "Largest request body in bytes (8 MiB); a larger one is 413.",
+  },
+  maxEvents: {
+    name: "A2A_LEDGER_INGEST_MAX_EVENTS",
+    kind: "int",
+    default: configDefaults.maxEvents,
+    min: 1,
+    max: 1_000_000,
+    doc: "Most observations in one request.",
+  },
+  maxRecordBytes: {
+    name: "A2A_LEDGER_INGEST_MAX_RECORD_BYTES",
+    kind: "int",
+    default: configDefaults.maxRecordBytes,
+    min: 1024,
+    max: 100 * 1024 * 1024,
+    doc: "Largest encoded observation in bytes; keep it under the broker's `max.message.bytes`.",
+  },
+  maxDepth: {
+    name: "A2A_LEDGER_INGEST_MAX_DEPTH",
+    kind: "int",
+    default: configDefaults.maxDepth,
+    min: 2,
+    max: 1000,
+    doc: "Deepest JSON nesting accepted inside an observation.",
+  },
+  produceTimeoutMs: {
+    name: "A2A_LEDGER_INGEST_PRODUCE_TIMEOUT_MS",
+    kind: "int",
+    default: configDefaults.produceTimeoutMs,
+    min: 100,
+    max: 600_000,
+    doc: "How long, in milliseconds, a batch may wait for Kafka's acknowledgement before the answer is 503.",
+  },
+  maxQueuedRecords: {
+    name: "A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS",
+    kind: "int",
+    default: configDefaults.maxQueuedRecords,
+    min: 1,
+    max: 10_000_000,
+    doc: "Most records waiting for Kafka at once, at least `A2A_LEDGER_INGEST_MAX_EVENTS`; beyond it new batches get 503 at once.",
+  },
+  retryAfterSeconds: {
+    name: "A2A_LEDGER_INGEST_RETRY_AFTER_SECONDS",
+    kind: "int",
+    default: configDefaults.retryAfterSeconds,
+    min: 1,
+    max: 3600,
+    doc: "The `Retry-After` of a 503.",
+  },
+  rateLimit: {
+    name: "A2A_LEDGER_INGEST_RATE_LIMIT",
+    kind: "int",
+    default: configDefaults.rateLimit,
+    min: 0,
+    max: 100_000_000,
+    doc: "Requests per window per token (per client address without tokens), counted by `@fastify/rate-limit` in memory; the caller is the token's position in the configuration, never the token. `0` switches the limit off. The default is far above what the demo, the tests and `npm run bench` send (the benchmark's largest run is 40,000 requests in 15 s).",
+  },
+  rateLimitWindowMs: {
+    name: "A2A_LEDGER_INGEST_RATE_LIMIT_WINDOW_MS",
+    kind: "int",
+    default: configDefaults.rateLimitWindowMs,
+    min: 100,
+    max: 86_400_000,
+    doc: "The rate limit's window in milliseconds.",
+  },
+  shutdownGraceMs: {
+    name: "A2A_LEDGER_INGEST_SHUTDOWN_GRACE_MS",
+    kind: "int",
+    default: configDefaults.shutdownGraceMs,
+    min: 0,
+    max: 600_000,
+    doc: "How long, in milliseconds, a stop waits for batches in flight.",
+  },
+});
