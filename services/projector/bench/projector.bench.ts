@@ -11,7 +11,9 @@
  *    projector's API on each store: the lineage of a random task, the first page of the task list,
  *    the list by status, by worker, by server task id, and a second page by cursor; p50/p99/max.
  *
- * STORES=sqlite,postgres picks the stores. Topics and databases are removed at the end.
+ * STORES=sqlite,postgres picks the stores; PROFILE=1 also prints where each store's projection time went
+ * (bench/timed-store.ts: statements by kind and table, work inside transactions, commits, the rest).
+ * Topics and databases are removed at the end.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -30,11 +32,13 @@ import { migrate } from "../src/store/generations.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { freshDatabase, startPostgres } from "../test/postgres.ts";
 import { decidedLog } from "./decided-log.ts";
+import { type StoreTimes, timedStore } from "./timed-store.ts";
 
 process.env.A2A_LEDGER_KAFKA_LOG_LEVEL ??= "nothing";
 const observationCount = Number(process.env.OBSERVATIONS ?? 1_000_000);
 const queryCount = Number(process.env.QUERIES ?? 1_000);
 const stores = (process.env.STORES ?? "sqlite,postgres").split(",").map((s) => s.trim());
+const profile = process.env.PROFILE === "1";
 const endpoints = endpointsFromEnv();
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: "projector-bench" });
 const serde = new Serde(endpoints.registryUrl);
@@ -110,6 +114,32 @@ async function decodeOnly(total: number): Promise<number> {
   return seconds;
 }
 
+/** Where the projector's wall time went (PROFILE=1): statements, work inside transactions, commits, the rest. */
+function printProfile(kind: string, wallMs: number, total: number, times: StoreTimes): void {
+  const statementsMs = [...times.statements.values()].reduce((sum, s) => sum + s.ms, 0);
+  const rows: [string, number, string][] = [
+    ...[...times.statements]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, 12)
+      .map(([name, s]): [string, number, string] => [`statement: ${name}`, s.ms, fmt(s.calls)]),
+    ["statements, all", statementsMs, fmt([...times.statements.values()].reduce((n, s) => n + s.calls, 0))],
+    ["inside transactions, no statement (projecting, row codecs)", times.insideTransactionMs, ""],
+    ["commit", times.commitMs, fmt(times.transactions)],
+    [
+      "outside transactions (fetch, decode, batching)",
+      wallMs - statementsMs - times.insideTransactionMs - times.commitMs,
+      "",
+    ],
+  ];
+  console.log(
+    `\n| ${kind}: where ${fmt(wallMs)} ms went | ms | share | µs per record | calls |\n|---|---:|---:|---:|---:|`,
+  );
+  for (const [name, ms, calls] of rows)
+    console.log(
+      `| ${name} | ${fmt(ms)} | ${((100 * ms) / wallMs).toFixed(1)} % | ${((1000 * ms) / total).toFixed(1)} | ${calls} |`,
+    );
+}
+
 function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
@@ -124,7 +154,8 @@ async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
     A2A_LEDGER_PROJECTOR_GROUP: `bench-projector-${kind}-${randomUUID().slice(0, 8)}`,
     A2A_LEDGER_PROJECTOR_PORT: "0",
   });
-  const store = openStore(config.store);
+  const timed = profile ? timedStore(openStore(config.store)) : undefined;
+  const store = timed?.store ?? openStore(config.store);
   await migrate(store);
   const metrics = createMetrics();
   const projector = new Projector(config, store, log, metrics);
@@ -134,6 +165,7 @@ async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
   const seconds = (now() - started) / 1000;
   const projected = (await metrics.records.get()).values.reduce((n, v) => n + v.value, 0);
   if (projected !== total) console.log(`  (${kind}: ${fmt(projected)} records projected of ${fmt(total)})`);
+  if (timed !== undefined) printProfile(kind, seconds * 1000, total, timed.times);
 
   const stream = new LiveStream(store);
   const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: false });

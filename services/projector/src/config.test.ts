@@ -19,3 +19,14 @@ describe("loadConfig: the rate limit", () => {
     );
   });
 });
+
+describe("loadConfig: the cursor secret", () => {
+  it("takes any 16 characters, line breaks too, and refuses fewer without showing them", () => {
+    expect(loadConfig({ A2A_LEDGER_PROJECTOR_CURSOR_SECRET: "first line\nsecond line" }).cursorSecret).toBe(
+      "first line\nsecond line",
+    );
+    expect(() => loadConfig({ A2A_LEDGER_PROJECTOR_CURSOR_SECRET: "too short" })).toThrow(
+      /A2A_LEDGER_PROJECTOR_CURSOR_SECRET must be at least 16 characters \(value not shown\)/,
+    );
+  });
+});

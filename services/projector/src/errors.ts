@@ -4,7 +4,7 @@
  * and the configuration error. A code never changes meaning once released. Every entry has the shape of
  * every service's catalogue (@a2a-ledger/env).
  */
-import { CatalogueError, codesOf, defineErrorCatalogue, errorBody } from "@a2a-ledger/env";
+import { CatalogueError, codesOf, defineErrorCatalogue, errorBody, ConfigError } from "@a2a-ledger/env";
 
 export const errorCatalogue = defineErrorCatalogue("PROJECTOR", {
   PROJECTOR_UNAUTHORIZED: {
@@ -101,10 +101,6 @@ export const configErrors = defineErrorCatalogue("PROJECTOR", {
 
 export type PoisonReason = keyof typeof poisonReasons;
 
-export class ProjectorConfigError extends Error {
-  override name = "ProjectorConfigError";
-  readonly code = "PROJECTOR_CONFIG_INVALID" satisfies keyof typeof configErrors;
-  constructor(readonly problems: string[]) {
-    super(`Invalid projector configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-  }
-}
+/** The configuration is invalid: the one ConfigError of every service, under this service's code. */
+export const configError = (problems: readonly string[]): ConfigError =>
+  new ConfigError("projector", "PROJECTOR_CONFIG_INVALID" satisfies keyof typeof configErrors, problems);

@@ -5,7 +5,6 @@ export {
   errorCodes,
   poisonReasons,
   ProjectorError,
-  ProjectorConfigError,
   type ErrorCode,
   type PoisonReason,
 } from "./errors.ts";
@@ -17,3 +16,5 @@ export { openStore } from "./store/open-store.ts";
 export { migrate } from "./store/generations.ts";
 export { createMetrics } from "./metrics.ts";
 export { createLogger } from "./logger.ts";
+/** The one configuration error of every service (@a2a-ledger/env), under its former name. */
+export { ConfigError as ProjectorConfigError } from "@a2a-ledger/env";

@@ -5,7 +5,7 @@
  * earlier (the database only, no Kafka); exits 0 when done. `a2a-ledger projector rebuild|prune` runs
  * this as a child process.
  */
-import { stopOnSignal } from "@a2a-ledger/env";
+import { stopOnSignal, ConfigError } from "@a2a-ledger/env";
 import {
   accessFailureOf,
   createKafka,
@@ -16,7 +16,7 @@ import {
   topicSpecs,
 } from "@a2a-ledger/kafka";
 import { loadConfig, type ProjectorConfig } from "./config.ts";
-import { ProjectorConfigError } from "./errors.ts";
+
 import { LiveStream } from "./live-stream.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
@@ -59,7 +59,7 @@ async function main(): Promise<number> {
     config = loadConfig();
     partitions = partitionsFromEnv();
   } catch (e) {
-    if (e instanceof ProjectorConfigError || e instanceof PartitionsSettingError) {
+    if (e instanceof ConfigError || e instanceof PartitionsSettingError) {
       process.stderr.write(`${e.message}\n`);
       return 2;
     }

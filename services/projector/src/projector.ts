@@ -160,10 +160,15 @@ export class Projector {
       this.restarting = false;
       this.restart.settled();
       this.log.info({ assignment: payload.memberAssignment }, "partitions assigned");
+      void this.seekBackToStored(consumer, payload.memberAssignment).catch((error: unknown) =>
+        this.log.warn({ err: error }, "could not compare the committed offsets with the database's"),
+      );
     });
     // A fetch of only transaction markers or aborted records never reaches eachBatch: move the stored offset over it.
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
       if (payload.batchSize !== 0 || payload.firstOffset === null) return;
+      // A seek back that this fetch answered is spent (eachBatch, which otherwise spends it, is not called).
+      this.soughtTo.delete(`${payload.topic}/${payload.partition}`);
       void this.generation()
         .then((gen) =>
           skipUnreadable(
@@ -212,6 +217,51 @@ export class Projector {
         }
       },
     });
+  }
+
+  /**
+   * At assignment, a partition whose committed offset is past the database's is sought back to the
+   * database's. kafkajs itself resolves and commits a fetch of only transaction markers or aborted
+   * records, before END_BATCH_PROCESS moves the stored offset over it: a process killed in between
+   * restarts past offsets the database never stored as read, and with nothing new to fetch its stored
+   * offset would stay behind the end (a lag that never clears). Read again from the database's offset,
+   * the fetch moves it over them, or projects whatever it finds.
+   */
+  private async seekBackToStored(consumer: Consumer, assignment: Record<string, number[]>): Promise<void> {
+    const topics = Object.keys(assignment);
+    const admin = this.admin;
+    if (topics.length === 0 || admin === undefined) return;
+    // Kafka's committed offsets first: read after the database's, a commit in between would look like a gap.
+    const committed = await admin.fetchOffsets({ groupId: this.groupId, topics });
+    const stored = await this.storedOffsets(await this.generation());
+    // A consumer restarted meanwhile has had its own assignment.
+    if (this.consumer !== consumer) return;
+    for (const { topic, partitions } of committed) {
+      let refresh = true;
+      for (const { partition, offset } of partitions) {
+        if (!assignment[topic]?.includes(partition) || Number(offset) < 0) continue;
+        // Where the writer expects the partition's next record (writer.ts): the database's offset, or the
+        // log's start when none is stored or the log no longer holds it.
+        const low = await this.lowWatermark(topic, partition, refresh);
+        refresh = false;
+        const next = Math.max(stored.get(`${topic}/${partition}`) ?? 0, low);
+        if (Number(offset) <= next) continue;
+        this.log.info(
+          { topic, partition, committed: offset, stored: next },
+          "seeking back to the offset the database holds",
+        );
+        this.soughtTo.set(`${topic}/${partition}`, next);
+        consumer.seek({ topic, partition, offset: String(next) });
+      }
+    }
+  }
+
+  /** The database's next offset per "topic/partition" in a generation. */
+  private async storedOffsets(gen: number): Promise<Map<string, number>> {
+    const rows = await this.store.read((r) =>
+      r.all(`SELECT topic, log_partition, next_offset FROM ${tableNames(gen).offset}`),
+    );
+    return new Map(rows.map((row) => [`${row.topic}/${row.log_partition}`, Number(row.next_offset)]));
   }
 
   private async generation(): Promise<number> {
@@ -337,11 +387,7 @@ export class Projector {
     const ends = await this.endOffsets();
     for (;;) {
       if (this.failure) throw this.failure;
-      const gen = await this.generation();
-      const rows = await this.store.read((r) =>
-        r.all(`SELECT topic, log_partition, next_offset FROM ${tableNames(gen).offset}`),
-      );
-      const stored = new Map(rows.map((row) => [`${row.topic}/${row.log_partition}`, Number(row.next_offset)]));
+      const stored = await this.storedOffsets(await this.generation());
       const behind = [];
       for (const e of ends) {
         if (e.end === undefined || e.end === 0) continue;

@@ -4,10 +4,11 @@
  * The guard decides on the route fastify matched: percent-encoded, re-cased, doubled-slash and other
  * spellings of a guarded path (the shared battery of @a2a-ledger/env/testing) are refused on a real server.
  */
+import { ConfigError } from "@a2a-ledger/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, runGuardBattery } from "@a2a-ledger/env/testing";
 import { loadConfig } from "./config.ts";
-import { ProjectorConfigError } from "./errors.ts";
+
 import { LiveStream } from "./live-stream.ts";
 import { createMetrics } from "./metrics.ts";
 import { buildServer } from "./server.ts";
@@ -208,7 +209,7 @@ describe("A2A_LEDGER_PROJECTOR_TOKENS", () => {
       loadConfig({ A2A_LEDGER_PROJECTOR_TOKENS: "short-secret", A2A_LEDGER_PROJECTOR_METRICS_OPEN: "maybe" });
       expect.unreachable();
     } catch (e) {
-      expect(e).toBeInstanceOf(ProjectorConfigError);
+      expect(e).toBeInstanceOf(ConfigError);
       expect((e as Error).message).toMatch(/A2A_LEDGER_PROJECTOR_TOKENS/);
       expect((e as Error).message).toMatch(/A2A_LEDGER_PROJECTOR_METRICS_OPEN/);
       expect((e as Error).message).not.toContain("short-secret");

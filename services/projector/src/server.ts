@@ -4,7 +4,6 @@
  * 405 — and registers the routes, one plugin per concept (routes/), over a store, a live stream and the
  * consumer's view of Kafka, so tests can build as many as they need.
  */
-import { randomUUID } from "node:crypto";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -13,7 +12,7 @@ import Fastify, {
   type FastifyRequest,
 } from "fastify";
 import type { PolicySource } from "@a2a-ledger/core";
-import { bearerTokens, routeGuard, routeMethods } from "@a2a-ledger/env";
+import { bearerTokens, requestIdOptions, routeGuard, serviceHooks } from "@a2a-ledger/env";
 import { perCallerRateLimit } from "@a2a-ledger/env/rate-limit";
 import type { AccessFailure } from "@a2a-ledger/kafka";
 import { configDefaults, type ProjectorConfig } from "./config.ts";
@@ -56,7 +55,6 @@ export interface ServerDeps {
   now?: () => number;
 }
 
-const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 const fastifyCodes: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "PROJECTOR_BAD_REQUEST",
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "PROJECTOR_BAD_REQUEST",
@@ -115,11 +113,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit: 1_024,
     // An id of 512 characters, each up to 4 UTF-8 bytes, percent-encoded.
     routerOptions: { maxParamLength: maxIdChars * 12 },
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && requestIdPattern.test(given) ? given : randomUUID();
-    },
+    ...requestIdOptions,
     return503OnClosing: false,
     forceCloseConnections: true,
   });
@@ -138,8 +132,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       tokens.required ? `token:${tokens.match(request.headers.authorization) ?? "none"}` : `address:${request.ip}`,
   );
 
+  const hooks = serviceHooks(app, {
+    echoRequestId: true,
+    countAnswer: (route, method, status) => metrics.requests.inc({ route, method, status }),
+  });
   app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
     if (guard.refuses(request)) {
       throw new ProjectorError("PROJECTOR_UNAUTHORIZED", "A valid bearer read token is required");
@@ -153,19 +150,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onResponse", async (request, reply) => {
-    metrics.requests.inc({
-      route: request.routeOptions.url ?? "unmatched",
-      method: request.method,
-      status: String(reply.statusCode),
-    });
-  });
-  // Every method each path takes (fastify adds HEAD beside GET): other methods on a known path are 405 with Allow.
-  const methods = routeMethods();
-  app.addHook("onRoute", (route) => methods.add(route.url, route.method));
+  // Other methods on a known path are 405 with Allow.
   const unmatched = (request: FastifyRequest): ProjectorError => {
-    const path = request.url.split("?", 1)[0] ?? "";
-    return methods.allowFor(path) === undefined
+    const path = hooks.pathOf(request);
+    return hooks.allowFor(request) === undefined
       ? new ProjectorError("PROJECTOR_NOT_FOUND", `No route ${request.method.slice(0, 20)} ${path.slice(0, 200)}`)
       : new ProjectorError(
           "PROJECTOR_METHOD_NOT_ALLOWED",
@@ -177,7 +165,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     const e = request.is404 && !(error instanceof ProjectorError) ? unmatched(request) : toProjectorError(error);
     if (e.status >= 500) request.log.error({ err: error, code: e.code }, "request failed");
     metrics.rejects.inc({ code: e.code });
-    if (e.code === "PROJECTOR_METHOD_NOT_ALLOWED") reply.header("allow", methods.allowFor(request.url) ?? "GET, HEAD");
+    if (e.code === "PROJECTOR_METHOD_NOT_ALLOWED") reply.header("allow", hooks.allowFor(request) ?? "GET, HEAD");
     if (e.code === "PROJECTOR_UNAUTHORIZED") reply.header("www-authenticate", 'Bearer realm="a2a-ledger-projector"');
     if (e.status === 503) reply.header("retry-after", "5");
     return reply.code(e.status).type("application/json; charset=utf-8").send(e.body());

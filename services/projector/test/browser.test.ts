@@ -70,6 +70,12 @@ describe("the lineage page in headless Chromium", () => {
     ]);
     expect(await page.locator(".marker.artifact").allTextContents()).toEqual(["◆ text/plain", "◆ text/markdown"]);
     expect(await page.locator("h1 .status").textContent()).toBe("reconciled");
+    // Both attempts, and the correlation's own lane: default/4 revokes w-acme's durable-store claim on the loss.
+    expect(await page.locator("#timeline .lane-title").allTextContents()).toEqual([
+      expect.stringMatching(/^Attempt 1 · w-acme/),
+      expect.stringMatching(/^Attempt 2 · w-gamma/),
+      "Correlation",
+    ]);
 
     mkdirSync(artifacts, { recursive: true });
     const shot = join(artifacts, "task-42-timeline.png");
@@ -127,8 +133,10 @@ describe("the lineage page in headless Chromium", () => {
     );
     await pipeline.projector.projector.caughtUp(120_000);
     const started = Date.now();
+    // The previous test left task-42's timeline (three lanes) on the page, and a change of hash keeps
+    // the document: wait for the big task's own lane, not for any lane.
     await page.goto(`${url}/#/tasks/big-task`);
-    await page.locator("#timeline .lane").first().waitFor();
+    await page.locator('#timeline .lane[data-attempt="1"] .server-task-ids', { hasText: "big-task-t1" }).waitFor();
     const loadMs = Date.now() - started;
     console.log(`a task with ${big.length} events: timeline drawn ${loadMs} ms after navigation`);
     expect(await page.locator("#timeline .lane").count()).toBe(2);

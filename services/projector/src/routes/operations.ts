@@ -1,5 +1,6 @@
 /** What operations read: `/healthz`, `/readyz` (the database, Kafka, the consumer), `/metrics` and `/openapi.json`. */
 import type { FastifyPluginAsync } from "fastify";
+import { readinessReason } from "@a2a-ledger/kafka";
 import { staleness, waitingByStatus } from "../views/lists.ts";
 import type { RouteContext } from "./context.ts";
 
@@ -18,17 +19,14 @@ export const operationRoutes: FastifyPluginAsync<RouteContext & { openapiText: s
     const refused = kafka.accessFailure?.();
     const closing = ctx.closing();
     const ready = database && reachable && consuming && !closing && refused === undefined;
-    const reason =
-      refused === undefined
-        ? {}
-        : { reason: { code: refused.code, resource: refused.resource, message: refused.message } };
     return reply.code(ready ? 200 : 503).send({
       status: ready ? "ready" : "not ready",
       database,
       kafka: reachable && refused === undefined,
       consuming,
       closing,
-      ...reason,
+      // The reason names the cause and the resource, never a secret (access-failure.ts).
+      ...readinessReason(refused),
     });
   });
 

@@ -14,7 +14,7 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProjectorInput } from "../inputs.ts";
-import { emptyLoaded, type Loaded, needsOf, project } from "./projection.ts";
+import { artifactKey, type Changes, emptyLoaded, type Loaded, needsOf, project, serverTaskKey } from "./projection.ts";
 import { relinkRedispatched } from "./relink.ts";
 import type { EventRow } from "./rows.ts";
 
@@ -80,7 +80,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 function correlation(corr: string, steps: readonly Step[]): Observation[] {
-  const e = events(`${corr}-`);
+  // Every correlation numbers its event ids alike (e1, e2, …): an id is unique only within its correlation.
+  const e = events("e");
   const out: Observation[] = [];
   let dispatches = 0;
   steps.forEach((s, i) => {
@@ -170,9 +171,31 @@ function written(batches: readonly ProjectorInput[][]): { rows: Loaded; events: 
     ]);
     rows.redispatched = new Map([...redispatched].map((c) => [c, events.filter((e) => e.correlationId === c)]));
     const changes = relinkRedispatched(rows, project(rows, batch));
+    applyRelinked(rows, events, changes);
     events.push(...changes.events);
   }
   return { rows, events };
+}
+
+/** What the writer's save does for a re-linked correlation (writer.ts), on the in-memory store: its rows replaced whole, its stored observations' attempts set. */
+function applyRelinked(rows: Loaded, events: EventRow[], changes: Changes): void {
+  for (const { correlationId, eventAttempts } of changes.relinked) {
+    const own = <T extends { correlationId: string }>(list: readonly T[]) =>
+      list.filter((r) => r.correlationId === correlationId);
+    rows.attempts.set(correlationId, own(changes.attempts));
+    for (const [k, row] of rows.serverTasks) if (row.correlationId === correlationId) rows.serverTasks.delete(k);
+    for (const r of own(changes.serverTasks))
+      rows.serverTasks.set(serverTaskKey(r.correlationId, r.workerId, r.serverTaskId), r);
+    for (const [k, row] of rows.artifacts) if (row.correlationId === correlationId) rows.artifacts.delete(k);
+    for (const r of own(changes.artifacts))
+      rows.artifacts.set(artifactKey(r.correlationId, r.workerId, r.serverTaskId, r.artifactId), r);
+    const task = changes.tasks.find((t) => t.correlationId === correlationId);
+    if (task !== undefined) rows.tasks.set(correlationId, task);
+    const attemptOf = new Map(eventAttempts.map((e) => [e.id, e.attempt]));
+    for (const [i, e] of events.entries())
+      if (e.correlationId === correlationId && attemptOf.has(e.id))
+        events[i] = { ...e, attempt: attemptOf.get(e.id) ?? null };
+  }
 }
 
 /** FAST_CHECK_SEED replays a reported run; FAST_CHECK_RUNS widens the search (default 600). */

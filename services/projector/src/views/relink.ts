@@ -12,7 +12,7 @@
  */
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput } from "../inputs.ts";
-import { type Changes, emptyLoaded, type Loaded, project } from "./projection.ts";
+import { type Changes, emptyLoaded, eventKey, type Loaded, project } from "./projection.ts";
 import type { EventRow } from "./rows.ts";
 
 const byLog = (a: EventRow, b: EventRow) =>
@@ -59,16 +59,22 @@ export function canonicalOrder(events: readonly EventRow[]): ProjectorInput[] {
 const isRedispatch = (e: EventRow) => e.kind === "decision" && e.type === "RedispatchCommanded";
 
 /**
- * Re-links, in `changes` and in `rows`, every correlation of the batch that has a RedispatchCommanded
- * (stored, in `rows.redispatched`, or new in the batch) and a new event: its attempts, server tasks and
- * artifacts become the canonical ones (all of them, marked for replacement), its task's attempt count
- * follows, and its observation rows take their canonical attempts (`relinked.eventAttempts`: stored rows
- * that change).
+ * The batch's changes with every correlation re-linked that has a RedispatchCommanded (stored, in
+ * `rows.redispatched`, or new in the batch) and a new event: its attempts, server tasks and artifacts
+ * are the canonical ones (all of them, to replace what is stored), its task's attempt count follows, its
+ * new observation rows carry their canonical attempts, and `relinked` names it with the stored
+ * observation rows whose attempt changes (`eventAttempts`). A replacement set the writer applies:
+ * neither `rows` nor `changes` is modified.
  */
-export function relinkRedispatched(rows: Loaded, changes: Changes): Changes {
+export function relinkRedispatched(rows: Readonly<Loaded>, changes: Changes): Changes {
   const fresh = new Map<string, EventRow[]>();
   for (const e of changes.events)
     (fresh.get(e.correlationId) ?? fresh.set(e.correlationId, []).get(e.correlationId))?.push(e);
+  let { attempts, serverTasks, artifacts } = changes;
+  const relinked = [...changes.relinked];
+  const attemptCounts = new Map<string, number>();
+  /** By eventKey: an event row id is unique only within its correlation. */
+  const eventAttempt = new Map<string, number | null>();
   for (const [correlationId, batch] of [...fresh].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const stored = rows.redispatched.get(correlationId) ?? [];
     if (!stored.some(isRedispatch) && !batch.some(isRedispatch)) continue;
@@ -78,33 +84,36 @@ export function relinkRedispatched(rows: Loaded, changes: Changes): Changes {
     const derived = project(canonical, canonicalOrder(all), { planRedispatches: true });
     const attemptOf = new Map(derived.events.filter((e) => e.kind === "observation").map((e) => [e.id, e.attempt]));
 
-    const attempts = canonical.attempts.get(correlationId) ?? [];
-    rows.attempts.set(correlationId, attempts);
-    const own = <T extends { correlationId: string }>(list: readonly T[]) =>
-      list.filter((r) => r.correlationId === correlationId);
-    const replace = <T extends { correlationId: string }>(into: Map<string, T>, from: Map<string, T>) => {
-      for (const [key, row] of into) if (row.correlationId === correlationId) into.delete(key);
-      for (const [key, row] of from) if (row.correlationId === correlationId) into.set(key, row);
-    };
-    replace(rows.serverTasks, canonical.serverTasks);
-    replace(rows.artifacts, canonical.artifacts);
-    changes.attempts = [...changes.attempts.filter((a) => a.correlationId !== correlationId), ...attempts];
-    changes.serverTasks = [
-      ...changes.serverTasks.filter((s) => s.correlationId !== correlationId),
-      ...own([...canonical.serverTasks.values()]),
-    ];
-    changes.artifacts = [
-      ...changes.artifacts.filter((a) => a.correlationId !== correlationId),
-      ...own([...canonical.artifacts.values()]),
-    ];
-    const task = rows.tasks.get(correlationId);
-    if (task !== undefined) task.attemptCount = attempts.length;
-    for (const e of batch) if (e.kind === "observation") e.attempt = attemptOf.get(e.id) ?? null;
+    const own = <T extends { correlationId: string }>(list: Iterable<T>) =>
+      [...list].filter((r) => r.correlationId === correlationId);
+    const others = <T extends { correlationId: string }>(list: readonly T[]) =>
+      list.filter((r) => r.correlationId !== correlationId);
+    const canonicalAttempts = canonical.attempts.get(correlationId) ?? [];
+    attempts = [...others(attempts), ...canonicalAttempts];
+    serverTasks = [...others(serverTasks), ...own(canonical.serverTasks.values())];
+    artifacts = [...others(artifacts), ...own(canonical.artifacts.values())];
+    attemptCounts.set(correlationId, canonicalAttempts.length);
+    for (const e of batch)
+      if (e.kind === "observation") eventAttempt.set(eventKey(correlationId, e.id), attemptOf.get(e.id) ?? null);
     const eventAttempts = stored
       .filter((e) => e.kind === "observation" && (attemptOf.get(e.id) ?? null) !== e.attempt)
       .map((e) => ({ id: e.id, attempt: attemptOf.get(e.id) ?? null }));
-    for (const e of stored) if (e.kind === "observation") e.attempt = attemptOf.get(e.id) ?? null;
-    changes.relinked.push({ correlationId, eventAttempts });
+    relinked.push({ correlationId, eventAttempts });
   }
-  return changes;
+  if (relinked.length === changes.relinked.length) return changes;
+  return {
+    ...changes,
+    tasks: changes.tasks.map((t) => {
+      const count = attemptCounts.get(t.correlationId);
+      return count === undefined ? t : { ...t, attemptCount: count };
+    }),
+    events: changes.events.map((e) => {
+      const key = eventKey(e.correlationId, e.id);
+      return eventAttempt.has(key) ? { ...e, attempt: eventAttempt.get(key) ?? null } : e;
+    }),
+    attempts,
+    serverTasks,
+    artifacts,
+    relinked,
+  };
 }

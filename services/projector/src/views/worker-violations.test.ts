@@ -3,7 +3,7 @@
  * observer saw (a conformance probe, a client's typo) is recorded by default/3 as CLIENT_UNKNOWN_TASK,
  * which stays in the violation list but is not held against the worker; default/2 counted it.
  */
-import { defaultRuleSet, defaultRuleSetV3, parseObservation, type RuleSet } from "@a2a-ledger/core";
+import { defaultRuleSet, defaultRuleSetV2, defaultRuleSetV3, parseObservation, type RuleSet } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
 import { Cursors } from "../cursor.ts";
@@ -58,8 +58,9 @@ async function pages(kind: (typeof storeKinds)[number], ruleSet: RuleSet) {
 
 describe.each(storeKinds)("a worker's violations on %s", (kind) => {
   it("leaves the client's unknown-task mistakes out of the worker's count and page, and keeps them in the violation list", async () => {
-    const v2 = await pages(kind, defaultRuleSet);
+    const v2 = await pages(kind, defaultRuleSetV2);
     const v3 = await pages(kind, defaultRuleSetV3);
+    const v4 = await pages(kind, defaultRuleSet);
     // default/2: the two probes count against w-acme
     expect(v2.all.filter((k) => k === "UNSEEN_TASK_NOT_FOUND")).toHaveLength(2);
     expect(v2.detail?.violations).toBe(v2.all.length);
@@ -69,5 +70,9 @@ describe.each(storeKinds)("a worker's violations on %s", (kind) => {
     expect(v3.listed).toBe(v3.all.length - 2);
     expect(v3.detail?.violationsRecent.map((v) => v.kind)).not.toContain("CLIENT_UNKNOWN_TASK");
     expect(v3.detail?.violations).toBe((v2.detail?.violations ?? 0) - 2);
+    // default/4 (the default) as default/3
+    expect(v4.all.filter((k) => k === "CLIENT_UNKNOWN_TASK")).toHaveLength(2);
+    expect(v4.detail?.violations).toBe(v4.all.length - 2);
+    expect(v4.listed).toBe(v4.all.length - 2);
   });
 });
