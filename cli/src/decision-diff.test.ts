@@ -1,10 +1,10 @@
-import { replay, restartFromScratchRuleSet, defaultRuleSet } from "@a2a-ledger/core";
+import { replay, restartFromScratchRuleSet, defaultRuleSetV2 } from "@a2a-ledger/core";
 import type { Decision } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
 import { exampleObservations } from "../test/observations.ts";
 import { countByKind, diffDecisions } from "./decision-diff.ts";
 
-const decisions = replay(exampleObservations(), defaultRuleSet);
+const decisions = replay(exampleObservations(), defaultRuleSetV2);
 const task = (ds: readonly Decision[]) => ds.filter((d) => d.correlationId === "task-42");
 
 describe("diffDecisions", () => {

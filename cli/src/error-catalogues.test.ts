@@ -1,9 +1,10 @@
 /**
- * Every catalogue of stable error codes in the repository (each service's `src/errors.ts`, the TypeScript client's and the
- * worker guard's) has the one shape of @a2a-ledger/env, lives in the workspace that owns its prefix, and
+ * Every catalogue of stable error codes in the repository (each service's `src/errors.ts`, the TypeScript client's, the
+ * worker guard's, the Kafka library's, the serde's and the CLI's) has the one shape of @a2a-ledger/env, lives in the workspace that owns its prefix, and
  * no code is listed twice — within a service or across services. Each README names codes of its
- * workspace's catalogues only (settings are named `A2A_LEDGER_<SERVICE>_*`, so they never look like a
- * code). The files are loaded by path, as the package-graph test reads them, so this test
+ * workspace's catalogues only (a service's settings are named `A2A_LEDGER_<SERVICE>_*`, so they never look
+ * like a code; the Kafka library's README must not name a `KAFKA_*` client setting in backticks, which
+ * would read as a code of its catalogue). The files are loaded by path, as the package-graph test reads them, so this test
  * adds no arrow to the graph.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -27,11 +28,11 @@ interface Found {
   entries: Readonly<Record<string, ErrorEntry>>;
 }
 
-const owners = ["services", "packages"].flatMap((parent) =>
-  readdirSync(join(repoRoot, parent))
-    .map((d) => join(parent, d))
-    .filter((dir) => existsSync(join(repoRoot, dir, "src", "errors.ts"))),
-);
+const owners = [
+  "cli",
+  "schemas",
+  ...["services", "packages"].flatMap((parent) => readdirSync(join(repoRoot, parent)).map((d) => join(parent, d))),
+].filter((dir) => existsSync(join(repoRoot, dir, "src", "errors.ts")));
 
 async function catalogues(): Promise<Found[]> {
   const found: Found[] = [];
@@ -45,6 +46,15 @@ async function catalogues(): Promise<Found[]> {
       if (isErrorCatalogue(value))
         found.push({ workspace, dir, exportName, prefix: cataloguePrefix(value) as string, entries: value });
     }
+    // schemas depends on no workspace: its catalogue is a plain object of the same shape, checked as one.
+    if (dir === "schemas")
+      found.push({
+        workspace,
+        dir,
+        exportName: "serdeErrors",
+        prefix: "SERDE",
+        entries: module.serdeErrors as Readonly<Record<string, ErrorEntry>>,
+      });
   }
   return found;
 }
@@ -52,7 +62,7 @@ async function catalogues(): Promise<Found[]> {
 describe("the error catalogues", async () => {
   const all = await catalogues();
 
-  it("are found in every service, the worker guard and the TypeScript client", () => {
+  it("are found in every service, the worker guard, the TypeScript client, the Kafka library, the serde and the CLI", () => {
     expect(new Set(all.map((c) => c.workspace))).toEqual(new Set(Object.values(errorCodePrefixes)));
   });
 

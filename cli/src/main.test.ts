@@ -21,11 +21,11 @@ describe("the a2a-ledger dispatcher", () => {
       [bin, "replay", "--input", example, "--candidate", "default/1"],
       { env: { ...process.env, FORCE_COLOR: "" } },
     );
-    expect(stdout).toContain("baseline default/2 vs candidate default/1");
+    expect(stdout).toContain("baseline default/4 vs candidate default/1");
     expect(stdout).not.toContain("\x1b[");
     expect(stderr).toBe("");
     const json = await promisify(execFile)(process.execPath, [bin, "replay", "--input", example, "--json"]);
-    expect(json.stdout.trim().split("\n")).toHaveLength(11);
+    expect(json.stdout.trim().split("\n")).toHaveLength(12);
   });
 
   it("returns exit code 2 through the bin shim on bad input", async () => {

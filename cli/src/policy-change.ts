@@ -9,18 +9,15 @@
 import { nextPolicyVersion, toEpochMillis } from "@a2a-ledger/core";
 import { parseDuration } from "@a2a-ledger/env";
 import type { TrustPolicy } from "@a2a-ledger/schemas";
+import type { CliErrorCode } from "./errors.ts";
 
 /** The default: validFrom = now + 60 s. */
 export const defaultValidFromMarginMs = 60_000;
 /** The least accepted: validFrom at least 5 s after now. */
 export const minimumValidFromMarginMs = 5_000;
 
-export type PolicyChangeErrorCode =
-  | "POLICY_BAD_VALID_FROM"
-  | "POLICY_VALID_FROM_TOO_EARLY"
-  | "POLICY_BAD_VENDOR"
-  | "POLICY_BAD_DURATION"
-  | "POLICY_BAD_FALLBACK";
+/** A refusal of the catalogue (errors.ts); `POLICY_CONCURRENT_SET` is found only after writing. */
+export type PolicyChangeErrorCode = Exclude<CliErrorCode, "POLICY_CONCURRENT_SET">;
 
 export class PolicyChangeError extends Error {
   override name = "PolicyChangeError";

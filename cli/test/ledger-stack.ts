@@ -18,8 +18,8 @@ import {
   topicSpecs,
   type TopicNames,
 } from "@a2a-ledger/kafka";
-import { produceAll, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
-import type { Observation } from "@a2a-ledger/schemas";
+import { produceAll, readMessages, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
+import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
 const repo = join(import.meta.dirname, "../..");
@@ -92,4 +92,14 @@ export async function produce(
 /** Waits until the reconciler's group committed offsets to the end of the observations topic. */
 export function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 180_000): Promise<void> {
   return waitForGroupAtEnd(admin, stack.groupId, stack.topics.observations, timeoutMs);
+}
+
+/**
+ * Every decision committed on the stack's decisions topic, read with a consumer of its own (read_committed)
+ * for `readMs`: call it once the reconciler's group is at the end of its input. Per correlation in the
+ * order committed (one partition each).
+ */
+export async function committedDecisions(stack: Stack, readMs = 8_000): Promise<Decision[]> {
+  const messages = await readMessages(kafka, stack.topics.decisions, Number.MAX_SAFE_INTEGER, readMs);
+  return Promise.all(messages.map(async (m) => (await serde.decode(m.value ?? Buffer.alloc(0))).record as Decision));
 }

@@ -1,13 +1,16 @@
 /**
  * a2a-ledger export: the observations topic (or a file) to an Avro object container file with the
- * writer schema embedded, or to NDJSON in the ingest JSON shape. Both replay exactly: `replay --input`
- * on the file decides what `replay --kafka` decides. Streams record by record, so memory stays flat.
+ * writer schema embedded, or to NDJSON in the ingest JSON shape. `replay --input` on the file decides what
+ * `replay --kafka --order event-time` decides (a file holds no batch records, so it folds merged by event
+ * time). A partial export (`--since`, `--until`, `--correlation`) reads the source twice, as a partial
+ * replay does: a first pass names the correlations in scope and the shared ones (a card fetch, a probe, a
+ * TaskNotFound), the second writes those whole, so a lost task outside the window that revoked a worker
+ * is in the file. Streams record by record, so memory stays flat but for the named correlations' ids.
  */
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { rename, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { CapabilityScope } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
 import type { Command } from "../command.ts";
 import { parseOptions } from "../parse-options.ts";
@@ -18,19 +21,21 @@ import { type OcfCodec, OcfWriter } from "../ocf/ocf-writer.ts";
 import { progressBar } from "../progress.ts";
 import { isPartial, observationInScope, scopeFromOptions } from "../replay/replay-scope.ts";
 import { openSource } from "../sources/open-source.ts";
-import { asCliError } from "./replay.ts";
+import { asCliError, countPass } from "./replay.ts";
 
 const usage = `usage: a2a-ledger export --output FILE (--kafka | --input FILE) [--format avro|ndjson]
                          [--since TIME] [--until TIME] [--correlation ID] [--only-scope] [--codec deflate|null]
   --output       the file to write: FILE.avro (Avro object container, writer schema embedded) or
                  FILE.ndjson (ingest JSON, one observation per line); --format overrides the extension
-  --kafka        export the observations topic (all partitions, read_committed, in the order replay
-                 reads it; KAFKA_BROKERS, SCHEMA_REGISTRY_URL, A2A_LEDGER_TOPIC_SUFFIX; --topic NAME)
+  --kafka        export the observations topic (all partitions, read_committed, merged by event
+                 time as \`replay --kafka --order event-time\` reads it; KAFKA_BROKERS,
+                 SCHEMA_REGISTRY_URL, A2A_LEDGER_TOPIC_SUFFIX; --topic NAME)
   --input        export a file instead (converts NDJSON to Avro and back)
   --since, --until, --correlation
-                 only observations with since <= occurredAt < until, of one correlation; the card,
-                 probe and lost-canary observations outside that scope are written too, so that
-                 \`replay --input FILE\` with the same scope decides what the topic replay decides
+                 only observations with since <= occurredAt < until, of one correlation; the
+                 correlations in that scope and those with a card fetch, a probe or a TaskNotFound are
+                 written whole (two reads of the source), so that \`replay --input FILE\` with the same
+                 scope decides what \`replay --kafka --order event-time\` decides
   --only-scope   leave those out: exactly the observations in scope
   --codec        Avro block compression (default deflate)
 exit codes: 0 ok, 2 bad usage or a malformed input, 3 Kafka or the registry cannot be reached`;
@@ -108,24 +113,25 @@ async function run(args: string[], io: Io): Promise<number> {
   let cluster: Cluster | undefined;
   const partial = `${output}.partial`;
   try {
-    const opened = await openSource(
-      { input: o.input, kafka: o.kafka, topic: o.topic, format: o["input-format"] },
-      io,
-      () => (cluster ??= clusterFromEnv("a2a-ledger-export")),
-    );
+    const sourceOptions = { input: o.input, kafka: o.kafka, topic: o.topic, format: o["input-format"] };
+    const connect = () => (cluster ??= clusterFromEnv("a2a-ledger-export"));
+    let opened = await openSource(sourceOptions, io, connect);
+    let whole: ReadonlySet<string> | undefined;
+    if (isPartial(scope) && !o["only-scope"]) {
+      const counts = await countPass(opened.source, scope, io);
+      whole = new Set([...counts.scoped, ...counts.shared]);
+      opened = await openSource(sourceOptions, io, connect);
+    }
     // Written under a temporary name and renamed at the end: a failed export leaves no file that looks complete.
     const writer: ObservationWriter =
       format === "avro" ? new OcfWriter(partial, o.codec as OcfCodec) : ndjsonWriter(partial);
-    const capabilityScope = new CapabilityScope();
-    const keepShaping = isPartial(scope) && !o["only-scope"];
     const bar = progressBar(io, "export", opened.source.unit);
     let written = 0;
     let read = 0;
     try {
       for await (const chunk of opened.source.chunks()) {
         for (const obs of chunk.observations) {
-          const shapes = capabilityScope.shapesCapabilities(obs);
-          if (observationInScope(scope, obs) || (keepShaping && shapes)) {
+          if (observationInScope(scope, obs) || whole?.has(obs.correlationId) === true) {
             await writer.write(obs);
             written++;
           }

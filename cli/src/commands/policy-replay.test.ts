@@ -5,10 +5,10 @@
  */
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
 import type { Admin } from "@a2a-ledger/kafka";
-import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Decision } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  committedDecisions,
   createStack,
   deleteStack,
   kafka,
@@ -47,7 +47,9 @@ beforeAll(async () => {
   const t0 = Date.now() - 120_000;
   // The card lands before the task it governs: they sit on different partitions, and the order in which
   // the reconciler reads two partitions is not what this test is about.
-  await produce(stack.topics.observations, [e.card("w1", acme, { at: t0 })]);
+  // Two workers of Acme: a loss under a durable claim is evidence against that card (default/4), so each
+  // half loses its task on its own worker, judged by its own policy version and nothing else.
+  await produce(stack.topics.observations, [e.card("w1", acme, { at: t0 }), e.card("w2", acme, { at: t0 })]);
   await waitForReconciler(admin, stack);
   await produce(stack.topics.observations, [
     e.dispatch("before", "w1", { at: t0 + 1_000 }),
@@ -80,13 +82,12 @@ beforeAll(async () => {
 
   // The second half happens after the change (its occurredAt at or after validFrom).
   await produce(stack.topics.observations, [
-    e.dispatch("after", "w1", { at: validFrom }),
-    e.state("after", "w1", "task-2", "working", { at: validFrom + 1_000 }),
-    e.notFound("after", "w1", "task-2", { at: validFrom + 2_000 }),
+    e.dispatch("after", "w2", { at: validFrom }),
+    e.state("after", "w2", "task-2", "working", { at: validFrom + 1_000 }),
+    e.notFound("after", "w2", "task-2", { at: validFrom + 2_000 }),
   ]);
   await waitForReconciler(admin, stack);
-  const messages = await readMessages(kafka, stack.topics.decisions, Number.MAX_SAFE_INTEGER, 8_000);
-  recorded = await Promise.all(messages.map(async (m) => (await serde.decode(m.value as Buffer)).record as Decision));
+  recorded = await committedDecisions(stack);
 }, 400_000);
 
 afterAll(async () => {
@@ -99,12 +100,21 @@ describe("a history across a change of the trust policy", () => {
   it("the reconciler seeded version 1 from its variable and judged each half by its own version", () => {
     expect(reconcilerOutput()).toContain("seeded version 1 from A2A_LEDGER_TRUSTED_VENDORS");
     const of = (corr: string) => recorded.filter((d) => d.correlationId === corr).map((d) => [d.type, d.policyVersion]);
+    // Under version 1 (nobody trusted) the loss is indeterminate; under version 2 (Acme trusted) it fails.
+    // Either way, a loss under a card claiming a durable store is evidence against the claim (default/4).
     expect(of("before")).toEqual([
+      ["ContractViolation", 1],
+      ["CapabilitiesVerified", 1],
       ["TaskIndeterminate", 1],
       ["ReconciliationBlocked", 1],
     ]);
-    expect(of("after")).toEqual([["TaskFailed", 2]]);
+    expect(of("after")).toEqual([
+      ["ContractViolation", 2],
+      ["CapabilitiesVerified", 2],
+      ["TaskFailed", 2],
+    ]);
     expect(of("probe-w1")).toEqual([["ProbeRequested", 1]]);
+    expect(of("probe-w2")).toEqual([["ProbeRequested", 1]]);
   });
 
   it("replays from Kafka to an empty diff against the recorded decisions, whatever A2A_LEDGER_TRUSTED_VENDORS says", async () => {
@@ -140,7 +150,8 @@ describe("a history across a change of the trust policy", () => {
       .split("\n")
       .slice(0, -1)
       .map((l) => JSON.parse(l) as { correlationId: string });
-    expect(changed.map((c) => c.correlationId).sort()).toEqual(["after", "before", "probe-w1"]);
+    // Every correlation decided under a recorded version: the what-if stamps none.
+    expect(changed.map((c) => c.correlationId).sort()).toEqual(["after", "before", "probe-w1", "probe-w2"]);
   });
 
   it("refuses a validFrom in the past with a stable code and records nothing", async () => {

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultRuleSet, defaultRuleSetV3, replay } from "@a2a-ledger/core";
+import { defaultRuleSetV2, defaultRuleSetV3, replay } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import type { Decision } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
@@ -60,7 +60,10 @@ const kindOf = (d: Decision) => (d.type === "ContractViolation" ? d.kind : d.typ
 
 describe("replay --candidate default/3 over the generated log", () => {
   it("names the correlations default/3 changes, and each change is one of default/3's", async () => {
-    const expected = changedCorrelations(replay(observations, defaultRuleSet), replay(observations, defaultRuleSetV3));
+    const expected = changedCorrelations(
+      replay(observations, defaultRuleSetV2),
+      replay(observations, defaultRuleSetV3),
+    );
     expect(expected.length).toBeGreaterThan(0);
 
     const { code, stdout } = await run([

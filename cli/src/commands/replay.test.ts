@@ -34,6 +34,8 @@ describe("a2a-ledger replay on the DESIGN §1 example", () => {
     ]);
     expect(decisions.filter((d) => d.type === "TaskFailed")).toEqual([]);
     expect(task).toMatchObject([
+      // default/4: w-acme's card claims a durable store, and it lost a task in input-required.
+      { type: "CapabilitiesVerified", workerId: "w-acme", durable: false },
       {
         type: "TaskIndeterminate",
         workerId: "w-acme",
@@ -64,7 +66,7 @@ describe("a2a-ledger replay on the DESIGN §1 example", () => {
     const { code, stdout, stderr } = await run(["replay", "--input", example]);
     expect(code).toBe(0);
     expect(stdout).toContain("RedispatchCommanded w-acme → w-gamma attempt 2, resume TASK_STATE_INPUT_REQUIRED");
-    expect(stderr).toContain("16 observations, 11 decisions (rules default/2)");
+    expect(stderr).toContain("16 observations, 12 decisions (rules default/4)");
   });
 
   it("blocks without the worker that verifies input-required", async () => {
@@ -75,7 +77,7 @@ describe("a2a-ledger replay on the DESIGN §1 example", () => {
     const { stdout } = await run(["replay", "--input", input, "--json"]);
     expect(
       jsonLines(stdout)
-        .filter((d) => d.correlationId === "task-42")
+        .filter((d) => d.correlationId === "task-42" && d.type !== "CapabilitiesVerified")
         .map((d) => d.type)
         .slice(0, 2),
     ).toEqual(["TaskIndeterminate", "ReconciliationBlocked"]);
@@ -92,6 +94,8 @@ describe("a2a-ledger replay --candidate", () => {
   it("prints the per-correlation differences and exits 1 with --fail-on-diff", async () => {
     const { code, stdout } = await run([
       "replay",
+      "--baseline",
+      "default/2",
       "--input",
       noGamma(),
       "--candidate",
@@ -107,6 +111,8 @@ describe("a2a-ledger replay --candidate", () => {
   it("exits 0 when the candidate decides the same, even with --fail-on-diff", async () => {
     const { code, stdout } = await run([
       "replay",
+      "--baseline",
+      "default/2",
       "--input",
       example,
       "--candidate",
@@ -157,7 +163,7 @@ describe("a2a-ledger replay --candidate", () => {
 });
 
 describe("a2a-ledger replay with trusted vendors", () => {
-  it("fails a lost task of a trusted worker with a durable store claim", async () => {
+  it("fails a lost task of a trusted worker with a durable store claim (the trust before the loss), and records the loss against the claim", async () => {
     const lines = exampleLines.map((l) =>
       l
         .replace('"taskStore": "ephemeral"', '"taskStore": "durable"')
@@ -166,11 +172,14 @@ describe("a2a-ledger replay with trusted vendors", () => {
     const input = file("trusted.ndjson", lines.filter((l) => !l.includes('"ProbeCompleted"')).join("\n"));
     const { code, stdout } = await run(["replay", "--input", input, "--json", "--trusted-vendors", "Acme, Beta"]);
     expect(code).toBe(0);
-    expect(
-      jsonLines(stdout)
-        .filter((d) => d.correlationId === "task-42")
-        .map((d) => d.type)[0],
-    ).toBe("TaskFailed");
+    const lost = jsonLines(stdout).filter(
+      (d) => d.decisionId.startsWith("not-found-1:") && d.type !== "CapabilitiesVerified",
+    );
+    expect(lost.map((d) => [d.type, "kind" in d ? d.kind : undefined])).toEqual([
+      ["ContractViolation", "TASK_STORE_NOT_DURABLE"],
+      ["TaskFailed", undefined],
+    ]);
+    expect((lost[1] as { reason?: string }).reason).toContain("the worker was trusted before this loss");
   });
 });
 

@@ -413,8 +413,8 @@ export function asCliError(e: unknown): unknown {
   return e;
 }
 
-/** The first pass of an exact partial replay: what is in scope and what is shared, nothing folded. */
-async function countPass(source: ObservationSource, scope: ReplayScope, io: Io): Promise<ReplayCounts> {
+/** The first pass of a partial replay or export: counts, and names the correlations in scope and the shared ones. */
+export async function countPass(source: ObservationSource, scope: ReplayScope, io: Io): Promise<ReplayCounts> {
   const bar = progressBar(io, "scope", source.unit);
   try {
     return await runReplay(source, [], scope, (p) => bar.update(p.done, p.total, p.observations));

@@ -13,6 +13,7 @@ import { readMessages } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  committedDecisions,
   createStack,
   deleteStack,
   kafka,
@@ -48,12 +49,7 @@ const history: Observation[] = [
 ];
 
 /** Every decision committed so far (the reconciler's group is at the end of its input when this is called). */
-async function decisions(): Promise<Decision[]> {
-  const messages = await readMessages(kafka, stack.topics.decisions, Number.MAX_SAFE_INTEGER, 6_000);
-  const out: Decision[] = [];
-  for (const m of messages) out.push((await serde.decode(m.value ?? Buffer.alloc(0))).record as Decision);
-  return out;
-}
+const decisions = () => committedDecisions(stack, 6_000);
 
 beforeAll(async () => {
   admin = kafka.admin();

@@ -9,7 +9,7 @@
  * partition's recorded end that no batch holds (history written before batches were recorded) — the
  * caller replays in event-time order and says why.
  */
-import type { RecordedBatch } from "@a2a-ledger/core";
+import { type RecordedBatch, recordedBatch } from "@a2a-ledger/core";
 import type { Kafka } from "@a2a-ledger/kafka";
 import type { ReconcilerBatch } from "@a2a-ledger/schemas";
 import type { Serde } from "@a2a-ledger/schemas/serde";
@@ -54,16 +54,7 @@ async function readBatches(
           return `${topic}[${record.partition}]@${record.offset} is not a batch record (${typeof decoded === "string" ? decoded : decoded.typeName})`;
         const b = decoded.record as ReconcilerBatch;
         if (record.timestamp < firstAt) firstAt = record.timestamp;
-        batches.push({
-          partition: b.partition,
-          fromOffset: b.fromOffset,
-          toOffset: b.toOffset,
-          recheck: b.recheck,
-          capabilityReads: b.capabilityReads,
-          capabilityOwnBatches: b.capabilityOwnBatches,
-          policyVersions: b.policyVersions,
-          retention: b.retentionMs === null ? null : { finishedMs: b.retentionMs, staleMs: b.staleMs ?? b.retentionMs },
-        });
+        batches.push(recordedBatch(b));
       }
     }
   } catch (e) {

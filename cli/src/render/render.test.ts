@@ -1,4 +1,4 @@
-import { defaultRuleSet, replay, restartFromScratchRuleSet } from "@a2a-ledger/core";
+import { defaultRuleSetV2, replay, restartFromScratchRuleSet } from "@a2a-ledger/core";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { describe, expect, it } from "vitest";
 import { exampleObservations } from "../../test/observations.ts";
@@ -16,7 +16,12 @@ function observations(): Observation[] {
     .map((o) => (o.correlationId === "task-42" ? { ...o, correlationId: hostile } : o));
 }
 
-function report(baseline: Decision[], candidate: Decision[], recorded = false): ReplayReport {
+function report(
+  baseline: Decision[],
+  candidate: Decision[],
+  recorded = false,
+  order: ReplayReport["summary"]["order"] = { kind: "recorded", batches: 3 },
+): ReplayReport {
   return buildReport({
     source: "story.ndjson",
     scope: wholeLog,
@@ -35,7 +40,7 @@ function report(baseline: Decision[], candidate: Decision[], recorded = false): 
     },
     startedBefore: new Set(),
     skipped: [],
-    order: { kind: "event-time", reason: null },
+    order,
     rejected: {
       baseline: recorded ? null : rejectionSummary("default/2", []),
       candidate: rejectionSummary(recorded ? "default/2" : "restart-from-scratch/2", []),
@@ -43,7 +48,7 @@ function report(baseline: Decision[], candidate: Decision[], recorded = false): 
   });
 }
 
-const base = replay(observations(), defaultRuleSet);
+const base = replay(observations(), defaultRuleSetV2);
 const cand = replay(observations(), restartFromScratchRuleSet);
 
 describe("the HTML report", () => {
@@ -103,6 +108,17 @@ describe("the terminal rendering", () => {
     );
     expect(renderTerminal(report(base, base.slice(0, -1), true), false)).toMatch(
       /determinism check FAILED: .* the first differing decision of each is named below/,
+    );
+  });
+
+  it("calls a check of observations folded merged by event time inconclusive, and says why", () => {
+    const text = renderTerminal(
+      report(base, base.slice(0, -1), true, { kind: "event-time", reason: "a file holds no batch records" }),
+      false,
+    );
+    expect(text).not.toContain("FAILED");
+    expect(text).toMatch(
+      /determinism check inconclusive: .* 1 correlation\(s\), but they were folded merged by event time \(a file holds no batch records\), not in the order the reconciler read its partitions, .*replay the topic \(--kafka\) to check determinism/,
     );
   });
 });

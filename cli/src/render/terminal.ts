@@ -60,10 +60,15 @@ export function renderTerminal(report: ReplayReport, color: boolean): string {
             "green",
             `determinism check passed: replaying the recorded observations with ${summary.determinism.rulesVersion} reproduces all ${n(b.decisions)} recorded decisions (empty diff)`,
           )
-        : s(
-            "red",
-            `determinism check FAILED: replaying the recorded observations with ${summary.determinism.rulesVersion} differs from the recorded decisions in ${summary.correlationsChanged} correlation(s) — the log or the rules are not what they claim; the first differing decision of each is named below`,
-          ),
+        : summary.order.kind === "event-time"
+          ? s(
+              "yellow",
+              `determinism check inconclusive: replaying the recorded observations with ${summary.determinism.rulesVersion} differs from the recorded decisions in ${summary.correlationsChanged} correlation(s), but they were folded merged by event time${summary.order.reason === null ? "" : ` (${summary.order.reason})`}, not in the order the reconciler read its partitions, and a worker's evidence on one partition (a lost task, a probe, a card) can reach another partition's decisions in either order; replay the topic (--kafka) to check determinism; the first differing decision of each is named below`,
+            )
+          : s(
+              "red",
+              `determinism check FAILED: replaying the recorded observations with ${summary.determinism.rulesVersion} differs from the recorded decisions in ${summary.correlationsChanged} correlation(s) — the log or the rules are not what they claim; the first differing decision of each is named below`,
+            ),
     );
   }
   if (summary.skipped.length > 0)

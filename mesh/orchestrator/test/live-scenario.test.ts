@@ -197,12 +197,6 @@ describe("the live §1 story, on the ledger", () => {
   });
 
   it("records TASK_STORE_NOT_DURABLE from W1's parked canary, and OUTPUT_MODE_NOT_ADVERTISED and DIVERGENT_ARTIFACTS for the retry after W1's reload", async () => {
-    const notDurable = await feed.waitFor(
-      isType("ContractViolation", (d) => d.kind === "TASK_STORE_NOT_DURABLE" && d.workerId === report.workers.w1),
-      30_000,
-      "TASK_STORE_NOT_DURABLE",
-    );
-    expect(notDurable.correlationId).toBe(`probe-${report.workers.w1}`);
     const canary = (
       await feed.waitFor(
         isType("ProbeCompleted", (o) => o.workerId === report.workers.w1),
@@ -210,7 +204,20 @@ describe("the live §1 story, on the ledger", () => {
         "W1's ProbeCompleted",
       )
     ).parkedCanaries[0];
-    expect(notDurable.serverTaskId).toBe(canary?.serverTaskId);
+    // default/4 also charges the real task W1 lost in input-required (its card claims a durable store);
+    // the canary's loss is charged on the probe's own correlation.
+    const notDurable = await feed.waitFor(
+      isType(
+        "ContractViolation",
+        (d) =>
+          d.kind === "TASK_STORE_NOT_DURABLE" &&
+          d.workerId === report.workers.w1 &&
+          d.serverTaskId === canary?.serverTaskId,
+      ),
+      30_000,
+      "TASK_STORE_NOT_DURABLE of the canary",
+    );
+    expect(notDurable.correlationId).toBe(`probe-${report.workers.w1}`);
     await feed.waitFor(
       isType("TaskNotFoundObserved", (o) => o.serverTaskId === canary?.serverTaskId && o.observer === "dispatcher"),
       30_000,
@@ -362,11 +369,18 @@ describe("the live §1 story, through the projector's API", () => {
       report.retried.serverTaskIds.map((t) => t.serverTaskId).sort(),
     );
 
-    const notDurable = await settled<{ items: { kind: string; workerId: string }[] }>(
+    // Under default/4 both of W1's losses breach its durable claim: the parked canary's (on the probe's
+    // correlation) and the real task's.
+    const notDurable = await settled<{ items: { kind: string; workerId: string; correlationId: string }[] }>(
       `/v1/violations?kind=TASK_STORE_NOT_DURABLE&workerId=${encodeURIComponent(report.workers.w1)}`,
-      (b) => b.items.length > 0,
+      (b) => b.items.length >= 2,
     );
-    expect(notDurable.items.map((v) => [v.kind, v.workerId])).toEqual([["TASK_STORE_NOT_DURABLE", report.workers.w1]]);
+    expect(notDurable.items.map((v) => [v.kind, v.workerId, v.correlationId]).sort()).toEqual(
+      [
+        ["TASK_STORE_NOT_DURABLE", report.workers.w1, report.lost.correlationId],
+        ["TASK_STORE_NOT_DURABLE", report.workers.w1, `probe-${report.workers.w1}`],
+      ].sort(),
+    );
     expect((await fetch(`${api}/v1/workers/${encodeURIComponent(report.workers.w1)}`)).status).toBe(200);
 
     // W2's page lists the emissions its guard refused, next to W1's unguarded text/plain violation.
