@@ -36,13 +36,15 @@ export interface Stack {
   topics: TopicNames;
   groupId: string;
   reconciler: ChildProcess | undefined;
+  /** Everything the running reconciler wrote so far ("" when none runs). */
+  reconcilerOutput: () => string;
 }
 
 export async function createStack(admin: Admin, label: string): Promise<Stack> {
   const suffix = `${label}-${randomUUID().slice(0, 8)}`;
   const topics = suffixedTopicNames(suffix);
   await ensureTopics(admin, topicSpecs(topics));
-  return { suffix, topics, groupId: `reconciler-${suffix}`, reconciler: undefined };
+  return { suffix, topics, groupId: `reconciler-${suffix}`, reconciler: undefined, reconcilerOutput: () => "" };
 }
 
 /** `services/reconciler/src/main.ts` as a child process on the stack's topics; resolves once it started. */
@@ -66,6 +68,7 @@ export async function startReconciler(stack: Stack, env: NodeJS.ProcessEnv = {})
     },
   );
   stack.reconciler = service.child;
+  stack.reconcilerOutput = () => service.output();
   return { output: () => service.output() };
 }
 
@@ -89,9 +92,29 @@ export async function produce(
   await produceAll(kafka, topic, observations, { key: (o) => o.correlationId, encode: (o) => serde.encode(o), raw });
 }
 
-/** Waits until the reconciler's group committed offsets to the end of the observations topic. */
-export function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 180_000): Promise<void> {
-  return waitForGroupAtEnd(admin, stack.groupId, stack.topics.observations, timeoutMs);
+/**
+ * Waits until the reconciler's group committed offsets to the end of the observations topic. Fails at once
+ * when the reconciler exits, and on either failure says what the reconciler wrote last (a wait that runs
+ * into the test hook's timeout would say nothing).
+ */
+export async function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 120_000): Promise<void> {
+  const child = stack.reconciler;
+  let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+  const exited = new Promise<never>((_, reject) => {
+    onExit = (code, signal) =>
+      reject(new Error(`the reconciler exited (${code ?? signal}) before its group reached the end`));
+    if (child !== undefined && (child.exitCode !== null || child.signalCode !== null))
+      onExit(child.exitCode, child.signalCode);
+    else child?.once("exit", onExit);
+  });
+  try {
+    await Promise.race([waitForGroupAtEnd(admin, stack.groupId, stack.topics.observations, timeoutMs), exited]);
+  } catch (error) {
+    const tail = stack.reconcilerOutput().split("\n").slice(-40).join("\n");
+    throw new Error(`${(error as Error).message}\nthe reconciler's last output:\n${tail}`, { cause: error });
+  } finally {
+    if (onExit !== undefined) child?.off("exit", onExit);
+  }
 }
 
 /**
