@@ -8,7 +8,8 @@ import type { Decision, DecisionType, Observation, ObservationType } from "@a2a-
 import { sampleDecision, sampleObservation } from "@a2a-ledger/schemas/testing";
 import { describe, expect, it } from "vitest";
 import type { ProjectorInput } from "../inputs.ts";
-import { emptyLoaded, project } from "./projection.ts";
+import { applyChanges, emptyStore } from "../../test/memory-store.ts";
+import { project } from "./projection.ts";
 import type { TaskRow } from "./rows.ts";
 import { statusDecision } from "./status.ts";
 
@@ -63,9 +64,9 @@ const base = () => [dispatched(), working(), lost(), blocked(), expired()];
 
 /** The task row after projecting `batches` one after the other onto the same rows (as the writer does). */
 function taskAfter(...batches: ProjectorInput[][]): TaskRow {
-  const rows = emptyLoaded();
-  for (const batch of batches) project(rows, batch);
-  return rows.tasks.get(correlationId) as TaskRow;
+  let store = emptyStore();
+  for (const batch of batches) store = applyChanges(store, project(store.rows, batch));
+  return store.rows.tasks.get(correlationId) as TaskRow;
 }
 
 const onQueue = (t: TaskRow) => ({ status: t.status, waitingSince: t.waitingSince });

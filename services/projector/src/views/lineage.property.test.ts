@@ -14,9 +14,9 @@ import type { Decision, Observation } from "@a2a-ledger/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProjectorInput } from "../inputs.ts";
-import { artifactKey, type Changes, emptyLoaded, type Loaded, needsOf, project, serverTaskKey } from "./projection.ts";
+import { needsOf, project } from "./projection.ts";
 import { relinkRedispatched } from "./relink.ts";
-import type { EventRow } from "./rows.ts";
+import { applyChanges, emptyStore, type MemoryStore } from "../../test/memory-store.ts";
 
 const workers = ["w-a", "w-b", "w-c"] as const;
 const spellings = ["submitted", "working", "input-required", "completed", "failed", "canceled", "rejected", "unknown"];
@@ -160,42 +160,23 @@ function interleaved(
   return batches;
 }
 
-/** The writer's work on an in-memory store: per batch, the stored events of re-dispatched correlations, then project and re-link. */
-function written(batches: readonly ProjectorInput[][]): { rows: Loaded; events: EventRow[] } {
-  const rows = emptyLoaded();
-  const events: EventRow[] = [];
+/** The writer's work on an in-memory store: per batch, the stored events of re-dispatched correlations, then project, re-link and save. */
+function written(batches: readonly ProjectorInput[][]): MemoryStore {
+  let store = emptyStore();
   for (const batch of batches) {
     const redispatched = new Set([
-      ...events.filter((e) => e.kind === "decision" && e.type === "RedispatchCommanded").map((e) => e.correlationId),
+      ...store.events
+        .filter((e) => e.kind === "decision" && e.type === "RedispatchCommanded")
+        .map((e) => e.correlationId),
       ...needsOf(batch).redispatched,
     ]);
-    rows.redispatched = new Map([...redispatched].map((c) => [c, events.filter((e) => e.correlationId === c)]));
-    const changes = relinkRedispatched(rows, project(rows, batch));
-    applyRelinked(rows, events, changes);
-    events.push(...changes.events);
+    const rows = {
+      ...store.rows,
+      redispatched: new Map([...redispatched].map((c) => [c, store.events.filter((e) => e.correlationId === c)])),
+    };
+    store = applyChanges(store, relinkRedispatched(rows, project(rows, batch)));
   }
-  return { rows, events };
-}
-
-/** What the writer's save does for a re-linked correlation (writer.ts), on the in-memory store: its rows replaced whole, its stored observations' attempts set. */
-function applyRelinked(rows: Loaded, events: EventRow[], changes: Changes): void {
-  for (const { correlationId, eventAttempts } of changes.relinked) {
-    const own = <T extends { correlationId: string }>(list: readonly T[]) =>
-      list.filter((r) => r.correlationId === correlationId);
-    rows.attempts.set(correlationId, own(changes.attempts));
-    for (const [k, row] of rows.serverTasks) if (row.correlationId === correlationId) rows.serverTasks.delete(k);
-    for (const r of own(changes.serverTasks))
-      rows.serverTasks.set(serverTaskKey(r.correlationId, r.workerId, r.serverTaskId), r);
-    for (const [k, row] of rows.artifacts) if (row.correlationId === correlationId) rows.artifacts.delete(k);
-    for (const r of own(changes.artifacts))
-      rows.artifacts.set(artifactKey(r.correlationId, r.workerId, r.serverTaskId, r.artifactId), r);
-    const task = changes.tasks.find((t) => t.correlationId === correlationId);
-    if (task !== undefined) rows.tasks.set(correlationId, task);
-    const attemptOf = new Map(eventAttempts.map((e) => [e.id, e.attempt]));
-    for (const [i, e] of events.entries())
-      if (e.correlationId === correlationId && attemptOf.has(e.id))
-        events[i] = { ...e, attempt: attemptOf.get(e.id) ?? null };
-  }
+  return store;
 }
 
 /** FAST_CHECK_SEED replays a reported run; FAST_CHECK_RUNS widens the search (default 600). */
@@ -206,7 +187,7 @@ const byTask = (a: { workerId: string; serverTaskId: string }, b: { workerId: st
   a.workerId + a.serverTaskId < b.workerId + b.serverTaskId ? -1 : 1;
 
 /** A correlation's lineage rows, in a stable order. */
-function lineageRows(store: { rows: Loaded; events: EventRow[] }, correlationId: string) {
+function lineageRows(store: MemoryStore, correlationId: string) {
   const { rows, events } = store;
   return {
     attempts: [...(rows.attempts.get(correlationId) ?? [])].sort((a, b) => a.attempt - b.attempt),

@@ -12,7 +12,8 @@
  */
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import type { ProjectorInput } from "../inputs.ts";
-import { type Changes, emptyLoaded, eventKey, type Loaded, project } from "./projection.ts";
+import { type Changes, emptyLoaded, eventKey, type Loaded } from "./batch-rows.ts";
+import { project } from "./projection.ts";
 import type { EventRow } from "./rows.ts";
 
 const byLog = (a: EventRow, b: EventRow) =>
@@ -80,18 +81,18 @@ export function relinkRedispatched(rows: Readonly<Loaded>, changes: Changes): Ch
     if (!stored.some(isRedispatch) && !batch.some(isRedispatch)) continue;
     const storedIds = new Set(stored.map((e) => e.id));
     const all = [...stored, ...batch.filter((e) => !storedIds.has(e.id))];
-    const canonical = emptyLoaded();
-    const derived = project(canonical, canonicalOrder(all), { planRedispatches: true });
+    // Projected from nothing, every row of the correlation is new: the changes hold them all.
+    const derived = project(emptyLoaded(), canonicalOrder(all), { planRedispatches: true });
     const attemptOf = new Map(derived.events.filter((e) => e.kind === "observation").map((e) => [e.id, e.attempt]));
 
     const own = <T extends { correlationId: string }>(list: Iterable<T>) =>
       [...list].filter((r) => r.correlationId === correlationId);
     const others = <T extends { correlationId: string }>(list: readonly T[]) =>
       list.filter((r) => r.correlationId !== correlationId);
-    const canonicalAttempts = canonical.attempts.get(correlationId) ?? [];
+    const canonicalAttempts = own(derived.attempts).sort((a, b) => a.attempt - b.attempt);
     attempts = [...others(attempts), ...canonicalAttempts];
-    serverTasks = [...others(serverTasks), ...own(canonical.serverTasks.values())];
-    artifacts = [...others(artifacts), ...own(canonical.artifacts.values())];
+    serverTasks = [...others(serverTasks), ...own(derived.serverTasks)];
+    artifacts = [...others(artifacts), ...own(derived.artifacts)];
     attemptCounts.set(correlationId, canonicalAttempts.length);
     for (const e of batch)
       if (e.kind === "observation") eventAttempt.set(eventKey(correlationId, e.id), attemptOf.get(e.id) ?? null);

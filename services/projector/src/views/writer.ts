@@ -7,18 +7,8 @@
 import type { ProjectorInput } from "../inputs.ts";
 import { type Tables, tableNames } from "../store/schema.ts";
 import { powerOfTwoChunks, type Row, type Store, tuplesIn, type Tx } from "../store/store.ts";
-import {
-  artifactKey,
-  cardKey,
-  type Changes,
-  emptyLoaded,
-  eventKey,
-  type Loaded,
-  type Needs,
-  needsOf,
-  project,
-  serverTaskKey,
-} from "./projection.ts";
+import { artifactKey, cardKey, type Changes, emptyLoaded, eventKey, type Loaded, serverTaskKey } from "./batch-rows.ts";
+import { type Needs, needsOf, project } from "./projection.ts";
 import { relinkRedispatched } from "./relink.ts";
 import {
   artifactCodec,
