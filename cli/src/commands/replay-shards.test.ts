@@ -1,8 +1,8 @@
 /**
  * `replay --shards N` prints what `--shards 1` prints, byte for byte: the decisions (`--json`), a
  * comparison with its summary and diffs, and the HTML report, for the generated log (a real task lost in
- * input-required under default/3 included) from a file, and once from the topic a real reconciler read,
- * in its recorded order. The shards really split the work: each owns decisions of its own.
+ * input-required under default/3 included) from a file (from the topic a real reconciler read, in its
+ * recorded order: replay-shards.int.test.ts). The shards really split the work: each owns decisions of its own.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,20 +10,9 @@ import { join } from "node:path";
 import { cardHash } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
-import type { Admin } from "@a2a-ledger/kafka";
 import type { Decision, TaskState } from "@a2a-ledger/schemas";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createStack,
-  deleteStack,
-  kafka,
-  produce,
-  serde,
-  type Stack,
-  startReconciler,
-  stopReconciler,
-  waitForReconciler,
-} from "../../test/ledger-stack.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { byShards, expectSame } from "../../test/by-shards.ts";
 import { parseLines } from "../../test/observations.ts";
 import { run } from "../../test/run.ts";
 import { shardOf } from "../replay/replay-shard.ts";
@@ -54,35 +43,6 @@ const decisionsOf = (stdout: string) =>
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l) as Decision);
-
-/** Runs the replay with each shard count; the outputs of 2 and 3 shards must be the one of 1. */
-async function byShards(
-  args: string[],
-  counts = [1, 2, 3],
-): Promise<{ shards: number; code: number; stdout: string; stderr: string }[]> {
-  const out = [];
-  for (const shards of counts) out.push({ shards, ...(await run(["replay", ...args, "--shards", String(shards)])) });
-  return out;
-}
-
-/** `atLeast`: the one-shard output is that long (the comparison is not of two empty outputs). */
-function expectSame(
-  results: { shards: number; code: number; stdout: string; stderr: string }[],
-  atLeast = 1_000,
-): void {
-  const [one, ...others] = results;
-  expect(one?.code).toBe(0);
-  expect(one?.stdout.length).toBeGreaterThan(atLeast);
-  for (const r of others) {
-    expect({ shards: r.shards, code: r.code, stderr: r.stderr }).toEqual({
-      shards: r.shards,
-      code: one?.code,
-      stderr: one?.stderr,
-    });
-    // toBe on the whole text: byte equality, and vitest shows the first line that differs.
-    expect(r.stdout, `--shards ${r.shards}`).toBe(one?.stdout);
-  }
-}
 
 afterAll(() => {
   process.env = { ...savedEnv };
@@ -258,52 +218,4 @@ describe("replay --shards N from a file", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--shards 2 needs shipped rule sets");
   });
-});
-
-describe("replay --kafka --shards N", () => {
-  let admin: Admin;
-  let stack: Stack;
-  const log = parseLines(generateLog(3_000));
-
-  beforeAll(async () => {
-    admin = kafka.admin();
-    await admin.connect();
-    await serde.registerAll();
-    stack = await createStack(admin, "cli-shards");
-    await startReconciler(stack);
-    const half = Math.floor(log.length / 2);
-    await produce(stack.topics.observations, log.slice(0, half));
-    await waitForReconciler(admin, stack);
-    await produce(stack.topics.observations, log.slice(half));
-    await waitForReconciler(admin, stack);
-    // The record is frozen before the runs: an idle reconciler may still commit a re-examination (a
-    // blocked correlation rescued by a snapshot it read late), which would change it between two runs.
-    await stopReconciler(stack);
-    process.env["A2A_LEDGER_TOPIC_SUFFIX"] = stack.suffix;
-  }, 300_000);
-
-  afterAll(async () => {
-    if (stack) await deleteStack(admin, stack);
-    await admin?.disconnect();
-  });
-
-  it("prints the comparison with the recorded decisions, in the recorded order, as one shard does", async () => {
-    const results = await byShards([
-      "--kafka",
-      "--baseline",
-      "recorded",
-      "--candidate",
-      "restart-from-scratch",
-      "--json",
-    ]);
-    expectSame(results);
-    const summary = (
-      JSON.parse(results[0]?.stdout.trim().split("\n").at(-1) as string) as {
-        summary: { events: number; order: { kind: string } };
-      }
-    ).summary;
-    expect(summary).toMatchObject({ events: log.length, order: { kind: "recorded" } });
-    // And the decisions of default/2 themselves, folded batch by batch.
-    expectSame(await byShards(["--kafka", "--rules", "default/2", "--json"]));
-  }, 600_000);
 });

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Message, RecordMetadata } from "kafkajs";
-import { createKafka, type Admin } from "./client.ts";
-import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { partitionOf } from "./partition.ts";
 import { byPartition, IncompleteSendError, type RecordSender, sendByPartition } from "./partition-send.ts";
-import { createTestTopic, readMessages } from "./testing.ts";
 
 /** A sender that records each send and acknowledges what it was given (or what `answer` says). */
 function recordingSender(
@@ -73,55 +70,5 @@ describe("sending by partition", () => {
 
   it("refuses a record for a partition the topic does not have", () => {
     expect(() => byPartition([{ key: "k", value: "v", partition: 6 }], 6)).toThrow(RangeError);
-  });
-});
-
-describe("sending by partition to the project's cluster", () => {
-  const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "partition-send-test" });
-  let admin: Admin;
-  beforeAll(async () => {
-    admin = kafka.admin();
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin.disconnect();
-  });
-
-  it("lands every record once, on its key's partition, through a plain and a transactional producer", async () => {
-    const topic = await createTestTopic(admin, "partition-send", 6);
-    try {
-      const plain = kafka.producer({ idempotent: true });
-      await plain.connect();
-      await sendByPartition(
-        plain,
-        topic,
-        Array.from({ length: 60 }, (_, i) => ({ key: `p-${i}`, value: `p-${i}` })),
-        6,
-        { parallel: true },
-      );
-      await plain.disconnect();
-      const transactional = kafka.producer({
-        idempotent: true,
-        transactionalId: `${topic}-tx`,
-        maxInFlightRequests: 1,
-      });
-      await transactional.connect();
-      const tx = await transactional.transaction();
-      await sendByPartition(
-        tx,
-        topic,
-        Array.from({ length: 60 }, (_, i) => ({ key: `t-${i}`, value: `t-${i}` })),
-        6,
-        { parallel: false },
-      );
-      await tx.commit();
-      await transactional.disconnect();
-      const read = await readMessages(kafka, topic, 120, 30_000);
-      expect(read).toHaveLength(120);
-      expect(new Set(read.map((m) => m.key)).size).toBe(120);
-      for (const m of read) expect(m.partition, m.key ?? "").toBe(partitionOf(m.key as string, 6));
-    } finally {
-      await admin.deleteTopics({ topics: [topic] });
-    }
   });
 });
