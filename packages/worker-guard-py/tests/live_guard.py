@@ -1,6 +1,6 @@
 """The guard on a real a2a-sdk worker (DefaultRequestHandler, Starlette on uvicorn, InMemoryTaskStore),
 called by the real a2a-sdk client, recording through the ledger's ingest API at INGEST_URL. Run by
-test/guard.test.ts, which starts ingest on a throwaway topic and checks what reached Kafka; this script
+test/guard.int.test.ts, which starts ingest on a throwaway topic and checks what reached Kafka; this script
 checks what the executor and the client saw and prints one JSON line per case."""
 
 import asyncio

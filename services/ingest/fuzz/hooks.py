@@ -1,4 +1,4 @@
-"""Schemathesis hooks for the ingest API (loaded through SCHEMATHESIS_HOOKS by openapi-fuzz.test.ts).
+"""Schemathesis hooks for the ingest API (loaded through SCHEMATHESIS_HOOKS by openapi-fuzz.int.test.ts).
 
 - NDJSON bodies: one generated observation is one line.
 - cardHash: JSON Schema cannot say that a given cardHash must equal the hash of the card, and a

@@ -1,4 +1,4 @@
-"""Schemathesis hooks for the projector's API (loaded through SCHEMATHESIS_HOOKS by openapi-fuzz.test.ts).
+"""Schemathesis hooks for the projector's API (loaded through SCHEMATHESIS_HOOKS by openapi-fuzz.int.test.ts).
 
 A cursor: the document states its shape (pattern, maxLength), but no schema can say which cursors the
 server issued, for which query; a generated one of the right shape almost never carries a valid

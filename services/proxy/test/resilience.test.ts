@@ -1,7 +1,7 @@
 /**
  * The proxy survives what goes wrong around it: a client that goes away mid-stream, a worker that hangs,
  * answers garbage or is down, malformed and oversized requests, answers it cannot read, and a ledger that
- * does not take observations (fail-open here; fail-closed with a real ledger in ledger-outage.test.ts).
+ * does not take observations (fail-open here; fail-closed with a real ledger in ledger-outage.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endToEnd, jsonRpc, rawRequest, v1 } from "./http.ts";

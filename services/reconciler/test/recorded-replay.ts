@@ -9,7 +9,7 @@
  * An observation in two committed batches would be folded twice. kafkajs fetches a new owner's
  * position at the assignment, before its producer fences the old owner, so a batch the old owner commits
  * in between is fetched again; the reconciler reads the committed offset again after the fence and
- * skips what lies below it (already-committed.test.ts). So no observation may be held by two batches:
+ * skips what lies below it (already-committed.int.test.ts). So no observation may be held by two batches:
  * each one that is, is described (with the producer epochs of the two batches) in `refolds`.
  */
 import { BatchOrderFold, createDecider, defaultRuleSet, type PolicySource, recordedBatch } from "@a2a-ledger/core";

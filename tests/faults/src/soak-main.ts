@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (not in CI; CI runs the three-minute `soak.test.ts`): the soak (soak.ts) for
+ * `npm run soak` (not in CI; CI runs the three-minute `soak.int.test.ts`): the soak (soak.ts) for
  * SOAK_MINUTES (30) on the running three-node stack, or a private one. It prints a sample every
  * SOAK_SAMPLE_S (30) seconds and each fault, then a table for BENCHMARKS.md and the verdict; exit 1 when
  * state did not stay flat or a guarantee of the fault oracle failed.
