@@ -69,14 +69,7 @@ export {
   type FoldOutcome,
   type RejectedObservation,
 } from "./fold.ts";
-export {
-  defaultRetention,
-  expiresAt,
-  expiryDecision,
-  StreamRetention,
-  type Activity,
-  type RetentionPolicy,
-} from "./retention.ts";
+export { defaultRetention, StreamRetention, type RetentionPolicy } from "./retention.ts";
 export { replay, replayLog, RulesFailedError, type ReplayConfig, type ReplayResult } from "./replay.ts";
 export { CapabilityScope } from "./capability-scope.ts";
 export {
