@@ -12,12 +12,12 @@ import {
   type InProcessProjector,
   kafka,
   produce,
+  runPrune,
   serde,
   startProjector,
   startReconciler,
   waitForGroupAtEnd,
 } from "../test/pipeline.ts";
-import { runPrune } from "../test/run-prune.ts";
 import { storeKinds, storeLocation, useStores } from "../test/stores.ts";
 import { activeGeneration } from "./store/generations.ts";
 

@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Observation } from "@a2a-ledger/schemas";
-import { generatedObservations } from "../test/pipeline.ts";
-import { runPrune } from "../test/run-prune.ts";
+import { generatedObservations, runPrune } from "../test/pipeline.ts";
 import { openStoreAt, storeLocation, useStores } from "../test/stores.ts";
 import type { ProjectorInput } from "./inputs.ts";
 import { parseCut, prune } from "./prune.ts";

@@ -177,12 +177,13 @@ export async function startProjectorProcess(env: NodeJS.ProcessEnv): Promise<{ c
   return { child, url: String(readyEntry.url) };
 }
 
-/** Runs `src/main.ts rebuild` to completion; its exit code and output. */
-export function runRebuildProcess(
+/** Runs `src/main.ts <args>` to completion (killed after `timeoutMs`); its exit code and output. */
+function runMain(
+  args: readonly string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 240_000,
+  timeoutMs: number,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", mainFile, "rebuild"], {
+  const child = spawn(process.execPath, ["--import", "tsx", mainFile, ...args], {
     env: { ...env, A2A_LEDGER_PROJECTOR_LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -197,6 +198,12 @@ export function runRebuildProcess(
     });
   });
 }
+
+/** Runs `src/main.ts rebuild` to completion; its exit code and output. */
+export const runRebuildProcess = (env: NodeJS.ProcessEnv, timeoutMs = 240_000) => runMain(["rebuild"], env, timeoutMs);
+
+/** Runs `src/main.ts prune --before <date>` to completion; its exit code and output. */
+export const runPrune = (env: NodeJS.ProcessEnv, before: string) => runMain(["prune", "--before", before], env, 60_000);
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
