@@ -48,7 +48,8 @@ const kafka = createKafka({ brokers: endpointsFromEnv().brokers, clientId: "clie
 const admin = kafka.admin();
 type Case = Record<string, unknown> & { case: string };
 let cases: Record<string, Case>;
-let stop: (() => Promise<void>)[] = [];
+/** What afterAll stops, last started first, each with its name. */
+let stop: [string, () => Promise<void>][] = [];
 let w1: RunningJsAgent;
 let w3: AgentProcess;
 
@@ -117,10 +118,10 @@ beforeAll(async () => {
     { logger: false },
   );
   const ingestUrl = await ingest.listen({ host: "127.0.0.1", port: 0 });
-  stop.push(() => ingest.close());
+  stop.push(["ingest", () => ingest.close()]);
   const reconciler = new Reconciler(loadReconcilerConfig(env), createLogger());
   await reconciler.start();
-  stop.push(() => reconciler.stop());
+  stop.push(["the reconciler", () => reconciler.stop()]);
   const config = loadProjectorConfig({ ...env, A2A_LEDGER_PROJECTOR_PORT: "0" });
   const store = openStore(config.store);
   await migrate(store);
@@ -132,12 +133,15 @@ beforeAll(async () => {
   await projector.start();
   await server.listen({ host: "127.0.0.1", port: 0 });
   const projectorUrl = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
-  stop.push(async () => {
-    await server.close();
-    stream.stop();
-    await projector.stop();
-    await store.close();
-  });
+  stop.push([
+    "the projector",
+    async () => {
+      await server.close();
+      stream.stop();
+      await projector.stop();
+      await store.close();
+    },
+  ]);
   w1 = await startJsAgent({ kind: "w1" });
   w3 = await spawnPyAgent({ db: join(dir, "w3.sqlite") });
   const hashes = { W1: await cardOf(w1.url), W3: await cardOf(w3.url) };
@@ -223,14 +227,31 @@ beforeAll(async () => {
   );
 }, 240_000);
 
+/**
+ * A teardown step, bounded: one that does not finish in time is named on stderr and left behind, so the
+ * steps after it still run and the hook ends inside its timeout (all 3 tests had passed when a teardown
+ * once ran into it, and nothing said which step hung).
+ */
+async function bounded(what: string, step: () => Promise<unknown>, ms = 20_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      console.error(`teardown: ${what} did not finish within ${ms} ms; left behind`);
+      resolve();
+    }, ms);
+  });
+  await Promise.race([step().catch(() => undefined), late]);
+  clearTimeout(timer);
+}
+
 afterAll(async () => {
-  await w1?.close();
-  await w3?.stop();
-  for (const s of stop.reverse()) await s().catch(() => undefined);
+  await bounded("W1", async () => w1?.close());
+  await bounded("W3", async () => w3?.stop());
+  for (const [what, s] of stop.reverse()) await bounded(what, s);
   stop = [];
-  await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
-  await admin.disconnect();
-});
+  await bounded("deleting the topics", () => admin.deleteTopics({ topics: Object.values(topics) }));
+  await bounded("the admin client", () => admin.disconnect());
+}, 180_000);
 
 function createLogger() {
   return projectorLogger("silent", "reconciler");
