@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lifecycleExtensionUri } from "@a2a-ledger/core";
-import type { Admin } from "@a2a-ledger/kafka";
+import { type Admin, TopicReader } from "@a2a-ledger/kafka";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import { parseObservationJson } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
@@ -80,27 +80,22 @@ async function cardRound(): Promise<void> {
 
 /** Offsets of the records a read_committed reader finds on the capabilities topic now. */
 async function capabilityOffsets(): Promise<number[]> {
-  const consumer = kafka.consumer({ groupId: `compaction-probe-${randomUUID()}`, maxWaitTimeInMs: 100 });
-  const ends = await admin.fetchTopicOffsets(f.topics.capabilities);
-  const end = Number(ends[0]?.high ?? 0);
   const offsets: number[] = [];
-  await consumer.connect();
+  const reader = new TopicReader(
+    kafka,
+    admin,
+    f.topics.capabilities,
+    (_partition, message) => {
+      offsets.push(Number(message.offset));
+    },
+    "compaction-probe",
+    { crash: "fail" },
+  );
+  await reader.start();
   try {
-    await consumer.subscribe({ topic: f.topics.capabilities, fromBeginning: true });
-    let last = -1;
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        for (const m of batch.messages) offsets.push(Number(m.offset));
-        last = Math.max(last, Number(batch.lastOffset()));
-      },
-    });
-    await waitFor(
-      "reading the capabilities topic to its end",
-      async () => (last + 1 >= end || end === 0 ? true : undefined),
-      60_000,
-    );
+    await reader.caughtUp(60_000);
   } finally {
-    await consumer.disconnect();
+    await reader.stop();
   }
   return offsets;
 }
@@ -110,10 +105,11 @@ async function compactedAway(offset: number): Promise<number[]> {
   return waitFor(
     `the log cleaner to remove offset ${offset} of ${f.topics.capabilities}`,
     async () => {
+      const started = Date.now();
       await cardRound(); // rolls the active segment (segment.ms) so the cleaner can take the older ones
       await waitForGroupAtEnd(admin, `reconciler-${f.suffix}`, f.topics.observations, 60_000);
       const offsets = await capabilityOffsets();
-      console.log(`capabilities offsets after round ${version}: ${offsets.join(",")}`);
+      console.log(`capabilities offsets after round ${version} (${Date.now() - started} ms): ${offsets.join(",")}`);
       return offsets.length > 0 && !offsets.includes(offset) && (offsets[offsets.length - 1] as number) > offset
         ? offsets
         : undefined;

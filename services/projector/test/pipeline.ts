@@ -205,12 +205,23 @@ export const runRebuildProcess = (env: NodeJS.ProcessEnv, timeoutMs = 240_000) =
 /** Runs `src/main.ts prune --before <date>` to completion; its exit code and output. */
 export const runPrune = (env: NodeJS.ProcessEnv, before: string) => runMain(["prune", "--before", before], env, 60_000);
 
+/** Probes until it returns a value; a probe that throws counts as not yet, and the timeout names its last error. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    const value = await probe().catch((error: unknown) => {
+      lastError = error;
+      return undefined;
+    });
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const why =
+        lastError === undefined
+          ? ""
+          : ` (the last attempt failed: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+      throw new Error(`timed out waiting for ${what}${why}`);
+    }
     await sleep(200);
   }
 }
