@@ -18,7 +18,7 @@ import {
   topicSpecs,
   type TopicNames,
 } from "@a2a-ledger/kafka";
-import { produceAll, readMessages, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
+import { produceAll, readToEnd, waitForGroupAtEnd } from "@a2a-ledger/kafka/testing";
 import type { Decision, Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
@@ -118,11 +118,11 @@ export async function waitForReconciler(admin: Admin, stack: Stack, timeoutMs = 
 }
 
 /**
- * Every decision committed on the stack's decisions topic, read with a consumer of its own (read_committed)
- * for `readMs`: call it once the reconciler's group is at the end of its input. Per correlation in the
+ * Every decision committed on the stack's decisions topic, read to its end with a consumer of its own
+ * (read_committed): call it once the reconciler's group is at the end of its input. Per correlation in the
  * order committed (one partition each).
  */
-export async function committedDecisions(stack: Stack, readMs = 8_000): Promise<Decision[]> {
-  const messages = await readMessages(kafka, stack.topics.decisions, Number.MAX_SAFE_INTEGER, readMs);
+export async function committedDecisions(admin: Admin, stack: Stack, timeoutMs = 60_000): Promise<Decision[]> {
+  const messages = await readToEnd(kafka, admin, stack.topics.decisions, timeoutMs);
   return Promise.all(messages.map(async (m) => (await serde.decode(m.value ?? Buffer.alloc(0))).record as Decision));
 }

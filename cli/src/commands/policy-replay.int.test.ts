@@ -87,7 +87,7 @@ beforeAll(async () => {
     e.notFound("after", "w2", "task-2", { at: validFrom + 2_000 }),
   ]);
   await waitForReconciler(admin, stack);
-  recorded = await committedDecisions(stack);
+  recorded = await committedDecisions(admin, stack);
 }, 400_000);
 
 afterAll(async () => {

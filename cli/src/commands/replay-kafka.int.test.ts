@@ -69,7 +69,7 @@ beforeAll(async () => {
   await waitForReconciler(admin, stack);
   await produce(stack.topics.observations, tasks, [{ key: "task-poison", value: Buffer.from("not avro at all") }]);
   await waitForReconciler(admin, stack);
-  recorded = await committedDecisions(stack);
+  recorded = await committedDecisions(admin, stack);
   process.env["A2A_LEDGER_TOPIC_SUFFIX"] = stack.suffix;
   process.env["A2A_LEDGER_TRUSTED_VENDORS"] = "";
 }, 300_000);

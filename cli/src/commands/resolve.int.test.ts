@@ -10,7 +10,7 @@ import { all, events, probed } from "@a2a-ledger/core/testing/builders";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
 import type { Admin } from "@a2a-ledger/kafka";
 import { readMessages } from "@a2a-ledger/kafka/testing";
-import type { Decision, Observation } from "@a2a-ledger/schemas";
+import type { Observation } from "@a2a-ledger/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   committedDecisions,
@@ -49,7 +49,7 @@ const history: Observation[] = [
 ];
 
 /** Every decision committed so far (the reconciler's group is at the end of its input when this is called). */
-const decisions = () => committedDecisions(stack, 6_000);
+const decisions = () => committedDecisions(admin, stack);
 
 beforeAll(async () => {
   admin = kafka.admin();

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
 import { createTopicsAndWait } from "./create-topics.ts";
 import { endOffsets } from "./end-offsets.ts";
+import { TopicReader } from "./topic-reader.ts";
 import { replicationFor } from "./topics.ts";
 
 /** A throwaway topic, replicated as the ledger's topics are on this cluster. */
@@ -74,6 +75,38 @@ export async function readMessages(
     });
   } finally {
     await consumer.disconnect();
+  }
+  return messages;
+}
+
+/**
+ * Every record of `topic` up to its end offsets now (read_committed), in each partition's order: call it
+ * once the writes it should see were acknowledged. Unlike `readMessages`, it never returns a partial read
+ * on a slow cluster: it fails, naming the partitions behind, when the end is not reached in `timeoutMs`.
+ */
+export async function readToEnd(kafka: Kafka, admin: Admin, topic: string, timeoutMs = 60_000): Promise<ReadMessage[]> {
+  const messages: ReadMessage[] = [];
+  const reader = new TopicReader(
+    kafka,
+    admin,
+    topic,
+    (partition, message) => {
+      messages.push({
+        partition,
+        offset: message.offset,
+        key: message.key?.toString() ?? null,
+        value: message.value,
+        headers: message.headers,
+      });
+    },
+    "test-read-to-end",
+    { crash: "fail" },
+  );
+  await reader.start();
+  try {
+    await reader.caughtUp(timeoutMs);
+  } finally {
+    await reader.stop();
   }
   return messages;
 }

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { configDefaults, createIngestApp } from "@a2a-ledger/ingest";
 import { createKafka, endpointsFromEnv, type Admin, type Kafka } from "@a2a-ledger/kafka";
-import { createTestTopic, readMessages } from "@a2a-ledger/kafka/testing";
+import { createTestTopic, type ReadMessage, readMessages, readToEnd } from "@a2a-ledger/kafka/testing";
 import type { Observation } from "@a2a-ledger/schemas";
 import { Serde } from "@a2a-ledger/schemas/serde";
 
@@ -21,6 +21,8 @@ export interface LedgerTopic {
   startIngest(port?: number): Promise<Ingest>;
   /** Every record on the topic, decoded, once `count` arrived (or the time ran out). */
   observations(count: number, timeoutMs?: number): Promise<Observation[]>;
+  /** Every record on the topic up to its end now, decoded: once what it should hold was acknowledged. */
+  everything(): Promise<Observation[]>;
   remove(): Promise<void>;
 }
 
@@ -34,6 +36,11 @@ export async function ledgerTopic(label: string): Promise<LedgerTopic> {
   await admin.connect();
   const topic = await createTestTopic(admin, `a2a-client.${label}`, 3);
   const serde = new Serde(endpoints.registryUrl);
+  const decode = async (messages: ReadMessage[]): Promise<Observation[]> => {
+    const out: Observation[] = [];
+    for (const m of messages) out.push((await serde.decode(m.value ?? Buffer.alloc(0))).record as Observation);
+    return out;
+  };
   return {
     topic,
     async startIngest(port = 0) {
@@ -54,10 +61,10 @@ export async function ledgerTopic(label: string): Promise<LedgerTopic> {
       return { url: `http://127.0.0.1:${address.port}`, stop: () => app.server.close() };
     },
     async observations(count, timeoutMs = 30_000) {
-      const messages = await readMessages(kafka, topic, count, timeoutMs);
-      const out: Observation[] = [];
-      for (const m of messages) out.push((await serde.decode(m.value ?? Buffer.alloc(0))).record as Observation);
-      return out;
+      return decode(await readMessages(kafka, topic, count, timeoutMs));
+    },
+    async everything() {
+      return decode(await readToEnd(kafka, admin, topic));
     },
     async remove() {
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

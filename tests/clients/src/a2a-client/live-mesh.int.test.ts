@@ -172,7 +172,7 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     try {
       const after = await recorder.close(30_000);
       expect(after).toMatchObject({ pending: 0, rejected: 0, dropped: 0, ingestReachable: true });
-      const mine = (await topic.observations(1_000, 5_000)).filter((o) => o.observer === "orchestrator:outage");
+      const mine = (await topic.everything()).filter((o) => o.observer === "orchestrator:outage");
       expect([...new Set(mine.map((o) => o.type))].sort()).toEqual([
         "AgentCardObserved",
         "ArtifactEmitted",
@@ -212,7 +212,7 @@ describe("an orchestrator's client on W1, recording straight to ingest", () => {
     expect((unreachableCard as A2AClientError).code).toBe("A2A_CLIENT_CARD_UNAVAILABLE");
     const stats = await recorder.close(30_000);
     expect(stats).toMatchObject({ pending: 0, recorded: 1 });
-    const mine = (await topic.observations(1_000, 5_000)).filter((o) => o.observer === "orchestrator:gone");
+    const mine = (await topic.everything()).filter((o) => o.observer === "orchestrator:gone");
     expect(mine.map((o) => o.type)).toEqual(["AgentCardObserved"]);
   });
 });
