@@ -44,7 +44,9 @@ describe("the reconciler's memory budget on Kafka", () => {
     await produce(f.topics.observations, log);
     const deadline = Date.now() + 60_000;
     while ((await live(first)) < 3 && Date.now() < deadline) await sleep(200);
-    // Time for a batch that would wrongly go beyond the budget to commit.
+    // The admitted correlations' transaction commits (however slow the coordinator), …
+    while ((await committed(f.groupId, f.topics.observations)) < 9 && Date.now() < deadline) await sleep(200);
+    // … then time for a batch that would wrongly go beyond the budget to commit too.
     await sleep(4_000);
     expect(await live(first)).toBe(3);
     expect((await first.metrics.maxCorrelations.get()).values[0]?.value).toBe(3);
