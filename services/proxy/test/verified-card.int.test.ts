@@ -127,6 +127,9 @@ beforeAll(async () => {
       cardMode: "verified",
       projectorUrl: projector.url,
       projectorToken: token,
+      // The projector shares this test's one thread with the reconciler and the proxy: a look-up it
+      // answers late is not what these tests are about (the 2 s default is the proxy config test's).
+      projectorTimeoutMs: 15_000,
     }),
   );
 }, 240_000);
