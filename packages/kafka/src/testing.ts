@@ -36,6 +36,14 @@ export interface ReadMessage {
   headers: KafkaMessage["headers"];
 }
 
+const readMessage = (partition: number, message: KafkaMessage): ReadMessage => ({
+  partition,
+  offset: message.offset,
+  key: message.key?.toString() ?? null,
+  value: message.value,
+  headers: message.headers,
+});
+
 /**
  * Reads `topic` from the beginning with a throwaway group until `count` messages arrived or
  * `timeoutMs` passed; returns what arrived (the caller asserts on it). read_committed by default.
@@ -59,13 +67,7 @@ export async function readMessages(
       const timer = setTimeout(resolve, timeoutMs);
       void consumer.run({
         eachMessage: async ({ partition, message }) => {
-          messages.push({
-            partition,
-            offset: message.offset,
-            key: message.key?.toString() ?? null,
-            value: message.value,
-            headers: message.headers,
-          });
+          messages.push(readMessage(partition, message));
           if (messages.length >= count) {
             clearTimeout(timer);
             resolve();
@@ -91,13 +93,7 @@ export async function readToEnd(kafka: Kafka, admin: Admin, topic: string, timeo
     admin,
     topic,
     (partition, message) => {
-      messages.push({
-        partition,
-        offset: message.offset,
-        key: message.key?.toString() ?? null,
-        value: message.value,
-        headers: message.headers,
-      });
+      messages.push(readMessage(partition, message));
     },
     "test-read-to-end",
     { crash: "fail" },
