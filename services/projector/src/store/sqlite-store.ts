@@ -1,11 +1,12 @@
 /**
  * SQLite store: one file, WAL, a writer connection (one transaction at a time, BEGIN IMMEDIATE so
  * another process — a rebuild — waits its turn) and a read-only connection whose reads see committed
- * snapshots while the writer works.
+ * snapshots while the writer works. The WAL is checkpointed on a thread of its own (sqlite-checkpointer.ts).
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { Checkpointer, type CheckpointerOptions } from "./sqlite-checkpointer.ts";
 import { insertValues, Mutex, powerOfTwoChunks, type Reader, type Row, type Store, type Tx } from "./store.ts";
 
 const inList = " IN (SELECT value FROM json_each(?))";
@@ -38,7 +39,13 @@ export class SqliteStore implements Store {
   private readonly readLock = new Mutex();
   private readonly listeners = new Set<(payload: string) => void>();
 
-  constructor(readonly location: string) {
+  /** The WAL's checkpoint thread (none in memory). */
+  private readonly checkpointer: Checkpointer | undefined;
+
+  constructor(
+    readonly location: string,
+    checkpoints: CheckpointerOptions = {},
+  ) {
     if (location !== ":memory:") mkdirSync(dirname(location), { recursive: true });
     this.writer = new Database(location, { timeout: 15_000 });
     this.writer.pragma("journal_mode = WAL");
@@ -47,6 +54,7 @@ export class SqliteStore implements Store {
     this.writer.pragma("cache_size = -65536");
     this.writer.pragma("temp_store = MEMORY");
     this.reader = location === ":memory:" ? this.writer : new Database(location, { readonly: true, timeout: 15_000 });
+    this.checkpointer = location === ":memory:" ? undefined : new Checkpointer(this.writer, location, checkpoints);
     this.writes = new StatementCache(this.writer);
     this.reads = new StatementCache(this.reader);
     // Statistics for the query planner (SQLite's recommendation: on open, then now and then).
@@ -78,6 +86,7 @@ export class SqliteStore implements Store {
     return this.writeLock.run(async () => {
       const notices: string[] = [];
       const tx = this.transaction(notices);
+      await this.checkpointer?.beforeTransaction();
       this.writer.exec("BEGIN IMMEDIATE");
       let result: T;
       try {
@@ -87,6 +96,7 @@ export class SqliteStore implements Store {
         if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
         throw error;
       }
+      this.checkpointer?.committed();
       for (const notice of notices) for (const listener of this.listeners) listener(notice);
       return result;
     });
@@ -120,6 +130,7 @@ export class SqliteStore implements Store {
 
   async exec(statements: readonly string[]): Promise<void> {
     await this.writeLock.run(async () => {
+      await this.checkpointer?.beforeTransaction();
       this.writer.exec("BEGIN IMMEDIATE");
       try {
         for (const sql of statements) this.writer.exec(sql);
@@ -128,6 +139,7 @@ export class SqliteStore implements Store {
         if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
         throw error;
       }
+      this.checkpointer?.committed();
       // Dropped or created tables invalidate prepared statements.
       this.writes.clear();
       this.reads.clear();
@@ -151,6 +163,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.optimizer);
     await this.writeLock.run(async () => {
+      // The thread's connection closes first: the writer, closing last, checkpoints the rest and removes the WAL.
+      await this.checkpointer?.close();
       if (this.reader !== this.writer) this.reader.close();
       this.writer.close();
     });
