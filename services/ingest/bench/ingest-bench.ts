@@ -1,7 +1,9 @@
 /**
- * Ingest throughput and latency through the HTTP API for batches of 1, 100 and 1,000 observations,
- * against Kafka's own org.apache.kafka.tools.ProducerPerformance writing records of the same size to
- * the same broker, in the same run, reported as a ratio.
+ * Ingest throughput and latency through the HTTP API for batches of 1 (with 16 and with 64 clients),
+ * 100 and 1,000 observations, against Kafka's own org.apache.kafka.tools.ProducerPerformance writing
+ * records of the same size to the same broker, in the same run, reported as a ratio; and per scenario
+ * the server process's CPU per observation and how busy it was (what bounds it: its CPU, or the wait
+ * for Kafka's acknowledgements).
  *
  *   npm run bench -w @a2a-ledger/ingest
  *
@@ -11,7 +13,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +37,8 @@ interface Scenario {
 
 const scenarios: Scenario[] = [
   { batch: 1, concurrency: 16, maxRequests: 40_000, maxSeconds: 15 },
+  // The same with four times the clients: what bounds batches of 1 (the server's CPU, or each request's wait for Kafka).
+  { batch: 1, concurrency: 64, maxRequests: 80_000, maxSeconds: 15 },
   { batch: 100, concurrency: 8, maxRequests: 4_000, maxSeconds: 15 },
   { batch: 1_000, concurrency: 4, maxRequests: 600, maxSeconds: 20 },
 ];
@@ -90,6 +94,21 @@ interface IngestResult {
   p50: number;
   p99: number;
   failures: number;
+  /** The server process's CPU (user + system) per acknowledged observation, µs, and its share of the wall time. */
+  serverCpuPerObservation: number;
+  serverBusy: number;
+}
+
+/** CPU seconds (user + system) a process used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function post(agent: Agent, body: Buffer): Promise<number> {
@@ -113,8 +132,9 @@ function post(agent: Agent, body: Buffer): Promise<number> {
   });
 }
 
-async function runIngest(scenario: Scenario, bodies: Buffer[]): Promise<IngestResult> {
+async function runIngest(scenario: Scenario, bodies: Buffer[], serverPid?: number): Promise<IngestResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: scenario.concurrency });
+  const cpuBefore = cpuSeconds(serverPid);
   const latencies: number[] = [];
   let requests = 0;
   let failures = 0;
@@ -132,6 +152,7 @@ async function runIngest(scenario: Scenario, bodies: Buffer[]): Promise<IngestRe
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const serverCpu = cpuSeconds(serverPid) - cpuBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const events = latencies.length * scenario.batch;
@@ -145,6 +166,8 @@ async function runIngest(scenario: Scenario, bodies: Buffer[]): Promise<IngestRe
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     failures,
+    serverCpuPerObservation: (serverCpu * 1e6) / Math.max(1, events),
+    serverBusy: serverCpu / seconds,
   };
 }
 
@@ -347,7 +370,7 @@ async function main(): Promise<void> {
     await runIngest({ batch: 100, concurrency: 4, maxRequests: 300, maxSeconds: 5 }, bodiesFor(100));
     for (const scenario of scenarios) {
       log(`ingest: batches of ${scenario.batch}, ${scenario.concurrency} concurrent clients`);
-      results.push(await runIngest(scenario, bodiesFor(scenario.batch)));
+      results.push(await runIngest(scenario, bodiesFor(scenario.batch), child.pid));
     }
     log(`ProducerPerformance: ${javaRecords} records of ${recordSize} bytes, acks=all, idempotent`);
     java = runJava(brokers, javaTopic, recordSize);
@@ -368,17 +391,18 @@ async function main(): Promise<void> {
   const lines = [
     `Records: mixed observation types, ${jsonBytes} bytes of JSON, ${recordSize} bytes Avro (Confluent framing) on average; topic with ${partitions} partitions; acks=all, idempotent producer.`,
     "",
-    "| path | batch | concurrent clients | requests | observations/s | p50 ms | p99 ms | vs Java producer |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| path | batch | concurrent clients | requests | observations/s | p50 ms | p99 ms | server CPU µs/obs | server busy | vs Java producer |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...results.map(
       (r) =>
-        `| HTTP ingest | ${fmt(r.batch)} | ${r.concurrency} | ${fmt(r.requests)} | ${fmt(r.perSecond)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${java ? `${fmt((100 * r.perSecond) / java.perSecond, 1)}%` : "-"} |`,
+        `| HTTP ingest | ${fmt(r.batch)} | ${r.concurrency} | ${fmt(r.requests)} | ${fmt(r.perSecond)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.serverCpuPerObservation, 1)} | ${fmt(100 * r.serverBusy)}% | ${java ? `${fmt((100 * r.perSecond) / java.perSecond, 1)}%` : "-"} |`,
     ),
     java
-      ? `| ProducerPerformance | - | 1 | - | ${fmt(java.perSecond)} | ${fmt(java.p50, 1)} | ${fmt(java.p99, 1)} | 100% |`
+      ? `| ProducerPerformance | - | 1 | - | ${fmt(java.perSecond)} | ${fmt(java.p50, 1)} | ${fmt(java.p99, 1)} | - | - | 100% |`
       : "",
     "",
     "HTTP latency is per request (the whole batch, until Kafka acknowledged it); ProducerPerformance latency is per record.",
+    "Server CPU is the ingest process's user + system time over the scenario (/proc), per acknowledged observation; busy is that time over the wall time (one core = 100%).",
     results.some((r) => r.failures > 0)
       ? `Non-202 answers: ${results.map((r) => `batch ${r.batch}: ${r.failures}`).join(", ")}`
       : "Every request was answered 202.",
