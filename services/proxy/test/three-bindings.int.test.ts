@@ -85,9 +85,12 @@ async function jsCalls(baseUrl: string, transport: Transport, correlation: strin
       },
       options,
     );
-  const collect = async (events: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> => {
+  const collect = async (events: AsyncGenerator<StreamResponse>, onFirst?: () => void): Promise<StreamResponse[]> => {
     const out: StreamResponse[] = [];
-    for await (const e of events) out.push(e);
+    for await (const e of events) {
+      out.push(e);
+      if (out.length === 1) onFirst?.();
+    }
     return out;
   };
   const streamJson = (events: StreamResponse[]) => events.map((e) => StreamResponse.toJSON(e));
@@ -115,8 +118,14 @@ async function jsCalls(baseUrl: string, transport: Transport, correlation: strin
   await step(
     "SubscribeToTask + CancelTask",
     async () => {
-      const subscription = collect(client.resubscribeTask({ tenant: "", id: waiting2.id }, options));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The subscription's first event is the task as it stands (SubscribeToTask): cancel only once it
+      // arrived, so that the cancel never races the subscription, directly or through the proxy.
+      let subscribed!: () => void;
+      const first = new Promise<void>((resolve) => {
+        subscribed = resolve;
+      });
+      const subscription = collect(client.resubscribeTask({ tenant: "", id: waiting2.id }, options), subscribed);
+      await Promise.race([first, subscription]);
       const canceled = await client.cancelTask({ tenant: "", id: waiting2.id, metadata: undefined }, options);
       return { events: await subscription, canceled };
     },

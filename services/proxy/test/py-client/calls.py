@@ -80,13 +80,18 @@ async def main(base_url: str, binding: str, correlation: str) -> None:
 
         async def subscribe_and_cancel() -> list[dict]:
             events: list[dict] = []
+            subscribed = asyncio.Event()
 
             async def read() -> None:
                 async for event in streaming.subscribe(SubscribeToTaskRequest(id=task2["id"])):
                     events.append(d(event))
+                    subscribed.set()
 
             reader = asyncio.create_task(read())
-            await asyncio.sleep(0.5)
+            # The first event is the task as it stands: cancel once it arrived, never racing the subscription.
+            waiter = asyncio.ensure_future(subscribed.wait())
+            await asyncio.wait([reader, waiter], timeout=30, return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
             canceled = d(await unary.cancel_task(CancelTaskRequest(id=task2["id"])))
             await asyncio.wait_for(reader, 10)
             return [*events, {"canceled": canceled}]
