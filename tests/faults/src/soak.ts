@@ -385,11 +385,15 @@ export async function runSoak(
 /**
  * Whether state stayed flat: after the warm-up (the first `warmupS` seconds: the horizons filling), the
  * last third of the samples against the middle third, each at most `factor` times the other's level:
- * - the changelog's records and every reconciler's resident memory by their peaks;
+ * - every reconciler's resident memory by its peak;
  * - the live correlations by their medians. They follow the load's rate from one sample to the next (one
  *   sequential client, slowed or sped by the machine and by the faults), so a burst of a sample or two
  *   is not growth; a rise that holds for a third of the run is. That nothing accumulates with history is
  *   the soak's other check: far fewer correlations live at the end than were sent.
+ * - the changelog's records by their medians too: between two passes of the log cleaner the topic also
+ *   holds every superseded state and tombstone since the last one, so a cleaner that runs a sample or two
+ *   late shows a peak that is its schedule, not growth (a rehearsal's changelog went 1,131 → 2,426 → 417
+ *   records in three samples); a changelog that grows stays high for the whole last third.
  */
 export function flatness(
   samples: readonly SoakSample[],
@@ -412,7 +416,7 @@ export function flatness(
   };
   const measures: Record<string, { of: (s: SoakSample) => number; level: (values: readonly number[]) => number }> = {
     liveCorrelations: { of: (s) => s.liveCorrelations, level: median },
-    changelogRecords: { of: (s) => s.changelogRecords, level: peak },
+    changelogRecords: { of: (s) => s.changelogRecords, level: median },
     reconcilerRssMiB: { of: (s) => Math.max(0, ...Object.values(s.rssMiB)), level: peak },
   };
   const detail: Record<string, { middle: number; last: number }> = {};
