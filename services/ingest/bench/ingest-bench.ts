@@ -38,7 +38,7 @@ interface Scenario {
 const scenarios: Scenario[] = [
   { batch: 1, concurrency: 16, maxRequests: 40_000, maxSeconds: 15 },
   // The same with four times the clients: what bounds batches of 1 (the server's CPU, or each request's wait for Kafka).
-  { batch: 1, concurrency: 64, maxRequests: 80_000, maxSeconds: 15 },
+  { batch: 1, concurrency: 64, maxRequests: 40_000, maxSeconds: 15 },
   { batch: 100, concurrency: 8, maxRequests: 4_000, maxSeconds: 15 },
   { batch: 1_000, concurrency: 4, maxRequests: 600, maxSeconds: 20 },
 ];
@@ -352,6 +352,9 @@ async function main(): Promise<void> {
       A2A_LEDGER_INGEST_LOG_LEVEL: "warn",
       A2A_LEDGER_INGEST_MAX_EVENTS: "1000",
       A2A_LEDGER_INGEST_MAX_QUEUED_RECORDS: "200000",
+      // The scenarios send up to 85,000 requests within a minute from one address: the per-caller limit
+      // (100,000 a minute) is not what this measures, and a run that reached it would answer 429s.
+      A2A_LEDGER_INGEST_RATE_LIMIT: "0",
       KAFKA_BROKERS: brokers,
       SCHEMA_REGISTRY_URL: registryUrl,
     },
