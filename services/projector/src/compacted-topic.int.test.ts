@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lifecycleExtensionUri } from "@a2a-ledger/core";
-import { type Admin, TopicReader } from "@a2a-ledger/kafka";
+import type { Admin } from "@a2a-ledger/kafka";
+import { readToEnd } from "@a2a-ledger/kafka/testing";
 import type { Reconciler } from "@a2a-ledger/reconciler";
 import { parseObservationJson } from "@a2a-ledger/core";
 import type { Observation } from "@a2a-ledger/schemas";
@@ -80,24 +81,7 @@ async function cardRound(): Promise<void> {
 
 /** Offsets of the records a read_committed reader finds on the capabilities topic now. */
 async function capabilityOffsets(): Promise<number[]> {
-  const offsets: number[] = [];
-  const reader = new TopicReader(
-    kafka,
-    admin,
-    f.topics.capabilities,
-    (_partition, message) => {
-      offsets.push(Number(message.offset));
-    },
-    "compaction-probe",
-    { crash: "fail" },
-  );
-  await reader.start();
-  try {
-    await reader.caughtUp(60_000);
-  } finally {
-    await reader.stop();
-  }
-  return offsets;
+  return (await readToEnd(kafka, admin, f.topics.capabilities)).map((m) => Number(m.offset));
 }
 
 /** Until the log cleaner removed the record at `offset` (a later card of its worker superseded it). */
