@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ObservationInput } from "@a2a-ledger/ingest-client";
 import { createLogger } from "@a2a-ledger/logging";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { observation } from "../test/observation-fixture.ts";
 import { fillableFs } from "../test/fillable-fs.ts";
 import {
@@ -308,6 +308,34 @@ describe("ObservationSpool", () => {
     Object.assign(state, { full: false, failOpens: false });
     await expect.poll(() => spool.failing, { timeout: 2_000, interval: 10 }).toBe(false);
     const after = spool.append(observation(999));
+    await spool.kept();
+    expect(open(dir).replayed.map((e) => e.seq)).toContain(after.seq);
+    await spool.close();
+  });
+
+  it("a retry ends its backoff even when the wall clock reads earlier than the backoff's end (a clock stepped back, or a timer that fires a millisecond before Date.now() agrees)", async () => {
+    const dir = freshDir();
+    const { fs, state } = fillableFs();
+    const s = sink();
+    const { spool } = ObservationSpool.open({ dir, log, metrics: s.metrics, retryInitialMs: 20, retryMaxMs: 40, fs });
+    spool.append(observation(0));
+    await spool.kept();
+    spool.acknowledge(0);
+    Object.assign(state, { full: true, failOpens: true });
+    spool.append(observation(1));
+    await spool.kept();
+    await expect.poll(() => s.counts.writeErrors, { timeout: 2_000, interval: 5 }).toBeGreaterThanOrEqual(3);
+    expect(spool.failing).toBe(true);
+    // The wall clock steps back ten seconds (a time sync); the retry timers run on the monotonic clock.
+    const wall = Date.now;
+    const now = vi.spyOn(Date, "now").mockImplementation(() => wall() - 10_000);
+    try {
+      Object.assign(state, { full: false, failOpens: false });
+      await expect.poll(() => spool.failing, { timeout: 2_000, interval: 10 }).toBe(false);
+    } finally {
+      now.mockRestore();
+    }
+    const after = spool.append(observation(2));
     await spool.kept();
     expect(open(dir).replayed.map((e) => e.seq)).toContain(after.seq);
     await spool.close();

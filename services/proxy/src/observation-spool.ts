@@ -394,6 +394,10 @@ export class ObservationSpool {
     // Retried without traffic too: a proxy that refuses dispatches while its spool fails must find out by itself that the disk is back.
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
+      // The timer is the backoff's end. Date.now() may still read earlier (it steps with the wall clock, and
+      // rounds apart from the timers' monotonic clock): a retry that checked it would drop its records and
+      // leave the spool failing with no timer left.
+      this.retryAt = 0;
       if (!this.closed && this.failingSince !== null) this.flushing ??= Promise.resolve().then(() => this.retry());
     }, delay);
     this.retryTimer.unref();
