@@ -13,11 +13,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseObservation } from "@a2a-ledger/core";
+import { percentile, processCpuSeconds } from "@a2a-ledger/env/testing";
 import { createKafka, createTopicsAndWait, endpointsFromEnv, replicationFor } from "@a2a-ledger/kafka";
 import { Serde } from "@a2a-ledger/schemas/serde";
 import { observation } from "../test/observations.ts";
@@ -81,9 +82,6 @@ function kafkaLibs(): string {
   return libs;
 }
 
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
 interface IngestResult {
   batch: number;
   concurrency: number;
@@ -97,18 +95,6 @@ interface IngestResult {
   /** The server process's CPU (user + system) per acknowledged observation, µs, and its share of the wall time. */
   serverCpuPerObservation: number;
   serverBusy: number;
-}
-
-/** CPU seconds (user + system) a process used so far, from /proc (Linux). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 function post(agent: Agent, body: Buffer): Promise<number> {
@@ -134,7 +120,7 @@ function post(agent: Agent, body: Buffer): Promise<number> {
 
 async function runIngest(scenario: Scenario, bodies: Buffer[], serverPid?: number): Promise<IngestResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: scenario.concurrency });
-  const cpuBefore = cpuSeconds(serverPid);
+  const cpuBefore = processCpuSeconds(serverPid) ?? Number.NaN;
   const latencies: number[] = [];
   let requests = 0;
   let failures = 0;
@@ -152,7 +138,7 @@ async function runIngest(scenario: Scenario, bodies: Buffer[], serverPid?: numbe
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const serverCpu = cpuSeconds(serverPid) - cpuBefore;
+  const serverCpu = (processCpuSeconds(serverPid) ?? Number.NaN) - cpuBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const events = latencies.length * scenario.batch;
@@ -163,8 +149,8 @@ async function runIngest(scenario: Scenario, bodies: Buffer[], serverPid?: numbe
     events,
     seconds,
     perSecond: events / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
     failures,
     serverCpuPerObservation: (serverCpu * 1e6) / Math.max(1, events),
     serverBusy: serverCpu / seconds,

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cardHash, defaultRuleSetV3 } from "@a2a-ledger/core";
 import { agentCard, events } from "@a2a-ledger/core/testing/builders";
+import { percentile } from "@a2a-ledger/env/testing";
 import type { Observation, TaskState } from "@a2a-ledger/schemas";
 import { LiveStream } from "../src/live-stream.ts";
 import { createMetrics } from "../src/metrics.ts";
@@ -70,9 +71,6 @@ function mesh(): Observation[] {
   return out;
 }
 
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-
 async function timed(
   base: string,
   name: string,
@@ -92,7 +90,7 @@ async function timed(
     ms.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   ms.sort((a, b) => a - b);
-  return { name, p50: percentile(ms, 50), p99: percentile(ms, 99), max: ms[ms.length - 1] ?? Number.NaN };
+  return { name, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), max: ms[ms.length - 1] ?? Number.NaN };
 }
 
 async function main(): Promise<void> {

@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { createDecider, defaultRuleSet, defaultRuleSetV1, replay, replayLog, type RuleSet } from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
+import { percentile } from "@a2a-ledger/env/testing";
 import {
   type Admin,
   type Consumer,
@@ -372,11 +373,6 @@ async function throughput(admin: Admin, fixtures: Fixture[], extraTopics: string
   }
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
 async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
   const total = latencyRate * latencySeconds;
   console.log(
@@ -464,7 +460,7 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
       `RedispatchCommanded readable: ${latencies.length} of ${acks.size}${missing.length > 0 ? ` (missing, first: line ${indexById.get(missing[0] as string)})` : ""}`,
     );
     console.log(
-      `latency ms: p50 ${fmt(percentile(latencies, 50), 1)}, p99 ${fmt(percentile(latencies, 99), 1)}, max ${fmt(latencies[latencies.length - 1] ?? Number.NaN, 1)}, min ${fmt(latencies[0] ?? Number.NaN, 1)}`,
+      `latency ms: p50 ${fmt(percentile(latencies, 0.5), 1)}, p99 ${fmt(percentile(latencies, 0.99), 1)}, max ${fmt(latencies[latencies.length - 1] ?? Number.NaN, 1)}, min ${fmt(latencies[0] ?? Number.NaN, 1)}`,
     );
     const commits = (await reconciler.metrics.commits.get()).values[0]?.value ?? 0;
     console.log(`reconciler transactions during the latency run: ${commits} (${fmt(commits / elapsed, 1)}/s)`);

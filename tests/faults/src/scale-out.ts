@@ -16,7 +16,7 @@
  *   SCALE_OUT_PARTITIONS (24), SCALE_OUT_PHASES ("1,4,8"), SCALE_OUT_CORRELATIONS (10000),
  *   SCALE_OUT_LOST_SHARE (0.05), SCALE_OUT_BATCH (20), SCALE_OUT_PAUSE_MS (20)
  */
-import { readFileSync } from "node:fs";
+import { percentile, processCpuSeconds } from "@a2a-ledger/env/testing";
 import { kafkaNodes, loadConfig, readStackState } from "@a2a-ledger/infra";
 import {
   type Admin,
@@ -106,19 +106,6 @@ function assignmentProblem(
   return undefined;
 }
 
-/** User plus system CPU seconds of a process (Linux /proc); 0 once it is gone. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
-      .replace(/^.*\) /, "")
-      .split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 async function offsets(admin: Admin, ledger: Ledger): Promise<{ written: number; committed: number }> {
@@ -164,12 +151,6 @@ function peakRate(samples: readonly Sample[], from: number, to: number, spanMs =
     best = Math.max(best, ((b.committed - a.committed) * 1000) / (b.at - a.at));
   }
   return best;
-}
-
-function percentile(sorted: readonly number[], q: number): number {
-  return sorted.length === 0
-    ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number);
 }
 
 /** Loss (the TaskNotFound observation, stamped as sent) → first re-dispatch received at w-target, in ms, by the phase the loss was sent in. */
@@ -220,7 +201,7 @@ async function main(): Promise<void> {
   const snapshot = async () => ({
     at: Date.now(),
     ...(await offsets(admin, ledger)),
-    cpu: sum(reconcilerPids().map(cpuSeconds)),
+    cpu: sum(reconcilerPids().map((pid) => processCpuSeconds(pid) ?? 0)),
   });
 
   /** Waits for one owner per partition among the phase's instances, then opens its measuring window. */
