@@ -392,7 +392,7 @@ describe("streams", () => {
     const disconnects = await metric(proxy.url, "a2a_proxy_client_disconnects_total");
     req.close(http2.constants.NGHTTP2_CANCEL);
     session.close();
-    for (let i = 0; i < 50 && (await metric(proxy.url, "a2a_proxy_client_disconnects_total")) === disconnects; i++)
+    for (let i = 0; i < 500 && (await metric(proxy.url, "a2a_proxy_client_disconnects_total")) === disconnects; i++)
       await new Promise((r) => setTimeout(r, 20));
     expect(await metric(proxy.url, "a2a_proxy_client_disconnects_total")).toBe(disconnects + 1);
   });
