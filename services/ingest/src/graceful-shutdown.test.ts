@@ -9,13 +9,20 @@ import { testConfig } from "../test/stack.ts";
 import type { ObservationSink, OutgoingRecord } from "./kafka-sink.ts";
 import { buildServer } from "./server.ts";
 
+/** A sink whose publish is acknowledged only once the test releases it: the batch stays in flight as long as the test needs. */
 class SlowSink implements ObservationSink {
   readonly events: string[] = [];
   queuedRecords = 0;
-  constructor(private readonly delayMs: number) {}
+  private opened!: () => void;
+  private readonly gate = new Promise<void>((resolve) => {
+    this.opened = resolve;
+  });
+  release(): void {
+    this.opened();
+  }
   async publish(records: readonly OutgoingRecord[]): Promise<void> {
     this.events.push(`publish ${records.length}`);
-    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    await this.gate;
     this.events.push(`acknowledged ${records.length}`);
   }
   async kafkaReachable(): Promise<boolean> {
@@ -30,7 +37,7 @@ const encoder = { encodeValidated: async (o: { eventId: string }) => Buffer.from
 
 describe("graceful shutdown", () => {
   it("answers the in-flight batch with 202 before the sink closes", async () => {
-    const sink = new SlowSink(600);
+    const sink = new SlowSink();
     const server = buildServer({
       config: testConfig(),
       sink,
@@ -46,9 +53,12 @@ describe("graceful shutdown", () => {
       headers: { "content-type": "application/json" },
       body,
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(sink.events).toEqual(["publish 2"]);
+    await expect.poll(() => sink.events, { timeout: 10_000, interval: 5 }).toEqual(["publish 2"]);
     const closing = server.close();
+    // Closing waits for the batch in flight: the sink is still open.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sink.events).toEqual(["publish 2"]);
+    sink.release();
     const response = await inFlight;
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: 2 });
@@ -57,7 +67,7 @@ describe("graceful shutdown", () => {
   });
 
   it("stops accepting connections as soon as draining starts, while the in-flight batch completes", async () => {
-    const sink = new SlowSink(500);
+    const sink = new SlowSink();
     const server = buildServer({
       config: testConfig(),
       sink,
@@ -73,7 +83,7 @@ describe("graceful shutdown", () => {
       headers: { "content-type": "application/json" },
       body: payload,
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => sink.events, { timeout: 10_000, interval: 5 }).toEqual(["publish 1"]);
     const closing = server.close();
     await new Promise((resolve) => setTimeout(resolve, 20));
     const late = await fetch(`${url}/healthz`, { headers: { connection: "close" } }).then(
@@ -81,6 +91,7 @@ describe("graceful shutdown", () => {
       (e: unknown) => (e instanceof Error ? e.name : "error"),
     );
     expect(late).not.toBe(200);
+    sink.release();
     expect((await first).status).toBe(202);
     await closing;
   });
