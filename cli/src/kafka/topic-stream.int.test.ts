@@ -201,11 +201,14 @@ describe("streamTopic after a broker restart", () => {
     setKafkaRetries({ budgetMs: 1_500, report: (line) => lines.push(line) });
     const spent = await readAll(topic, {}, faultyKafka({ offsetLookups: 1_000 }).kafka).catch((e: unknown) => e);
     expect(spent).toBeInstanceOf(TopicUnavailableError);
-    expect((spent as Error).message).toMatch(
-      new RegExp(
-        `^cannot read ${topic.replaceAll(".", "\\.")}: This server is not the leader for that topic-partition \\(retried 2 times over \\d+\\.\\d s\\)$`,
-      ),
-    );
-    expect(lines).toHaveLength(2);
+    const said = new RegExp(
+      `^cannot read ${topic.replaceAll(".", "\\.")}: This server is not the leader for that topic-partition \\(retried (\\d+) times over \\d+\\.\\d s\\)$`,
+    ).exec((spent as Error).message);
+    expect(said, (spent as Error).message).not.toBeNull();
+    // Backoffs of 0.25 s and 0.5 s fit a 1.5 s budget when each attempt is quick; a slow broker leaves room for fewer.
+    const retried = Number(said?.[1]);
+    expect(retried).toBeGreaterThanOrEqual(1);
+    expect(retried).toBeLessThanOrEqual(2);
+    expect(lines).toHaveLength(retried);
   }, 60_000);
 });
