@@ -265,12 +265,14 @@ export async function storyPipeline(label: string, dir: string): Promise<StoryPi
   const reconciler = await startReconciler(f);
   const projector = await startProjector(f, { A2A_LEDGER_PROJECTOR_SQLITE_PATH: join(dir, "projector.sqlite") });
   const reconcilerGroup = `reconciler-${f.suffix}`;
-  // Probes run before tasks are dispatched: the capabilities they verify are committed first.
+  // Probes run before tasks are dispatched: the capabilities they verify are committed first. The story
+  // is a few hundred observations: each wait is bounded well inside the callers' hook timeouts (180 s),
+  // so a reconciler that stalls fails here with the offsets it reached, not as a hook timeout.
   await ingest.post(probes);
-  await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
+  await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations, 60_000);
   await ingest.post(tasks);
-  await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations);
-  await projector.projector.caughtUp(60_000);
+  await waitForGroupAtEnd(admin, reconcilerGroup, f.topics.observations, 60_000);
+  await projector.projector.caughtUp(40_000);
   return {
     admin,
     fixture: f,
