@@ -20,6 +20,7 @@ import {
   serviceAcls,
   revokeAcls,
   applyAcls,
+  aclEntries,
   type AclRule,
   type ClientConfig,
 } from "@a2a-ledger/kafka";
@@ -138,13 +139,29 @@ async function without<T>(principal: Principal, rules: AclRule[], body: () => Pr
     logLevel: logLevel.NOTHING,
   }).admin();
   await client.connect();
+  // The broker applies ACL changes from the metadata log; its authorizer answers DescribeAcls, so the
+  // change is in force once the broker (the stack's one node) lists it so.
+  const listed = async (): Promise<boolean[]> =>
+    Promise.all(
+      aclEntries(`User:${principal}`, rules).map(
+        async (entry) => (await client.describeAcls(entry)).resources.length > 0,
+      ),
+    );
   try {
     await revokeAcls(client, `User:${principal}`, rules);
-    // Brokers apply ACL changes from the metadata log: give the change a moment to reach the authorizer.
-    await new Promise((r) => setTimeout(r, 1_500));
+    await eventually(
+      `the ACLs of ${principal} revoked`,
+      async () => ((await listed()).some(Boolean) ? undefined : true),
+      30_000,
+    );
     return await body();
   } finally {
     await applyAcls(client, `User:${principal}`, rules);
+    await eventually(
+      `the ACLs of ${principal} granted again`,
+      async () => ((await listed()).every(Boolean) ? true : undefined),
+      30_000,
+    );
     await client.disconnect();
   }
 }
