@@ -34,6 +34,8 @@ export interface ReadMessage {
   key: string | null;
   value: Buffer | null;
   headers: KafkaMessage["headers"];
+  /** The record's timestamp (ms): the producer's clock when it was sent, unless the topic stamps append time. */
+  timestamp: number;
 }
 
 const readMessage = (partition: number, message: KafkaMessage): ReadMessage => ({
@@ -42,6 +44,7 @@ const readMessage = (partition: number, message: KafkaMessage): ReadMessage => (
   key: message.key?.toString() ?? null,
   value: message.value,
   headers: message.headers,
+  timestamp: Number(message.timestamp),
 });
 
 /**

@@ -40,7 +40,7 @@ export interface LoadResult {
 }
 
 /** One correlation's observations, as the orchestrator and the worker's proxy would have recorded them. */
-function correlationScript(runId: string, i: number, lost: boolean, at: () => number): ObservationInput[] {
+export function correlationScript(runId: string, i: number, lost: boolean, at: () => number): ObservationInput[] {
   const correlationId = `${runId}-task-${i}`;
   const serverTaskId = `${runId}-lost-task-${i}`;
   let seq = 0;
@@ -97,6 +97,31 @@ function correlationScript(runId: string, i: number, lost: boolean, at: () => nu
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The steps of `scripts` as one stream: a sliding window of 30 correlations in flight, steps taken in a
+ * deterministic shuffled order, so losses and their re-dispatches happen all along the stream, not only at
+ * its end. `scripts` may be endless.
+ */
+export function* interleaved(scripts: Iterable<readonly ObservationInput[]>): Generator<ObservationInput> {
+  const source = scripts[Symbol.iterator]();
+  const active: ObservationInput[][] = [];
+  let drained = false;
+  let seed = 12345;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+  while (!drained || active.length > 0) {
+    while (active.length < 30 && !drained) {
+      const next = source.next();
+      if (next.done === true) drained = true;
+      else active.push([...next.value]);
+    }
+    if (active.length === 0) return;
+    const k = Math.floor(random() * active.length);
+    const script = active[k] as ObservationInput[];
+    yield script.shift() as ObservationInput;
+    if (script.length === 0) active.splice(k, 1);
+  }
+}
+
+/**
  * Sends the load; `onProgress` is told the share sent so far (0..1) after every request, so a test can
  * inject its fault in the middle of the stream.
  */
@@ -132,21 +157,7 @@ export async function runLoad(
     scripts.push(correlationScript(runId, i, isLost, clock));
   }
   const acknowledged = new Map<string, ObservationInput>();
-  // A sliding window of correlations in flight, steps taken in a deterministic shuffled order: losses
-  // and their re-dispatches happen all along the stream, not only at its end.
-  const queue: ObservationInput[] = [];
-  const pending = scripts.map((s) => [...s]);
-  const active: ObservationInput[][] = [];
-  let next = 0;
-  let seed = 12345;
-  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
-  while (next < pending.length || active.length > 0) {
-    while (active.length < 30 && next < pending.length) active.push(pending[next++] as ObservationInput[]);
-    const k = Math.floor(random() * active.length);
-    const script = active[k] as ObservationInput[];
-    queue.push(script.shift() as ObservationInput);
-    if (script.length === 0) active.splice(k, 1);
-  }
+  const queue = [...interleaved(scripts)];
   const total = queue.length;
   let retries = 0;
   const startedAt = Date.now();

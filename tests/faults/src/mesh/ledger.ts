@@ -296,6 +296,14 @@ export class Ledger {
     await this.stopService("projector");
   }
 
+  /** The process ids of what runs now: each service by name, and each reconciler as `reconciler-<id>`. */
+  pids(): Record<string, number | undefined> {
+    const out: Record<string, number | undefined> = {};
+    for (const [name, service] of this.running) out[name] = service.child.pid;
+    for (const [id, service] of this.reconcilers) out[`reconciler-${id}`] = service.child.pid;
+    return out;
+  }
+
   /** Every process this ledger ran, by name, the stopped and killed ones included. */
   private readonly ran = new Map<string, ChildService>();
 
