@@ -32,24 +32,18 @@ import { readToEnd } from "@a2a-ledger/kafka/testing";
 import { capacity, coresUsed, judgeStep, perCore, plan, type Stage, type Step, stages } from "./capacity.ts";
 import { acquireCluster, type ClusterUnderTest, releaseCluster } from "./cluster.ts";
 import { correlationScript, interleaved } from "./load.ts";
+import { positiveNumber } from "./env-number.ts";
 import { Ledger } from "./mesh/ledger.ts";
 import { firstContact } from "./scenario.ts";
 
-const numberFrom = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${JSON.stringify(raw)}: expected a positive number`);
-  return n;
-};
 const rates = (process.env.PIPELINE_RATES ?? "250,500,1000,1500,2000,2500,3000,4000,6000").split(",").map(Number);
 if (rates.some((r, i) => !Number.isFinite(r) || r <= 0 || (i > 0 && r <= (rates[i - 1] as number))))
   throw new Error(`PIPELINE_RATES=${JSON.stringify(process.env.PIPELINE_RATES)}: expected rising rates, e.g. 500,1000`);
-const stepSeconds = numberFrom("PIPELINE_STEP_S", 30);
-const batch = numberFrom("PIPELINE_BATCH", 20);
-const lostShare = numberFrom("PIPELINE_LOST_SHARE", 0.05);
-const reconcilerCount = numberFrom("PIPELINE_RECONCILERS", 1);
-const warmupSeconds = numberFrom("PIPELINE_WARMUP_S", 10);
+const stepSeconds = positiveNumber("PIPELINE_STEP_S", 30);
+const batch = positiveNumber("PIPELINE_BATCH", 20);
+const lostShare = positiveNumber("PIPELINE_LOST_SHARE", 0.05);
+const reconcilerCount = positiveNumber("PIPELINE_RECONCILERS", 1);
+const warmupSeconds = positiveNumber("PIPELINE_WARMUP_S", 10);
 /** Requests in flight at most: past it the load falls behind its rate, which the step then shows. */
 const maxInFlight = 64;
 const markerDeadlineMs = 30_000;

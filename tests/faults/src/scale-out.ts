@@ -29,19 +29,12 @@ import {
 } from "@a2a-ledger/kafka";
 import { type ClusterUnderTest, eventually } from "./cluster.ts";
 import { type LoadOptions, type LoadResult, runLoad } from "./load.ts";
+import { positiveNumber } from "./env-number.ts";
 import { Ledger } from "./mesh/ledger.ts";
 import { expectNothingLost, firstContact } from "./scenario.ts";
 import { judge, settle } from "./verdict.ts";
 
-const numberFrom = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${JSON.stringify(raw)}: expected a positive number`);
-  return n;
-};
-
-const partitions = numberFrom("SCALE_OUT_PARTITIONS", 24);
+const partitions = positiveNumber("SCALE_OUT_PARTITIONS", 24);
 const phases = (process.env.SCALE_OUT_PHASES ?? "1,4,8").split(",").map((s) => Number(s.trim()));
 if (phases.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (phases[i - 1] as number)))) {
   throw new Error(
@@ -49,10 +42,10 @@ if (phases.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (phase
   );
 }
 const load: LoadOptions = {
-  correlations: numberFrom("SCALE_OUT_CORRELATIONS", 10_000),
-  lostShare: numberFrom("SCALE_OUT_LOST_SHARE", 0.05),
-  batch: numberFrom("SCALE_OUT_BATCH", 20),
-  pauseMs: numberFrom("SCALE_OUT_PAUSE_MS", 20),
+  correlations: positiveNumber("SCALE_OUT_CORRELATIONS", 10_000),
+  lostShare: positiveNumber("SCALE_OUT_LOST_SHARE", 0.05),
+  batch: positiveNumber("SCALE_OUT_BATCH", 20),
+  pauseMs: positiveNumber("SCALE_OUT_PAUSE_MS", 20),
   maxRetries: 80,
 };
 

@@ -9,15 +9,11 @@
  *   SOAK_RECONCILERS (r1,r2), SOAK_SAMPLE_S (30)
  */
 import { acquireCluster, releaseCluster } from "./cluster.ts";
+import { positiveNumber } from "./env-number.ts";
 import { expectNothingLost } from "./scenario.ts";
 import { flatness, runSoak, type SoakFault, soakFaults } from "./soak.ts";
 
 const env = (name: string, fallback: string) => process.env[name]?.trim() || fallback;
-const number = (name: string, fallback: number) => {
-  const n = Number(env(name, String(fallback)));
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}: expected a positive number`);
-  return n;
-};
 const faults = env("SOAK_FAULTS", soakFaults.join(","))
   .split(",")
   .map((f) => f.trim())
@@ -27,19 +23,19 @@ for (const f of faults)
 
 const log = (line: string) => console.log(`[soak] ${new Date().toISOString().slice(11, 19)} ${line}`);
 const options = {
-  minutes: number("SOAK_MINUTES", 30),
+  minutes: positiveNumber("SOAK_MINUTES", 30),
   retention: env("SOAK_RETENTION", "20s"),
   staleAfter: env("SOAK_STALE_AFTER", "60s"),
   load: {
-    correlations: number("SOAK_ROUND", 400),
-    batch: number("SOAK_BATCH", 20),
-    pauseMs: number("SOAK_PAUSE_MS", 50),
+    correlations: positiveNumber("SOAK_ROUND", 400),
+    batch: positiveNumber("SOAK_BATCH", 20),
+    pauseMs: positiveNumber("SOAK_PAUSE_MS", 50),
     lostShare: 0.3,
   },
-  faultEverySeconds: number("SOAK_FAULT_EVERY_S", 180),
+  faultEverySeconds: positiveNumber("SOAK_FAULT_EVERY_S", 180),
   faults: faults as SoakFault[],
   reconcilers: env("SOAK_RECONCILERS", "r1,r2").split(","),
-  sampleEverySeconds: number("SOAK_SAMPLE_S", 30),
+  sampleEverySeconds: positiveNumber("SOAK_SAMPLE_S", 30),
 };
 
 const cluster = await acquireCluster(log);
