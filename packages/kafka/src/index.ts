@@ -119,6 +119,7 @@ export {
   byPartition,
   IncompleteSendError,
   type RecordSender,
+  sendAcknowledged,
   sendByPartition,
 } from "./partition-send.ts";
 export { createTopicsAndWait } from "./create-topics.ts";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafka, type Admin } from "./client.ts";
 import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { partitionOf } from "./partition.ts";
-import { sendByPartition } from "./partition-send.ts";
+import { sendAcknowledged, sendByPartition } from "./partition-send.ts";
 import { createTestTopic, readMessages } from "./testing.ts";
 
 describe("sending by partition to the project's cluster", () => {
@@ -17,7 +17,7 @@ describe("sending by partition to the project's cluster", () => {
     await admin.disconnect();
   });
 
-  it("lands every record once, on its key's partition, through a plain and a transactional producer", async () => {
+  it("lands every record once, on its key's partition, through a plain producer (by partition and in one send) and a transactional one", async () => {
     const topic = await createTestTopic(admin, "partition-send", 6);
     try {
       const plain = kafka.producer({ idempotent: true });
@@ -28,6 +28,12 @@ describe("sending by partition to the project's cluster", () => {
         Array.from({ length: 60 }, (_, i) => ({ key: `p-${i}`, value: `p-${i}` })),
         6,
         { parallel: true },
+      );
+      await sendAcknowledged(
+        plain,
+        topic,
+        Array.from({ length: 60 }, (_, i) => ({ key: `a-${i}`, value: `a-${i}` })),
+        6,
       );
       await plain.disconnect();
       const transactional = kafka.producer({
@@ -46,9 +52,9 @@ describe("sending by partition to the project's cluster", () => {
       );
       await tx.commit();
       await transactional.disconnect();
-      const read = await readMessages(kafka, topic, 120, 30_000);
-      expect(read).toHaveLength(120);
-      expect(new Set(read.map((m) => m.key)).size).toBe(120);
+      const read = await readMessages(kafka, topic, 180, 30_000);
+      expect(read).toHaveLength(180);
+      expect(new Set(read.map((m) => m.key)).size).toBe(180);
       for (const m of read) expect(m.partition, m.key ?? "").toBe(partitionOf(m.key as string, 6));
     } finally {
       await admin.deleteTopics({ topics: [topic] });

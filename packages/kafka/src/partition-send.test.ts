@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Message, RecordMetadata } from "kafkajs";
 import { partitionOf } from "./partition.ts";
-import { byPartition, IncompleteSendError, type RecordSender, sendByPartition } from "./partition-send.ts";
+import {
+  byPartition,
+  IncompleteSendError,
+  type RecordSender,
+  sendAcknowledged,
+  sendByPartition,
+} from "./partition-send.ts";
 
 /** A sender that records each send and acknowledges what it was given (or what `answer` says). */
 function recordingSender(
@@ -70,5 +76,52 @@ describe("sending by partition", () => {
 
   it("refuses a record for a partition the topic does not have", () => {
     expect(() => byPartition([{ key: "k", value: "v", partition: 6 }], 6)).toThrow(RangeError);
+  });
+
+  describe("one send for every partition (a plain producer whose readers de-duplicate)", () => {
+    it("sends every partition's records in one send, each on its key's partition, and returns one acknowledgement per partition", async () => {
+      const sender = recordingSender();
+      const acks = await sendAcknowledged(sender, "t", messages, 6);
+      const written = [...byPartition(messages, 6).keys()].sort((a, b) => a - b);
+      expect(sender.sends).toEqual([{ topic: "t", partitions: expect.arrayContaining(written) }]);
+      expect(sender.sends[0]?.partitions).toHaveLength(written.length);
+      expect(acks.map((a) => a.partition)).toEqual(written);
+    });
+
+    it("fails, naming the partition, when a partition written has no acknowledgement (a retry that never sent it)", async () => {
+      const first = partitionOf("corr-0", 6);
+      const sender = recordingSender((topic, records) =>
+        [...new Set(records.map((r) => r.partition as number))]
+          .filter((p) => p !== first)
+          .map((partition) => ({ topicName: topic, partition, errorCode: 0 })),
+      );
+      const error = await sendAcknowledged(sender, "t", messages, 6).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IncompleteSendError);
+      expect((error as IncompleteSendError).partition).toBe(first);
+    });
+
+    it("resolves when a partition is acknowledged twice (a retry that sent it again: readers de-duplicate)", async () => {
+      const sender = recordingSender((topic, records) => {
+        const partitions = [...new Set(records.map((r) => r.partition as number))];
+        return [...partitions, partitions[0] as number].map((partition) => ({
+          topicName: topic,
+          partition,
+          errorCode: 0,
+        }));
+      });
+      const acks = await sendAcknowledged(sender, "t", messages, 6);
+      expect(new Set(acks.map((a) => a.partition)).size).toBe(acks.length);
+    });
+
+    it("fails when an acknowledgement carries an error code", async () => {
+      const sender = recordingSender((topic, records) =>
+        [...new Set(records.map((r) => r.partition as number))].map((partition, i) => ({
+          topicName: topic,
+          partition,
+          errorCode: i === 0 ? 6 : 0,
+        })),
+      );
+      await expect(sendAcknowledged(sender, "t", messages, 6)).rejects.toThrow(/error code 6/);
+    });
   });
 });

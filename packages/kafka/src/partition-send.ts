@@ -11,6 +11,12 @@
  * three brokers: a committed transaction holding a command twice, and one missing its changelog record.
  * A send of one partition goes to one broker, so a retry can only be a resend of that partition to its
  * current leader, with the same sequence number.
+ *
+ * A plain producer whose records are told apart downstream by their own ids (ingest's observations, which
+ * every reader de-duplicates by eventId) may instead send a whole set of partitions at once, one produce
+ * request per broker (`sendAcknowledged`): a partition the retry never sent has no acknowledgement, so the
+ * send fails and nothing is reported as written that was not; a partition sent twice holds its records
+ * twice, as it would after a client's own resend. Never inside a transaction, where a duplicate commits.
  */
 import type { Message, RecordMetadata } from "kafkajs";
 import { partitionOf } from "./partition.ts";
@@ -83,4 +89,39 @@ export async function sendByPartition(
   const acks: RecordMetadata[] = [];
   for (const [partition, records] of groups) acks.push(await sendPartition(sender, topic, partition, records));
   return acks;
+}
+
+/**
+ * Sends `messages` to `topic` (of `partitions` partitions) through one send, which kafkajs makes one
+ * produce request per broker, and checks that every partition written was acknowledged without an
+ * error. For a plain producer whose records are de-duplicated downstream only (see above): a retry
+ * inside kafkajs may write a partition's records twice, never report one as written that was not.
+ * Resolves with one acknowledgement per partition written.
+ */
+export async function sendAcknowledged(
+  sender: RecordSender,
+  topic: string,
+  messages: readonly Message[],
+  partitions: number,
+): Promise<RecordMetadata[]> {
+  const groups = byPartition(messages, partitions);
+  const acks = await sender.send({ topic, messages: [...groups.values()].flat(), acks: -1 });
+  const byPartitionAck = new Map<number, RecordMetadata>();
+  for (const ack of acks) {
+    if (ack.topicName !== topic || !groups.has(ack.partition)) continue;
+    if (ack.errorCode !== 0) throw new IncompleteSendError(topic, ack.partition, `error code ${ack.errorCode}`);
+    byPartitionAck.set(ack.partition, ack);
+  }
+  const out: RecordMetadata[] = [];
+  for (const partition of [...groups.keys()].sort((a, b) => a - b)) {
+    const ack = byPartitionAck.get(partition);
+    if (ack === undefined)
+      throw new IncompleteSendError(
+        topic,
+        partition,
+        `the acknowledgements name ${acks.map((a) => `${a.topicName}/${a.partition}`).join(", ") || "nothing"}`,
+      );
+    out.push(ack);
+  }
+  return out;
 }

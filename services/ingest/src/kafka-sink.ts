@@ -19,7 +19,7 @@ import {
   logLevel,
   partitionCounts,
   processClientConfig,
-  sendByPartition,
+  sendAcknowledged,
   type Admin,
   type Kafka,
   type Producer,
@@ -196,9 +196,10 @@ export class KafkaSink implements ObservationSink {
       if (this.knownPartitions === undefined) await this.refreshPartitions();
       if (this.knownPartitions === undefined)
         throw new Error(`the partition count of ${this.options.topic} is unknown: records are not sent without it`);
-      // One send per partition, each acknowledgement checked: kafkajs's multi-partition send can drop or
-      // duplicate a partition's records when a leader moves (@a2a-ledger/kafka partition-send).
-      await sendByPartition(producer, this.options.topic, chunk.records, this.knownPartitions, { parallel: true });
+      // One produce request per broker, every partition's acknowledgement checked: a leader move during
+      // kafkajs's retry may write a partition's records twice (readers de-duplicate by eventId, as after a
+      // client's resend), never report one written that was not (@a2a-ledger/kafka partition-send).
+      await sendAcknowledged(producer, this.options.topic, chunk.records, this.knownPartitions);
       this.accessFailure = undefined;
       for (const { pending } of chunk.parts) {
         pending.inFlight -= 1;
