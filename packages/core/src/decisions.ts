@@ -57,20 +57,6 @@ function fieldsOf(type: DecisionType): readonly FieldDefault[] {
   return fields;
 }
 
-/**
- * The report key (see correlation/evolve.ts `reportKey`) a violation draft was checked with, carried to
- * its decision so the fold does not compute it twice.
- */
-const reportKeys = new WeakMap<object, string>();
-
-export function rememberReportKey(violation: object, key: string): void {
-  reportKeys.set(violation, key);
-}
-
-export function knownReportKey(violation: object): string | undefined {
-  return reportKeys.get(violation);
-}
-
 /** What caused a decision: an observation, or (for a re-examination) the capability snapshot that changed. */
 export interface DecisionCause {
   eventId: string;
@@ -105,8 +91,6 @@ export function finalizeDecisions(
       const value = given[f.name];
       record[f.name] = value !== undefined ? value : Array.isArray(f.value) ? [] : f.value;
     }
-    const key = reportKeys.get(draft);
-    if (key !== undefined) reportKeys.set(record, key);
     return record as unknown as Decision;
   });
 }

@@ -13,7 +13,6 @@ import {
   type TaskState,
   type TaskStateObserved,
 } from "@a2a-ledger/schemas";
-import { knownReportKey } from "../decisions.ts";
 import { isTerminal } from "../task-state.ts";
 import { artifactMediaTypes } from "./artifacts.ts";
 import {
@@ -327,7 +326,7 @@ const isObservation = (event: Observation | Decision): event is Observation => o
 function decisionFolded(s: CorrelationState, d: Decision): void {
   switch (d.type) {
     case "ContractViolation":
-      s.reported.add(knownReportKey(d) ?? reportKey(d));
+      s.reported.add(reportKey(d));
       return;
     case "TaskIndeterminate":
       lossOf(s, d, "indeterminate");

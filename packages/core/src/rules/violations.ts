@@ -1,7 +1,7 @@
 /** Report a violation once per identity (structured fields, see `reportKey`), across observers and steps. */
 import type { CorrelationState } from "../correlation/state.ts";
 import { reportKey } from "../correlation/evolve.ts";
-import { rememberReportKey, type ViolationDraft } from "../decisions.ts";
+import type { ViolationDraft } from "../decisions.ts";
 import type { ViolationKind } from "@a2a-ledger/schemas";
 
 /**
@@ -38,7 +38,6 @@ export function unreported(state: CorrelationState, drafts: readonly ViolationDr
     const key = keyOf(d);
     if (state.reported.has(key) || seen.has(key)) continue;
     seen.add(key);
-    rememberReportKey(d, key);
     out.push(d);
   }
   return out;
