@@ -137,8 +137,16 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
       );
     return state;
   };
-  /** The rules on one observation; `input` is what they saw, which `commit` may reuse (default/1's evolved state). */
-  const decideOn = (ctx: DecideContext, state: S, observation: Observation): Decided & { input: I } => {
+  // What the last `decideOn` derived besides its decisions, read by its caller right after it (steps are
+  // synchronous): kept here rather than returned in one more object per observation.
+  let derivedUpdates: readonly CapabilitySnapshot[] = none;
+  let derivedCards: readonly CardRecord[] = none;
+  let decidedInput: I | undefined;
+  /**
+   * The rules on one observation: its decisions, with the snapshots and cards derived in `derivedUpdates`
+   * and `derivedCards`, and what the rules saw in `decidedInput` (which `commit` may reuse: default/1's evolved state).
+   */
+  const decideOn = (ctx: DecideContext, state: S, observation: Observation): readonly Decision[] => {
     if (drafts.length !== 0) drafts.length = 0;
     let updates: readonly CapabilitySnapshot[] = none;
     let cards: readonly CardRecord[] = none;
@@ -158,8 +166,10 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
       cards = [...cards, ...out.cards];
       updates = [...updates, ...out.capabilityUpdates];
     }
-    const decisions = drafts.length === 0 ? none : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
-    return { decisions, capabilityUpdates: updates, cards, input };
+    derivedUpdates = updates;
+    derivedCards = cards;
+    decidedInput = input;
+    return drafts.length === 0 ? none : finalizeDecisions(observation, drafts, ruleSet.rulesVersion);
   };
   return {
     rulesVersion: ruleSet.rulesVersion,
@@ -210,8 +220,8 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
     decide(ctx, given, observation) {
       const state = own(given);
       if (duplicate(state, observation)) return { decisions: none, capabilityUpdates: none, cards: none };
-      const { decisions, capabilityUpdates, cards } = decideOn(ctx, state, observation);
-      return { decisions, capabilityUpdates, cards };
+      const decisions = decideOn(ctx, state, observation);
+      return { decisions, capabilityUpdates: derivedUpdates, cards: derivedCards };
     },
     evolve: (state, event) => model.evolve(own(state), event),
     step(ctx, given, observation) {
@@ -223,8 +233,13 @@ function engine<S extends LedgerState, I extends { capabilities: CapabilityView 
           cards: none,
           state: model.seenAgain === undefined ? state : model.seenAgain(state, observation),
         };
-      const { decisions, capabilityUpdates, cards, input } = decideOn(ctx, state, observation);
-      return { decisions, capabilityUpdates, cards, state: model.commit(state, input, observation, decisions) };
+      const decisions = decideOn(ctx, state, observation);
+      return {
+        decisions,
+        capabilityUpdates: derivedUpdates,
+        cards: derivedCards,
+        state: model.commit(state, decidedInput as I, observation, decisions),
+      };
     },
   };
 }

@@ -129,14 +129,12 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
     late: [],
   };
   const blocked = new Set(input.blocked ?? []);
-  const working = (id: string): LedgerState => {
-    let state = out.states.get(id);
-    if (state === undefined) {
-      const before = out.expired.has(id) ? undefined : input.stateOf(id);
-      state = before === undefined ? decider.initialState() : input.inPlace === true ? before : decider.clone(before);
-    }
-    return state;
+  /** The state a correlation the batch has not touched yet starts from (a copy, unless handed over). */
+  const opened = (id: string): LedgerState => {
+    const before = out.expired.has(id) ? undefined : input.stateOf(id);
+    return before === undefined ? decider.initialState() : input.inPlace === true ? before : decider.clone(before);
   };
+  const working = (id: string): LedgerState => out.states.get(id) ?? opened(id);
   let index = -1;
   let sweep = false;
   const retention = input.retention;
@@ -222,7 +220,7 @@ export function foldBatch(input: FoldInput, observations: Iterable<Observation>)
       }
     }
     const known = out.states.get(id);
-    const state = known ?? working(id);
+    const state = known ?? opened(id);
     const version = judgeAt(observation.occurredAt);
     let result;
     try {
