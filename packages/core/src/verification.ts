@@ -116,6 +116,8 @@ function withSkills(
   };
 }
 
+const hasInterruptedState = (skill: VerifiedSkill): boolean => skill.states.some(isInterrupted);
+
 const sameSkills = (a: readonly VerifiedSkill[], b: readonly VerifiedSkill[]): boolean =>
   JSON.stringify(a) === JSON.stringify(b);
 
@@ -156,6 +158,9 @@ export function snapshotRevokingInterrupted(
   current: CapabilitySnapshot,
   cause: { eventId: string; occurredAt: number },
 ): CapabilitySnapshot | undefined {
+  // Already not durable, and no skill has an interrupted state left to revoke: nothing would change (the
+  // case of every later loss under a revoked card), so no snapshot is built only to be compared away.
+  if (current.durable === false && !current.verifiedSkills.some(hasInterruptedState)) return undefined;
   const next = withSkills(current, current.verifiedSkills, false, cause);
   return current.durable === false && sameSkills(next.verifiedSkills, current.verifiedSkills) ? undefined : next;
 }
