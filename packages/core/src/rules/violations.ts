@@ -32,6 +32,11 @@ export function keyOf(d: ViolationDraft): string {
 /** The drafts not reported before for this correlation (nor twice among themselves). */
 export function unreported(state: CorrelationState, drafts: readonly ViolationDraft[]): ViolationDraft[] {
   if (drafts.length === 0) return [];
+  // One draft (what nearly every rule reports) cannot repeat among the drafts: no Set to tell them apart.
+  if (drafts.length === 1) {
+    const only = drafts[0] as ViolationDraft;
+    return state.reported.has(keyOf(only)) ? [] : [only];
+  }
   const seen = new Set<string>();
   const out: ViolationDraft[] = [];
   for (const d of drafts) {
