@@ -86,13 +86,20 @@ export function rank(all: readonly CandidateVerdict[]): CandidateVerdict[] {
   return all.filter((v) => v.eligible).sort(byWorkerId);
 }
 
+/** The workers in code-unit order: as given when they already are (every view's `workers()` says so), else sorted. */
+function inOrder(workers: readonly string[]): readonly string[] {
+  for (let i = 1; i < workers.length; i++)
+    if ((workers[i - 1] as string) >= (workers[i] as string)) return [...workers].sort();
+  return workers;
+}
+
 /**
  * Every known worker's verdict, in workerId order, the eligible ones ranked, and the chosen one (the
  * first ranked). R6 and `route` (route.ts) both decide through this one function.
  */
 export function verdicts(view: CapabilityView, need: Need): Verdicts {
   const passedOver: string[] = [];
-  const all = [...view.workers()].sort().map((w): CandidateVerdict => {
+  const all = inOrder(view.workers()).map((w): CandidateVerdict => {
     if (w === need.lostWorkerId)
       return { workerId: w, eligible: false, reason: "lost the task: never a target under verify" };
     if (need.excluded?.has(w) === true) return { workerId: w, eligible: false, reason: "excluded by the request" };
