@@ -1,14 +1,22 @@
 /**
  * `npm run bench -w @a2a-ledger/reconciler`: the reconciler with exactly-once against plain kafkajs
  * consume→produce passthroughs on the same broker in the same run, then the latency from a
- * TaskNotFoundObserved being acknowledged to its RedispatchCommanded being readable (read_committed)
- * under a paced stream.
+ * TaskNotFoundObserved being acknowledged to its first decision, and to its RedispatchCommanded, being
+ * readable (read_committed) under a paced stream.
  *
- * OBSERVATIONS (default 20000), ROUNDS (default 2; the order of the runs rotates), LATENCY_RATE (observations/s, default 1000) and LATENCY_SECONDS
- * (default 20) vary the runs. Every topic is a private copy, deleted at the end.
+ * OBSERVATIONS (default 20000), ROUNDS (default 2; the order of the runs rotates), LATENCY_RATE (observations/s, default 1000),
+ * LATENCY_SECONDS (default 20) and LATENCY_RULES (the rule set of the latency run, default `default`) vary the runs. Every topic is a private copy, deleted at the end.
  */
 import { randomUUID } from "node:crypto";
-import { createDecider, defaultRuleSet, defaultRuleSetV1, replay, replayLog, type RuleSet } from "@a2a-ledger/core";
+import {
+  createDecider,
+  defaultRuleSet,
+  defaultRuleSetV1,
+  replay,
+  replayLog,
+  type RuleSet,
+  ruleSetByName,
+} from "@a2a-ledger/core";
 import { generateLog } from "@a2a-ledger/core/testing";
 import { percentile } from "@a2a-ledger/env/testing";
 import {
@@ -33,6 +41,7 @@ const observationCount = envInt("OBSERVATIONS", 20_000, 1_000, 1_000_000);
 const rounds = envInt("ROUNDS", 2, 1, 10);
 const latencyRate = envInt("LATENCY_RATE", 1_000, 10, 20_000);
 const latencySeconds = envInt("LATENCY_SECONDS", 20, 2, 120);
+const latencyRules = process.env["LATENCY_RULES"]?.trim() || "default";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -373,25 +382,59 @@ async function throughput(admin: Admin, fixtures: Fixture[], extraTopics: string
   }
 }
 
+/** What the file replay says a lost task gets: the TaskNotFoundObserved that cause a decision, and those that cause a re-dispatch. */
+function expectedOnLoss(
+  observations: readonly Observation[],
+  ruleSet: RuleSet,
+): { decided: Set<string>; redispatched: Set<string> } {
+  const notFound = new Set(observations.filter((o) => o.type === "TaskNotFoundObserved").map((o) => o.eventId));
+  const decided = new Set<string>();
+  const redispatched = new Set<string>();
+  for (const d of replay(observations, ruleSet))
+    for (const id of d.causeEventIds) {
+      if (!notFound.has(id)) continue;
+      decided.add(id);
+      if (d.type === "RedispatchCommanded") redispatched.add(id);
+    }
+  return { decided, redispatched };
+}
+
+/** One latency line: p50, p99, max over what arrived, and how many of those expected did. */
+function latencyLine(
+  label: string,
+  acks: ReadonlyMap<string, number>,
+  arrivals: ReadonlyMap<string, number>,
+  expected: ReadonlySet<string>,
+): string {
+  const sent = [...acks].filter(([id]) => expected.has(id));
+  const latencies = sent
+    .flatMap(([id, ackedAt]) => {
+      const arrived = arrivals.get(id);
+      return arrived === undefined ? [] : [arrived - ackedAt];
+    })
+    .sort((a, b) => a - b);
+  const figures =
+    latencies.length === 0
+      ? "none arrived"
+      : `p50 ${fmt(percentile(latencies, 0.5), 1)}, p99 ${fmt(percentile(latencies, 0.99), 1)}, max ${fmt(latencies[latencies.length - 1] as number, 1)}`;
+  return `  ${label.padEnd(44)} ${String(latencies.length).padStart(5)} of ${String(sent.length).padEnd(5)} ms: ${figures}`;
+}
+
 async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
   const total = latencyRate * latencySeconds;
+  const ruleSet = ruleSetByName(latencyRules);
+  if (ruleSet === undefined) throw new Error(`LATENCY_RULES=${latencyRules}: expected one of the shipped rule sets`);
   console.log(
-    `\n== Latency: TaskNotFoundObserved acknowledged → RedispatchCommanded readable, ${fmt(total)} observations at ${fmt(latencyRate)}/s ==`,
+    `\n== Latency: TaskNotFoundObserved acknowledged → its decision readable, ${fmt(total)} observations at ${fmt(latencyRate)}/s, rules ${ruleSet.rulesVersion} ==`,
   );
   const observations = parseLines(generateLog(total));
   const encoded = await encodeAll(observations);
   const capabilityPhase = observations.findIndex((o) => !o.correlationId.startsWith("probe-"));
-  // The TaskNotFoundObserved that cause a RedispatchCommanded, as the file replay predicts.
-  const expected = replay(observations, defaultRuleSet).filter(
-    (d): d is Extract<Decision, { type: "RedispatchCommanded" }> => d.type === "RedispatchCommanded",
-  );
-  const notFoundIds = new Set(observations.filter((o) => o.type === "TaskNotFoundObserved").map((o) => o.eventId));
-  const tracked = new Set(expected.flatMap((d) => d.causeEventIds).filter((id) => notFoundIds.has(id)));
-  const indexById = new Map(observations.map((o, i) => [o.eventId, i]));
+  const expected = expectedOnLoss(observations, ruleSet);
 
   const f = await fixture(admin, "bench-lat");
   fixtures.push(f);
-  const reconciler = new Reconciler(f.config, quietLog);
+  const reconciler = new Reconciler({ ...f.config, ruleSet }, quietLog);
   await reconciler.start();
   const reader = kafka.consumer({
     groupId: `bench-lat-reader-${randomUUID()}`,
@@ -404,18 +447,23 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
     await produceAll(f.topics.observations, encoded.slice(0, capabilityPhase));
     await untilCommittedAtEnd(admin, f.groupId, f.topics.observations, performance.now(), 60_000);
 
-    const arrivals = new Map<string, number>();
+    // When a loss's first decision (either topic) and its re-dispatch (commands) became readable.
+    const decidedAt = new Map<string, number>();
+    const redispatchedAt = new Map<string, number>();
     await reader.connect();
-    await reader.subscribe({ topic: f.topics.commands, fromBeginning: true });
+    await reader.subscribe({ topics: [f.topics.decisions, f.topics.commands], fromBeginning: true });
     const joined = new Promise<void>((resolve) => reader.on(reader.events.GROUP_JOIN, () => resolve()));
     await reader.run({
+      partitionsConsumedConcurrently: 12,
       eachMessage: async ({ message }) => {
         const at = performance.now();
         if (message.value === null) return;
         const { record } = await serde.decode(message.value);
-        if (record.type !== "RedispatchCommanded") return;
-        for (const id of (record as Decision).causeEventIds)
-          if (tracked.has(id) && !arrivals.has(id)) arrivals.set(id, at);
+        for (const id of (record as Decision).causeEventIds ?? []) {
+          if (!expected.decided.has(id)) continue;
+          if (!decidedAt.has(id)) decidedAt.set(id, at);
+          if (record.type === "RedispatchCommanded" && !redispatchedAt.has(id)) redispatchedAt.set(id, at);
+        }
       },
     });
     await Promise.race([joined, sleep(30_000)]);
@@ -437,31 +485,28 @@ async function latency(admin: Admin, fixtures: Fixture[]): Promise<void> {
       const ackedAt = performance.now();
       for (let i = sent; i < due; i++) {
         const id = (observations[capabilityPhase + i] as Observation).eventId;
-        if (tracked.has(id)) acks.set(id, ackedAt);
+        if (expected.decided.has(id)) acks.set(id, ackedAt);
       }
       sent = due;
       sends++;
     }
     const elapsed = (performance.now() - start) / 1_000;
+    const awaited = [...acks.keys()].filter((id) => expected.decided.has(id));
     console.log(
-      `produced ${fmt(sent)} observations in ${fmt(elapsed, 1)} s (${fmt(sent / elapsed)} obs/s, ${fmt(sends)} sends); ${acks.size} of ${tracked.size} TaskNotFoundObserved that re-dispatch`,
+      `produced ${fmt(sent)} observations in ${fmt(elapsed, 1)} s (${fmt(sent / elapsed)} obs/s, ${fmt(sends)} sends); ${awaited.length} TaskNotFoundObserved that the file replay decides on, ${[...acks.keys()].filter((id) => expected.redispatched.has(id)).length} of them with a re-dispatch`,
     );
     const waitUntil = Date.now() + 60_000;
-    while ([...acks.keys()].some((id) => !arrivals.has(id)) && Date.now() < waitUntil) await sleep(50);
+    const complete = () =>
+      awaited.every((id) => decidedAt.has(id) && (!expected.redispatched.has(id) || redispatchedAt.has(id)));
+    while (!complete() && Date.now() < waitUntil) await sleep(50);
 
-    const latencies = [...acks]
-      .flatMap(([id, ackedAt]) => {
-        const arrived = arrivals.get(id);
-        return arrived === undefined ? [] : [arrived - ackedAt];
-      })
-      .sort((a, b) => a - b);
-    const missing = [...acks.keys()].filter((id) => !arrivals.has(id));
-    console.log(
-      `RedispatchCommanded readable: ${latencies.length} of ${acks.size}${missing.length > 0 ? ` (missing, first: line ${indexById.get(missing[0] as string)})` : ""}`,
-    );
-    console.log(
-      `latency ms: p50 ${fmt(percentile(latencies, 0.5), 1)}, p99 ${fmt(percentile(latencies, 0.99), 1)}, max ${fmt(latencies[latencies.length - 1] ?? Number.NaN, 1)}, min ${fmt(latencies[0] ?? Number.NaN, 1)}`,
-    );
+    console.log(latencyLine("loss → its first decision readable", acks, decidedAt, expected.decided));
+    console.log(latencyLine("loss → RedispatchCommanded readable", acks, redispatchedAt, expected.redispatched));
+    const missing = awaited.filter((id) => !decidedAt.has(id));
+    if (missing.length > 0)
+      console.log(
+        `  not decided within 60 s: ${missing.length} (first: line ${observations.findIndex((o) => o.eventId === missing[0])})`,
+      );
     const commits = (await reconciler.metrics.commits.get()).values[0]?.value ?? 0;
     console.log(`reconciler transactions during the latency run: ${commits} (${fmt(commits / elapsed, 1)}/s)`);
   } finally {
