@@ -2,7 +2,7 @@
  * Benchmark (not a test) of `a2a-ledger replay --shards 2` against one shard, on the same file in the
  * same run:
  *   npm run bench:shards -w @a2a-ledger/cli   (OBSERVATIONS=300000, ROUNDS=1, CODEC=deflate)
- * One shard: `runReplay` with default/2 in this process. Two shards: this process's counting pass (it
+ * One shard: `runReplay` with the rule set `default` names, in this process. Two shards: this process's counting pass (it
  * names the shared correlations) and two shard processes, merged (`runSharded`), as `replay --shards 2`
  * runs them. Wall time, and CPU time of every process involved (the shards report their own, start-up
  * included), so events/s per core = events / total CPU seconds. The merged decisions are checked equal
@@ -99,7 +99,7 @@ for (let r = 0; r < rounds; r++) {
 }
 const line = (label: string, t: { wall: number[]; cpu: number[] }) =>
   `${label.padEnd(40)} wall ${(median(t.wall) / 1000).toFixed(2)} s ${rate(total, median(t.wall)).padStart(15)} | cpu ${(median(t.cpu) / 1000).toFixed(2)} s, per core ${rate(total, median(t.cpu)).padStart(15)}`;
-console.log(`median of ${rounds}, default/2, merged decisions equal to one shard's`);
+console.log(`median of ${rounds}, ${defaultRuleSet.rulesVersion}, merged decisions equal to one shard's`);
 console.log(line("--shards 1 (this process)", one));
 console.log(line("--shards 2 (counting pass + 2 processes)", two));
 console.log(`--shards 2 cpu split (s, last round): counting pass and merge ${two.split}`);

@@ -3,7 +3,7 @@
  * same run:
  *   npm run bench -w @a2a-ledger/cli   (OBSERVATIONS=1000000, TOPIC_OBSERVATIONS=200000, ROUNDS=3, CODEC=deflate)
  * File: 1,000,000 generated observations in an Avro object container file; (a) decode alone, (b)
- * decode + rules (default/2), (c) decode + rules (default/2 and restart-from-scratch/2) + diff: what
+ * decode + rules (`default`), (c) decode + rules (`default` and restart-from-scratch/2) + diff: what
  * `replay --input FILE.avro --candidate restart-from-scratch` does. Single thread, median of ROUNDS.
  * Topic: the same log's first TOPIC_OBSERVATIONS on a throwaway 6-partition topic; (d) a consumer that
  * only reads it to the end, (e) the merged read without decoding, (f) `replay --kafka` (decode + rules).
@@ -145,7 +145,9 @@ console.log(
   `\nFile replay, ${total.toLocaleString("en-US")} observations, median of ${rounds} (cpu ms per round: decode ${decodeT.cpu.map((x) => x.toFixed(0)).join("/")}, one rule set ${oneT.cpu.map((x) => x.toFixed(0)).join("/")}, compare ${fullT.cpu.map((x) => x.toFixed(0)).join("/")})`,
 );
 console.log(line("(a) decode alone", decodeT, total));
-console.log(line("(b) decode + rules (default/2)", oneT, total, `  ${one.decisions[0]} decisions`));
+console.log(
+  line(`(b) decode + rules (${defaultRuleSet.rulesVersion})`, oneT, total, `  ${one.decisions[0]} decisions`),
+);
 console.log(
   line("(c) decode + rules ×2 + diff (replay --candidate)", fullT, total, `  ${full.decisions.join(" / ")} decisions`),
 );
