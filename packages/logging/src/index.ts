@@ -4,7 +4,7 @@
  * service's own setting), credentials redacted. Fastify services pass `loggerOptions` as their
  * `logger`; the others call `createLogger`.
  */
-import { pino, type Logger, type LoggerOptions } from "pino";
+import { type DestinationStream, pino, type Logger, type LoggerOptions } from "pino";
 
 export type { Logger } from "pino";
 
@@ -34,6 +34,26 @@ export function loggerOptions(service: string, level: LogLevel = levelFromEnv())
   };
 }
 
-export function createLogger(service: string, level?: LogLevel): Logger {
-  return pino(loggerOptions(service, level));
+/** A logger of `service`; its lines go to stdout, or to `destination` (a test keeping a service's log in memory). */
+export function createLogger(service: string, level?: LogLevel, destination?: DestinationStream): Logger {
+  return destination === undefined
+    ? pino(loggerOptions(service, level))
+    : pino(loggerOptions(service, level), destination);
+}
+
+/**
+ * The last `max` lines of a log, kept in memory: `destination` for `createLogger`, `text()` for what it
+ * holds. For a test that runs a service in-process quietly and prints its log only when the test fails.
+ */
+export function logTail(max = 1_000): { destination: DestinationStream; text(): string } {
+  const lines: string[] = [];
+  return {
+    destination: {
+      write(line: string) {
+        lines.push(line);
+        if (lines.length > max) lines.shift();
+      },
+    },
+    text: () => lines.join(""),
+  };
 }

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { levelFromEnv, loggerOptions } from "./index.ts";
+import { createLogger, levelFromEnv, loggerOptions, logTail } from "./index.ts";
 
 function capture(service: string) {
   const lines: Record<string, unknown>[] = [];
@@ -32,5 +32,18 @@ describe("the shared logger", () => {
     expect(levelFromEnv({ A2A_LEDGER_LOG_LEVEL: "warn" })).toBe("warn");
     expect(levelFromEnv({ A2A_LEDGER_LOG_LEVEL: "loud" })).toBe("info");
     expect(levelFromEnv({})).toBe("info");
+  });
+
+  it("keeps the last lines of a log in memory when given a destination", () => {
+    const tail = logTail(2);
+    const log = createLogger("reconciler", "debug", tail.destination);
+    for (const partition of [1, 2, 3]) log.debug({ partition }, "transaction committed");
+    const lines = tail
+      .text()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l["partition"])).toEqual([2, 3]);
+    expect(lines[0]).toMatchObject({ level: "debug", service: "reconciler", msg: "transaction committed" });
   });
 });

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cardHash } from "@a2a-ledger/core";
 import { createIngestApp, loadConfig as loadIngestConfig } from "@a2a-ledger/ingest";
+import { createLogger, logTail } from "@a2a-ledger/logging";
 import { createKafka, endpointsFromEnv, ensureTopics, suffixedTopicNames, topicSpecs } from "@a2a-ledger/kafka";
 import { spawnPyAgent, startJsAgent, type AgentProcess, type RunningJsAgent } from "@a2a-ledger/mesh-agents";
 import {
@@ -105,7 +106,22 @@ async function until<T>(what: string, probeFn: () => Promise<T | undefined>, tim
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * The reconciler's log, kept in memory at debug: when the pipeline stalls, the failure prints it (its
+ * commits per partition, an aborted transaction, a stalled stage of a partition's work).
+ */
+const reconcilerLog = logTail();
+
 beforeAll(async () => {
+  try {
+    await setUp();
+  } catch (error) {
+    console.error(`the reconciler's log, its last lines:\n${reconcilerLog.text()}`);
+    throw error;
+  }
+}, 240_000);
+
+async function setUp(): Promise<void> {
   await admin.connect();
   await ensureTopics(admin, topicSpecs(topics));
   const { server: ingest } = createIngestApp(
@@ -119,7 +135,10 @@ beforeAll(async () => {
   );
   const ingestUrl = await ingest.listen({ host: "127.0.0.1", port: 0 });
   stop.push(["ingest", () => ingest.close()]);
-  const reconciler = new Reconciler(loadReconcilerConfig(env), createLogger());
+  const reconciler = new Reconciler(
+    loadReconcilerConfig(env),
+    createLogger("reconciler", "debug", reconcilerLog.destination),
+  );
   await reconciler.start();
   stop.push(["the reconciler", () => reconciler.stop()]);
   const config = loadProjectorConfig({ ...env, A2A_LEDGER_PROJECTOR_PORT: "0" });
@@ -225,7 +244,7 @@ beforeAll(async () => {
       .filter((c) => typeof c.case === "string")
       .map((c) => [c.case, c]),
   );
-}, 240_000);
+}
 
 /**
  * A teardown step, bounded: one that does not finish in time is named on stderr and left behind, so the
@@ -252,10 +271,6 @@ afterAll(async () => {
   await bounded("deleting the topics", () => admin.deleteTopics({ topics: Object.values(topics) }));
   await bounded("the admin client", () => admin.disconnect());
 }, 180_000);
-
-function createLogger() {
-  return projectorLogger("silent", "reconciler");
-}
 
 describe("asking the ledger before dispatching, from Python", () => {
   it("route names the worker that verified the interrupted state first, with the reasons the other fails", () => {
