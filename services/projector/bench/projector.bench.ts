@@ -31,6 +31,7 @@ import { buildServer } from "../src/server.ts";
 import { migrate } from "../src/store/generations.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { freshDatabase, startPostgres } from "../test/postgres.ts";
+import { apiLatency, type Percentiles } from "./api-latency.ts";
 import { decidedLog } from "./decided-log.ts";
 import { type StoreTimes, timedStore } from "./timed-store.ts";
 
@@ -140,12 +141,6 @@ function printProfile(kind: string, wallMs: number, total: number, times: StoreT
     );
 }
 
-function percentiles(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] as number };
-}
-
 async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
   const config = loadConfig({
     ...process.env,
@@ -170,36 +165,7 @@ async function project(kind: string, env: NodeJS.ProcessEnv, total: number) {
   const stream = new LiveStream(store);
   const server = buildServer({ config, store, stream, metrics, kafka: projector, logger: false });
   const url = await server.listen({ host: "127.0.0.1", port: 0 });
-  const tasks = Math.max(1, Math.floor(observationCount / 11));
-  const random = (() => {
-    let a = 7;
-    return () => ((a = (a * 1103515245 + 12345) % 2 ** 31), a / 2 ** 31);
-  })();
-  const first = (await (await fetch(`${url}/v1/tasks?limit=50`)).json()) as { nextCursor: string };
-  const lineage = (await (await fetch(`${url}/v1/tasks/task-1`)).json()) as {
-    attempts: { serverTasks: { serverTaskId: string }[] }[];
-  };
-  const serverTaskId = lineage.attempts[0]?.serverTasks[0]?.serverTaskId ?? "none";
-  const queries: Record<string, () => string> = {
-    "lineage of a random task": () => `/v1/tasks/task-${1 + Math.floor(random() * tasks)}`,
-    "task list, first page (50)": () => "/v1/tasks?limit=50",
-    "task list by status": () => "/v1/tasks?status=reconciled&limit=50",
-    "task list by worker": () => "/v1/tasks?workerId=w-gamma&limit=50",
-    "task list by server task id (q)": () => `/v1/tasks?q=${encodeURIComponent(serverTaskId)}`,
-    "task list, second page by cursor": () => `/v1/tasks?limit=50&cursor=${encodeURIComponent(first.nextCursor)}`,
-  };
-  const latency: Record<string, ReturnType<typeof percentiles>> = {};
-  for (const [name, next] of Object.entries(queries)) {
-    const samples: number[] = [];
-    for (let i = 0; i < queryCount; i++) {
-      const t = now();
-      const response = await fetch(`${url}${next()}`);
-      await response.arrayBuffer();
-      samples.push(now() - t);
-      if (response.status !== 200) throw new Error(`${name}: ${response.status}`);
-    }
-    latency[name] = percentiles(samples);
-  }
+  const latency = await apiLatency(url, Math.floor(observationCount / 11), queryCount);
   await server.close();
   stream.stop();
   await projector.stop();
@@ -219,7 +185,7 @@ async function main(): Promise<void> {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const baseline = await decodeOnly(total);
     console.log(`decode only: ${fmt(total)} records in ${baseline.toFixed(1)} s = ${fmt(total / baseline)} records/s`);
-    const results: { kind: string; seconds: number; latency: Record<string, ReturnType<typeof percentiles>> }[] = [];
+    const results: { kind: string; seconds: number; latency: Record<string, Percentiles> }[] = [];
     for (const kind of stores) {
       const env =
         kind === "sqlite"
@@ -244,7 +210,7 @@ async function main(): Promise<void> {
       console.log(
         `| ${name} | ${results
           .map((r) => {
-            const l = r.latency[name] as ReturnType<typeof percentiles>;
+            const l = r.latency[name] as Percentiles;
             return `${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} / ${l.max.toFixed(1)}`;
           })
           .join(" | ")} |`,
