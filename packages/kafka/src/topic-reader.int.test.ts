@@ -355,6 +355,60 @@ describe("TopicReader", () => {
     }
   });
 
+  it("reads on after its handler failed once: the record is handed over again, and the failure ends the waits only until it is handled", async () => {
+    const topic = await topicOf("transient", 1);
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    try {
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: ["a", "b", "c"].map((key) => ({ key, value: key })),
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    // The capability table's reader decodes each snapshot through the schema registry: one lookup that
+    // failed (a registry that did not answer in time) must not fail every later wait for the reader's life.
+    let failures = 0;
+    const handled: string[] = [];
+    const reader = new TopicReader(
+      kafka,
+      admin,
+      topic,
+      (_partition, m) => {
+        const key = m.key?.toString() ?? "";
+        if (key === "b" && failures === 0) {
+          failures++;
+          throw new Error("the registry did not answer");
+        }
+        handled.push(key);
+      },
+      "topic-reader-test",
+    );
+    await reader.start();
+    try {
+      const errors: string[] = [];
+      let reached = false;
+      for (const deadline = Date.now() + 30_000; !reached && Date.now() < deadline; ) {
+        try {
+          await reader.caughtUp(10_000);
+          reached = true;
+        } catch (error) {
+          errors.push(String(error));
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+      expect(failures).toBe(1);
+      expect(reached, `every wait failed: ${errors.slice(-3).join("; ")}`).toBe(true);
+      expect(errors.every((e) => e.includes("the registry did not answer"))).toBe(true);
+      expect(handled).toEqual(["a", "b", "c"]);
+      expect(reader.failed).toBeUndefined();
+    } finally {
+      await reader.stop();
+    }
+  });
+
   it("with a stall guard, fails with the partitions and positions once nothing moves for that long", async () => {
     const topic = await topicOf("stalled", 1);
     const producer = kafka.producer({ idempotent: true });

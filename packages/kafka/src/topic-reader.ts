@@ -14,6 +14,11 @@
  * `caughtUp` waits either for a total time or, for a read that takes as long as the topic is large (a
  * changelog restore), for as long as it makes progress: it fails only when no position moved for
  * `stallMs`.
+ *
+ * A record whose handler throws ends the waits in progress with that error, and kafkajs hands the record
+ * over again. Once a record is handled after it, the read is whole again and later waits succeed: a
+ * handler that failed once (a registry that did not answer) does not fail every wait for the reader's
+ * life. Only a read that stopped for good (kafkajs gave up, or `crash: "fail"`) keeps its error.
  */
 import { randomUUID } from "node:crypto";
 import type { Admin, Consumer, Kafka, KafkaMessage, PartitionAssigner } from "kafkajs";
@@ -110,6 +115,8 @@ export class TopicReader {
   /** Next offset to read, per partition, after everything before it was handled. */
   private readonly positions = new Map<number, bigint>();
   private failure: Error | undefined;
+  /** Whether `failure` is a handler's error that kafkajs retries: the next record handled clears it. */
+  private failureRetried = false;
   /** When a position last moved (for `caughtUp`'s stall guard). */
   private movedAt = Date.now();
   /** The partitions read, if not every one. */
@@ -143,7 +150,7 @@ export class TopicReader {
     );
   }
 
-  /** Why the read stopped for good (kafkajs gave up, or the handler threw), if it did. */
+  /** Why the read stopped for good (kafkajs gave up), or the handler's error while kafkajs retries its record. */
   get failed(): Error | undefined {
     return this.failure;
   }
@@ -167,7 +174,10 @@ export class TopicReader {
     });
     // A crash kafkajs gives up on (e.g. Kafka refused an ACL) ends the wait of caughtUp with its error.
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
-      if (!payload.restart || this.options.crash === "fail") this.failure ??= payload.error;
+      if (!payload.restart || this.options.crash === "fail") {
+        this.failure ??= payload.error;
+        this.failureRetried = false;
+      }
       this.options.onProgress?.();
     });
     await this.consumer.run({
@@ -183,6 +193,7 @@ export class TopicReader {
           }
         } catch (error) {
           this.failure = error as Error;
+          this.failureRetried = this.options.crash !== "fail";
           this.options.onProgress?.();
           throw error;
         }
@@ -196,6 +207,10 @@ export class TopicReader {
     if (next > (this.positions.get(partition) ?? 0n)) {
       this.positions.set(partition, next);
       this.movedAt = Date.now();
+      if (this.failureRetried) {
+        this.failure = undefined;
+        this.failureRetried = false;
+      }
       this.options.onProgress?.();
     }
   }
