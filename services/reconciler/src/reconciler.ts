@@ -19,7 +19,7 @@ import {
 } from "@a2a-ledger/kafka";
 import { createLogger, type Logger } from "@a2a-ledger/logging";
 import { Serde } from "@a2a-ledger/schemas/serde";
-import type { KafkaMessage } from "kafkajs";
+import type { Batch, KafkaMessage } from "kafkajs";
 import { CapabilityFollower } from "./capability-follower.ts";
 import { PolicyFollower } from "./policy-follower.ts";
 import type { ReconcilerConfig } from "./config.ts";
@@ -175,9 +175,16 @@ export class Reconciler {
         this.restart.onCrash({ error, restart: false });
       },
     };
+    // One re-examination at a time: a tick while the last one still runs (a slow restore or transaction)
+    // would queue another behind the partitions' locks, ahead of the batches that wait for them.
+    let rechecking = false;
     this.recheckTimer = setInterval(() => {
-      void recheckIdle(reExamination);
       this.clocks.warnStalled();
+      if (rechecking) return;
+      rechecking = true;
+      void recheckIdle(reExamination).finally(() => {
+        rechecking = false;
+      });
     }, this.config.recheckMs);
     this.recheckTimer.unref();
     this.log.info(
@@ -238,27 +245,58 @@ export class Reconciler {
       // Partitions are independent (state, producer, transaction): a batch need not wait behind another partition's commit.
       partitionsConsumedConcurrently: this.config.concurrency ?? this.correlationPartitions,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
-          const chunk = batch.messages.slice(i, i + this.config.maxBatch);
-          const taken = await this.group.exclusive(batch.partition, () =>
-            this.transactions.transact(batch.partition, chunk, heartbeat),
+        try {
+          await this.batch(batch, resolveOffset, heartbeat, isRunning, isStale);
+        } catch (error) {
+          // kafkajs retries the batch, rejoins the group or restarts the consumer, and says nothing of it
+          // below its own warnings: the reason is logged here, once per failed try.
+          this.log.warn(
+            {
+              partition: batch.partition,
+              firstOffset: batch.firstOffset(),
+              err: error,
+              code: (error as { code?: string }).code,
+            },
+            "batch failed: kafkajs tries it again, after a rejoin or a restart of the consumer when the error asks for one",
           );
-          if (taken > 0) resolveOffset((chunk[taken - 1] as KafkaMessage).offset);
-          await heartbeat();
-          if (taken < chunk.length) {
-            // The memory budget is reached, or a probe waits for its card: the rest waits, unresolved, and
-            // is fetched again after a pause.
-            await whileBeating(
-              new Promise((resolve) => setTimeout(resolve, waitForRoomMs)),
-              heartbeat,
-              this.config.heartbeatMs,
-            );
-            break;
-          }
+          throw error;
         }
-        this.metrics.lag.set({ partition: String(batch.partition) }, Number(batch.offsetLag()));
       },
     });
+  }
+
+  /** One fetched batch of a partition, in chunks of `maxBatch`: each chunk one transaction (transaction.ts). */
+  private async batch(
+    batch: Batch,
+    resolveOffset: (offset: string) => void,
+    heartbeat: () => Promise<void>,
+    isRunning: () => boolean,
+    isStale: () => boolean,
+  ): Promise<void> {
+    for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += this.config.maxBatch) {
+      const chunk = batch.messages.slice(i, i + this.config.maxBatch);
+      // The group membership is kept while the chunk waits for its partition's lock (a re-examination in
+      // its transaction) and through every step of its own: each may take up to the step timeout, far
+      // longer than the session.
+      const taken = await whileBeating(
+        this.group.exclusive(batch.partition, () => this.transactions.transact(batch.partition, chunk, heartbeat)),
+        heartbeat,
+        this.config.heartbeatMs,
+      );
+      if (taken > 0) resolveOffset((chunk[taken - 1] as KafkaMessage).offset);
+      await heartbeat();
+      if (taken < chunk.length) {
+        // The memory budget is reached, or a probe waits for its card: the rest waits, unresolved, and
+        // is fetched again after a pause.
+        await whileBeating(
+          new Promise((resolve) => setTimeout(resolve, waitForRoomMs)),
+          heartbeat,
+          this.config.heartbeatMs,
+        );
+        break;
+      }
+    }
+    this.metrics.lag.set({ partition: String(batch.partition) }, Number(batch.offsetLag()));
   }
 
   /** Finishes the batch in hand (or aborts it), leaves the group, closes every client. */
