@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AssignerProtocol, createKafka } from "./client.ts";
 import { endpointsFromEnv } from "@a2a-ledger/client-config";
 import { endOffsets } from "./end-offsets.ts";
-import { createTestTopic } from "./testing.ts";
+import { createTestTopic, produceAll } from "./testing.ts";
 import { type PartitionProgress, TopicReader } from "./topic-reader.ts";
 
 const kafka = createKafka({ clientId: "topic-reader-test", brokers: endpointsFromEnv().brokers });
@@ -357,17 +357,7 @@ describe("TopicReader", () => {
 
   it("reads on after its handler failed once: the record is handed over again, and the failure ends the waits only until it is handled", async () => {
     const topic = await topicOf("transient", 1);
-    const producer = kafka.producer({ idempotent: true });
-    await producer.connect();
-    try {
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: ["a", "b", "c"].map((key) => ({ key, value: key })),
-      });
-    } finally {
-      await producer.disconnect();
-    }
+    await produceAll(kafka, topic, ["a", "b", "c"], { key: (k) => k, encode: async (k) => Buffer.from(k) });
     // The capability table's reader decodes each snapshot through the schema registry: one lookup that
     // failed (a registry that did not answer in time) must not fail every later wait for the reader's life.
     let failures = 0;
