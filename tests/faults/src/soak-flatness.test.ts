@@ -1,17 +1,19 @@
 /**
  * The soak's flatness judgement on samples made in the test (no cluster): the rehearsals' own samples,
- * where the load sped up for two samples just before it ended, or the log cleaner ran late, are flat; a
- * rise of live correlations or of the changelog that holds for the last third is not, nor a reconciler's
- * memory that peaks higher.
+ * where the load sped up for two samples just before it ended, or the log cleaner ran late, are flat, as
+ * is a changelog that rose with the load's rate; a rise of live correlations or of the changelog per live
+ * correlation that holds for the last third is not, nor a changelog that keeps what was written to it,
+ * nor a reconciler's memory that peaks higher.
  */
 import { describe, expect, it } from "vitest";
 import { flatness, type SoakSample } from "./soak.ts";
 
-const sample = (atS: number, live: number, changelog = 2_500, rss = 140): SoakSample => ({
+const sample = (atS: number, live: number, changelog = 2_500, rss = 140, written = 100 * atS + 10_000): SoakSample => ({
   atS,
   rssMiB: { r1: rss, r2: rss - 5 },
   liveCorrelations: live,
   changelogRecords: changelog,
+  changelogWritten: written,
   changelogBytes: 0,
   lag: 0,
   acknowledged: 0,
@@ -75,7 +77,44 @@ describe("the soak's flatness", () => {
     ].map(([at, live, changelog, rss]) => sample(at as number, live as number, changelog, (rss as number) + 5));
     expect(flatness(cleanerLate, 45)).toMatchObject({ flat: true });
     const growing = cleanerLate.map((s) => (s.atS >= 161 ? { ...s, changelogRecords: s.changelogRecords + 2_000 } : s));
-    expect(flatness(growing, 45)).toMatchObject({ flat: false, detail: { changelogRecords: { middle: 1255 } } });
+    expect(flatness(growing, 45)).toMatchObject({ flat: false, detail: { changelogPerLive: { middle: 7.89 } } });
+  });
+
+  it("takes a changelog that rose with the load's rate for the rate, not for growth", () => {
+    // A rehearsal's samples (t, live, changelog records): live correlations 173 → 227 by their medians as
+    // the load sped up, the records level. Then the same run with the last third's records 1.6× higher, as
+    // a CI run had it (990 → 1,590 records while live went 167 → 202): the records' medians 1,260 → 1,920
+    // (1.52×), per live correlation 7.42 → 9.31.
+    const rehearsal = [
+      [51, 144, 1022],
+      [61, 147, 909],
+      [71, 189, 891],
+      [81, 153, 1264],
+      [92, 165, 1201],
+      [101, 173, 1283],
+      [111, 157, 1221],
+      [136, 180, 1122],
+      [141, 112, 1260],
+      [151, 235, 1497],
+      [161, 227, 1200],
+      [171, 251, 1460],
+      [181, 255, 1803],
+      [192, 201, 959],
+      [259, 81, 515],
+    ].map(([at, live, changelog]) => sample(at as number, live as number, changelog));
+    expect(flatness(rehearsal, 45)).toMatchObject({ flat: true });
+    const faster = rehearsal.map((s) =>
+      s.atS >= 151 ? { ...s, changelogRecords: Math.round(s.changelogRecords * 1.6) } : s,
+    );
+    const judged = flatness(faster, 45);
+    expect(judged).toMatchObject({ flat: true });
+    expect(judged.detail.changelogPerLive?.last).toBeGreaterThan(judged.detail.changelogPerLive?.middle ?? Infinity);
+  });
+
+  it("finds a changelog that keeps what was written to it not flat, however level it looks between the thirds", () => {
+    // Records kept alike in both thirds (a load that slowed as the log grew), but never compacted.
+    const kept = burstAtTheEnd.map((s) => ({ ...s, changelogRecords: 2_500, changelogWritten: 2_600 }));
+    expect(flatness(kept, 45)).toMatchObject({ flat: false, detail: { changelogKept: { last: 0.96 } } });
   });
 
   it("finds a changelog that grows for the last third, or a reconciler's memory whose peak grows, not flat", () => {

@@ -45,12 +45,12 @@ try {
   const result = await runSoak(cluster, options, log);
   const seconds = (result.load.finishedAt - result.load.startedAt) / 1000;
   console.log(
-    "\n| t (s) | reconciler RSS (MiB) | live correlations | changelog records | changelog on disk (KiB) | lag |",
+    "\n| t (s) | reconciler RSS (MiB) | live correlations | changelog records | written to it | changelog on disk (KiB) | lag |",
   );
-  console.log("|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|");
   for (const s of result.samples)
     console.log(
-      `| ${s.atS} | ${Object.values(s.rssMiB).join(" / ")} | ${s.liveCorrelations} | ${s.changelogRecords} | ${(s.changelogBytes / 1024).toFixed(0)} | ${s.lag} |`,
+      `| ${s.atS} | ${Object.values(s.rssMiB).join(" / ")} | ${s.liveCorrelations} | ${s.changelogRecords} | ${s.changelogWritten} | ${(s.changelogBytes / 1024).toFixed(0)} | ${s.lag} |`,
     );
   console.log("\nfaults:");
   for (const e of result.events) console.log(`- t=${e.atS}s ${e.fault}: ${e.detail}`);

@@ -2,8 +2,9 @@
  * The soak's three-minute version (`npm run soak` runs it for half an hour, soak.ts): retention of
  * seconds (5 s finished, 15 s without an outcome) under a steady load through ingest, a reconciler
  * killed with SIGKILL and a broker stalled on the way; state must stay flat — live correlations, the
- * changelog and the reconcilers' memory no higher in the last third than in the middle one — and every
- * guarantee of the fault oracle hold, the replay across evictions included.
+ * changelog's records per live correlation and the reconcilers' memory no higher in the last third than
+ * in the middle one, the changelog compacted (`flatness`) — and every guarantee of the fault oracle hold,
+ * the replay across evictions included.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireCluster, type ClusterUnderTest, releaseCluster } from "./cluster.ts";
