@@ -402,8 +402,9 @@ export async function runSoak(
  *   its schedule (a rehearsal: 1,131 → 2,426 → 417 records in three samples). Per live correlation, the
  *   load's rate divides out; growth the live correlations do not explain stays high for the whole last third.
  * And one bound that does not depend on the run's length: in the last third the changelog holds at most
- * `keptAtMost` of the records ever written to it (a changelog that is not compacted keeps them all, and
- * rises between the thirds only by the run's own growth, 1.6× over three minutes).
+ * `keptAtMost` of the records ever written to it. A changelog that is not compacted keeps them all, and
+ * between the thirds it rises only as the run goes on: in a three-minute rehearsal the records written
+ * went 9,048 → 13,333 by the thirds' medians (1.47×), which the 1.5× bound alone lets pass.
  */
 export function flatness(
   samples: readonly SoakSample[],
